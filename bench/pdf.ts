@@ -1,0 +1,161 @@
+/**
+ * Benchmark of the PDF renderer: a heading and a 1,000-row x 5-column table rendered by renderPdf,
+ * by a hand-laid pdf-lib loop (one drawText per cell, same font, own pagination) and by pdfmake;
+ * then 10,000 rows to show time and memory grow linearly. Run: `npx tsx bench/pdf.ts`.
+ */
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDocument } from 'pdf-lib';
+import { decodeBase64 } from '../src/pdf/base64.js';
+import { DEJAVU_SANS_BOLD, DEJAVU_SANS_REGULAR } from '../src/pdf/fonts/dejavu-sans.js';
+import { renderPdf } from '../src/pdf/index.js';
+import type { DataTable } from '../src/schema/data-table.js';
+
+const COLUMNS = ['#', 'Product', 'Quantity', 'Price', 'Date'];
+
+function makeRows(count: number): unknown[][] {
+  const rows: unknown[][] = [];
+  for (let i = 0; i < count; i++) {
+    rows.push([i + 1, `Product ${i % 97} – Crème ${i % 13}`, (i * 7) % 50, ((i * 37) % 10000) / 100, `2024-0${(i % 9) + 1}-1${i % 10}`]);
+  }
+  return rows;
+}
+
+function cellText(rows: unknown[][]): string[][] {
+  return rows.map((row) => [String(row[0]), String(row[1]), String(row[2]), (row[3] as number).toFixed(2), String(row[4])]);
+}
+
+function table(rows: unknown[][]): DataTable {
+  return {
+    columns: [
+      { name: '#', type: 'number' },
+      { name: 'Product' },
+      { name: 'Quantity', type: 'number' },
+      { name: 'Price', number: { latin_numbering: true, step: 0.01 } },
+      { name: 'Date', date: {} },
+    ],
+    rows,
+  };
+}
+
+async function stepwire(rows: unknown[][]): Promise<Uint8Array> {
+  return renderPdf({
+    template: '<h1>Sales report</h1>[[.sales]]',
+    variables: [{ name: 'sales', value_type: 'TABLE', value: table(rows) }],
+  });
+}
+
+/** The baseline: pdf-lib drawText per cell, fixed columns, new page when the row does not fit. */
+async function drawTextLoop(cells: string[][]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.registerFontkit(fontkit);
+  const regular = await doc.embedFont(decodeBase64(DEJAVU_SANS_REGULAR), { subset: true });
+  const bold = await doc.embedFont(decodeBase64(DEJAVU_SANS_BOLD), { subset: true });
+  const x = [48, 90, 330, 400, 470];
+  const size = 9;
+  const rowHeight = 18.7;
+  let page = doc.addPage([595.28, 841.89]);
+  page.drawText('Sales report', { x: 48, y: 780, size: 20, font: bold });
+  let y = 750;
+  const header = (): void => {
+    COLUMNS.forEach((name, c) => page.drawText(name, { x: x[c]!, y, size, font: bold }));
+    y -= rowHeight;
+  };
+  header();
+  for (const row of cells) {
+    if (y < 48) {
+      page = doc.addPage([595.28, 841.89]);
+      y = 790;
+      header();
+    }
+    for (let c = 0; c < row.length; c++) page.drawText(row[c]!, { x: x[c]!, y, size, font: regular });
+    y -= rowHeight;
+  }
+  return doc.save();
+}
+
+async function pdfmake(cells: string[][]): Promise<Uint8Array> {
+  const require = createRequire(import.meta.url);
+  const PdfPrinter = require('pdfmake') as new (fonts: object) => {
+    createPdfKitDocument(definition: object): NodeJS.ReadableStream & { end(): void };
+  };
+  const toBuffer = (text: string): Buffer => Buffer.from(decodeBase64(text));
+  const printer = new PdfPrinter({
+    DejaVu: { normal: toBuffer(DEJAVU_SANS_REGULAR), bold: toBuffer(DEJAVU_SANS_BOLD) },
+  });
+  const doc = printer.createPdfKitDocument({
+    defaultStyle: { font: 'DejaVu', fontSize: 9 },
+    content: [
+      { text: 'Sales report', fontSize: 20, bold: true },
+      {
+        table: {
+          headerRows: 1,
+          widths: ['auto', '*', 'auto', 'auto', 'auto'],
+          body: [COLUMNS.map((text) => ({ text, bold: true })), ...cells],
+        },
+      },
+    ],
+  });
+  const chunks: Buffer[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve());
+    doc.on('error', reject);
+  });
+  doc.end();
+  await done;
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/** Median time over `runs`, with the size of the last output. */
+async function time(runs: number, task: () => Promise<Uint8Array>): Promise<{ ms: number; bytes: number }> {
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    bytes = (await task()).length;
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(times.length / 2)]!, bytes };
+}
+
+/** Peak heap growth (MiB) during one task, sampled every 2 ms (the renderer yields to timers). */
+async function peakHeap(task: () => Promise<unknown>): Promise<number> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const base = process.memoryUsage().heapUsed;
+  let peak = base;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 2);
+  await task();
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  clearInterval(timer);
+  return (peak - base) / 2 ** 20;
+}
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  const rows1k = makeRows(1000);
+  const cells1k = cellText(rows1k);
+  await stepwire(rows1k.slice(0, 100)); // warm up
+  await drawTextLoop(cells1k.slice(0, 100));
+  const ours = await time(5, () => stepwire(rows1k));
+  const loop = await time(5, () => drawTextLoop(cells1k));
+  const maker = await time(3, () => pdfmake(cells1k));
+  const fmt = (n: number): string => n.toFixed(1);
+  console.log('pdf: 1,000 rows x 5 columns + heading (median)');
+  console.log(`  renderPdf          ${fmt(ours.ms)} ms  ${ours.bytes} bytes`);
+  console.log(`  pdf-lib drawText   ${fmt(loop.ms)} ms  ${loop.bytes} bytes  (renderPdf / loop = ${(ours.ms / loop.ms).toFixed(2)})`);
+  console.log(`  pdfmake 0.2        ${fmt(maker.ms)} ms  ${maker.bytes} bytes  (renderPdf / pdfmake = ${(ours.ms / maker.ms).toFixed(2)})`);
+  const rows10k = makeRows(10_000);
+  const big = await time(3, () => stepwire(rows10k));
+  const heap1k = await peakHeap(() => stepwire(rows1k));
+  const heap10k = await peakHeap(() => stepwire(rows10k));
+  console.log('pdf: scaling of renderPdf');
+  console.log(`  1,000 rows   ${fmt(ours.ms)} ms   peak heap +${fmt(heap1k)} MiB`);
+  console.log(`  10,000 rows  ${fmt(big.ms)} ms   peak heap +${fmt(heap10k)} MiB  ${big.bytes} bytes`);
+  console.log(`  ratio 10k/1k: time ${(big.ms / ours.ms).toFixed(1)}x, memory ${(heap10k / heap1k).toFixed(1)}x`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

@@ -1,0 +1,6 @@
+export { ActionRegistry, actionKey, type ActionContext, type ActionDefinition, type ActionStub, type StubBehaviour } from './registry.js';
+export { getEntityAction } from './get-entity.js';
+export { dummyTaskAction } from './dummy-task.js';
+export { sendMessageAction } from './send-message.js';
+export { createPdfAction } from './create-pdf.js';
+export { uploadFileAction, contentTypeOf } from './upload-file.js';

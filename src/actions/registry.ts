@@ -1,0 +1,142 @@
+import type { z } from 'zod';
+import { ConflictError, ValidationError } from '../errors/index.js';
+import type { ChatAdapter, FileStore } from '../adapters/types.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { check } from '../schema/index.js';
+
+/** What an action's `run` receives besides its input. */
+export interface ActionContext {
+  /** Cancels the action: the run was cancelled or the step timed out. */
+  signal: AbortSignal;
+  /** The engine's catalog (entity reads and writes). */
+  catalog: Catalog;
+  /** File stores by provider name. */
+  files: Readonly<Record<string, FileStore>>;
+  /** The chat adapter. */
+  chat: ChatAdapter;
+  /** The run and step this call belongs to. */
+  run: { id: string; workflow: string; step: string; attempt: number };
+  /** The engine's limits. @internal */
+  limits: Readonly<Record<string, number>>;
+  /** Adds a line to the step's log in the run record. */
+  log(message: string): void;
+}
+
+/** An `l2` action: `provider/module/action`, a zod schema of its input, and what it does. */
+export interface ActionDefinition<S extends z.ZodType = z.ZodType> {
+  /** Provider, e.g. `catalog`, `platform`, or your own. */
+  provider: string;
+  /** Module, e.g. `action`, `converters`. */
+  module: string;
+  /** Action name, e.g. `get_entity`. */
+  action: string;
+  /** zod schema of `input_data`; the input is validated against it before `run`. */
+  input: S;
+  /** Does the work and returns the step output (any JSON value). */
+  run(input: z.output<S>, context: ActionContext): unknown;
+  /** One line on what the action does. */
+  description?: string;
+}
+
+/** A stand-in for an action in tests, made by {@link ActionRegistry.stub}. */
+export interface ActionStub {
+  /** The resolved input of each call, in order. */
+  readonly calls: unknown[];
+  /** Puts the real action back. */
+  restore(): void;
+}
+
+/** What a stub does: a function of the input, or a fixed output. */
+export type StubBehaviour = ((input: unknown, context: ActionContext) => unknown) | { output: unknown };
+
+/** The key `provider/module/action`. */
+export function actionKey(provider: string, module: string, action: string): string {
+  return `${provider}/${module}/${action}`;
+}
+
+/**
+ * The action registry, reached as `engine.actions`: built-in actions, your own, and test stubs.
+ * @example
+ * ```ts
+ * engine.actions.register({
+ *   provider: 'acme', module: 'billing', action: 'charge',
+ *   input: z.object({ amount: z.number() }),
+ *   run: async ({ amount }) => ({ charged: amount }),
+ * });
+ * ```
+ */
+export class ActionRegistry {
+  #actions = new Map<string, ActionDefinition>();
+  #stubs = new Map<string, { behaviour: StubBehaviour; calls: unknown[] }>();
+  #fallback: (provider: string, module: string, action: string) => ActionDefinition | undefined;
+
+  /** @internal */
+  constructor(fallback: (provider: string, module: string, action: string) => ActionDefinition | undefined = () => undefined) {
+    this.#fallback = fallback;
+  }
+
+  /** Adds an action. @throws {@link ConflictError} when `provider/module/action` is taken. */
+  register<S extends z.ZodType>(definition: ActionDefinition<S>): void {
+    for (const field of ['provider', 'module', 'action'] as const) {
+      if (typeof definition[field] !== 'string' || definition[field] === '') throw new TypeError(`action ${field} must be a non-empty string`);
+    }
+    if (typeof definition.run !== 'function') throw new TypeError('action run must be a function');
+    if (typeof definition.input?.safeParse !== 'function') throw new TypeError('action input must be a zod schema');
+    const key = actionKey(definition.provider, definition.module, definition.action);
+    if (this.#actions.has(key)) throw new ConflictError('action', key);
+    this.#actions.set(key, definition as unknown as ActionDefinition);
+  }
+
+  /** True when the action exists (registered, built in, or a file-store upload). */
+  has(provider: string, module: string, action: string): boolean {
+    const key = actionKey(provider, module, action);
+    return this.#stubs.has(key) || this.#actions.has(key) || this.#fallback(provider, module, action) !== undefined;
+  }
+
+  /** Every registered action key. */
+  list(): string[] {
+    return [...this.#actions.keys()].sort();
+  }
+
+  /**
+   * Replaces an action (built in or your own) for tests: the stub records each resolved input in
+   * `calls` and returns `behaviour`'s output. The real action comes back with `restore()`.
+   * @example
+   * ```ts
+   * const chat = engine.actions.stub('chat/bot/send_message', { output: { ok: true } });
+   * const run = await engine.run('notify', { id: 7 });
+   * expect(chat.calls).toEqual([{ channel: 'ops', message: 'Order 7 shipped' }]);
+   * chat.restore();
+   * ```
+   */
+  stub(key: string, behaviour: StubBehaviour = { output: {} }): ActionStub {
+    const entry = { behaviour, calls: [] as unknown[] };
+    this.#stubs.set(key, entry);
+    return {
+      calls: entry.calls,
+      restore: () => {
+        if (this.#stubs.get(key) === entry) this.#stubs.delete(key);
+      },
+    };
+  }
+
+  /** Runs an action: validates the input with its schema, then calls it (or its stub). @internal */
+  async invoke(provider: string, module: string, action: string, input: unknown, context: ActionContext): Promise<unknown> {
+    const key = actionKey(provider, module, action);
+    const stub = this.#stubs.get(key);
+    if (stub) {
+      stub.calls.push(input);
+      return typeof stub.behaviour === 'function' ? stub.behaviour(input, context) : stub.behaviour.output;
+    }
+    const definition = this.#actions.get(key) ?? this.#fallback(provider, module, action);
+    if (!definition) throw new ValidationError([{ code: 'unknown_action', path: 'l2_data', message: `no action "${key}" is registered` }]);
+    const parsed = check(definition.input, input);
+    if (!parsed.ok) {
+      throw new ValidationError(
+        parsed.issues.map((issue) => ({ ...issue, path: issue.path ? `input_data.${issue.path}` : 'input_data' })),
+        `invalid input of action ${key}: ${parsed.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
+      );
+    }
+    return definition.run(parsed.value, context);
+  }
+}

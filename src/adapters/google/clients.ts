@@ -1,0 +1,73 @@
+/**
+ * The parts of the googleapis clients the adapters call, typed structurally so `stepwire/google`'s
+ * types do not depend on the client packages (any version from `@googleapis/sheets` 12 and
+ * `@googleapis/drive` 19 fits).
+ * @module
+ */
+
+/** Per-call options handed to a googleapis method (gaxios options). */
+export interface GoogleCallConfig {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** Longest wait for the answer, in ms. */
+  timeout?: number;
+  /** Always `false`: the adapter does its own retries. */
+  retry?: boolean;
+  /** Root of the API; the Drive client needs it again per call for media uploads. */
+  rootUrl?: string;
+  /** How gaxios returns the body (`arraybuffer` for downloads). */
+  responseType?: 'arraybuffer' | 'json' | 'text';
+}
+
+/** An answer of a googleapis method. */
+export interface GoogleAnswer {
+  /** The parsed body. */
+  data: unknown;
+}
+
+/** The Sheets v4 methods {@link GoogleSheets} uses (a `sheets_v4.Sheets` from `@googleapis/sheets`). */
+export interface SheetsClient {
+  /** `spreadsheets.*` */
+  spreadsheets: {
+    get(params: { spreadsheetId: string; fields?: string }, options: GoogleCallConfig): Promise<GoogleAnswer>;
+    batchUpdate(params: { spreadsheetId: string; requestBody: object }, options: GoogleCallConfig): Promise<GoogleAnswer>;
+    /** `spreadsheets.values.*` */
+    values: {
+      get(
+        params: { spreadsheetId: string; range: string; valueRenderOption?: string; dateTimeRenderOption?: string; majorDimension?: string },
+        options: GoogleCallConfig,
+      ): Promise<GoogleAnswer>;
+      batchGet(
+        params: { spreadsheetId: string; ranges: string[]; valueRenderOption?: string; dateTimeRenderOption?: string; majorDimension?: string },
+        options: GoogleCallConfig,
+      ): Promise<GoogleAnswer>;
+      update(
+        params: { spreadsheetId: string; range: string; valueInputOption: string; requestBody: object },
+        options: GoogleCallConfig,
+      ): Promise<GoogleAnswer>;
+    };
+  };
+}
+
+/** The Drive v3 methods {@link GoogleDrive} uses (a `drive_v3.Drive` from `@googleapis/drive`). */
+export interface DriveClient {
+  /** `files.*` */
+  files: {
+    create(
+      params: {
+        requestBody: { name: string; parents?: string[]; mimeType?: string };
+        media: { mimeType: string; body: unknown };
+        fields?: string;
+        supportsAllDrives?: boolean;
+      },
+      options: GoogleCallConfig,
+    ): Promise<GoogleAnswer>;
+    get(params: { fileId: string; alt?: string; fields?: string; supportsAllDrives?: boolean }, options: GoogleCallConfig): Promise<GoogleAnswer>;
+  };
+}
+
+/**
+ * Credentials the googleapis clients accept: a google-auth-library client (`GoogleAuth`, `JWT`,
+ * `OAuth2Client`, …) or an API key string (read-only, public data).
+ */
+export type GoogleAuthInput = string | object;

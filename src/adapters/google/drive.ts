@@ -1,0 +1,166 @@
+/**
+ * The Google Drive file store (Drive API v3 through `@googleapis/drive`).
+ * @module
+ */
+import { Readable } from 'node:stream';
+import { UpstreamError } from '../../errors/index.js';
+import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '../chat/retry.js';
+import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
+import type { DriveClient, GoogleAnswer, GoogleAuthInput, GoogleCallConfig } from './clients.js';
+import { classifySafe, describeFailure, readGoogleError } from './errors.js';
+import { importOptional, namedExport } from './load.js';
+
+/** Options of {@link GoogleDrive}. */
+export interface GoogleDriveOptions {
+  /** Credentials: a google-auth-library client (`GoogleAuth`, `JWT`, `OAuth2Client`, …). Not needed when `client` is given. */
+  auth?: GoogleAuthInput;
+  /** Root of the Drive API, e.g. a local fake: `http://127.0.0.1:8080/`; also used for media uploads. */
+  rootUrl?: string;
+  /** An already-built `drive_v3.Drive` client; then `@googleapis/drive` is not imported. */
+  client?: DriveClient;
+  /** Folder id used when a file names no `folder`. */
+  folderId?: string;
+  /** Retries of 429, rate-limit 403s, 5xx and network failures, with exponential backoff and full jitter. */
+  retry?: RetryOptions;
+  /**
+   * Longest wait for one answer, in ms.
+   * @default 120000
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * Google Drive as a file store for `upload_file`: each file is created in the folder `folder`
+ * names (a Drive folder id, also on shared drives) and its `webViewLink` is the `file_url`.
+ * @example
+ * ```ts
+ * const auth = new GoogleAuth({ keyFile: 'service-account.json', scopes: ['https://www.googleapis.com/auth/drive'] });
+ * const engine = new Engine({ files: { drive: new GoogleDrive({ auth }) } });
+ * ```
+ */
+export class GoogleDrive implements FileStore {
+  readonly #options: GoogleDriveOptions;
+  readonly #policy: RetryPolicy;
+  readonly #timeoutMs: number;
+  #client: Promise<DriveClient> | undefined;
+
+  constructor(options: GoogleDriveOptions = {}) {
+    this.#options = options;
+    this.#policy = normalizeRetry(options.retry);
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
+    if (options.client) this.#client = Promise.resolve(options.client);
+  }
+
+  /**
+   * Uploads the file (multipart) into its folder and returns its `webViewLink` as `url`. A 5xx or a
+   * lost answer is retried like Drive's guide advises, which in rare cases leaves a duplicate file.
+   */
+  async put(file: FileInput, options: CallOptions = {}): Promise<StoredFile> {
+    const folder = file.folder ?? this.#options.folderId;
+    const requestBody: { name: string; parents?: string[]; mimeType: string } = { name: file.name, mimeType: file.contentType };
+    if (folder) requestBody.parents = [folder];
+    const bytes = file.data;
+    const where = `"${file.name}"${folder ? ` into Drive folder "${folder}"` : ''}`;
+    const answer = await this.#call(`upload of ${where}`, folder, options.signal, (client, config) =>
+      client.files.create(
+        {
+          requestBody,
+          // A fresh stream each attempt; one chunk, since Readable.from would iterate a Uint8Array byte by byte.
+          media: { mimeType: file.contentType, body: Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]) },
+          fields: 'id,webViewLink',
+          supportsAllDrives: true,
+        },
+        config,
+      ),
+    );
+    const data = (answer.data ?? {}) as { id?: string; webViewLink?: string };
+    if (typeof data.webViewLink === 'string') return { url: data.webViewLink };
+    if (typeof data.id === 'string') return { url: `https://drive.google.com/file/d/${encodeURIComponent(data.id)}/view` };
+    throw new UpstreamError(`Drive answered the upload of ${where} without a file id or link`, undefined, { retryable: false });
+  }
+
+  /** Downloads a file by its Drive link (`…/file/d/<id>/…` or `…?id=<id>`); `undefined` when it does not exist. */
+  async get(url: string, options: CallOptions = {}): Promise<{ data: Uint8Array; contentType: string } | undefined> {
+    const fileId = fileIdOf(url);
+    if (fileId === undefined) return undefined;
+    try {
+      const meta = await this.#call(`lookup of file "${fileId}"`, undefined, options.signal, (client, config) =>
+        client.files.get({ fileId, fields: 'id,mimeType', supportsAllDrives: true }, config),
+      );
+      const media = await this.#call(`download of file "${fileId}"`, undefined, options.signal, (client, config) =>
+        client.files.get({ fileId, alt: 'media', supportsAllDrives: true }, { ...config, responseType: 'arraybuffer' }),
+      );
+      const contentType = (meta.data as { mimeType?: string } | undefined)?.mimeType ?? 'application/octet-stream';
+      return { data: toBytes(media.data), contentType };
+    } catch (error) {
+      if (error instanceof UpstreamError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async #call(
+    what: string,
+    folder: string | undefined,
+    signal: AbortSignal | undefined,
+    run: (client: DriveClient, config: GoogleCallConfig) => Promise<GoogleAnswer>,
+  ): Promise<GoogleAnswer> {
+    const client = await this.#getClient();
+    const config: GoogleCallConfig = { retry: false, timeout: this.#timeoutMs };
+    if (signal) config.signal = signal;
+    if (this.#options.rootUrl !== undefined) config.rootUrl = this.#options.rootUrl;
+    try {
+      return await withRetry(() => run(client, config), { policy: this.#policy, signal, classify: (error) => classifySafe(readGoogleError(error)) });
+    } catch (error) {
+      if ((error as Error)?.name === 'CancelledError') throw error;
+      throw driveError(error, what, folder);
+    }
+  }
+
+  #getClient(): Promise<DriveClient> {
+    this.#client ??= importOptional('@googleapis/drive', 'GoogleDrive (stepwire/google)', () => import('@googleapis/drive')).then((module) => {
+      const factory = namedExport<(options: object) => DriveClient>(module, 'drive');
+      const options: Record<string, unknown> = { version: 'v3', retry: false };
+      if (this.#options.auth !== undefined) options.auth = this.#options.auth;
+      if (this.#options.rootUrl !== undefined) options.rootUrl = this.#options.rootUrl;
+      return factory(options);
+    });
+    this.#client.catch(() => (this.#client = undefined));
+    return this.#client;
+  }
+}
+
+function driveError(error: unknown, what: string, folder: string | undefined): UpstreamError {
+  const failure = readGoogleError(error);
+  const said = describeFailure(failure);
+  const { status } = failure;
+  const retryable = classifySafe(failure).retry && status !== 401;
+  let message = `Google Drive ${what} failed: ${said}`;
+  if (status === 404 && folder) {
+    message = `Google Drive ${what} failed: folder "${folder}" was not found, or is not shared with the service account's email (${said})`;
+  } else if (status === 403 && !failure.rateLimited) {
+    message =
+      `Google Drive ${what} failed: no permission. Share the folder with the service account's email (client_email in its key JSON) ` +
+      `as Editor (Content manager on a shared drive); service accounts have no storage quota of their own, so use a shared drive folder (${said})`;
+  }
+  return new UpstreamError(message, status, { cause: error, retryable });
+}
+
+/** The file id in a Drive link: `https://drive.google.com/file/d/<id>/view`, `…/open?id=<id>`, or a bare id. */
+function fileIdOf(url: string): string | undefined {
+  const path = /\/(?:file\/)?d\/([\w-]+)/.exec(url);
+  if (path) return path[1];
+  try {
+    const id = new URL(url).searchParams.get('id');
+    if (id) return id;
+  } catch {
+    if (/^[\w-]+$/.test(url)) return url;
+  }
+  return undefined;
+}
+
+function toBytes(data: unknown): Uint8Array {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice();
+  if (typeof data === 'string') return new TextEncoder().encode(data);
+  return new Uint8Array();
+}

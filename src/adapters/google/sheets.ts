@@ -1,0 +1,302 @@
+/**
+ * The Google Sheets spreadsheet adapter (Sheets API v4 through `@googleapis/sheets`).
+ * @module
+ */
+import { SheetError, UpstreamError } from '../../errors/index.js';
+import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '../chat/retry.js';
+import type { AppendRequest, CallOptions, CellRows, CellValue, RangeRequest, SheetRef, SpreadsheetAdapter, WriteRequest } from '../types.js';
+import { boxA1, rangeA1 } from './a1.js';
+import type { GoogleAnswer, GoogleAuthInput, GoogleCallConfig, SheetsClient } from './clients.js';
+import { classifySafe, describeFailure, readGoogleError } from './errors.js';
+import { importOptional, namedExport } from './load.js';
+import { ReadCache } from './read-cache.js';
+import { appendRows, type SheetProperties } from './sheets-append.js';
+
+/** Options of {@link GoogleSheets}. */
+export interface GoogleSheetsOptions {
+  /**
+   * Credentials: a google-auth-library client (`GoogleAuth`, `JWT`, `OAuth2Client`, …) or an API key
+   * string (reads of public sheets only). Not needed when `client` is given.
+   */
+  auth?: GoogleAuthInput;
+  /** Root of the Sheets API, e.g. a proxy or a local fake: `http://127.0.0.1:8080/`. */
+  rootUrl?: string;
+  /** An already-built `sheets_v4.Sheets` client; then `@googleapis/sheets` is not imported. */
+  client?: SheetsClient;
+  /** Retries of 429, 5xx and network failures, with exponential backoff and full jitter. */
+  retry?: RetryOptions;
+  /**
+   * Longest wait for one answer, in ms.
+   * @default 60000
+   */
+  timeoutMs?: number;
+  /**
+   * Keeps range reads for `ttlMs` to stay inside Sheets quotas; the adapter's own appends and
+   * writes drop the cached reads of that sheet. Changes made by others show after at most `ttlMs`.
+   */
+  cache?: { ttlMs: number };
+}
+
+/** Location of a failure: spreadsheet, sheet and A1 range. @internal */
+export type SheetLocation = { spreadsheet_id: string; sheet_name: string; range?: string };
+
+const READ_OPTIONS = { valueRenderOption: 'UNFORMATTED_VALUE', dateTimeRenderOption: 'FORMATTED_STRING', majorDimension: 'ROWS' };
+const PROPERTIES_FIELDS = 'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))';
+
+/**
+ * Google Sheets as the engine's spreadsheets. Reads fetch only the requested ranges, unformatted,
+ * several at once with `values.batchGet`; appends insert rows exactly at the requested row in one
+ * atomic `batchUpdate`, as raw values; 429 and 5xx are retried, and an append whose outcome is
+ * unknown is verified by reading back before anything is sent again.
+ * @example
+ * ```ts
+ * import { GoogleAuth } from 'google-auth-library';
+ * import { GoogleSheets } from 'stepwire/google';
+ *
+ * const auth = new GoogleAuth({ keyFile: 'service-account.json', scopes: ['https://www.googleapis.com/auth/spreadsheets'] });
+ * const engine = new Engine({ spreadsheets: new GoogleSheets({ auth }) });
+ * ```
+ */
+export class GoogleSheets implements SpreadsheetAdapter {
+  readonly #options: GoogleSheetsOptions;
+  readonly #policy: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #cache: ReadCache | undefined;
+  #client: Promise<SheetsClient> | undefined;
+
+  constructor(options: GoogleSheetsOptions = {}) {
+    this.#options = options;
+    this.#policy = normalizeRetry(options.retry);
+    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    if (options.cache !== undefined && !(Number.isFinite(options.cache.ttlMs) && options.cache.ttlMs >= 0)) {
+      throw new TypeError(`cache.ttlMs must be a number of ms of at least 0, got ${String(options.cache.ttlMs)}`);
+    }
+    this.#cache = options.cache && options.cache.ttlMs > 0 ? new ReadCache(options.cache.ttlMs) : undefined;
+    if (options.client) this.#client = Promise.resolve(options.client);
+  }
+
+  /** Reads ranges; ranges of one spreadsheet go in one `values.batchGet`. Empty cells read as `null`. */
+  async read(ranges: readonly RangeRequest[], options: CallOptions = {}): Promise<CellRows[]> {
+    const results: (CellRows | undefined)[] = ranges.map((range) => (range.rows === 0 || range.cols === 0 ? [] : undefined));
+    const groups = new Map<string, { index: number; range: RangeRequest; a1: string }[]>();
+    ranges.forEach((range, index) => {
+      if (results[index] !== undefined) return;
+      const a1 = rangeA1(range);
+      const cached = this.#cache?.get(range.spreadsheet_id, a1);
+      if (cached) return void (results[index] = cached);
+      const group = groups.get(range.spreadsheet_id) ?? [];
+      group.push({ index, range, a1 });
+      groups.set(range.spreadsheet_id, group);
+    });
+    await Promise.all(
+      [...groups.entries()].map(async ([spreadsheetId, group]) => {
+        const rows = await this.#fetchRanges(spreadsheetId, group, options.signal);
+        group.forEach((item, i) => {
+          const read = rows[i] ?? [];
+          this.#cache?.set(item.range, item.a1, read);
+          results[item.index] = read;
+        });
+      }),
+    );
+    return results.map((rows) => rows ?? []);
+  }
+
+  /** Inserts rows at `request.row` (rows below move down), as raw values; all or nothing. */
+  async append(request: AppendRequest, options: CallOptions = {}): Promise<void> {
+    if (request.values.length === 0) return;
+    try {
+      await appendRows(
+        {
+          policy: this.#policy,
+          signal: options.signal,
+          properties: (signal) => this.#properties(request, signal),
+          readBox: (row, col, rows, cols, signal) => this.#readBox(request, row, col, rows, cols, signal),
+          batchUpdate: async (requestBody, signal) => {
+            const client = await this.#getClient();
+            return client.spreadsheets.batchUpdate({ spreadsheetId: request.spreadsheet_id, requestBody }, this.#config(signal));
+          },
+          fail: (error, what) => this.#mapError(error, what, { ...location(request), range: boxA1(request, request.row, request.col, request.values.length, 1) }),
+        },
+        request,
+      );
+    } finally {
+      this.#cache?.invalidate(request);
+    }
+  }
+
+  /** Overwrites values from `(row, col)` with `values.update`, RAW; `null` clears a cell. Grows the grid when needed. */
+  async write(request: WriteRequest, options: CallOptions = {}): Promise<void> {
+    const width = Math.max(0, ...request.values.map((row) => row.length));
+    if (request.values.length === 0 || width === 0) return;
+    const range = boxA1(request, request.row, request.col, request.values.length, width);
+    const values = request.values.map((row) => Array.from({ length: width }, (_, i) => row[i] ?? ''));
+    const update = (): Promise<GoogleAnswer> =>
+      this.#call('write', { ...location(request), range }, options.signal, (client, config) =>
+        client.spreadsheets.values.update(
+          { spreadsheetId: request.spreadsheet_id, range, valueInputOption: 'RAW', requestBody: { range, majorDimension: 'ROWS', values } },
+          config,
+        ),
+      );
+    try {
+      try {
+        await update();
+      } catch (error) {
+        // values.update refuses cells past the grid; grow it the way the memory adapter grows, then write.
+        if (!(error instanceof SheetError && /exceeds grid limits/i.test(error.message))) throw error;
+        await this.#growGrid(request, request.row + request.values.length, request.col + width, options.signal);
+        await update();
+      }
+    } finally {
+      this.#cache?.invalidate(request);
+    }
+  }
+
+  async #fetchRanges(spreadsheetId: string, group: { range: RangeRequest; a1: string }[], signal?: AbortSignal): Promise<CellRows[]> {
+    const first = group[0]!.range;
+    if (group.length === 1) {
+      const a1 = group[0]!.a1;
+      const answer = await this.#call('read', { ...location(first), range: a1 }, signal, (client, config) =>
+        client.spreadsheets.values.get({ spreadsheetId, range: a1, ...READ_OPTIONS }, config),
+      );
+      return [toRows((answer.data as { values?: unknown } | undefined)?.values)];
+    }
+    const ranges = group.map((item) => item.a1);
+    const answer = await this.#call(
+      'read',
+      { ...location(first), range: ranges.join(', ') },
+      signal,
+      (client, config) => client.spreadsheets.values.batchGet({ spreadsheetId, ranges, ...READ_OPTIONS }, config),
+      (message) => group.find((item) => message.includes(item.a1))?.range,
+    );
+    const valueRanges = (answer.data as { valueRanges?: { values?: unknown }[] } | undefined)?.valueRanges ?? [];
+    return group.map((_, i) => toRows(valueRanges[i]?.values));
+  }
+
+  async #readBox(ref: SheetRef, row: number, col: number, rows: number, cols: number, signal?: AbortSignal): Promise<CellRows> {
+    const [read] = await this.#fetchRanges(ref.spreadsheet_id, [{ range: { ...ref, row, col, rows, cols }, a1: boxA1(ref, row, col, rows, cols) }], signal);
+    return read ?? [];
+  }
+
+  async #properties(ref: SheetRef, signal?: AbortSignal): Promise<SheetProperties> {
+    const answer = await this.#call('read', location(ref), signal, (client, config) =>
+      client.spreadsheets.get({ spreadsheetId: ref.spreadsheet_id, fields: PROPERTIES_FIELDS }, config),
+    );
+    const sheets = (answer.data as { sheets?: { properties?: any }[] } | undefined)?.sheets ?? [];
+    const properties = sheets.map((sheet) => sheet.properties).find((p) => p?.title === ref.sheet_name);
+    if (!properties) {
+      throw new SheetError(`sheet "${ref.sheet_name}" does not exist in spreadsheet "${ref.spreadsheet_id}"`, location(ref), { code: 'sheet_not_found' });
+    }
+    return {
+      sheetId: Number(properties.sheetId ?? 0),
+      rowCount: Number(properties.gridProperties?.rowCount ?? 0),
+      columnCount: Number(properties.gridProperties?.columnCount ?? 0),
+    };
+  }
+
+  async #growGrid(ref: SheetRef, rows: number, cols: number, signal?: AbortSignal): Promise<void> {
+    const grid = await this.#properties(ref, signal);
+    const requests: object[] = [];
+    if (rows > grid.rowCount) requests.push({ appendDimension: { sheetId: grid.sheetId, dimension: 'ROWS', length: rows - grid.rowCount } });
+    if (cols > grid.columnCount) requests.push({ appendDimension: { sheetId: grid.sheetId, dimension: 'COLUMNS', length: cols - grid.columnCount } });
+    if (requests.length === 0) return;
+    // Only one attempt: appendDimension is not idempotent, and a lost answer just means a bigger grid.
+    const client = await this.#getClient();
+    try {
+      await client.spreadsheets.batchUpdate({ spreadsheetId: ref.spreadsheet_id, requestBody: { requests } }, this.#config(signal));
+    } catch (error) {
+      throw this.#mapError(error, 'write', location(ref));
+    }
+  }
+
+  /** One retried call of a request that is safe to repeat; failures become stepwire errors. */
+  async #call(
+    what: string,
+    where: SheetLocation,
+    signal: AbortSignal | undefined,
+    run: (client: SheetsClient, config: GoogleCallConfig) => Promise<GoogleAnswer>,
+    locate?: (message: string) => RangeRequest | undefined,
+  ): Promise<GoogleAnswer> {
+    const client = await this.#getClient();
+    try {
+      return await withRetry(() => run(client, this.#config(signal)), {
+        policy: this.#policy,
+        signal,
+        classify: (error) => classifySafe(readGoogleError(error)),
+      });
+    } catch (error) {
+      if (error instanceof SheetError || error instanceof UpstreamError || (error as Error)?.name === 'CancelledError') throw error;
+      const named = locate?.(readGoogleError(error).message);
+      throw this.#mapError(error, what, named ? { ...location(named), range: rangeA1(named) } : where);
+    }
+  }
+
+  #config(signal: AbortSignal | undefined): GoogleCallConfig {
+    const config: GoogleCallConfig = { retry: false, timeout: this.#timeoutMs };
+    if (signal) config.signal = signal;
+    return config;
+  }
+
+  #mapError(error: unknown, what: string, where: SheetLocation): Error {
+    if (error instanceof SheetError || error instanceof UpstreamError || (error as Error)?.name === 'CancelledError') return error as Error;
+    return sheetsError(readGoogleError(error), what, where, error);
+  }
+
+  #getClient(): Promise<SheetsClient> {
+    this.#client ??= importOptional('@googleapis/sheets', 'GoogleSheets (stepwire/google)', () => import('@googleapis/sheets')).then((module) => {
+      const factory = namedExport<(options: object) => SheetsClient>(module, 'sheets');
+      const options: Record<string, unknown> = { version: 'v4', retry: false };
+      if (this.#options.auth !== undefined) options.auth = this.#options.auth;
+      if (this.#options.rootUrl !== undefined) options.rootUrl = this.#options.rootUrl;
+      return factory(options);
+    });
+    this.#client.catch(() => (this.#client = undefined));
+    return this.#client;
+  }
+}
+
+/** A googleapis failure as a stepwire error naming spreadsheet, sheet and range. @internal */
+export function sheetsError(failure: ReturnType<typeof readGoogleError>, what: string, where: SheetLocation, cause: unknown): Error {
+  const place = `spreadsheet "${where.spreadsheet_id}", sheet "${where.sheet_name}"${where.range ? `, range ${where.range}` : ''}`;
+  const said = describeFailure(failure);
+  const { status } = failure;
+  if (classifySafe(failure).retry && status !== 401) {
+    return new UpstreamError(`Google Sheets ${what} of ${place} failed: ${said}`, status, { cause, retryable: true });
+  }
+  if (status === 404) {
+    return new SheetError(`spreadsheet "${where.spreadsheet_id}" was not found (${said})`, where, { code: 'sheet_not_found', cause });
+  }
+  if (status === 400 && /unable to parse range/i.test(failure.message)) {
+    return new SheetError(`sheet "${where.sheet_name}" does not exist in spreadsheet "${where.spreadsheet_id}" (${said})`, where, {
+      code: 'sheet_not_found',
+      cause,
+    });
+  }
+  if (status === 403) {
+    return new SheetError(
+      `no permission to ${what} ${place}: share the spreadsheet with the service account's email (client_email in its key JSON), ` +
+        `as Editor to append or write, and check that the Google Sheets API is enabled for its project (${said})`,
+      where,
+      { code: 'permission_denied', cause },
+    );
+  }
+  if (status === 401) {
+    return new UpstreamError(`Google Sheets refused the credentials for ${place}: ${said}`, status, { cause, retryable: false });
+  }
+  return new SheetError(`Google Sheets ${what} of ${place} failed: ${said}`, where, { cause });
+}
+
+function location(ref: SheetRef): SheetLocation {
+  return { spreadsheet_id: ref.spreadsheet_id, sheet_name: ref.sheet_name };
+}
+
+/** Rows of a `ValueRange` as cells: `""` (an empty cell inside a row) reads as `null`. */
+function toRows(values: unknown): CellRows {
+  if (!Array.isArray(values)) return [];
+  return values.map((row: unknown) => (Array.isArray(row) ? row.map(toCell) : []));
+}
+
+function toCell(value: unknown): CellValue {
+  if (value === '' || value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return String(value);
+}

@@ -1,0 +1,60 @@
+import type { FileInput, FileStore, StoredFile } from '../types.js';
+
+/** Options of {@link MemoryFileStore}. */
+export interface MemoryFileStoreOptions {
+  /**
+   * Prefix of the urls it hands out.
+   * @default "memory://files/"
+   */
+  baseUrl?: string;
+}
+
+/** A file held by {@link MemoryFileStore}. */
+export interface MemoryFile {
+  /** Its url. */
+  url: string;
+  /** File name. */
+  name: string;
+  /** Folder, when given. */
+  folder?: string;
+  /** MIME type. */
+  contentType: string;
+  /** The bytes. */
+  data: Uint8Array;
+}
+
+/** An in-memory file store; the default `memory` provider of `upload_file`. */
+export class MemoryFileStore implements FileStore {
+  #files = new Map<string, MemoryFile>();
+  #baseUrl: string;
+
+  constructor(options: MemoryFileStoreOptions = {}) {
+    this.#baseUrl = options.baseUrl ?? 'memory://files/';
+  }
+
+  /** Stores a copy of the file; the same folder and name replace the earlier file. */
+  put(file: FileInput): StoredFile {
+    const path = [file.folder, file.name].filter((part): part is string => !!part).map(encodeURIComponent).join('/');
+    const url = this.#baseUrl + path;
+    const stored: MemoryFile = { url, name: file.name, contentType: file.contentType, data: file.data.slice() };
+    if (file.folder !== undefined) stored.folder = file.folder;
+    this.#files.set(url, stored);
+    return { url };
+  }
+
+  /** The stored bytes and type. */
+  get(url: string): { data: Uint8Array; contentType: string } | undefined {
+    const file = this.#files.get(url);
+    return file && { data: file.data.slice(), contentType: file.contentType };
+  }
+
+  /** The bytes stored under `file_url`, or `undefined`. */
+  read(fileUrl: string): Uint8Array | undefined {
+    return this.#files.get(fileUrl)?.data.slice();
+  }
+
+  /** Every stored file, in the order stored. */
+  get files(): MemoryFile[] {
+    return [...this.#files.values()].map((file) => ({ ...file, data: file.data.slice() }));
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * Messages between `WorkerSandbox` and its worker threads.
+ * @internal
+ * @module
+ */
+
+import type { WireError } from '../../script/outcome.js';
+import type { ScriptInput, ScriptResult } from '../../script/types.js';
+
+/** A run request: the input without its signal (signals cannot cross threads). @internal */
+export interface ScriptWorkerRequest {
+  id: number;
+  input: Omit<ScriptInput, 'signal'>;
+}
+
+/** The answer to one request. @internal */
+export type ScriptWorkerReply =
+  { id: number; ok: true; result: ScriptResult } | { id: number; ok: false; error: WireError };

@@ -1,0 +1,27 @@
+/**
+ * Entry of the worker thread behind `WorkerSandbox`: runs each script it is sent in a
+ * `QuickJsSandbox` and posts back the result or the error as plain data.
+ * @internal
+ * @module
+ */
+
+import { parentPort } from 'node:worker_threads';
+import { toWireError } from '../../script/outcome.js';
+import { QuickJsSandbox } from '../../script/quickjs-sandbox.js';
+import type { ScriptWorkerReply, ScriptWorkerRequest } from './script-worker-protocol.js';
+
+const port = parentPort;
+if (port !== null) {
+  const sandbox = new QuickJsSandbox();
+  port.on('message', (request: ScriptWorkerRequest) => {
+    sandbox.run(request.input).then(
+      (result) => port.postMessage({ id: request.id, ok: true, result } satisfies ScriptWorkerReply),
+      (error: unknown) =>
+        port.postMessage({
+          id: request.id,
+          ok: false,
+          error: toWireError(error),
+        } satisfies ScriptWorkerReply),
+    );
+  });
+}

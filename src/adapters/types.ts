@@ -1,0 +1,143 @@
+/**
+ * The adapter interfaces: how the engine reaches storage, spreadsheets, file stores and chat.
+ * Every method is async (or may return a value directly), takes an optional `AbortSignal`, and uses
+ * plain data only, so adapters run on Node and on edge runtimes alike.
+ * @module
+ */
+
+/** Options every adapter call accepts. */
+export interface CallOptions {
+  /** Cancels the call; adapters pass it on to their I/O. */
+  signal?: AbortSignal;
+}
+
+/** A value that may be returned directly or as a promise. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A cell value as read from or written to a sheet. Empty cells are `null` (or missing at a row's end). */
+export type CellValue = string | number | boolean | null;
+
+/** A sheet of a spreadsheet. */
+export interface SheetRef {
+  /** Identifier of the spreadsheet document. */
+  spreadsheet_id: string;
+  /** Name of the sheet inside it. */
+  sheet_name: string;
+}
+
+/** A rectangular range of a sheet; zero-based, `{row: 0, col: 0}` is A1. */
+export interface RangeRequest extends SheetRef {
+  /** First row, zero-based. */
+  row: number;
+  /** First column, zero-based. */
+  col: number;
+  /** Number of rows; omitted: to the last row of the sheet that holds data. */
+  rows?: number;
+  /** Number of columns; omitted: to the last column of the sheet that holds data. */
+  cols?: number;
+}
+
+/** Rows of cells read from a range. Rows may be shorter than the range (trailing empty cells left out) and trailing empty rows may be left out. */
+export type CellRows = CellValue[][];
+
+/** Rows to insert into a sheet at a position. */
+export interface AppendRequest extends SheetRef {
+  /** Zero-based row where the first new row goes; rows at and below it move down. */
+  row: number;
+  /** Zero-based column of the first value of each row. */
+  col: number;
+  /** The rows, written as raw values (never evaluated as formulas). */
+  values: CellValue[][];
+}
+
+/** Values written over a range (used by `write_mode: replace`). */
+export interface WriteRequest extends SheetRef {
+  /** Zero-based first row. */
+  row: number;
+  /** Zero-based first column. */
+  col: number;
+  /** Rows of values; `null` clears a cell. */
+  values: CellValue[][];
+}
+
+/**
+ * Spreadsheets: where entity rows live. Required: batched range reads and row inserts.
+ * A missing spreadsheet or sheet is a `SheetError` with code `sheet_not_found`.
+ */
+export interface SpreadsheetAdapter {
+  /** Reads several ranges in one call when the backend allows; results are in request order. */
+  read(ranges: readonly RangeRequest[], options?: CallOptions): MaybePromise<CellRows[]>;
+  /** Inserts rows at a position, as raw values. All rows are written, or none. */
+  append(request: AppendRequest, options?: CallOptions): MaybePromise<void>;
+  /** Optional: overwrites values in a range (needed for `write_mode: replace`). */
+  write?(request: WriteRequest, options?: CallOptions): MaybePromise<void>;
+  /**
+   * Optional: a token that changes whenever the sheet's content changes. When present, the
+   * engine keeps the mapped table between reads and re-reads only when the token changes.
+   */
+  revision?(sheet: SheetRef): MaybePromise<string | number | undefined>;
+}
+
+/** Collections the storage adapter keeps. */
+export type Collection = 'entities' | 'relationships' | 'workflows' | 'applications' | 'scripts' | 'runs';
+
+/** Options of {@link StorageAdapter.put}. */
+export interface PutOptions extends CallOptions {
+  /** Write only when the key is absent; `put` then returns false if it was present. */
+  ifAbsent?: boolean;
+}
+
+/**
+ * Storage of definitions, scripts and run records: a small key-value store of JSON values by
+ * collection. Values are plain JSON data; an adapter must not share them with callers (copy them).
+ */
+export interface StorageAdapter {
+  /** The value under `key`, or `undefined`. */
+  get<T = unknown>(collection: Collection, key: string, options?: CallOptions): MaybePromise<T | undefined>;
+  /** Stores `value` under `key`. Returns false only when `ifAbsent` is set and the key exists. */
+  put(collection: Collection, key: string, value: unknown, options?: PutOptions): MaybePromise<boolean>;
+  /** Removes `key`; returns whether it existed. */
+  delete(collection: Collection, key: string, options?: CallOptions): MaybePromise<boolean>;
+  /** Every entry of a collection, ordered by key. */
+  list<T = unknown>(collection: Collection, options?: CallOptions): MaybePromise<{ key: string; value: T }[]>;
+}
+
+/** A file to store. */
+export interface FileInput {
+  /** File name, without folders. */
+  name: string;
+  /** Folder to store into; the store's meaning (a Drive folder id, a sub-folder). */
+  folder?: string;
+  /** MIME type, e.g. `application/pdf`. */
+  contentType: string;
+  /** The bytes. */
+  data: Uint8Array;
+}
+
+/** A stored file. */
+export interface StoredFile {
+  /** Address that opens the file (`file_url` of `upload_file`). */
+  url: string;
+}
+
+/** A file store: where `upload_file` puts files. */
+export interface FileStore {
+  /** Stores a file and returns where it can be opened. */
+  put(file: FileInput, options?: CallOptions): MaybePromise<StoredFile>;
+  /** Optional: reads a stored file back by its url. */
+  get?(url: string, options?: CallOptions): MaybePromise<{ data: Uint8Array; contentType: string } | undefined>;
+}
+
+/** A chat message. */
+export interface ChatMessage {
+  /** Channel name or id. */
+  channel: string;
+  /** Text of the message. */
+  message: string;
+}
+
+/** Chat: where `send_message` posts. */
+export interface ChatAdapter {
+  /** Posts a message; resolves with the backend's id of it, when it has one. */
+  send(message: ChatMessage, options?: CallOptions): MaybePromise<{ id?: string }>;
+}

@@ -1,0 +1,146 @@
+import { NotFoundError, ValidationError, type Issue } from '../errors/index.js';
+import { ApplicationSchema, NameSchema, check, type Application, type Workflow } from '../schema/index.js';
+import type { Engine } from '../engine/engine.js';
+import { AppRuntime } from './runtime.js';
+
+/**
+ * Application configurations, reached as `engine.applications`. A config is validated against the
+ * catalog and the workflows when stored; `open(name)` gives its runtime.
+ */
+export class Applications {
+  #engine: Engine;
+  #ready: () => Promise<void>;
+
+  /** @internal */
+  constructor(engine: Engine, ready: () => Promise<void>) {
+    this.#engine = engine;
+    this.#ready = ready;
+  }
+
+  /**
+   * Stores (or replaces) an application config, after checking it against the catalog and the
+   * workflows: forms name existing workflows and their items match the workflow's input, grids name
+   * existing entities, redirects go to screens of the same app.
+   * @throws {@link ValidationError} with every problem and its path.
+   */
+  async put(name: string, config: unknown): Promise<{ application: Application; created: boolean }> {
+    await this.#ready();
+    const validName = check(NameSchema, name);
+    if (!validName.ok) throw new ValidationError(validName.issues.map((i) => ({ ...i, path: 'name' })));
+    const application = await this.validate(config);
+    const storage = this.#engine.options.storage;
+    const created = (await storage.get('applications', name)) === undefined;
+    await storage.put('applications', name, application);
+    return { application, created };
+  }
+
+  /** An application config. @throws {@link NotFoundError} */
+  async get(name: string): Promise<Application> {
+    await this.#ready();
+    const application = await this.#engine.options.storage.get<Application>('applications', name);
+    if (!application) throw new NotFoundError('application', name);
+    return application;
+  }
+
+  /** Every application name, ordered. */
+  async list(): Promise<string[]> {
+    await this.#ready();
+    return (await this.#engine.options.storage.list('applications')).map((entry) => entry.key);
+  }
+
+  /** Deletes an application; resolves with whether it existed. */
+  async delete(name: string): Promise<boolean> {
+    await this.#ready();
+    return this.#engine.options.storage.delete('applications', name);
+  }
+
+  /** The runtime of a stored application: screens with their data, form submissions, redirects. */
+  async open(name: string): Promise<AppRuntime> {
+    return new AppRuntime(this.#engine, name, await this.get(name));
+  }
+
+  /** Checks a config against the schema, the catalog and the workflows. @throws {@link ValidationError} */
+  async validate(config: unknown): Promise<Application> {
+    const shape = check(ApplicationSchema, config);
+    if (!shape.ok) throw new ValidationError(shape.issues);
+    const application = shape.value;
+    const issues: Issue[] = [];
+    const entities = new Set((await this.#engine.catalog.listEntities()).map((e) => e.name));
+    const workflows = new Map((await this.#engine.workflows.list()).map((w) => [w.name, w]));
+    application.screens.forEach((screen, s) =>
+      screen.components.forEach((row, r) =>
+        row.forEach((component, c) => {
+          const at = `screens[${s}].components[${r}][${c}]`;
+          if (component.type === 'datagrid' && !entities.has(component.datagrid.entity_name)) {
+            issues.push({ code: 'unknown_entity', path: `${at}.datagrid.entity_name`, message: `grid "${component.name}" names entity "${component.datagrid.entity_name}", which does not exist` });
+          }
+          if (component.type === 'form') {
+            const workflow = workflows.get(component.form.job.workflow_name);
+            if (!workflow) {
+              issues.push({ code: 'unknown_workflow', path: `${at}.form.job.workflow_name`, message: `form "${component.name}" runs workflow "${component.form.job.workflow_name}", which does not exist` });
+            } else {
+              issues.push(...checkFormItems(component.form.form_items, workflow, `${at}.form.form_items`, component.name));
+            }
+            const redirect = component.form.do?.redirect_data.url;
+            if (redirect && workflow) issues.push(...checkOutputRefs(redirect, workflow, `${at}.form.do.redirect_data.url`));
+          }
+          if (component.type === 'button') {
+            const url = component.button.event.redirect_data.url;
+            if (/\{\{\s*output\./.test(url)) {
+              issues.push({ code: 'invalid_redirect', path: `${at}.button.event.redirect_data.url`, message: `button "${component.name}" has no workflow output to take {{output...}} from` });
+            }
+          }
+        }),
+      ),
+    );
+    if (issues.length > 0) throw new ValidationError(issues);
+    return application;
+  }
+}
+
+/** The workflow input property a form item fills: its `name`, else its `label`. @internal */
+export function itemProperty(item: { name?: string | undefined; label: string }): string {
+  return item.name ?? item.label;
+}
+
+function checkFormItems(items: { name?: string | undefined; label: string; type: string }[], workflow: Workflow, path: string, form: string): Issue[] {
+  const issues: Issue[] = [];
+  const schema = workflow.workflow_input?.input_schema as { properties?: Record<string, { type?: unknown }>; required?: unknown } | undefined;
+  const properties = schema?.properties;
+  if (!properties) return issues;
+  const filled = new Set<string>();
+  items.forEach((item, i) => {
+    const property = itemProperty(item);
+    filled.add(property);
+    const declared = properties[property];
+    if (!declared) {
+      issues.push({ code: 'unknown_property', path: `${path}[${i}]`, message: `form "${form}" item "${item.label}" fills "${property}", which is not an input property of workflow "${workflow.name}" (properties: ${Object.keys(properties).join(', ')})` });
+      return;
+    }
+    const types = ([] as unknown[]).concat(declared.type ?? []);
+    const fits: Record<string, string[]> = { number: ['number', 'integer'], text: ['string'], string: ['string'], boolean: ['boolean'], date: ['string'] };
+    if (types.length > 0 && !types.some((t) => fits[item.type]?.includes(String(t)))) {
+      issues.push({ code: 'type_mismatch', path: `${path}[${i}].type`, message: `form item "${item.label}" is of type ${item.type}, but input property "${property}" is ${types.join(' or ')}` });
+    }
+  });
+  const required = Array.isArray(schema?.required) ? (schema.required as string[]) : [];
+  const defaults = workflow.workflow_input?.default_data ?? {};
+  for (const property of required) {
+    if (!filled.has(property) && !(property in defaults)) {
+      issues.push({ code: 'missing_item', path, message: `form "${form}" has no item for "${property}", a required input property of workflow "${workflow.name}"` });
+    }
+  }
+  return issues;
+}
+
+function checkOutputRefs(url: string, workflow: Workflow, path: string): Issue[] {
+  const output = workflow.workflow_output?.output_data;
+  if (typeof output !== 'object' || output === null || Array.isArray(output)) return [];
+  const issues: Issue[] = [];
+  for (const match of url.matchAll(/\{\{\s*output\.([^}.[\s]+)[^}]*\}\}/g)) {
+    if (!Object.prototype.hasOwnProperty.call(output, match[1]!)) {
+      issues.push({ code: 'unknown_output', path, message: `redirect uses {{output.${match[1]}}}, but workflow "${workflow.name}" has no output "${match[1]}" (outputs: ${Object.keys(output).join(', ')})` });
+    }
+  }
+  return issues;
+}

@@ -1,0 +1,102 @@
+import type { Issue } from '../errors/index.js';
+import type { FormItem } from '../schema/index.js';
+import { keyPath } from '../engine/json-schema/describe.js';
+import { itemProperty } from './applications.js';
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TRUE_VALUES = new Set(['on', 'true', '1', 'yes']);
+const FALSE_VALUES = new Set(['', 'off', 'false', '0', 'no']);
+
+/** The workflow input built from submitted form values, and what was wrong with them. @internal */
+export interface CoercedForm {
+  /** The input object: one own property per item that has a value. */
+  input: Record<string, unknown>;
+  /** One issue per bad item; `path` is the item's input property. */
+  issues: Issue[];
+}
+
+/**
+ * Turns submitted strings into typed input values, item by item: `number` parses (and keeps to
+ * `number_config`), `boolean` is a checkbox (`on`/`true`; absent is false), `date` is `YYYY-MM-DD`,
+ * text is kept as typed. An empty optional item is left out; an empty required item is an issue.
+ * @internal
+ */
+export function coerceForm(items: readonly FormItem[], values: Readonly<Record<string, string>>): CoercedForm {
+  const input: Record<string, unknown> = {};
+  const issues: Issue[] = [];
+  for (const item of items) {
+    const property = itemProperty(item);
+    const raw = Object.hasOwn(values, property) ? String(values[property]) : undefined;
+    const result = coerceItem(item, raw);
+    if ('message' in result) issues.push({ code: result.code, path: property, message: result.message });
+    else if (result.value !== undefined) {
+      // defineProperty: a property named "__proto__" stays an ordinary own property.
+      Object.defineProperty(input, property, { value: result.value, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return { input, issues };
+}
+
+type ItemResult = { value: unknown } | { code: string; message: string };
+
+function coerceItem(item: FormItem, raw: string | undefined): ItemResult {
+  const label = item.label;
+  if (item.type === 'boolean') {
+    const text = (raw ?? '').trim().toLowerCase();
+    if (TRUE_VALUES.has(text)) return { value: true };
+    if (FALSE_VALUES.has(text)) return { value: false };
+    return { code: 'invalid_boolean', message: `${label} must be checked or unchecked` };
+  }
+  const text = item.type === 'text' || item.type === 'string' ? (raw ?? '') : (raw ?? '').trim();
+  if (text.trim() === '') {
+    return item.required ? { code: 'required', message: `${label} is required` } : { value: undefined };
+  }
+  if (item.type === 'number') return coerceNumber(item, text);
+  if (item.type === 'date') {
+    const match = DATE.exec(text);
+    if (!match || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
+      return { code: 'invalid_date', message: `${label} must be a date written YYYY-MM-DD, got "${text}"` };
+    }
+    return { value: text };
+  }
+  return { value: text };
+}
+
+function coerceNumber(item: FormItem, text: string): ItemResult {
+  const label = item.label;
+  const value = NUMBER.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value)) return { code: 'invalid_number', message: `${label} must be a number, got "${text}"` };
+  const config = item.number_config ?? {};
+  if (config.min !== undefined && value < config.min) return { code: 'too_small', message: `${label} must be at least ${config.min}` };
+  if (config.max !== undefined && value > config.max) return { code: 'too_big', message: `${label} must be at most ${config.max}` };
+  if (config.step !== undefined) {
+    const steps = (value - (config.min ?? 0)) / config.step;
+    if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, Math.abs(steps))) {
+      return { code: 'invalid_step', message: `${label} must be a multiple of ${config.step}${config.min ? ` from ${config.min}` : ''}` };
+    }
+  }
+  return { value };
+}
+
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return day <= days;
+}
+
+/**
+ * Splits workflow input issues into those of an item (by its property, e.g. `amount` or
+ * `amount.x`) and those of the whole form. @internal
+ */
+export function assignIssues(items: readonly FormItem[], issues: readonly Issue[]): { byItem: Map<string, string>; form: string[] } {
+  const byItem = new Map<string, string>();
+  const form: string[] = [];
+  const paths = items.map((item) => ({ property: itemProperty(item), path: keyPath('', itemProperty(item)) }));
+  for (const issue of issues) {
+    const owner = paths.find((p) => issue.path === p.path || issue.path.startsWith(`${p.path}.`) || issue.path.startsWith(`${p.path}[`));
+    if (owner && !byItem.has(owner.property)) byItem.set(owner.property, issue.message);
+    else if (!owner) form.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
+  }
+  return { byItem, form };
+}

@@ -1,0 +1,58 @@
+/**
+ * The built-in stylesheet of rendered screens, inlined in a `<style>` element (the screens' CSP
+ * allows inline styles and nothing else). Plain CSS, no external fonts or images.
+ * @internal
+ */
+export const SCREEN_STYLES = `
+:root { color-scheme: light; --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #f6f8fa;
+  --accent: #0b57d0; --accent-ink: #ffffff; --error: #b42318; --error-soft: #fef3f2; }
+*, *::before, *::after { box-sizing: border-box; }
+html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  font-size: 16px; line-height: 1.5; color: var(--ink); background: #ffffff; }
+body { margin: 0; }
+.app-bar { border-bottom: 1px solid var(--line); background: var(--soft); }
+.app-bar > div { max-width: 64rem; margin: 0 auto; padding: 0.75rem 1.5rem; }
+.app-bar a { color: var(--ink); font-weight: 600; text-decoration: none; }
+.app-bar a:hover { text-decoration: underline; }
+main { max-width: 64rem; margin: 0 auto; padding: 1.5rem; }
+.row { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; margin: 0 0 1.5rem; }
+.row > * { flex: 1 1 18rem; min-width: 0; }
+.row > .c-button { flex: 0 0 auto; }
+h1 { font-size: 1.75rem; line-height: 1.25; margin: 0; }
+h2 { font-size: 1.25rem; line-height: 1.3; margin: 0; }
+p { margin: 0; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible {
+  outline: 3px solid var(--accent); outline-offset: 2px; }
+form { border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem; background: #ffffff; max-width: 32rem; }
+.field { margin: 0 0 1rem; }
+.field label { display: block; font-weight: 600; margin: 0 0 0.25rem; }
+.field .required { color: var(--error); }
+.field input:not([type="checkbox"]) { display: block; width: 100%; font: inherit; padding: 0.5rem 0.625rem;
+  border: 1px solid #8c959f; border-radius: 6px; background: #ffffff; color: inherit; }
+.field.checkbox { display: flex; gap: 0.5rem; align-items: center; }
+.field.checkbox label { margin: 0; }
+.field input[type="checkbox"] { width: 1.125rem; height: 1.125rem; margin: 0; }
+.field input[aria-invalid="true"] { border-color: var(--error); border-width: 2px; }
+.field-error { color: var(--error); font-size: 0.9375rem; margin: 0.25rem 0 0; }
+.form-error { color: var(--error); background: var(--error-soft); border: 1px solid var(--error);
+  border-radius: 6px; padding: 0.75rem 1rem; margin: 0 0 1rem; }
+.form-error ul { margin: 0.25rem 0 0; padding-left: 1.25rem; }
+.form-error a { color: var(--error); }
+button, .button { display: inline-block; font: inherit; font-weight: 600; padding: 0.5rem 1.125rem;
+  border: 1px solid var(--accent); border-radius: 6px; background: var(--accent); color: var(--accent-ink);
+  text-decoration: none; cursor: pointer; }
+button:hover, .button:hover { filter: brightness(1.1); }
+.table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: 600; font-size: 1.125rem; padding: 0.625rem 0.75rem; }
+th, td { text-align: left; padding: 0.5rem 0.75rem; border-top: 1px solid var(--line); }
+th { background: var(--soft); font-weight: 600; }
+td.num, th.num { text-align: right; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+td.empty { color: var(--muted); text-align: center; }
+.pager { display: flex; gap: 1rem; align-items: center; margin: 0.75rem 0 0; }
+.pager .disabled { color: var(--muted); }
+.grid-error { color: var(--error); margin: 0.5rem 0 0; }
+.status { color: var(--muted); }
+`;

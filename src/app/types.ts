@@ -1,0 +1,127 @@
+import type { Issue } from '../errors/index.js';
+import type { RunRecord } from '../engine/record.js';
+import type { Column } from '../schema/index.js';
+
+/** The query parameters of a screen: name to value (the first value of a repeated name). */
+export type ScreenQuery = Record<string, string>;
+
+/** A screen resolved for display: its rows of components, each with its data. */
+export interface ResolvedScreen {
+  /** The application's name. */
+  app: string;
+  /** The screen's url segment (`/screens/<url>`). */
+  url: string;
+  /** The url of the application's start screen. */
+  startUrl: string;
+  /** The query parameters the screen was resolved with. */
+  query: ScreenQuery;
+  /** Rows of components, in config order. */
+  rows: ResolvedComponent[][];
+}
+
+/** A component of a resolved screen. */
+export type ResolvedComponent = ResolvedText | ResolvedForm | ResolvedDatagrid | ResolvedButton;
+
+/** A `text` component with `{{query_params.x}}` filled in (as text, never markup). */
+export interface ResolvedText {
+  type: 'text';
+  /** Component name. */
+  name: string;
+  /** True when the config says `type: "heading"`. */
+  heading: boolean;
+  /** The text to show. */
+  contents: string;
+}
+
+/** A `form` component: its items with their current values and errors. */
+export interface ResolvedForm {
+  type: 'form';
+  /** Component name; also the last path segment of the form's POST address. */
+  name: string;
+  /** The workflow the form runs. */
+  workflow: string;
+  /** The form items, in config order. */
+  items: ResolvedFormItem[];
+  /** A problem with the whole form (a failed run), or null. */
+  error: string | null;
+}
+
+/** One item of a form. */
+export interface ResolvedFormItem {
+  /** The label shown next to the input. */
+  label: string;
+  /** The workflow input property it fills; also the input's `name`. */
+  property: string;
+  /** The item type from the config. */
+  type: 'number' | 'text' | 'string' | 'boolean' | 'date';
+  /** Whether a value must be given. */
+  required: boolean;
+  /** `min`, `max` and `step` of a number item, when configured. */
+  numberConfig: { min?: number; max?: number; step?: number } | null;
+  /** The value as last submitted (re-rendered after a failure), or null. */
+  value: string | null;
+  /** What is wrong with the submitted value, or null. */
+  error: string | null;
+}
+
+/** A `datagrid` component: one page of its entity. */
+export interface ResolvedDatagrid {
+  type: 'datagrid';
+  /** Component name; its page is read from the query parameter `<name>_page`. */
+  name: string;
+  /** The entity shown. */
+  entity: string;
+  /** Columns of the entity. */
+  columns: Column[];
+  /** The rows of this page, each an array of cells in column order. */
+  rows: unknown[][];
+  /** The page shown, starting at 1. */
+  page: number;
+  /** Rows per page. */
+  pageSize: number;
+  /** Whether there is a page before this one. */
+  hasPrevious: boolean;
+  /** Whether there is a page after this one. */
+  hasNext: boolean;
+  /** App-relative address of the previous page (`/screens/...`), or null. */
+  previousHref: string | null;
+  /** App-relative address of the next page (`/screens/...`), or null. */
+  nextHref: string | null;
+  /** Why the entity could not be read, or null. */
+  error: string | null;
+}
+
+/** A `button` component: a link to another screen. */
+export interface ResolvedButton {
+  type: 'button';
+  /** Component name. */
+  name: string;
+  /** The text of the button. */
+  label: string;
+  /** App-relative address it leads to (`/screens/<url>?...`), values URL-encoded. */
+  href: string;
+}
+
+/** The result of {@link AppRuntime.submit}. */
+export type SubmitResult =
+  | {
+      ok: true;
+      /** App-relative address to go to next (`/screens/<url>?...`), values URL-encoded. */
+      redirect: string;
+      /** The run the form started. */
+      run: RunRecord;
+    }
+  | {
+      ok: false;
+      /**
+       * Why: `invalid` (a value is wrong, nothing ran), `failed` (the workflow failed), `redirect`
+       * (the workflow succeeded but the redirect could not be built, e.g. an output is missing).
+       */
+      reason: 'invalid' | 'failed' | 'redirect';
+      /** The screen re-rendered with the submitted values and the errors on the form and its items. */
+      screen: ResolvedScreen;
+      /** Every problem; `path` is the item's input property, or `""` for the whole form. */
+      errors: Issue[];
+      /** The run, when one was started. */
+      run: RunRecord | null;
+    };

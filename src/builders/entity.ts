@@ -1,0 +1,114 @@
+import {
+  EntitySchema,
+  parse,
+  type ColumnType,
+  type Entity,
+  type SpreadsheetConfig,
+} from '../schema/index.js';
+
+/** An entity definition whose name and column names are known to the type checker. */
+export type EntityDefinition<Name extends string = string, Columns extends string = string> = Omit<
+  Entity,
+  'name' | 'columns' | 'primary_key'
+> & {
+  name: Name;
+  columns: Array<{ name: Columns; type: ColumnType }>;
+  primary_key: Columns[];
+};
+
+/** Where an entity's rows live, for {@link EntityBuilder.sheet}; `origin` defaults to `{ row: 0, col: 0 }` (cell A1). */
+export interface SheetOptions {
+  /** Identifier of the spreadsheet document. */
+  spreadsheet_id: string;
+  /** Name of the sheet inside it. */
+  sheet_name: string;
+  /**
+   * Zero-based position of the header row's first cell.
+   * @default { row: 0, col: 0 }
+   */
+  origin?: { row: number; col: number };
+}
+
+interface EntityState {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly columns: ReadonlyArray<{ name: string; type: ColumnType }>;
+  readonly primaryKey: readonly string[];
+  readonly sheet: SpreadsheetConfig | undefined;
+}
+
+/**
+ * Builds an entity definition (SPEC 2.1). Every method returns a new builder; the type remembers the
+ * declared column names, so {@link EntityBuilder.primaryKey} accepts only those.
+ */
+export class EntityBuilder<Name extends string = string, Columns extends string = never> {
+  readonly #state: EntityState;
+
+  /** @internal Use {@link entity}. */
+  constructor(state: EntityState) {
+    this.#state = state;
+  }
+
+  /** The entity's name. */
+  get name(): Name {
+    return this.#state.name as Name;
+  }
+
+  /** Sets the free-text description. */
+  description(text: string): EntityBuilder<Name, Columns> {
+    return new EntityBuilder({ ...this.#state, description: text });
+  }
+
+  /** Declares a column; its name becomes usable in {@link EntityBuilder.primaryKey} and relationships. */
+  column<const C extends string>(name: C, type: ColumnType): EntityBuilder<Name, Columns | C> {
+    return new EntityBuilder({ ...this.#state, columns: [...this.#state.columns, { name, type }] });
+  }
+
+  /** Sets the primary key: one or more declared column names. */
+  primaryKey(...names: [Columns, ...Columns[]]): EntityBuilder<Name, Columns> {
+    return new EntityBuilder({ ...this.#state, primaryKey: names });
+  }
+
+  /** Sets where the rows live (SPEC 2.2). */
+  sheet(options: SheetOptions): EntityBuilder<Name, Columns> {
+    const origin = options.origin ?? { row: 0, col: 0 };
+    const sheet = {
+      spreadsheet_id: options.spreadsheet_id,
+      sheet_name: options.sheet_name,
+      origin: { row: origin.row, col: origin.col },
+    };
+    return new EntityBuilder({ ...this.#state, sheet });
+  }
+
+  /**
+   * Returns the plain entity definition, validated.
+   * @throws ValidationError listing every problem (for example a missing sheet or no columns).
+   */
+  build(): EntityDefinition<Name, Columns> {
+    const { name, description, columns, primaryKey, sheet } = this.#state;
+    const body: Record<string, unknown> = { name };
+    if (description !== undefined) body['description'] = description;
+    body['columns'] = columns.map((c) => ({ name: c.name, type: c.type }));
+    body['primary_key'] = [...primaryKey];
+    if (sheet !== undefined) body['spreadsheet_config'] = sheet;
+    return parse(EntitySchema, body, `entity "${name}"`) as EntityDefinition<Name, Columns>;
+  }
+}
+
+/**
+ * Starts an entity definition (SPEC 2.1): typed columns, a primary key made of them, and the sheet
+ * that holds the rows.
+ * @example
+ * ```ts
+ * const customers = entity('customers')
+ *   .description('People who order')
+ *   .column('id', 'NUMBER')
+ *   .column('name', 'STRING')
+ *   .primaryKey('id')
+ *   .sheet({ spreadsheet_id: 'sheet-1', sheet_name: 'Customers' })
+ *   .build();
+ * ```
+ */
+export function entity<const Name extends string>(name: Name): EntityBuilder<Name, never> {
+  return new EntityBuilder({ name, description: undefined, columns: [], primaryKey: [], sheet: undefined });
+}

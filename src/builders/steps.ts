@@ -1,0 +1,176 @@
+import type { WorkflowInputBody } from '../schema/index.js';
+import type { ColumnsOf, EntityRef } from './relationship.js';
+
+type StepBody = WorkflowInputBody['steps'][number];
+
+/** `l2_data` of a step, as written. */
+export type L2DataBody = NonNullable<StepBody['l2_data']>;
+/** `request_data` of a step, as written. */
+export type RequestDataBody = NonNullable<StepBody['request_data']>;
+/** `atlas_data` of a step, as written. */
+export type AtlasDataBody = NonNullable<StepBody['atlas_data']>;
+
+/** A step condition whose `data_path` is a reference path such as `input.amount` or `check.ok`. */
+export interface StepCondition<P extends string = string> {
+  /** Path of the value evaluated: `<input name>.<property>` or `<step>.<field>`. */
+  data_path: P;
+  /** Compared with JSON equality. */
+  value: unknown;
+}
+
+/** Options shared by every kind of step. */
+export interface StepOptions<P extends string = string> {
+  /** The step runs only when every condition holds. */
+  conditions?: StepCondition<P>[];
+  /** Opt-in retries with backoff. */
+  retry?: StepBody['retry'];
+  /** Time limit of one attempt, in milliseconds. */
+  timeout_ms?: number;
+}
+
+/** A step without its name: what the step helpers return and `workflow(...).step(name, def)` takes. */
+export type StepDef<P extends string = string> = StepOptions<P> &
+  (
+    | { type: 'l2'; l2_data: L2DataBody }
+    | { type: 'atlas'; atlas_data: AtlasDataBody }
+    | { type: 'request'; request_data: RequestDataBody }
+  );
+
+/** The read operation of an entity (SPEC 4.2) with column names checked when the entity's columns are known. */
+export interface EntityOperation<C extends string = string> {
+  /** Columns returned, optionally renamed. */
+  select_columns?: Array<{ column: C; alias?: string }>;
+  /** Filters, joined by AND. */
+  filters?: Array<{
+    column: C;
+    operator: FilterOperatorName;
+    value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
+    value?: unknown;
+  }>;
+  /** Sort keys, applied in order. */
+  order_by?: Array<{ column: C; direction: 'ASC' | 'DESC' }>;
+}
+
+/** A filter operator of the entity read. */
+export type FilterOperatorName = NonNullable<EntityOperationBody['filters']>[number]['operator'];
+type EntityOperationBody = NonNullable<NonNullable<AtlasDataBody['input_data']>['operation']>;
+
+/** Paging of an entity read: `page_number` starts at 1. */
+export interface Paging {
+  /** Rows per page. */
+  page_size?: number;
+  /** Page to return, from 1. */
+  page_number?: number;
+}
+
+/**
+ * An `l2` step: the named action of a provider and module.
+ * @example
+ * ```ts
+ * l2('chat', 'bot', 'send_message', { channel: 'sales', message: 'New order {{input.id}}' })
+ * ```
+ */
+export function l2(
+  provider: string,
+  module: string,
+  action: string,
+  input_data: Record<string, unknown> = {},
+): StepDef<never> {
+  return { type: 'l2', l2_data: { provider, module, action, input_data } };
+}
+
+/**
+ * An `l2` step running the entity read `catalog/action/get_entity` (SPEC 4.2). Its output is
+ * `{ body: { table, error } }`.
+ * @example
+ * ```ts
+ * getEntity(customers, { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: '{{input.id}}' }] })
+ * ```
+ */
+export function getEntity<const E extends EntityRef>(
+  entity: E,
+  operation: EntityOperation<ColumnsOf<E>> = {},
+  paging: Paging = {},
+): StepDef<never> {
+  const input_data = { entity_name: nameOf(entity), operation, ...paging };
+  return {
+    type: 'l2',
+    l2_data: { provider: 'catalog', module: 'action', action: 'get_entity', input_data, metadata: {} },
+  };
+}
+
+/**
+ * An `atlas` `get` step (SPEC 2.5): reads one entity; later steps use `{{<step>.table}}`.
+ * @example
+ * ```ts
+ * atlasGet('orders', { order_by: [{ column: 'total', direction: 'DESC' }] }, { page_size: 10 })
+ * ```
+ */
+export function atlasGet<const E extends EntityRef>(
+  entity: E,
+  operation: EntityOperation<ColumnsOf<E>> = {},
+  paging: Paging = {},
+): StepDef<never> {
+  return {
+    type: 'atlas',
+    atlas_data: {
+      action: 'get',
+      input_data: { operation, ...paging },
+      input_entities: [{ name: nameOf(entity) }],
+    },
+  };
+}
+
+/** Options of {@link transform}. */
+export interface TransformOptions {
+  /** Name of the stored script that runs. */
+  code_file: string;
+  /** Entities the script reads with `getEntity(name)`: names, definitions, builders, or `{{...}}` references. */
+  inputs: readonly EntityRef[];
+  /** Entities the script writes with `writeEntity(name, rows)`; a name means `write_mode: 'append'`. */
+  outputs: ReadonlyArray<EntityRef | { name: string; write_mode: 'append' | 'replace' }>;
+}
+
+/**
+ * An `atlas` `transform` step (SPEC 2.5): runs a JavaScript script over input entities and writes its
+ * result to output entities.
+ * @example
+ * ```ts
+ * transform({ code_file: 'totals.js', inputs: ['orders'], outputs: ['order_totals'] })
+ * ```
+ */
+export function transform(options: TransformOptions): StepDef<never> {
+  const input_entities = options.inputs.map((ref) => {
+    const name = nameOf(ref);
+    return name.startsWith('{{') ? name : { name };
+  });
+  const output_entities = options.outputs.map((out) =>
+    typeof out !== 'string' && 'write_mode' in out
+      ? { name: out.name, write_mode: out.write_mode }
+      : { name: nameOf(out), write_mode: 'append' as const },
+  );
+  return {
+    type: 'atlas',
+    atlas_data: {
+      action: 'transform',
+      input_data: { language: 'javascript', code_file: options.code_file },
+      input_entities,
+      output_entities,
+    },
+  };
+}
+
+/**
+ * A `request` step: an HTTP request; `{{...}}` references may appear in every value.
+ * @example
+ * ```ts
+ * request({ url: 'https://api.example.com/rates/{currency}', method: 'GET', path_params: { currency: '{{input.currency}}' } })
+ * ```
+ */
+export function request(request_data: RequestDataBody): StepDef<never> {
+  return { type: 'request', request_data: { ...request_data } };
+}
+
+function nameOf(ref: EntityRef): string {
+  return typeof ref === 'string' ? ref : ref.name;
+}

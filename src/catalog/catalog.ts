@@ -1,0 +1,432 @@
+import type { CallOptions, CellValue, SheetRef, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
+import { ConflictError, LimitError, NotFoundError, ValidationError, WriteRejectedError, isStepwireError, type Issue } from '../errors/index.js';
+import { EntitySchema, GetEntityInputSchema, RelationshipSchema, check, parse, type Entity, type GetEntityInput, type GetEntityOutput, type Relationship } from '../schema/index.js';
+import { executeRead } from '../query/index.js';
+import { KeyedLock } from './keyed-lock.js';
+import { appendRows, cellFromValue, coerceCell, mapSheet, tableRow, type EntityTable } from './sheet-mapping.js';
+
+/** Limits the catalog needs. @internal */
+export interface CatalogLimits {
+  maxPageSize: number;
+  defaultPageSize: number;
+  maxRowsPerWrite: number;
+}
+
+/** Rows to write to one entity: objects keyed by column name, or arrays in column order. */
+export type EntityRows = readonly (Readonly<Record<string, unknown>> | readonly unknown[])[];
+
+/** One entity's part of an all-or-nothing write. */
+export interface EntityWrite {
+  /** Entity name. */
+  entity: string;
+  /** Rows to write. */
+  rows: EntityRows;
+  /** `append` adds rows after the last data row; `replace` replaces every data row. @default "append" */
+  mode?: 'append' | 'replace';
+}
+
+/** What a write did, per entity. */
+export interface WriteResult {
+  /** Rows written, by entity name. */
+  written: Record<string, number>;
+}
+
+/** Whether `upsertEntity` created the entity or replaced it. */
+export interface UpsertResult {
+  /** The stored definition. */
+  entity: Entity;
+  /** True when no entity of that name existed. */
+  created: boolean;
+}
+
+interface LoadedSheet {
+  table: EntityTable;
+  /** Column positions of the header row, relative to the origin column, by entity column order. */
+  headerIndexes: number[];
+  headerWidth: number;
+  revision: string | number | undefined;
+}
+
+/**
+ * The catalog: entities, their relationships, entity reads and all-or-nothing writes.
+ * Reached as `engine.catalog`.
+ */
+export class Catalog {
+  #storage: StorageAdapter;
+  #sheets: SpreadsheetAdapter;
+  #limits: CatalogLimits;
+  #ready: () => Promise<void>;
+  #cache = new Map<string, LoadedSheet>();
+  #writes = new KeyedLock();
+
+  /** @internal */
+  constructor(deps: { storage: StorageAdapter; spreadsheets: SpreadsheetAdapter; limits: CatalogLimits; ready: () => Promise<void> }) {
+    this.#storage = deps.storage;
+    this.#sheets = deps.spreadsheets;
+    this.#limits = deps.limits;
+    this.#ready = deps.ready;
+  }
+
+  /**
+   * Registers a new entity (`POST /catalog/entity`).
+   * @throws {@link ValidationError} when the definition is invalid; {@link ConflictError} when the name is taken.
+   */
+  async registerEntity(definition: unknown): Promise<Entity> {
+    await this.#ready();
+    const entity = parse(EntitySchema, definition, 'entity');
+    const stored = await this.#storage.put('entities', entity.name, entity, { ifAbsent: true });
+    if (!stored) throw new ConflictError('entity', entity.name);
+    this.#cache.delete(entity.name);
+    return entity;
+  }
+
+  /**
+   * Registers an entity or replaces its definition (`POST /catalog/entities/spreadsheet/register`).
+   * Relationships that name columns the new definition lacks are reported as a validation error.
+   */
+  async upsertEntity(definition: unknown): Promise<UpsertResult> {
+    await this.#ready();
+    const entity = parse(EntitySchema, definition, 'entity');
+    const previous = await this.#storage.get<Entity>('entities', entity.name);
+    if (previous) {
+      const issues: Issue[] = [];
+      for (const rel of await this.listRelationships()) {
+        for (const [side, entityName, columns] of [
+          ['source_columns', rel.source_entity, rel.foreign_key_config.source_columns],
+          ['target_columns', rel.target_entity, rel.foreign_key_config.target_columns],
+        ] as const) {
+          if (entityName !== entity.name) continue;
+          for (const column of columns) {
+            const now = entity.columns.find((c) => c.name === column);
+            const before = previous.columns.find((c) => c.name === column);
+            if (!now || (before && now.type !== before.type)) {
+              issues.push({
+                code: 'relationship_conflict',
+                path: 'columns',
+                message: `relationship "${rel.name}" uses column "${column}" (${side}), which the new definition ${now ? `changes from ${before?.type} to ${now.type}` : 'removes'}`,
+              });
+            }
+          }
+        }
+      }
+      if (issues.length > 0) throw new ValidationError(issues);
+    }
+    await this.#storage.put('entities', entity.name, entity);
+    this.#cache.delete(entity.name);
+    return { entity, created: !previous };
+  }
+
+  /** The definition of an entity. @throws {@link NotFoundError} */
+  async getDefinition(name: string): Promise<Entity> {
+    await this.#ready();
+    const entity = await this.#storage.get<Entity>('entities', name);
+    if (!entity) throw new NotFoundError('entity', name);
+    return entity;
+  }
+
+  /** Every entity definition, ordered by name. */
+  async listEntities(): Promise<Entity[]> {
+    await this.#ready();
+    return (await this.#storage.list<Entity>('entities')).map((e) => e.value);
+  }
+
+  /**
+   * Creates a relationship (`POST /catalog/entity/relationship`): both entities and every named
+   * column must exist, the column lists be of equal length and the paired columns of the same type.
+   * @throws {@link ValidationError}, {@link NotFoundError} (unknown entity), {@link ConflictError} (name taken).
+   */
+  async createRelationship(definition: unknown): Promise<Relationship> {
+    await this.#ready();
+    const rel = parse(RelationshipSchema, definition, 'relationship');
+    const source = await this.#storage.get<Entity>('entities', rel.source_entity);
+    const target = await this.#storage.get<Entity>('entities', rel.target_entity);
+    if (!source) throw new NotFoundError('entity', rel.source_entity);
+    if (!target) throw new NotFoundError('entity', rel.target_entity);
+    const issues: Issue[] = [];
+    const { source_columns, target_columns } = rel.foreign_key_config;
+    const typeOf = (entity: Entity, column: string) => entity.columns.find((c) => c.name === column)?.type;
+    source_columns.forEach((column, i) => {
+      if (!typeOf(source, column)) {
+        issues.push({ code: 'unknown_column', path: `foreign_key_config.source_columns[${i}]`, message: `"${column}" is not a column of entity "${source.name}" (columns: ${source.columns.map((c) => c.name).join(', ')})` });
+      }
+    });
+    target_columns.forEach((column, i) => {
+      if (!typeOf(target, column)) {
+        issues.push({ code: 'unknown_column', path: `foreign_key_config.target_columns[${i}]`, message: `"${column}" is not a column of entity "${target.name}" (columns: ${target.columns.map((c) => c.name).join(', ')})` });
+      }
+    });
+    if (issues.length === 0) {
+      source_columns.forEach((column, i) => {
+        const targetColumn = target_columns[i]!;
+        const a = typeOf(source, column);
+        const b = typeOf(target, targetColumn);
+        if (a !== b) {
+          issues.push({ code: 'incompatible_types', path: `foreign_key_config.target_columns[${i}]`, message: `"${source.name}.${column}" is ${a} but "${target.name}.${targetColumn}" is ${b}; paired columns must have the same type` });
+        }
+      });
+    }
+    if (issues.length > 0) throw new ValidationError(issues);
+    if (!(await this.#storage.put('relationships', rel.name, rel, { ifAbsent: true }))) throw new ConflictError('relationship', rel.name);
+    return rel;
+  }
+
+  /** Every relationship, ordered by name. */
+  async listRelationships(): Promise<Relationship[]> {
+    await this.#ready();
+    return (await this.#storage.list<Relationship>('relationships')).map((r) => r.value);
+  }
+
+  /**
+   * Reads an entity: the `get_entity` action (SPEC 4.2). Never throws for bad input or unreadable
+   * data: problems come back in `body.error` with `body.table` columns and rows null.
+   */
+  async getEntity(input: GetEntityInput | unknown, options: CallOptions = {}): Promise<GetEntityOutput> {
+    await this.#ready();
+    const name = typeof input === 'object' && input !== null ? (input as { entity_name?: unknown }).entity_name : undefined;
+    try {
+      const entity = typeof name === 'string' ? await this.#storage.get<Entity>('entities', name) : undefined;
+      if (!entity) {
+        const shape = check(GetEntityInputSchema, input);
+        if (!shape.ok) return failure(shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+        return failure([`entity_name: entity "${String(name)}" does not exist`]);
+      }
+      const loaded = await this.#load(entity, options);
+      return executeRead(entity.name, loaded.table, input, this.#limits);
+    } catch (error) {
+      if (isStepwireError(error)) return failure([error.message]);
+      throw error;
+    }
+  }
+
+  /**
+   * Appends rows to an entity, all or nothing: types, primary-key uniqueness (against existing and
+   * new rows) and enforced foreign keys are checked for every row before anything is written.
+   * @throws {@link WriteRejectedError} naming every bad row and key; nothing is written then.
+   */
+  async append(name: string, rows: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
+    return this.write([{ entity: name, rows, mode: 'append' }], options);
+  }
+
+  /**
+   * Writes to several entities at once, all or nothing: every row of every entity is checked
+   * before the first row is written.
+   */
+  async write(writes: readonly EntityWrite[], options: CallOptions = {}): Promise<WriteResult> {
+    await this.#ready();
+    const entities = new Map<string, Entity>();
+    for (const w of writes) {
+      const entity = await this.#storage.get<Entity>('entities', w.entity);
+      if (!entity) throw new NotFoundError('entity', w.entity);
+      entities.set(w.entity, entity);
+    }
+    const total = writes.reduce((n, w) => n + w.rows.length, 0);
+    if (total > this.#limits.maxRowsPerWrite) {
+      throw new LimitError('maxRowsPerWrite', `${total} rows exceed the limit of ${this.#limits.maxRowsPerWrite} rows per write (limits.maxRowsPerWrite)`);
+    }
+    const relationships = (await this.listRelationships()).filter((r) => r.foreign_key_config.enforce_foreign_key);
+    const lockKeys = [...entities.values()].map((e) => sheetKey(e.spreadsheet_config));
+    return this.#writes.run(lockKeys, async () => {
+      const plans = await this.#planWrites(writes, entities, relationships, options);
+      const written: Record<string, number> = {};
+      for (const plan of plans) {
+        options.signal?.throwIfAborted();
+        await this.#commit(plan, options);
+        written[plan.entity.name] = (written[plan.entity.name] ?? 0) + plan.rows.length;
+      }
+      return { written };
+    });
+  }
+
+  /** Drops cached tables (all, or one entity's), so the next read goes to the spreadsheet. */
+  invalidate(entityName?: string): void {
+    if (entityName === undefined) this.#cache.clear();
+    else this.#cache.delete(entityName);
+  }
+
+  /** The mapped table of an entity (read through the cache). @internal */
+  async table(name: string, options: CallOptions = {}): Promise<{ entity: Entity; table: EntityTable }> {
+    await this.#ready();
+    const entity = await this.getDefinition(name);
+    return { entity, table: (await this.#load(entity, options)).table };
+  }
+
+  async #planWrites(writes: readonly EntityWrite[], entities: Map<string, Entity>, relationships: Relationship[], options: CallOptions): Promise<WritePlan[]> {
+    const issues: Issue[] = [];
+    const plans: WritePlan[] = [];
+    const pending = new Map<string, unknown[][]>();
+    for (const w of writes) {
+      const entity = entities.get(w.entity)!;
+      const loaded = await this.#load(entity, options);
+      const mode = w.mode ?? 'append';
+      const rows = coerceRows(entity, w.rows, issues);
+      const keyColumns = entity.primary_key.map((k) => entity.columns.findIndex((c) => c.name === k));
+      const seen = new Map<string, string>();
+      if (mode === 'append') {
+        for (let i = 0; i < loaded.table.length; i++) {
+          const row = tableRow(loaded.table, i);
+          seen.set(keyOf(row, keyColumns), `existing row ${i + 1}`);
+        }
+      }
+      for (const earlier of pending.get(entity.name) ?? []) seen.set(keyOf(earlier, keyColumns), 'an earlier row of this write');
+      rows.forEach((row, i) => {
+        if (!row) return;
+        const key = keyOf(row, keyColumns);
+        if (keyColumns.some((c) => row[c] === null)) {
+          issues.push({ code: 'null_key', path: `${entity.name}[${i}]`, message: `row ${i + 1} of "${entity.name}" has an empty primary key column (${entity.primary_key.join(', ')})` });
+          return;
+        }
+        const clash = seen.get(key);
+        if (clash) {
+          issues.push({ code: 'duplicate_key', path: `${entity.name}[${i}]`, message: `row ${i + 1} of "${entity.name}" repeats primary key ${describeKey(entity.primary_key, keyColumns, row)} of ${clash}` });
+        } else {
+          seen.set(key, `row ${i + 1} of this write`);
+        }
+      });
+      const good = rows.filter((r): r is unknown[] => r !== undefined);
+      pending.set(entity.name, [...(pending.get(entity.name) ?? []), ...good]);
+      plans.push({ entity, mode, rows: good, loaded, original: rows });
+    }
+    // Enforced foreign keys: each source row must match a target row (existing, or written in this same write).
+    for (const plan of plans) {
+      for (const rel of relationships) {
+        if (rel.source_entity !== plan.entity.name) continue;
+        const target = entities.get(rel.target_entity) ?? (await this.#storage.get<Entity>('entities', rel.target_entity));
+        if (!target) continue;
+        const targetTable = (await this.#load(target, options)).table;
+        const targetColumns = rel.foreign_key_config.target_columns.map((c) => target.columns.findIndex((t) => t.name === c));
+        const sourceColumns = rel.foreign_key_config.source_columns.map((c) => plan.entity.columns.findIndex((s) => s.name === c));
+        const known = new Set<string>();
+        const replacing = plans.some((p) => p.entity.name === target.name && p.mode === 'replace');
+        if (!replacing) for (let i = 0; i < targetTable.length; i++) known.add(keyOf(tableRow(targetTable, i), targetColumns));
+        for (const row of pending.get(target.name) ?? []) known.add(keyOf(row, targetColumns));
+        plan.original.forEach((row, i) => {
+          if (!row) return;
+          // SQL MATCH SIMPLE: a key with an empty column is not checked.
+          if (sourceColumns.some((c) => row[c] === null)) return;
+          if (!known.has(keyOf(row, sourceColumns))) {
+            issues.push({
+              code: 'foreign_key',
+              path: `${plan.entity.name}[${i}]`,
+              message: `row ${i + 1} of "${plan.entity.name}" has ${describeKey(rel.foreign_key_config.source_columns, sourceColumns, row)}, which matches no row of "${target.name}" on (${rel.foreign_key_config.target_columns.join(', ')}) (relationship "${rel.name}")`,
+            });
+          }
+        });
+      }
+    }
+    if (issues.length > 0) throw new WriteRejectedError(issues);
+    return plans;
+  }
+
+  async #commit(plan: WritePlan, options: CallOptions): Promise<void> {
+    const { entity, loaded } = plan;
+    const config = entity.spreadsheet_config;
+    const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
+    const values = plan.rows.map((row) => {
+      const cells: CellValue[] = new Array<CellValue>(loaded.headerWidth).fill(null);
+      entity.columns.forEach((column, c) => {
+        cells[loaded.headerIndexes[c]!] = cellFromValue(column.type, row[c]);
+      });
+      return cells;
+    });
+    if (plan.mode === 'replace') {
+      if (!this.#sheets.write) throw new ValidationError([{ code: 'unsupported', path: 'write_mode', message: 'this spreadsheet adapter cannot overwrite cells, so write_mode "replace" is not available' }]);
+      const height = Math.max(values.length, loaded.table.length);
+      const grid: CellValue[][] = [];
+      for (let i = 0; i < height; i++) grid.push(values[i] ?? new Array<CellValue>(loaded.headerWidth).fill(null));
+      if (grid.length > 0) await this.#sheets.write({ ...ref, row: config.origin.row + 1, col: config.origin.col, values: grid }, options);
+    } else if (values.length > 0) {
+      await this.#sheets.append({ ...ref, row: config.origin.row + 1 + loaded.table.length, col: config.origin.col, values }, options);
+    }
+    const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
+    const base = plan.mode === 'replace' ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]) } : loaded;
+    this.#cache.set(entity.name, { ...base, table: appendRows(base.table, plan.rows), revision });
+  }
+
+  async #load(entity: Entity, options: CallOptions): Promise<LoadedSheet> {
+    const config = entity.spreadsheet_config;
+    const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
+    const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
+    const cached = this.#cache.get(entity.name);
+    if (cached && revision !== undefined && cached.revision === revision) return cached;
+    const [cells = []] = await this.#sheets.read([{ ...ref, row: config.origin.row, col: config.origin.col }], options);
+    const table = mapSheet(entity, cells);
+    const header = cells[0] ?? [];
+    const headerIndexes = entity.columns.map((column) => header.findIndex((cell) => typeof cell === 'string' && cell.trim() === column.name));
+    const loaded: LoadedSheet = { table, headerIndexes, headerWidth: Math.max(header.length, ...headerIndexes.map((i) => i + 1)), revision };
+    if (revision !== undefined) this.#cache.set(entity.name, loaded);
+    return loaded;
+  }
+}
+
+interface WritePlan {
+  entity: Entity;
+  mode: 'append' | 'replace';
+  rows: unknown[][];
+  loaded: LoadedSheet;
+  original: (unknown[] | undefined)[];
+}
+
+function coerceRows(entity: Entity, rows: EntityRows, issues: Issue[]): (unknown[] | undefined)[] {
+  const names = entity.columns.map((c) => c.name);
+  return rows.map((input, i) => {
+    const label = `row ${i + 1} of "${entity.name}"`;
+    let values: readonly unknown[];
+    if (Array.isArray(input)) {
+      if (input.length !== names.length) {
+        issues.push({ code: 'row_shape', path: `${entity.name}[${i}]`, message: `${label} has ${input.length} values but the entity has ${names.length} columns (${names.join(', ')})` });
+        return undefined;
+      }
+      values = input;
+    } else if (typeof input === 'object' && input !== null) {
+      const record = input as Record<string, unknown>;
+      const unknown = Object.keys(record).filter((k) => !names.includes(k));
+      if (unknown.length > 0) {
+        issues.push({ code: 'unknown_column', path: `${entity.name}[${i}]`, message: `${label} has ${unknown.map((k) => `"${k}"`).join(', ')}, not ${unknown.length === 1 ? 'a column' : 'columns'} of the entity (columns: ${names.join(', ')})` });
+        return undefined;
+      }
+      values = names.map((n) => (Object.prototype.hasOwnProperty.call(record, n) ? record[n] : null));
+    } else {
+      issues.push({ code: 'row_shape', path: `${entity.name}[${i}]`, message: `${label} must be an object keyed by column name or an array of values` });
+      return undefined;
+    }
+    const out: unknown[] = [];
+    let bad = false;
+    entity.columns.forEach((column, c) => {
+      const result = coerceCell(column.type, values[c] === undefined ? null : values[c]);
+      if (result.ok) out.push(result.value);
+      else {
+        bad = true;
+        issues.push({ code: 'invalid_type', path: `${entity.name}[${i}].${column.name}`, message: `${label}: column "${column.name}" must be ${column.type}, got ${JSON.stringify(values[c])}` });
+      }
+    });
+    if (bad) return undefined;
+    if (out.every((v) => v === null)) {
+      issues.push({ code: 'empty_row', path: `${entity.name}[${i}]`, message: `${label} is empty; an empty row would end the table in the sheet` });
+      return undefined;
+    }
+    return out;
+  });
+}
+
+function headerCells(entity: Entity, loaded: LoadedSheet): CellValue[] {
+  const header: CellValue[] = new Array<CellValue>(loaded.headerWidth).fill(null);
+  entity.columns.forEach((column, c) => (header[loaded.headerIndexes[c]!] = column.name));
+  return header;
+}
+
+function keyOf(row: readonly unknown[], columns: readonly number[]): string {
+  return JSON.stringify(columns.map((c) => row[c] ?? null));
+}
+
+function describeKey(names: readonly string[], columns: readonly number[], row: readonly unknown[]): string {
+  return `(${names.map((n, i) => `${n}=${JSON.stringify(row[columns[i]!] ?? null)}`).join(', ')})`;
+}
+
+function sheetKey(config: Entity['spreadsheet_config']): string {
+  return `${config.spreadsheet_id}\u0000${config.sheet_name}`;
+}
+
+function failure(errors: string[]): GetEntityOutput {
+  return { body: { table: { columns: null, rows: null }, error: { is_error: true, errors } } };
+}
+

@@ -1,0 +1,172 @@
+/**
+ * Reading an entity's sheet into an {@link EntityTable} (DESIGN 3): the header row names the columns,
+ * data rows follow it and end at the first row whose entity columns are all empty, and every cell is
+ * coerced to its column's type.
+ * @module
+ */
+import type { CellRows, CellValue } from '../adapters/types.js';
+import { SheetError } from '../errors/index.js';
+import type { Entity } from '../schema/entity.js';
+import { BOOLEAN_NULL, createTable, type EntityTable } from '../query/entity-table.js';
+import { coerceCell, isEmptyCell } from '../query/coerce.js';
+import { sheetCell, toA1, toA1Range } from './a1.js';
+
+export { columnLetters, toA1, toA1Range, sheetCell } from './a1.js';
+export { coerceCell, cellFromValue, isEmptyCell, type Coerced } from '../query/coerce.js';
+export {
+  appendRows,
+  tableRow,
+  BOOLEAN_NULL,
+  type EntityTable,
+  type ColumnData,
+} from '../query/entity-table.js';
+
+/**
+ * Where each entity column sits in the header row: `indexes[c]` is the position (relative to the
+ * origin column) of entity column `c`. Header cells match a column when their text, trimmed, equals
+ * the column name exactly (case-sensitive). Headers of no entity column are ignored.
+ * @throws {@link SheetError} `missing_column` naming the header range and the missing columns, or
+ * `duplicate_column` naming the second cell that repeats a column's name.
+ */
+export function headerIndexes(entity: Entity, header: readonly CellValue[]): number[] {
+  const config = entity.spreadsheet_config;
+  const where = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
+  const { row, col } = config.origin;
+  const byName = new Map<string, number>(entity.columns.map((column, c) => [column.name, c]));
+  const indexes = new Array<number>(entity.columns.length).fill(-1);
+  for (let h = 0; h < header.length; h++) {
+    const cell = header[h];
+    if (typeof cell !== 'string') continue;
+    const c = byName.get(cell.trim());
+    if (c === undefined) continue;
+    if (indexes[c] !== -1) {
+      const first = toA1(row, col + indexes[c]!);
+      const cellName = toA1(row, col + h);
+      throw new SheetError(
+        `The header row of entity "${entity.name}" names column "${cell.trim()}" twice: ${sheetCell(config.sheet_name, first)} and ${sheetCell(config.sheet_name, cellName)}; each column must appear once`,
+        { ...where, cell: cellName },
+        { code: 'duplicate_column' },
+      );
+    }
+    indexes[c] = h;
+  }
+  const missing = entity.columns.filter((_, c) => indexes[c] === -1).map((column) => `"${column.name}"`);
+  if (missing.length > 0) {
+    const range = toA1Range(row, col, row, col + Math.max(header.length, 1) - 1);
+    const found = header
+      .filter((cell) => !isEmptyCell(cell))
+      .map((cell) => JSON.stringify(typeof cell === 'string' ? cell.trim() : cell));
+    throw new SheetError(
+      `The header row ${sheetCell(config.sheet_name, range)} of entity "${entity.name}" is missing ${missing.length === 1 ? 'column' : 'columns'} ${missing.join(', ')} (found: ${found.length > 0 ? found.join(', ') : 'no headers'})`,
+      { ...where, range },
+      { code: 'missing_column' },
+    );
+  }
+  return indexes;
+}
+
+/** Number of data rows: rows after the header up to (not including) the first whose entity cells are all empty. */
+function dataLength(cells: CellRows, indexes: readonly number[]): number {
+  let r = 1;
+  for (; r < cells.length; r++) {
+    const line = cells[r];
+    if (line === undefined) break;
+    let empty = true;
+    for (let c = 0; c < indexes.length; c++) {
+      const value = line[indexes[c]!];
+      if (
+        value !== null &&
+        value !== undefined &&
+        value !== '' &&
+        !(typeof value === 'string' && value.trim() === '')
+      ) {
+        empty = false;
+        break;
+      }
+    }
+    if (empty) break;
+  }
+  return r - 1;
+}
+
+/**
+ * Maps the rows read from an entity's origin (row 0 is the header row, cell 0 is at the origin column)
+ * to a columnar table, coercing each cell by its column type (see `coerceCell`).
+ * @throws {@link SheetError} for a missing or repeated header column, or a cell that cannot be read as
+ * its column's type (code `invalid_cell`, `location.cell` in A1 notation; the top-most such cell).
+ */
+export function mapSheet(entity: Entity, cells: CellRows): EntityTable {
+  const indexes = headerIndexes(entity, cells[0] ?? []);
+  let length = dataLength(cells, indexes);
+  const table = createTable(entity.columns, length);
+  let failure: { row: number; c: number; value: CellValue | undefined } | undefined;
+  for (let c = 0; c < entity.columns.length; c++) {
+    const h = indexes[c]!;
+    const type = entity.columns[c]!.type;
+    const data = table.data[c]!;
+    for (let r = 0; r < length; r++) {
+      const value = cells[r + 1]![h];
+      // Fast paths for the common cell kinds; everything else goes through coerceCell.
+      if (type === 'NUMBER' && typeof value === 'number' && Number.isFinite(value)) {
+        (data as Float64Array)[r] = value;
+        continue;
+      }
+      if (
+        (type === 'STRING' || type === 'DATE' || type === 'DATETIME') &&
+        (value === null || value === undefined)
+      )
+        continue;
+      if (type === 'STRING' && typeof value === 'string' && visibleAscii(value.charCodeAt(0))) {
+        (data as (string | null)[])[r] = value;
+        continue;
+      }
+      const result = coerceCell(type, value);
+      if (!result.ok) {
+        failure = { row: r, c, value };
+        length = r; // later columns need only be checked above this row
+        break;
+      }
+      if (type === 'NUMBER')
+        (data as Float64Array)[r] = result.value === null ? NaN : (result.value as number);
+      else if (type === 'BOOLEAN')
+        (data as Uint8Array)[r] = result.value === null ? BOOLEAN_NULL : result.value ? 1 : 0;
+      else (data as (string | null)[])[r] = result.value as string | null;
+    }
+  }
+  if (failure) throw cellError(entity, indexes, failure.row, failure.c, failure.value);
+  return table;
+}
+
+/** A printable ASCII character: a string starting with one is never blank. */
+function visibleAscii(code: number): boolean {
+  return code > 32 && code < 127;
+}
+
+function cellError(
+  entity: Entity,
+  indexes: readonly number[],
+  r: number,
+  c: number,
+  value: CellValue | undefined,
+): SheetError {
+  const config = entity.spreadsheet_config;
+  const column = entity.columns[c]!;
+  const cell = toA1(config.origin.row + 1 + r, config.origin.col + indexes[c]!);
+  const shown =
+    typeof value === 'string'
+      ? JSON.stringify(value.length > 60 ? value.slice(0, 60) + '…' : value)
+      : String(value);
+  return new SheetError(
+    `Cell ${sheetCell(config.sheet_name, cell)} of entity "${entity.name}" holds ${shown}, which is not a valid ${column.type} for column "${column.name}"${HINTS[column.type]}`,
+    { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name, cell },
+    { code: 'invalid_cell' },
+  );
+}
+
+const HINTS: Record<string, string> = {
+  NUMBER: ' (expected a number or plain decimal text such as "12", "-3.5", "1e3")',
+  STRING: '',
+  BOOLEAN: ' (expected TRUE or FALSE)',
+  DATE: ' (expected YYYY-MM-DD or a date cell)',
+  DATETIME: ' (expected ISO 8601 such as 2024-05-01T13:45:00Z, or a date-time cell)',
+};

@@ -1,0 +1,195 @@
+import { ActionRegistry, type ActionDefinition } from '../actions/registry.js';
+import { getEntityAction } from '../actions/get-entity.js';
+import { dummyTaskAction } from '../actions/dummy-task.js';
+import { sendMessageAction } from '../actions/send-message.js';
+import { createPdfAction } from '../actions/create-pdf.js';
+import { uploadFileAction } from '../actions/upload-file.js';
+import { Catalog } from '../catalog/catalog.js';
+import { NotFoundError, ValidationError } from '../errors/index.js';
+import { QuickJsSandbox, type ScriptSandbox } from '../script/index.js';
+import { Applications } from '../app/applications.js';
+import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
+import { Execution, type RunOptions } from './run.js';
+import type { RunEvent, RunRecord, StepRecord } from './record.js';
+import { ScriptRegistry } from './scripts.js';
+import { WorkflowRegistry } from './workflows.js';
+
+/** A run started with {@link Engine.start}: its id, its events as they happen, and its result. */
+export interface RunHandle {
+  /** The run id (also the key of its record). */
+  id: string;
+  /** Every event of the run, in order; the iteration ends when the run finishes. */
+  events: AsyncIterable<RunEvent>;
+  /** The finished run record. */
+  result: Promise<RunRecord>;
+}
+
+/**
+ * The stepwire engine: the catalog, workflows, scripts, applications and actions, on the adapters
+ * you give it (each defaults to its in-memory reference).
+ * @example
+ * ```ts
+ * const engine = new Engine({ spreadsheets: new MemorySpreadsheets({ crm: { orders: [['id', 'total'], [1, 9.5]] } }) });
+ * await engine.catalog.registerEntity(ordersEntity);
+ * await engine.workflows.create(workflow);
+ * const run = await engine.run('invoice', { customer_id: 1 });
+ * ```
+ */
+export class Engine {
+  /** Entities, relationships, reads and writes. */
+  readonly catalog: Catalog;
+  /** Workflow definitions. */
+  readonly workflows: WorkflowRegistry;
+  /** Transform scripts. */
+  readonly scripts: ScriptRegistry;
+  /** `l2` actions: built in, your own, and test stubs. */
+  readonly actions: ActionRegistry;
+  /** Application configurations and their runtime. */
+  readonly applications: Applications;
+  /** The options with every default filled in. @internal */
+  readonly options: ResolvedOptions;
+  #sandbox: ScriptSandbox;
+  #ready: Promise<void> | undefined;
+
+  constructor(options: EngineOptions = {}) {
+    this.options = resolveOptions(options);
+    const files = this.options.files;
+    const builtins = new Map<string, ActionDefinition>(
+      [getEntityAction, dummyTaskAction, sendMessageAction, createPdfAction].map((a) => [`${a.provider}/${a.module}/${a.action}`, a as ActionDefinition]),
+    );
+    this.actions = new ActionRegistry((provider, module, action) => {
+      const builtin = builtins.get(`${provider}/${module}/${action}`);
+      if (builtin) return builtin;
+      const store = module === 'files' && action === 'upload_file' ? files[provider] : undefined;
+      return store ? (uploadFileAction(provider, store) as unknown as ActionDefinition) : undefined;
+    });
+    for (const action of options.actions ?? []) this.actions.register(action);
+    const ready = () => this.ready();
+    this.catalog = new Catalog({ storage: this.options.storage, spreadsheets: this.options.spreadsheets, limits: this.options.limits, ready });
+    this.workflows = new WorkflowRegistry(this.options.storage, (p, m, a) => this.actions.has(p, m, a), ready);
+    this.scripts = new ScriptRegistry(this.options.storage, ready);
+    this.#sandbox = options.sandbox ?? new QuickJsSandbox();
+    this.applications = new Applications(this, ready);
+  }
+
+  /**
+   * Opens the storage: runs left `running` by an engine that stopped are marked `interrupted`.
+   * Every other method waits for this on its own; call it to do the work up front.
+   */
+  ready(): Promise<void> {
+    return (this.#ready ??= this.#recoverInterrupted());
+  }
+
+  /**
+   * Runs a workflow to its end and resolves with its run record, succeeded or failed.
+   * @throws {@link ValidationError} when the input is invalid (no step runs, no record is kept);
+   *   {@link NotFoundError} when there is no such workflow.
+   */
+  async run(name: string, input?: unknown, options: RunOptions = {}): Promise<RunRecord> {
+    const execution = await this.#prepare(name, input, options);
+    return execution.run();
+  }
+
+  /**
+   * Starts a workflow and hands back its events as they happen, e.g. for a progress bar.
+   * @example
+   * ```ts
+   * const handle = await engine.start('invoice', { customer_id: 1 });
+   * for await (const event of handle.events) console.log(event.type, 'step' in event ? event.step : '');
+   * const record = await handle.result;
+   * ```
+   */
+  async start(name: string, input?: unknown, options: RunOptions = {}): Promise<RunHandle> {
+    const queue: RunEvent[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    const execution = await this.#prepare(name, input, {
+      ...options,
+      onEvent: (event) => {
+        options.onEvent?.(event);
+        queue.push(event);
+        wake?.();
+      },
+    });
+    const result = execution.run().finally(() => {
+      finished = true;
+      wake?.();
+    });
+    const events: AsyncIterable<RunEvent> = {
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          while (queue.length > 0) yield queue.shift()!;
+          if (finished) return;
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+      },
+    };
+    return { id: execution.id, events, result };
+  }
+
+  /** A run record by id. @throws {@link NotFoundError} */
+  async getRun(id: string): Promise<RunRecord> {
+    await this.ready();
+    const record = await this.options.storage.get<RunRecord>('runs', id);
+    if (!record) throw new NotFoundError('run', id);
+    return record;
+  }
+
+  /**
+   * Fills `default_data` into the input and validates it against `input_schema`.
+   * @throws {@link ValidationError} listing every problem with its path.
+   */
+  async checkInput(name: string, input: unknown): Promise<unknown> {
+    await this.ready();
+    const prepared = await this.workflows.prepared(name);
+    return applyInput(prepared, input);
+  }
+
+  async #prepare(name: string, input: unknown, options: RunOptions): Promise<Execution> {
+    await this.ready();
+    const prepared = await this.workflows.prepared(name);
+    const value = applyInput(prepared, input);
+    return new Execution(prepared.plan, value, { options: this.options, actions: this.actions, catalog: this.catalog, scripts: this.scripts, sandbox: this.#sandbox, storage: this.options.storage }, options);
+  }
+
+  async #recoverInterrupted(): Promise<void> {
+    const runs = await this.options.storage.list<RunRecord>('runs');
+    for (const { key, value } of runs) {
+      if (value.status !== 'running') continue;
+      const finished = value.steps.filter((s: StepRecord) => s.status === 'succeeded' || s.status === 'skipped' || s.status === 'failed');
+      const last = finished.sort((a, b) => String(a.finished_at).localeCompare(String(b.finished_at))).at(-1);
+      const steps = value.steps.map((s) => (s.status === 'running' ? { ...s, status: 'pending' as const } : s));
+      await this.options.storage.put('runs', key, {
+        ...value,
+        steps,
+        status: 'interrupted',
+        finished_at: new Date().toISOString(),
+        error: {
+          code: 'interrupted',
+          message: last ? `the engine running this run stopped; the last finished step was "${last.name}"` : 'the engine running this run stopped before any step finished',
+          ...(last ? { step: last.name } : {}),
+        },
+      });
+    }
+  }
+}
+
+function applyInput(prepared: { plan: { workflow: { workflow_input?: { default_data?: Record<string, unknown> | undefined } | undefined } }; input: { validate(value: unknown): { path: string; message: string; code: string }[] } | undefined }, input: unknown): unknown {
+  const declared = prepared.plan.workflow.workflow_input;
+  let value = input === undefined || input === null ? {} : input;
+  if (declared?.default_data && typeof value === 'object' && !Array.isArray(value)) {
+    const filled: Record<string, unknown> = structuredClone(declared.default_data);
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      if (item !== undefined) Object.defineProperty(filled, key, { value: item, enumerable: true, writable: true, configurable: true });
+    }
+    value = filled;
+  }
+  if (prepared.input) {
+    const issues = prepared.input.validate(value);
+    if (issues.length > 0) {
+      throw new ValidationError(issues, `Invalid input: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`);
+    }
+  }
+  return value;
+}

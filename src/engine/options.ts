@@ -1,0 +1,152 @@
+import type { ChatAdapter, FileStore, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
+import { MemoryChat, MemoryFileStore, MemorySpreadsheets, MemoryStorage } from '../adapters/memory/index.js';
+import type { ActionDefinition } from '../actions/registry.js';
+import type { ScriptSandbox } from '../script/index.js';
+
+/** Limits of the engine. Every field is optional; each default is documented in docs/security.md. */
+export interface EngineLimits {
+  /** Largest `page_size` of an entity read. @default 10000 */
+  maxPageSize?: number;
+  /** `page_size` of an entity read that gives none. @default 100 */
+  defaultPageSize?: number;
+  /** Most rows one step (or one `append` call) may write. @default 10000 */
+  maxRowsPerWrite?: number;
+  /** Time a transform script may run, in ms. @default 5000 */
+  scriptTimeoutMs?: number;
+  /** Memory a transform script may use, in bytes. @default 67108864 (64 MiB) */
+  scriptMemoryBytes?: number;
+  /** Stack a transform script may use, in bytes. @default 1048576 (1 MiB) */
+  scriptStackBytes?: number;
+  /** Size of what a script writes (as JSON), in bytes. @default 16777216 (16 MiB) */
+  scriptOutputBytes?: number;
+  /** Time a request step waits for response headers, in ms. @default 10000 */
+  requestHeadersTimeoutMs?: number;
+  /** Time a request step may take in all, in ms. @default 30000 */
+  requestTimeoutMs?: number;
+  /** Largest decoded response body of a request step, in bytes. @default 5242880 (5 MiB) */
+  requestMaxResponseBytes?: number;
+  /** Redirects a request step follows, each re-checked against the address policy. @default 5 */
+  requestMaxRedirects?: number;
+  /** Time a PDF render may take, in ms. @default 30000 */
+  pdfTimeoutMs?: number;
+  /** Largest PDF produced, in bytes. @default 10485760 (10 MiB) */
+  pdfMaxBytes?: number;
+  /** Largest file `upload_file` stores, in bytes. @default 10485760 (10 MiB) */
+  uploadMaxBytes?: number;
+  /** Time a run started through the API or `engine.run` may take, in ms. @default 300000 */
+  runTimeoutMs?: number;
+  /** Time a run started by an application form may take, in ms. @default 30000 */
+  formRunTimeoutMs?: number;
+  /** Independent steps of one run that may run at the same time. @default 4 */
+  stepConcurrency?: number;
+}
+
+/** Security settings of the engine. */
+export interface EngineSecurity {
+  /**
+   * Hosts request steps may reach even though they are loopback, private or link-local addresses:
+   * a host name or IP, optionally with a port, each entry exact (`"api.internal"`, `"127.0.0.1:8080"`).
+   * @default []
+   */
+  allowHosts?: readonly string[];
+  /** Resolves a host name to its addresses so request steps can refuse names pointing at private addresses. */
+  resolve?: (hostname: string) => Promise<string[]>;
+}
+
+/** Options of `new Engine()`. Every adapter is optional and defaults to its in-memory reference. */
+export interface EngineOptions {
+  /** Where definitions, scripts and run records are kept. @default new MemoryStorage() */
+  storage?: StorageAdapter;
+  /** Where entity rows live. @default new MemorySpreadsheets() */
+  spreadsheets?: SpreadsheetAdapter;
+  /** File stores by provider name; `upload_file` steps name one. @default { memory: new MemoryFileStore() } */
+  files?: Record<string, FileStore>;
+  /** Where `send_message` posts. @default new MemoryChat() */
+  chat?: ChatAdapter;
+  /** The fetch function request steps use. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Extra `l2` actions to register. */
+  actions?: readonly ActionDefinition[];
+  /** Runs stored transform scripts. @default an in-process QuickJS sandbox */
+  sandbox?: ScriptSandbox;
+  /** Limits; see {@link EngineLimits}. */
+  limits?: EngineLimits;
+  /** Security settings; see {@link EngineSecurity}. */
+  security?: EngineSecurity;
+}
+
+/** Engine options with every default filled in. @internal */
+export interface ResolvedOptions {
+  storage: StorageAdapter;
+  spreadsheets: SpreadsheetAdapter;
+  files: Record<string, FileStore>;
+  chat: ChatAdapter;
+  fetch: typeof fetch;
+  limits: Required<EngineLimits>;
+  security: { allowHosts: readonly string[]; resolve?: (hostname: string) => Promise<string[]> };
+}
+
+/** The default limits. @internal */
+export const DEFAULT_LIMITS: Required<EngineLimits> = {
+  maxPageSize: 10_000,
+  defaultPageSize: 100,
+  maxRowsPerWrite: 10_000,
+  scriptTimeoutMs: 5_000,
+  scriptMemoryBytes: 64 * 1024 * 1024,
+  scriptStackBytes: 1024 * 1024,
+  scriptOutputBytes: 16 * 1024 * 1024,
+  requestHeadersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  requestMaxResponseBytes: 5 * 1024 * 1024,
+  requestMaxRedirects: 5,
+  pdfTimeoutMs: 30_000,
+  pdfMaxBytes: 10 * 1024 * 1024,
+  uploadMaxBytes: 10 * 1024 * 1024,
+  runTimeoutMs: 300_000,
+  formRunTimeoutMs: 30_000,
+  stepConcurrency: 4,
+};
+
+/** Fills in defaults and checks the shape of the options once. @internal */
+export function resolveOptions(options: EngineOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('Engine options must be an object');
+  const limits = { ...DEFAULT_LIMITS };
+  for (const [key, value] of Object.entries(options.limits ?? {})) {
+    if (!(key in DEFAULT_LIMITS)) throw new TypeError(`limits.${key} is not a known limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+      throw new TypeError(`limits.${key} must be a positive number, got ${String(value)}`);
+    }
+    (limits as Record<string, number>)[key] = value;
+  }
+  if (limits.defaultPageSize > limits.maxPageSize) limits.defaultPageSize = limits.maxPageSize;
+  const allowHosts = options.security?.allowHosts ?? [];
+  if (!Array.isArray(allowHosts) || allowHosts.some((h) => typeof h !== 'string' || h === '')) {
+    throw new TypeError('security.allowHosts must be an array of host names or IPs, optionally with a port');
+  }
+  for (const [name, adapter, method] of [
+    ['storage', options.storage, 'get'],
+    ['spreadsheets', options.spreadsheets, 'read'],
+    ['chat', options.chat, 'send'],
+  ] as const) {
+    if (adapter !== undefined && typeof (adapter as unknown as Record<string, unknown>)[method] !== 'function') {
+      throw new TypeError(`${name} must be an adapter with a ${method}() method`);
+    }
+  }
+  const files = options.files ?? { memory: new MemoryFileStore() };
+  for (const [name, store] of Object.entries(files)) {
+    if (typeof store?.put !== 'function') throw new TypeError(`files.${name} must be a file store with a put() method`);
+  }
+  const fetchFn = options.fetch ?? globalThis.fetch?.bind(globalThis);
+  const security: ResolvedOptions['security'] = { allowHosts: allowHosts.map((h) => h.toLowerCase()) };
+  if (options.security?.resolve) security.resolve = options.security.resolve;
+  return {
+    storage: options.storage ?? new MemoryStorage(),
+    spreadsheets: options.spreadsheets ?? new MemorySpreadsheets(),
+    files,
+    chat: options.chat ?? new MemoryChat(),
+    fetch: fetchFn,
+    limits,
+    security,
+  };
+}

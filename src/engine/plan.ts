@@ -1,0 +1,165 @@
+import type { Issue } from '../errors/index.js';
+import { parsePath, type PathSegment, type Step, type Workflow } from '../schema/index.js';
+import { compileValue, parseReference, type Reference, type Resolver } from './references.js';
+
+/** A wire ready to apply. @internal */
+export interface PlannedWire {
+  source: string;
+  sourcePath: PathSegment[];
+  targetPath: PathSegment[];
+}
+
+/** A condition ready to evaluate. @internal */
+export interface PlannedCondition {
+  reference: Reference;
+  value: unknown;
+}
+
+/** One step of a plan. @internal */
+export interface PlannedStep {
+  index: number;
+  step: Step;
+  /** Resolves the step's own data (l2 input_data, request_data, or atlas_data) with references filled in. */
+  data: Resolver;
+  wires: PlannedWire[];
+  conditions: PlannedCondition[];
+  /** Indexes of the steps this one waits for. */
+  dependsOn: number[];
+}
+
+/** A workflow turned into what the runner needs: pure data, computed once per definition. @internal */
+export interface Plan {
+  workflow: Workflow;
+  inputName: string;
+  steps: PlannedStep[];
+  /** Step indexes in the order they start: dependencies first, otherwise definition order. */
+  order: number[];
+  output: Resolver | undefined;
+  /** Step index by name. */
+  indexByName: ReadonlyMap<string, number>;
+}
+
+/** Inputs of {@link planWorkflow}. @internal */
+export interface PlanContext {
+  /** True when an l2 action exists. */
+  hasAction(provider: string, module: string, action: string): boolean;
+  /** Names of the input's declared top-level properties, or undefined when any property may exist. */
+  inputProperties: ReadonlySet<string> | undefined;
+}
+
+/**
+ * Checks a workflow's references, wires and dependencies and plans its order. Pure: no I/O.
+ * Every problem names the step and field.
+ * @internal
+ */
+export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: Plan; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const inputName = workflow.workflow_input?.name ?? 'input';
+  const indexOf = new Map(workflow.steps.map((step, index) => [step.name, index]));
+
+  const checkRoot = (ref: Reference, path: string, self: number | undefined, deps: Set<number>) => {
+    if (ref.root === inputName) {
+      const property = ref.path[0];
+      if (context.inputProperties && typeof property === 'string' && !context.inputProperties.has(property)) {
+        issues.push({ code: 'unknown_reference', path, message: `reference ${ref.text} names "${property}", which is not a property of the input schema (properties: ${[...context.inputProperties].join(', ') || 'none'})` });
+      }
+      return;
+    }
+    const target = indexOf.get(ref.root);
+    if (target === undefined) {
+      issues.push({ code: 'unknown_reference', path, message: `reference ${ref.text} names "${ref.root}", which is neither a step nor the input "${inputName}"` });
+    } else if (target === self) {
+      issues.push({ code: 'cycle', path, message: `reference ${ref.text} refers to its own step` });
+    } else {
+      deps.add(target);
+    }
+  };
+
+  const steps: PlannedStep[] = workflow.steps.map((step, index) => {
+    const at = `steps[${index}]`;
+    const deps = new Set<number>();
+    const field = step.type === 'l2' ? 'l2_data.input_data' : step.type === 'atlas' ? 'atlas_data' : 'request_data';
+    const raw = step.type === 'l2' ? (step.l2_data?.input_data ?? {}) : step.type === 'atlas' ? step.atlas_data : step.request_data;
+    const data = compileValue(
+      raw,
+      (ref) => checkRoot(ref, `${at}.${field}`, index, deps),
+      (message) => issues.push({ code: 'invalid_reference', path: `${at}.${field}`, message }),
+    ).resolve;
+    if (step.type === 'l2' && step.l2_data) {
+      const { provider, module, action } = step.l2_data;
+      if (!context.hasAction(provider, module, action)) {
+        issues.push({ code: 'unknown_action', path: `${at}.l2_data`, message: `step "${step.name}": no action "${provider}/${module}/${action}" is registered` });
+      }
+    }
+    const conditions: PlannedCondition[] = (step.conditions ?? []).map((condition, c) => {
+      const expression = condition.data_path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
+      const parsed = parseReference(expression, `{{${expression}}}`);
+      const path = `${at}.conditions[${c}].data_path`;
+      if (typeof parsed === 'string') {
+        issues.push({ code: 'invalid_path', path, message: parsed });
+        return { reference: { text: expression, root: inputName, path: [] }, value: condition.value };
+      }
+      checkRoot(parsed, path, index, deps);
+      return { reference: parsed, value: condition.value };
+    });
+    return { index, step, data, wires: [], conditions, dependsOn: [] as number[], deps } as PlannedStep & { deps: Set<number> };
+  });
+
+  workflow.wires.forEach((wire, w) => {
+    const target = indexOf.get(wire.target_name);
+    const source = indexOf.get(wire.source_name);
+    const sourcePath = parsePath(wire.source_data_path ?? '');
+    const targetPath = parsePath(wire.target_data_path ?? '');
+    if (target === undefined || (source === undefined && wire.source_name !== inputName) || !sourcePath.ok || !targetPath.ok) return; // reported by the schema
+    if (wire.source_name === inputName && context.inputProperties && typeof sourcePath.segments[0] === 'string' && !context.inputProperties.has(sourcePath.segments[0])) {
+      issues.push({ code: 'unknown_reference', path: `wires[${w}].source_data_path`, message: `wire from the input reads "${sourcePath.segments[0]}", which is not a property of the input schema` });
+    }
+    const planned = steps[target]! as PlannedStep & { deps: Set<number> };
+    if (source !== undefined) planned.deps.add(source);
+    planned.wires.push({ source: wire.source_name, sourcePath: sourcePath.segments, targetPath: targetPath.segments });
+  });
+
+  for (const planned of steps as (PlannedStep & { deps: Set<number> })[]) {
+    planned.dependsOn = [...planned.deps].sort((a, b) => a - b);
+    delete (planned as { deps?: Set<number> }).deps;
+  }
+
+  const order = orderSteps(steps, workflow, issues);
+  const output = workflow.workflow_output?.output_data;
+  const outputResolver =
+    output === undefined
+      ? undefined
+      : compileValue(
+          output,
+          (ref) => checkRoot(ref, 'workflow_output.output_data', undefined, new Set()),
+          (message) => issues.push({ code: 'invalid_reference', path: 'workflow_output.output_data', message }),
+        ).resolve;
+  return { plan: { workflow, inputName, steps, order, output: outputResolver, indexByName: indexOf }, issues };
+}
+
+/** Kahn's algorithm, always taking the ready step that comes first in the definition. */
+function orderSteps(steps: PlannedStep[], workflow: Workflow, issues: Issue[]): number[] {
+  const remaining = steps.map((s) => s.dependsOn.length);
+  const dependents: number[][] = steps.map(() => []);
+  steps.forEach((s) => s.dependsOn.forEach((d) => dependents[d]!.push(s.index)));
+  const ready: number[] = [];
+  remaining.forEach((count, i) => count === 0 && ready.push(i));
+  const order: number[] = [];
+  while (ready.length > 0) {
+    ready.sort((a, b) => a - b);
+    const next = ready.shift()!;
+    order.push(next);
+    for (const d of dependents[next]!) if (--remaining[d]! === 0) ready.push(d);
+  }
+  if (order.length < steps.length) {
+    const stuck = steps.filter((s) => !order.includes(s.index));
+    for (const s of stuck) {
+      issues.push({
+        code: 'cycle',
+        path: `steps[${s.index}]`,
+        message: `step "${s.step.name}" is part of a cycle: it waits for ${s.dependsOn.filter((d) => !order.includes(d)).map((d) => `"${workflow.steps[d]!.name}"`).join(', ')}`,
+      });
+    }
+  }
+  return order;
+}

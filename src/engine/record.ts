@@ -1,0 +1,70 @@
+/** Status of a run. `interrupted`: the engine running it stopped before it finished. */
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
+
+/** Status of a step in a run. `pending`: not started (yet, or because the run ended first). */
+export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+
+/** An error as kept in a run record. */
+export interface RunError {
+  /** Stable code, e.g. `step_failed`, `limit_exceeded`, `cancelled`. */
+  code: string;
+  /** What went wrong, naming the step. */
+  message: string;
+  /** The step that failed, when one did. */
+  step?: string;
+  /** Problems with their paths, for validation errors. */
+  issues?: { code: string; path: string; message: string }[];
+}
+
+/** One step of a run record. */
+export interface StepRecord {
+  /** Step name. */
+  name: string;
+  /** Where the step is. */
+  status: StepStatus;
+  /** Attempts made (0 when not started or skipped). */
+  attempts: number;
+  /** ISO time the step started, or null. */
+  started_at: string | null;
+  /** ISO time the step ended, or null. */
+  finished_at: string | null;
+  /** The step's output; null when skipped or not finished. */
+  output: unknown;
+  /** Why the step failed, or null. */
+  error: RunError | null;
+  /** Lines a transform script logged. */
+  logs?: string[];
+}
+
+/** The record of one workflow run (DESIGN 5), kept by the storage adapter. */
+export interface RunRecord {
+  /** Run id. */
+  id: string;
+  /** Workflow name. */
+  workflow: string;
+  /** Where the run is. */
+  status: RunStatus;
+  /** The input after defaults. */
+  input: unknown;
+  /** The workflow output; null unless succeeded. */
+  output: unknown;
+  /** Why the run failed, or null. */
+  error: RunError | null;
+  /** ISO start time. */
+  started_at: string;
+  /** ISO end time, or null while running. */
+  finished_at: string | null;
+  /** Every step of the workflow, in definition order. */
+  steps: StepRecord[];
+}
+
+/** Something that happened in a run, in order. Observe with `onEvent` or `engine.start(...).events`. */
+export type RunEvent =
+  | { type: 'run.started'; run_id: string; workflow: string; at: string }
+  | { type: 'step.started'; run_id: string; step: string; attempt: number; at: string }
+  | { type: 'step.retrying'; run_id: string; step: string; attempt: number; delay_ms: number; error: RunError; at: string }
+  | { type: 'step.succeeded'; run_id: string; step: string; duration_ms: number; at: string }
+  | { type: 'step.skipped'; run_id: string; step: string; at: string }
+  | { type: 'step.failed'; run_id: string; step: string; error: RunError; duration_ms: number; at: string }
+  | { type: 'step.log'; run_id: string; step: string; message: string; at: string }
+  | { type: 'run.finished'; run_id: string; status: Exclude<RunStatus, 'running'>; error: RunError | null; at: string };

@@ -1,0 +1,154 @@
+import { StepwireError } from '../errors/index.js';
+import { findReferences, isWholeReference, parsePath, type PathSegment } from '../schema/index.js';
+
+/** A reference failed to resolve; the step that holds it fails. */
+export class ReferenceError extends StepwireError {
+  override name = 'ReferenceError';
+  constructor(
+    message: string,
+    /** The reference as written, e.g. `{{read.body.table}}`. */
+    readonly reference: string,
+  ) {
+    super('reference_error', message);
+  }
+}
+
+/** A parsed reference: its root (a step or the input) and the path inside it. @internal */
+export interface Reference {
+  text: string;
+  root: string;
+  path: PathSegment[];
+}
+
+/** Looks up the value of a root (a step's output or the workflow input). @internal */
+export interface Scope {
+  /** The value of `root`, `undefined` when there is none yet. */
+  value(root: string): unknown;
+  /** True when `root` is a step that was skipped (references into it resolve to null). */
+  skipped(root: string): boolean;
+}
+
+/** A compiled value: resolves references against a scope. @internal */
+export type Resolver = (scope: Scope) => unknown;
+
+/** Parses the text between `{{` and `}}`. Returns a message when it is not a plain path. @internal */
+export function parseReference(expression: string, text: string): Reference | string {
+  const parsed = parsePath(expression);
+  if (!parsed.ok) return parsed.message;
+  const [root, ...path] = parsed.segments;
+  if (typeof root !== 'string') return `reference ${text} must start with a step name or the input name`;
+  return { text, root, path };
+}
+
+/** Reads `path` inside `value`. A last segment `length` of an array or string gives its length. @internal */
+export function readPath(value: unknown, path: readonly PathSegment[]): { ok: true; value: unknown } | { ok: false; at: number } {
+  let current = value;
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i]!;
+    if (current === null || current === undefined) return { ok: false, at: i };
+    if (segment === 'length' && (Array.isArray(current) || typeof current === 'string')) {
+      current = current.length;
+      continue;
+    }
+    if (Array.isArray(current)) {
+      const index = typeof segment === 'number' ? segment : /^\d+$/.test(segment) ? Number(segment) : -1;
+      if (index < 0 || index >= current.length) return { ok: false, at: i };
+      current = current[index];
+    } else if (typeof current === 'object') {
+      const key = String(segment);
+      if (!Object.prototype.hasOwnProperty.call(current, key)) return { ok: false, at: i };
+      current = (current as Record<string, unknown>)[key];
+    } else {
+      return { ok: false, at: i };
+    }
+  }
+  return { ok: true, value: current };
+}
+
+/** Resolves one reference against a scope. @throws {@link ReferenceError} when its path does not exist. @internal */
+export function resolveReference(ref: Reference, scope: Scope): unknown {
+  const root = scope.value(ref.root);
+  if (root === null && scope.skipped(ref.root)) return null;
+  const found = readPath(root, ref.path);
+  if (found.ok) return found.value === undefined ? null : found.value;
+  if (scope.skipped(ref.root)) return null;
+  const upTo = [ref.root, ...ref.path.slice(0, found.at + 1)].map((s) => (typeof s === 'number' ? `[${s}]` : s)).join('.').replace(/\.\[/g, '[');
+  throw new ReferenceError(`reference ${ref.text} does not resolve: "${upTo}" does not exist in the output of "${ref.root}"`, ref.text);
+}
+
+/** A compiled value: its resolver, and whether it holds no reference at all. @internal */
+export interface Compiled {
+  resolve: Resolver;
+  constant: boolean;
+}
+
+/**
+ * Compiles a value holding `{{...}}` references into a resolver, once per definition. Strings that
+ * are exactly one reference keep the referenced value's type; references inside longer text are
+ * interpolated as text. Parts without references are returned as they are, not copied.
+ * @internal
+ */
+export function compileValue(value: unknown, onReference: (ref: Reference) => void, onError: (message: string) => void): Compiled {
+  const constant: Compiled = { resolve: () => value, constant: true };
+  if (typeof value === 'string') {
+    const matches = findReferences(value);
+    if (matches.length === 0) return constant;
+    const refs: Reference[] = [];
+    for (const match of matches) {
+      const parsed = parseReference(match.expression, value.slice(match.start, match.end));
+      if (typeof parsed === 'string') {
+        onError(parsed);
+        return constant;
+      }
+      onReference(parsed);
+      refs.push(parsed);
+    }
+    if (isWholeReference(value)) {
+      const ref = refs[0]!;
+      return { resolve: (scope) => resolveReference(ref, scope), constant: false };
+    }
+    const pieces: (string | Reference)[] = [];
+    let last = 0;
+    matches.forEach((match, i) => {
+      pieces.push(value.slice(last, match.start), refs[i]!);
+      last = match.end;
+    });
+    pieces.push(value.slice(last));
+    return {
+      resolve: (scope) => pieces.map((piece) => (typeof piece === 'string' ? piece : toText(resolveReference(piece, scope)))).join(''),
+      constant: false,
+    };
+  }
+  if (Array.isArray(value)) {
+    const items = value.map((item) => compileValue(item, onReference, onError));
+    if (items.every((item) => item.constant)) return constant;
+    return { resolve: (scope) => items.map((item) => item.resolve(scope)), constant: false };
+  }
+  if (typeof value === 'object' && value !== null && !(value instanceof Uint8Array)) {
+    const entries = Object.entries(value).map(([key, item]) => [key, compileValue(item, onReference, onError)] as const);
+    if (entries.every(([, item]) => item.constant)) return constant;
+    return {
+      resolve: (scope) => {
+        const out: Record<string, unknown> = {};
+        for (const [key, item] of entries) setOwn(out, key, item.resolve(scope));
+        return out;
+      },
+      constant: false,
+    };
+  }
+  return constant;
+}
+
+/** The text form of a value placed inside a longer string: strings as they are, null as "", others as JSON. @internal */
+export function toText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+/** Sets an own property, also when the key is `__proto__` (which plain assignment would treat as the prototype). @internal */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}

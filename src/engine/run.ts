@@ -1,0 +1,380 @@
+import { CancelledError, LimitError, NonRetryableError, ScriptError, StepwireError, UpstreamError, ValidationError, isStepwireError } from '../errors/index.js';
+import type { ActionContext, ActionRegistry } from '../actions/registry.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { StorageAdapter } from '../adapters/types.js';
+import type { Step } from '../schema/index.js';
+import type { PathSegment } from '../schema/index.js';
+import type { Plan, PlannedStep } from './plan.js';
+import { readPath, setOwn, type Scope } from './references.js';
+import type { ResolvedOptions } from './options.js';
+import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
+import { runStepType } from './step-types.js';
+import type { ScriptRegistry } from './scripts.js';
+import type { ScriptSandbox } from '../script/index.js';
+
+/** What an execution needs from the engine. @internal */
+export interface RunServices {
+  options: ResolvedOptions;
+  actions: ActionRegistry;
+  catalog: Catalog;
+  scripts: ScriptRegistry;
+  sandbox: ScriptSandbox;
+  storage: StorageAdapter;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  /** Cancels the run: no further step starts, and running steps are told to stop. */
+  signal?: AbortSignal;
+  /** Called with every event of the run, in order, while it runs. */
+  onEvent?: (event: RunEvent) => void;
+  /** Time the whole run may take, in ms. @default limits.runTimeoutMs */
+  timeoutMs?: number;
+  /** Independent steps that may run at once. @default limits.stepConcurrency */
+  concurrency?: number;
+}
+
+const PERSIST_EVERY_MS = 250;
+
+/** One run of one workflow: owns its steps' state, retries, timeouts, events and record. @internal */
+export class Execution {
+  readonly id: string;
+  #plan: Plan;
+  #services: RunServices;
+  #input: unknown;
+  #emit: ((event: RunEvent) => void) | undefined;
+  #signal: AbortSignal;
+  #timeout: AbortSignal;
+  #userSignal: AbortSignal | undefined;
+  #concurrency: number;
+  #outputs: unknown[];
+  #skipped: boolean[];
+  #records: StepRecord[];
+  #startedAt = Date.now();
+  #lastPersist = 0;
+  #persisting: Promise<unknown> = Promise.resolve();
+
+  constructor(plan: Plan, input: unknown, services: RunServices, options: RunOptions) {
+    this.id = globalThis.crypto.randomUUID();
+    this.#plan = plan;
+    this.#services = services;
+    this.#input = input;
+    this.#emit = options.onEvent;
+    const timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
+    this.#timeout = AbortSignal.timeout(timeoutMs);
+    this.#userSignal = options.signal;
+    this.#signal = options.signal ? AbortSignal.any([options.signal, this.#timeout]) : this.#timeout;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? services.options.limits.stepConcurrency));
+    const count = plan.steps.length;
+    this.#outputs = new Array<unknown>(count).fill(null);
+    this.#skipped = new Array<boolean>(count).fill(false);
+    this.#records = plan.steps.map((s) => ({ name: s.step.name, status: 'pending', attempts: 0, started_at: null, finished_at: null, output: null, error: null }));
+  }
+
+  /** Runs every step and resolves to the finished run record. */
+  async run(): Promise<RunRecord> {
+    const workflow = this.#plan.workflow.name;
+    this.#event({ type: 'run.started', run_id: this.id, workflow, at: iso(this.#startedAt) });
+    await this.#persist('running', null, null, true);
+    let failure: RunError | null = null;
+    let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
+    try {
+      failure = await this.#schedule();
+      if (failure) status = failure.code === 'cancelled' ? 'cancelled' : 'failed';
+    } catch (error) {
+      failure = toRunError(error);
+      status = 'failed';
+    }
+    let output: unknown = null;
+    if (!failure) {
+      try {
+        output = this.#output();
+      } catch (error) {
+        failure = { ...toRunError(error), message: `workflow_output: ${errorMessage(error)}` };
+        status = 'failed';
+      }
+    }
+    const finished = Date.now();
+    this.#event({ type: 'run.finished', run_id: this.id, status, error: failure, at: iso(finished) });
+    return this.#persist(status, output, failure, true, finished);
+  }
+
+  async #schedule(): Promise<RunError | null> {
+    const { order, steps } = this.#plan;
+    const done = new Array<boolean>(steps.length).fill(false);
+    let next = 0;
+    let failure: RunError | null = null;
+    const running = new Set<Promise<void>>();
+    return new Promise<RunError | null>((resolve) => {
+      const pump = () => {
+        if (failure === null && this.#signal.aborted) failure = this.#abortError();
+        while (failure === null && next < order.length && running.size < this.#concurrency) {
+          const planned = steps[order[next]!]!;
+          if (!planned.dependsOn.every((d) => done[d])) break;
+          next += 1;
+          const task = this.#runStep(planned).then(
+            (error) => {
+              running.delete(task);
+              done[planned.index] = true;
+              if (error && failure === null) failure = error;
+              pump();
+            },
+          );
+          running.add(task);
+        }
+        if (running.size === 0) resolve(failure);
+      };
+      pump();
+    });
+  }
+
+  async #runStep(planned: PlannedStep): Promise<RunError | null> {
+    const record = this.#records[planned.index]!;
+    const step = planned.step;
+    const scope = this.#scope();
+    if (planned.conditions.length > 0 && !planned.conditions.every((c) => conditionHolds(c.reference.root === this.#plan.inputName ? this.#input : this.#outputs[this.#indexOf(c.reference.root)], c.reference.path, c.value))) {
+      this.#skipped[planned.index] = true;
+      record.status = 'skipped';
+      record.finished_at = iso(Date.now());
+      this.#event({ type: 'step.skipped', run_id: this.id, step: step.name, at: record.finished_at });
+      return null;
+    }
+    const started = Date.now();
+    record.status = 'running';
+    record.started_at = iso(started);
+    const retry = retryPolicy(step);
+    for (let attempt = 1; ; attempt++) {
+      record.attempts = attempt;
+      this.#event({ type: 'step.started', run_id: this.id, step: step.name, attempt, at: iso(Date.now()) });
+      try {
+        if (this.#signal.aborted) throw this.#abortError();
+        const data = this.#stepData(planned, scope);
+        const output = await this.#withTimeout(step, (signal) => runStepType(planned, data, this.#context(step, attempt, signal, record), this.#services));
+        this.#outputs[planned.index] = output ?? null;
+        record.output = output ?? null;
+        record.status = 'succeeded';
+        const finished = Date.now();
+        record.finished_at = iso(finished);
+        this.#event({ type: 'step.succeeded', run_id: this.id, step: step.name, duration_ms: finished - started, at: record.finished_at });
+        this.#maybePersist(finished);
+        return null;
+      } catch (error) {
+        const runError = { ...toRunError(error, this.#signal.aborted ? this.#abortError() : undefined), step: step.name };
+        const delay = attempt < retry.attempts && !this.#signal.aborted && isRetryable(error, step) ? backoff(retry, attempt, error) : undefined;
+        if (delay !== undefined) {
+          this.#event({ type: 'step.retrying', run_id: this.id, step: step.name, attempt, delay_ms: delay, error: runError, at: iso(Date.now()) });
+          if (await sleep(delay, this.#signal)) continue;
+        }
+        runError.message = `step "${step.name}" failed: ${runError.message}`;
+        record.status = 'failed';
+        record.error = runError;
+        const finished = Date.now();
+        record.finished_at = iso(finished);
+        this.#event({ type: 'step.failed', run_id: this.id, step: step.name, error: runError, duration_ms: finished - started, at: record.finished_at });
+        return runError;
+      }
+    }
+  }
+
+  #stepData(planned: PlannedStep, scope: Scope): unknown {
+    let data = planned.data(scope);
+    for (const wire of planned.wires) {
+      const source = wire.source === this.#plan.inputName ? this.#input : this.#outputs[this.#indexOf(wire.source)];
+      const found = readPath(source, wire.sourcePath);
+      const value = found.ok ? (found.value ?? null) : this.#skipped[this.#indexOf(wire.source)] ? null : missingWire(wire.source, wire.sourcePath);
+      data = placeAt(data, wire.targetPath, value);
+    }
+    return data;
+  }
+
+  async #withTimeout<T>(step: Step, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (!step.timeout_ms) return work(this.#signal);
+    const timer = AbortSignal.timeout(step.timeout_ms);
+    const signal = AbortSignal.any([this.#signal, timer]);
+    let onAbort!: () => void;
+    const timedOut = new Promise<never>((_, reject) => {
+      onAbort = () => reject(timer.aborted && !this.#signal.aborted ? new LimitError('timeout_ms', `step "${step.name}" took longer than its timeout of ${step.timeout_ms} ms`) : this.#abortError());
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([work(signal), timedOut]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #context(step: Step, attempt: number, signal: AbortSignal, record: StepRecord): ActionContext {
+    const services = this.#services;
+    return {
+      signal,
+      catalog: services.catalog,
+      files: services.options.files,
+      chat: services.options.chat,
+      limits: services.options.limits as unknown as Record<string, number>,
+      run: { id: this.id, workflow: this.#plan.workflow.name, step: step.name, attempt },
+      log: (message: string) => {
+        (record.logs ??= []).push(message);
+        this.#event({ type: 'step.log', run_id: this.id, step: step.name, message, at: iso(Date.now()) });
+      },
+    };
+  }
+
+  #scope(): Scope {
+    return {
+      value: (root) => (root === this.#plan.inputName ? this.#input : this.#outputs[this.#indexOf(root)]),
+      skipped: (root) => root !== this.#plan.inputName && this.#skipped[this.#indexOf(root)] === true,
+    };
+  }
+
+  #indexOf(name: string): number {
+    return this.#plan.indexByName.get(name) ?? -1;
+  }
+
+  #output(): unknown {
+    if (this.#plan.output) return this.#plan.output(this.#scope());
+    const byName: Record<string, unknown> = {};
+    this.#plan.steps.forEach((s, i) => setOwn(byName, s.step.name, this.#outputs[i]));
+    return byName;
+  }
+
+  #abortError(): RunError {
+    if (this.#timeout.aborted && !this.#userSignal?.aborted) {
+      return { code: 'limit_exceeded', message: `the run took longer than its time limit (limits.runTimeoutMs)` };
+    }
+    return { code: 'cancelled', message: 'the run was cancelled' };
+  }
+
+  #event(event: RunEvent): void {
+    if (!this.#emit) return;
+    try {
+      this.#emit(event);
+    } catch {
+      // A listener's error must not break the run.
+    }
+  }
+
+  #maybePersist(now: number): void {
+    if (now - this.#lastPersist < PERSIST_EVERY_MS) return;
+    this.#lastPersist = now;
+    void this.#persist('running', null, null, false);
+  }
+
+  async #persist(status: RunRecord['status'], output: unknown, error: RunError | null, wait: boolean, finished?: number): Promise<RunRecord> {
+    const record: RunRecord = {
+      id: this.id,
+      workflow: this.#plan.workflow.name,
+      status,
+      input: this.#input,
+      output,
+      error,
+      started_at: iso(this.#startedAt),
+      finished_at: finished === undefined ? null : iso(finished),
+      steps: this.#records.map((s) => ({ ...s })),
+    };
+    const write = this.#persisting.then(() => this.#services.storage.put('runs', this.id, record));
+    this.#persisting = write.catch(() => undefined);
+    if (wait) await write;
+    return record;
+  }
+}
+
+/** Normalized retry policy of a step. */
+function retryPolicy(step: Step): { attempts: number; baseMs: number; capMs: number } {
+  if (!step.retry || step.type === 'request') return { attempts: 1, baseMs: 0, capMs: 0 };
+  return { attempts: step.retry.attempts, baseMs: step.retry.backoff_ms ?? 1000, capMs: step.retry.max_backoff_ms ?? 30_000 };
+}
+
+function isRetryable(error: unknown, _step: Step): boolean {
+  if (error instanceof NonRetryableError || error instanceof ValidationError || error instanceof CancelledError || error instanceof ScriptError || error instanceof LimitError) return false;
+  if (error instanceof UpstreamError) return error.retryable;
+  if (isStepwireError(error)) return !['validation_failed', 'non_retryable', 'write_rejected', 'reference_error', 'not_found', 'conflict'].includes(error.code);
+  return true;
+}
+
+function backoff(policy: { baseMs: number; capMs: number }, attempt: number, error: unknown): number {
+  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** (attempt - 1));
+  const jittered = Math.random() * ceiling;
+  const retryAfter = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  return typeof retryAfter === 'number' ? Math.min(policy.capMs, Math.max(jittered, retryAfter)) : jittered;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function conditionHolds(root: unknown, path: readonly PathSegment[], expected: unknown): boolean {
+  const found = readPath(root, path);
+  return jsonEqual(found.ok ? (found.value ?? null) : null, expected ?? null);
+}
+
+/** Equality of JSON values: objects by their keys regardless of order. @internal */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((item, i) => jsonEqual(item, other[i]));
+  }
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  return keysA.length === keysB.length && keysA.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** Places `value` at `path` inside a copy of `data`; an empty path merges an object into the root. */
+function placeAt(data: unknown, path: readonly PathSegment[], value: unknown): unknown {
+  if (path.length === 0) {
+    if (isPlainObject(value) && (isPlainObject(data) || data === undefined || data === null)) {
+      const merged: Record<string, unknown> = { ...(data as Record<string, unknown> | null) };
+      for (const [k, v] of Object.entries(value)) setOwn(merged, k, v);
+      return merged;
+    }
+    return value;
+  }
+  const [head, ...rest] = path;
+  if (typeof head === 'number') {
+    const array = Array.isArray(data) ? data.slice() : [];
+    array[head] = placeAt(array[head], rest, value);
+    return array;
+  }
+  const object: Record<string, unknown> = isPlainObject(data) ? { ...data } : {};
+  setOwn(object, head!, placeAt(object[head!], rest, value));
+  return object;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+
+function missingWire(source: string, path: readonly PathSegment[]): never {
+  throw new StepwireError('reference_error', `wire from "${source}" reads "${path.join('.')}", which does not exist in its output`);
+}
+
+function toRunError(error: unknown, abort?: RunError): RunError {
+  if (abort) return abort;
+  if (error instanceof ValidationError) return { code: error.code, message: error.message, issues: error.issues };
+  if (isStepwireError(error)) return { code: error.code, message: error.message };
+  if (typeof error === 'object' && error !== null && 'code' in error && 'message' in error && typeof (error as RunError).code === 'string') {
+    return { code: (error as RunError).code, message: String((error as RunError).message) };
+  }
+  return { code: 'step_failed', message: errorMessage(error) };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

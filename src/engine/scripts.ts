@@ -1,0 +1,86 @@
+import { NotFoundError, ValidationError } from '../errors/index.js';
+import type { StorageAdapter } from '../adapters/types.js';
+import { NameSchema, check } from '../schema/index.js';
+
+/** What a trusted transform function receives: the same contract as a sandboxed script. */
+export interface TransformContext {
+  /** Rows of an input entity of the step, as objects keyed by column name. */
+  getEntity(name: string): Record<string, unknown>[];
+  /** Writes rows (objects, or a data table) to an output entity of the step; calls add up. */
+  writeEntity(name: string, rows: readonly Record<string, unknown>[] | { columns: { name: string }[]; rows: unknown[][] }): void;
+  /** Adds a line to the step's log. */
+  log(...values: unknown[]): void;
+}
+
+/** A trusted transform written in TypeScript by the host application; it runs in-process at full speed. */
+export type TransformFunction = (context: TransformContext) => void | Promise<void>;
+
+/** A stored script. */
+export interface StoredScript {
+  /** Its name, referred to by `code_file`. */
+  name: string;
+  /** JavaScript source. */
+  source: string;
+}
+
+/**
+ * Transform scripts, reached as `engine.scripts`. Stored sources always run in the sandbox;
+ * functions registered with {@link ScriptRegistry.register} are trusted and run in-process.
+ */
+export class ScriptRegistry {
+  #storage: StorageAdapter;
+  #trusted = new Map<string, TransformFunction>();
+  #ready: () => Promise<void>;
+
+  /** @internal */
+  constructor(storage: StorageAdapter, ready: () => Promise<void>) {
+    this.#storage = storage;
+    this.#ready = ready;
+  }
+
+  /** Stores (or replaces) a script's source under `name`. */
+  async put(name: string, source: string): Promise<StoredScript> {
+    await this.#ready();
+    const checked = check(NameSchema, name);
+    if (!checked.ok) throw new ValidationError(checked.issues.map((i) => ({ ...i, path: 'name' })));
+    if (typeof source !== 'string') throw new ValidationError([{ code: 'invalid_type', path: 'source', message: 'the script source must be text' }]);
+    await this.#storage.put('scripts', name, { name, source });
+    return { name, source };
+  }
+
+  /** A stored script. @throws {@link NotFoundError} */
+  async get(name: string): Promise<StoredScript> {
+    await this.#ready();
+    const script = await this.#storage.get<StoredScript>('scripts', name);
+    if (!script) throw new NotFoundError('script', name);
+    return script;
+  }
+
+  /** Every stored script's name, ordered. */
+  async list(): Promise<string[]> {
+    await this.#ready();
+    return (await this.#storage.list('scripts')).map((entry) => entry.key);
+  }
+
+  /** Removes a stored script; returns whether it existed. */
+  async delete(name: string): Promise<boolean> {
+    await this.#ready();
+    return this.#storage.delete('scripts', name);
+  }
+
+  /** Registers a trusted transform function under a `code_file` name; it wins over a stored script of that name. */
+  register(name: string, fn: TransformFunction): void {
+    if (typeof fn !== 'function') throw new TypeError('a trusted transform must be a function');
+    this.#trusted.set(name, fn);
+  }
+
+  /** The trusted function registered under `name`. @internal */
+  trusted(name: string): TransformFunction | undefined {
+    return this.#trusted.get(name);
+  }
+
+  /** True when `name` is a trusted function or a stored script. @internal */
+  async exists(name: string): Promise<boolean> {
+    return this.#trusted.has(name) || (await this.#storage.get('scripts', name)) !== undefined;
+  }
+}

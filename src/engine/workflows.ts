@@ -1,0 +1,121 @@
+import { ConflictError, NotFoundError, ValidationError, type Issue } from '../errors/index.js';
+import type { StorageAdapter } from '../adapters/types.js';
+import { WorkflowSchema, check, type Workflow } from '../schema/index.js';
+import { compileSchema, type CompiledSchema } from './json-schema/index.js';
+import { planWorkflow, type Plan } from './plan.js';
+
+/** A stored workflow ready to run: its plan and its compiled input schema. @internal */
+export interface PreparedWorkflow {
+  json: string;
+  plan: Plan;
+  input: CompiledSchema | undefined;
+}
+
+/**
+ * Workflow definitions, reached as `engine.workflows`. A definition is validated when stored:
+ * its shape, references, wires, actions, cycles and input schema; every problem names the step and field.
+ */
+export class WorkflowRegistry {
+  #storage: StorageAdapter;
+  #hasAction: (provider: string, module: string, action: string) => boolean;
+  #ready: () => Promise<void>;
+  #prepared = new Map<string, PreparedWorkflow>();
+
+  /** @internal */
+  constructor(storage: StorageAdapter, hasAction: (provider: string, module: string, action: string) => boolean, ready: () => Promise<void>) {
+    this.#storage = storage;
+    this.#hasAction = hasAction;
+    this.#ready = ready;
+  }
+
+  /** Creates a workflow. @throws {@link ValidationError}; {@link ConflictError} when the name is taken. */
+  async create(definition: unknown): Promise<Workflow> {
+    await this.#ready();
+    const prepared = this.validate(definition);
+    const workflow = prepared.plan.workflow;
+    if (!(await this.#storage.put('workflows', workflow.name, workflow, { ifAbsent: true }))) throw new ConflictError('workflow', workflow.name);
+    this.#prepared.set(workflow.name, prepared);
+    return workflow;
+  }
+
+  /** Creates or replaces a workflow; resolves with whether it was created. */
+  async replace(definition: unknown): Promise<{ workflow: Workflow; created: boolean }> {
+    await this.#ready();
+    const prepared = this.validate(definition);
+    const workflow = prepared.plan.workflow;
+    const existed = (await this.#storage.get('workflows', workflow.name)) !== undefined;
+    await this.#storage.put('workflows', workflow.name, workflow);
+    this.#prepared.set(workflow.name, prepared);
+    return { workflow, created: !existed };
+  }
+
+  /** A workflow definition. @throws {@link NotFoundError} */
+  async get(name: string): Promise<Workflow> {
+    await this.#ready();
+    const workflow = await this.#storage.get<Workflow>('workflows', name);
+    if (!workflow) throw new NotFoundError('workflow', name);
+    return workflow;
+  }
+
+  /** Every workflow definition, ordered by name. */
+  async list(): Promise<Workflow[]> {
+    await this.#ready();
+    return (await this.#storage.list<Workflow>('workflows')).map((entry) => entry.value);
+  }
+
+  /** Deletes a workflow; resolves with whether it existed. */
+  async delete(name: string): Promise<boolean> {
+    await this.#ready();
+    this.#prepared.delete(name);
+    return this.#storage.delete('workflows', name);
+  }
+
+  /**
+   * Validates a definition without storing it: every problem, each naming the step and field.
+   * @throws {@link ValidationError}
+   */
+  validate(definition: unknown): PreparedWorkflow {
+    const shape = check(WorkflowSchema, definition);
+    if (!shape.ok) throw new ValidationError(shape.issues, `Invalid workflow: ${describe(shape.issues)}`);
+    const workflow = shape.value;
+    const issues: Issue[] = [];
+    let input: CompiledSchema | undefined;
+    let properties: Set<string> | undefined;
+    if (workflow.workflow_input) {
+      try {
+        input = compileSchema(workflow.workflow_input.input_schema, { path: 'workflow_input.input_schema' });
+      } catch (error) {
+        if (error instanceof ValidationError) issues.push(...error.issues);
+        else throw error;
+      }
+      properties = declaredProperties(workflow.workflow_input.input_schema);
+    }
+    const { plan, issues: planIssues } = planWorkflow(workflow, { hasAction: this.#hasAction, inputProperties: properties });
+    issues.push(...planIssues);
+    if (issues.length > 0) throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${describe(issues)}`);
+    return { json: JSON.stringify(workflow), plan, input };
+  }
+
+  /** The stored workflow, planned and compiled (cached while the definition is unchanged). @internal */
+  async prepared(name: string): Promise<PreparedWorkflow> {
+    const workflow = await this.get(name);
+    const cached = this.#prepared.get(name);
+    const json = JSON.stringify(workflow);
+    if (cached && cached.json === json) return cached;
+    const prepared = this.validate(workflow);
+    this.#prepared.set(name, prepared);
+    return prepared;
+  }
+}
+
+/** The top-level properties an input schema declares; undefined when it allows any. */
+function declaredProperties(schema: Record<string, unknown>): Set<string> | undefined {
+  const properties = schema['properties'];
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  if (schema['additionalProperties'] !== false && schema['additionalProperties'] !== undefined) return undefined;
+  return new Set(Object.keys(properties));
+}
+
+function describe(issues: readonly Issue[]): string {
+  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+}

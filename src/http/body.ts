@@ -1,0 +1,161 @@
+import { HttpProblem, problem } from './problem.js';
+
+/** Limits on what a request may carry. @internal */
+export interface BodyLimits {
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+}
+
+/** Media types a JSON route accepts: `application/json` and any `+json` type. */
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+/** Media types of a script source. */
+const SCRIPT_TYPES = new Set(['text/plain', 'application/javascript', 'text/javascript', 'application/ecmascript', 'text/ecmascript']);
+
+function mediaType(request: Request): string | undefined {
+  const header = request.headers.get('content-type');
+  if (!header) return undefined;
+  return header.split(';')[0]!.trim().toLowerCase();
+}
+
+function unsupported(type: string | undefined, accepted: string): HttpProblem {
+  return new HttpProblem(
+    problem(415, 'unsupported_media_type', `${type ? `Content-Type ${type} is not accepted` : 'The request has a body but no Content-Type'}; send ${accepted}.`),
+    { accept: accepted },
+  );
+}
+
+function tooLarge(limit: number): HttpProblem {
+  return new HttpProblem(
+    problem(413, 'limit_exceeded', `The request body is larger than the limit of ${limit} bytes (maxBodyBytes).`, [
+      { code: 'limit_exceeded', path: '', message: `the body must be at most ${limit} bytes` },
+    ]),
+  );
+}
+
+/**
+ * Reads the whole body, counting the decoded bytes while they arrive and stopping at the limit,
+ * so a huge or endless body never sits in memory. `gzip` and `deflate` bodies are decoded first.
+ * @internal
+ */
+export async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes && !request.headers.get('content-encoding')) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array(0);
+  let stream: ReadableStream<Uint8Array> = request.body;
+  const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    if ((encoding !== 'gzip' && encoding !== 'deflate') || typeof DecompressionStream === 'undefined') {
+      throw new HttpProblem(problem(415, 'unsupported_encoding', `Content-Encoding ${encoding} is not supported; send gzip, deflate or no encoding.`));
+    }
+    stream = stream.pipeThrough(new DecompressionStream(encoding) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+  }
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(maxBytes);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof HttpProblem) throw error;
+    throw new HttpProblem(problem(400, 'unreadable_body', 'The request body could not be read (or decoded).'));
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Reads a JSON body. An empty body gives `undefined` when `optional`, else a 400. The nesting depth is
+ * checked on the text before parsing, and a syntax error names its line and column.
+ * @internal
+ */
+export async function readJson(request: Request, limits: BodyLimits, optional = false): Promise<unknown> {
+  const type = mediaType(request);
+  if (type !== undefined && !JSON_TYPE.test(type)) throw unsupported(type, 'application/json');
+  const bytes = await readBytes(request, limits.maxBodyBytes);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new HttpProblem(problem(400, 'invalid_json', 'The request body is not valid UTF-8 text.'));
+  }
+  if (text.trim() === '') {
+    if (optional) return undefined;
+    throw new HttpProblem(problem(400, 'missing_body', 'The request needs a JSON body.', [{ code: 'required', path: '', message: 'a JSON body is required' }]));
+  }
+  if (type === undefined) throw unsupported(type, 'application/json');
+  checkDepth(text, limits.maxJsonDepth);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new HttpProblem(problem(400, 'invalid_json', `The request body is not valid JSON: ${describeSyntaxError(error, text)}.`));
+  }
+}
+
+/** Reads a script source sent as text. @internal */
+export async function readScript(request: Request, limits: BodyLimits): Promise<string> {
+  const type = mediaType(request);
+  if (type === undefined || !SCRIPT_TYPES.has(type)) throw unsupported(type, 'text/plain');
+  const bytes = await readBytes(request, limits.maxBodyBytes);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpProblem(problem(400, 'invalid_text', 'The script source is not valid UTF-8 text.'));
+  }
+}
+
+/** Counts `[`/`{` nesting outside strings; deeper than `max` is a 400 before anything is parsed. */
+function checkDepth(text: string, max: number): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) {
+        throw new HttpProblem(
+          problem(400, 'too_deep', `The JSON body is nested more than ${max} levels deep (maxJsonDepth).`, [
+            { code: 'too_deep', path: '', message: `nesting deeper than ${max} levels at ${lineAndColumn(text, i)}` },
+          ]),
+        );
+      }
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
+function describeSyntaxError(error: unknown, text: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /position (\d+)/.exec(message);
+  const at = position ? ` at ${lineAndColumn(text, Number(position[1]))}` : '';
+  // Keep the engine's wording but drop its own "at position n" (we give line and column instead).
+  const reason = message.replace(/\s*(?:in JSON )?at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+  return `${reason}${at}`;
+}
+
+function lineAndColumn(text: string, index: number): string {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < index && i < text.length; i++) {
+    if (text.charCodeAt(i) === 0x0a) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return `line ${line} column ${index - start + 1}`;
+}

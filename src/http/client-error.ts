@@ -1,0 +1,44 @@
+import { StepwireError, type Issue } from '../errors/index.js';
+import type { ProblemDetails } from './problem.js';
+
+/**
+ * The API answered with an error status. `problem` is its problem details body (synthesized from
+ * the status when the answer had none, e.g. from a proxy), `issues` every problem with its path.
+ */
+export class HttpProblemError extends StepwireError {
+  override name = 'HttpProblemError';
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** The problem details body. */
+  readonly problem: ProblemDetails;
+  /** Every problem the server listed, each with its path. */
+  readonly issues: Issue[];
+
+  constructor(status: number, problem: ProblemDetails, options?: { cause?: unknown }) {
+    super(problem.code || 'http_error', `${status} ${problem.title}: ${problem.detail}`, options);
+    this.status = status;
+    this.problem = problem;
+    this.issues = problem.errors;
+  }
+}
+
+/** Reads an error answer into an {@link HttpProblemError}. @internal */
+export async function problemErrorFrom(response: Response, cause: unknown): Promise<HttpProblemError> {
+  let body: unknown;
+  const text = await response.text().catch(() => '');
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  const record = typeof body === 'object' && body !== null ? (body as Partial<ProblemDetails>) : {};
+  const problem: ProblemDetails = {
+    type: typeof record.type === 'string' ? record.type : 'about:blank',
+    status: response.status,
+    title: typeof record.title === 'string' ? record.title : response.statusText || 'Error',
+    detail: typeof record.detail === 'string' ? record.detail : text.slice(0, 200) || `the server answered ${response.status}`,
+    code: typeof record.code === 'string' ? record.code : `http_${response.status}`,
+    errors: Array.isArray(record.errors) ? record.errors : [],
+  };
+  return new HttpProblemError(response.status, problem, { cause });
+}

@@ -1,0 +1,57 @@
+import type { Engine } from '../engine/engine.js';
+import { buildOpenApi } from './openapi.js';
+import { resolveHandlerOptions, type HandlerOptions } from './options.js';
+import { HttpProblem, problem, problemFromError, problemResponse } from './problem.js';
+import { ROUTES, type Route } from './routes.js';
+import { Router } from './router.js';
+
+/** A web-standard fetch handler: what `createHandler` returns. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/**
+ * The HTTP API of an engine as a web-standard fetch handler, for Node (`serve` from `stepwire/node`),
+ * Cloudflare Workers, Deno, Bun or any framework that speaks `Request`/`Response`.
+ * @example
+ * ```ts
+ * const handler = createHandler(engine, { basePath: '/api', authorize: (req) => req.headers.get('x-key') === key });
+ * export default { fetch: handler };
+ * ```
+ */
+export function createHandler(engine: Engine, options: HandlerOptions = {}): FetchHandler {
+  const resolved = resolveHandlerOptions(options);
+  const router = new Router<Route>(ROUTES);
+  let openapi: unknown;
+  const document = () => (openapi ??= buildOpenApi({ basePath: resolved.basePath }));
+
+  return async function stepwireHandler(request: Request): Promise<Response> {
+    try {
+      const url = new URL(request.url);
+      let path = url.pathname;
+      if (resolved.basePath) {
+        if (path !== resolved.basePath && !path.startsWith(`${resolved.basePath}/`)) return notFound(path);
+        path = path.slice(resolved.basePath.length) || '/';
+      }
+      const method = request.method.toUpperCase();
+      const match = router.match(method, path);
+      if (match.kind === 'none') return notFound(path);
+      if (match.kind === 'method') {
+        return problemResponse(problem(405, 'method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}.`), { allow: match.allow.join(', ') });
+      }
+      const { route, params } = match;
+      if (resolved.authorize) {
+        const verdict = await resolved.authorize(request, { method, path, name: route.name, params });
+        if (verdict instanceof Response) return verdict;
+        if (verdict === false) return problemResponse(problem(403, 'forbidden', `You are not allowed to ${route.name} (${method} ${path}).`));
+      }
+      return await route.action({ engine, request, params, options: resolved, openapi: document });
+    } catch (error) {
+      const details = problemFromError(error);
+      if (details.status === 500) resolved.onError?.(error, request);
+      return problemResponse(details, error instanceof HttpProblem ? error.headers : {});
+    }
+  };
+}
+
+function notFound(path: string): Response {
+  return problemResponse(problem(404, 'route_not_found', `There is no route ${path}; GET /openapi.json lists every route.`));
+}

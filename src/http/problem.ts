@@ -1,0 +1,77 @@
+import { ConflictError, LimitError, NotFoundError, ValidationError, WriteRejectedError, isStepwireError, type Issue } from '../errors/index.js';
+
+/** The body of every error answer of the HTTP API: RFC 9457 problem details with stepwire's fields. */
+export interface ProblemDetails {
+  /** A URI naming the kind of problem: `urn:stepwire:problem:<code>`. */
+  type: string;
+  /** The HTTP status code, repeated in the body. */
+  status: number;
+  /** A short summary of the kind of problem, the same for every problem of that kind. */
+  title: string;
+  /** What went wrong this time, in a sentence a person understands. */
+  detail: string;
+  /** Stable machine-readable code, the same as the `code` of the stepwire error when there was one. */
+  code: string;
+  /** Every problem found, each with its path; empty when the problem has no parts. */
+  errors: Issue[];
+}
+
+/** Media type of problem details. @internal */
+export const PROBLEM_JSON = 'application/problem+json';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/** Builds a problem details body. @internal */
+export function problem(status: number, code: string, detail: string, errors: Issue[] = []): ProblemDetails {
+  return { type: `urn:stepwire:problem:${code}`, status, title: TITLES[status] ?? 'Error', detail, code, errors };
+}
+
+/** A problem details answer, with extra headers when given. @internal */
+export function problemResponse(body: ProblemDetails, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status: body.status, headers: { 'content-type': PROBLEM_JSON, ...headers } });
+}
+
+/** An error the handler raises itself to answer with a given problem (bad JSON, wrong media type…). @internal */
+export class HttpProblem extends Error {
+  override name = 'HttpProblem';
+  constructor(
+    readonly details: ProblemDetails,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(details.detail);
+  }
+}
+
+/**
+ * The one place stepwire errors become HTTP statuses. Unexpected errors become a generic 500 whose
+ * body says nothing about the internals (no message, no stack). @internal
+ */
+export function problemFromError(error: unknown): ProblemDetails {
+  if (error instanceof HttpProblem) return error.details;
+  if (error instanceof ValidationError || error instanceof WriteRejectedError) {
+    return problem(400, error.code, error.message, error.issues);
+  }
+  if (error instanceof NotFoundError) return problem(404, error.code, error.message);
+  if (error instanceof ConflictError) return problem(409, error.code, error.message);
+  if (error instanceof LimitError) {
+    // A limit on what the caller sent is "too large"; a limit hit while doing the work is 422.
+    const status = error.limit.startsWith('http.') ? 413 : 422;
+    return problem(status, error.code, error.message, [{ code: error.code, path: '', message: error.message }]);
+  }
+  if (isStepwireError(error) && error.code === 'cancelled') return problem(503, 'cancelled', error.message);
+  if (isStepwireError(error) && error.code === 'upstream_error') return problem(502, 'upstream_error', error.message);
+  return problem(500, 'internal_error', 'The server could not complete the request because of an unexpected error.');
+}

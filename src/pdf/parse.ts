@@ -1,0 +1,257 @@
+import { Parser } from 'htmlparser2';
+import { cleanText } from './clean-text.js';
+import { safeLink } from './format.js';
+import { dataTableBlock, tableAsLines } from './table-value.js';
+import type { Block, Inline, TableBlock, TableCell, TextRole } from './types.js';
+import type { ResolvedValue } from './variables.js';
+
+/** Result of parsing a template: blocks to lay out, markers naming no variable, the `<title>`. @internal */
+export interface ParsedTemplate {
+  blocks: Block[];
+  unknownMarkers: string[];
+  title: string | undefined;
+}
+
+const MARKER = /\[\[\s*\.([^\s[\]]+)\s*\]\]/g;
+const DROPPED = new Set(['script', 'style', 'head', 'template', 'noscript', 'iframe', 'object', 'svg', 'math']);
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const INDENTED = new Set(['blockquote', 'dd']);
+const BLOCKS = new Set([
+  ...['p', 'div', 'section', 'article', 'header', 'footer', 'main', 'nav', 'aside', 'blockquote', 'pre'],
+  ...['address', 'figure', 'figcaption', 'center', 'form', 'fieldset', 'dl', 'dt', 'dd', 'body', 'html'],
+  ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'ul', 'ol', 'caption'],
+]);
+const BOLD = new Set(['b', 'strong', 'th']);
+const ITALIC = new Set(['i', 'em', 'cite', 'var', 'dfn']);
+
+interface TableBuilder {
+  header: TableCell[][];
+  body: TableCell[][];
+  inHead: boolean;
+  row: { cells: TableCell[]; allTh: boolean; head: boolean } | undefined;
+  cell: TableCell | undefined;
+  loose: Inline[];
+}
+
+/**
+ * Parses the HTML subset into blocks. Markers are replaced after parsing, inside text only, so a
+ * value is always text, never markup. Unsupported tags keep their text; script/style are dropped.
+ * @internal
+ */
+export function parseTemplate(template: string, values: ReadonlyMap<string, ResolvedValue>): ParsedTemplate {
+  const blocks: Block[] = [];
+  const unknown = new Set<string>();
+  let pending = '';
+  let dropDepth = 0;
+  let bold = 0;
+  let italic = 0;
+  const links: (string | undefined)[] = [];
+  const headings: TextRole[] = [];
+  const lists: { ordered: boolean; next: number }[] = [];
+  let indentExtra = 0;
+  let bullet: string | undefined;
+  let inlines: Inline[] = [];
+  let table: TableBuilder | undefined;
+  let nestedTables = 0;
+  let title: string | undefined;
+  let inTitle = false;
+
+  const target = (): Inline[] => (table ? (table.cell?.inlines ?? table.loose) : inlines);
+  const style = () => ({ bold: bold > 0, italic: italic > 0, link: links[links.length - 1] });
+
+  const pushText = (text: string, out: Inline[]): void => {
+    if (text !== '') out.push({ kind: 'text', text, ...style() });
+  };
+
+  const placeValue = (value: ResolvedValue, out: Inline[]): void => {
+    if (value.kind === 'table') {
+      if (table) {
+        tableAsLines(value.table).forEach((line, i) => {
+          if (i > 0) out.push({ kind: 'break' });
+          pushText(cleanText(line), out);
+        });
+      } else out.push({ kind: 'table', table: value.table });
+      return;
+    }
+    cleanText(value.text)
+      .split(/\r\n|\r|\n/)
+      .forEach((line, i) => {
+        if (i > 0) out.push({ kind: 'break' });
+        pushText(line.replace(/[\t\f]/g, ' '), out);
+      });
+  };
+
+  const processText = (): void => {
+    const raw = pending;
+    pending = '';
+    if (inTitle) title = (title ?? '') + raw;
+    if (raw === '' || dropDepth > 0 || inTitle) return;
+    const out = target();
+    let last = 0;
+    for (const match of raw.matchAll(MARKER)) {
+      pushText(cleanText(raw.slice(last, match.index).replace(/[ \t\n\r\f]+/g, ' ')), out);
+      last = match.index + match[0].length;
+      const name = match[1]!;
+      const value = values.get(name);
+      if (value) placeValue(value, out);
+      else unknown.add(name);
+    }
+    pushText(cleanText(raw.slice(last).replace(/[ \t\n\r\f]+/g, ' ')), out);
+  };
+
+  const flush = (): void => {
+    if (table) return;
+    const items = inlines;
+    inlines = [];
+    const role: TextRole = headings[headings.length - 1] ?? (bullet !== undefined || lists.length > 0 ? 'li' : 'p');
+    const indent = lists.length + indentExtra;
+    let part: Inline[] = [];
+    const emit = (): void => {
+      if (part.some((item) => item.kind === 'break' || /\S/.test(item.kind === 'text' ? item.text : ''))) {
+        blocks.push({ kind: 'text', role, inlines: part, indent, bullet });
+        bullet = undefined;
+      }
+      part = [];
+    };
+    for (const item of items) {
+      if (item.kind === 'table') {
+        emit();
+        blocks.push(dataTableBlock(item.table));
+      } else part.push(item);
+    }
+    emit();
+  };
+
+  const finishCell = (): void => {
+    if (!table?.cell) return;
+    if (!table.row) table.row = { cells: [], allTh: true, head: table.inHead };
+    table.row.cells.push(table.cell);
+    table.cell = undefined;
+  };
+  const finishRow = (): void => {
+    if (!table) return;
+    finishCell();
+    const row = table.row;
+    table.row = undefined;
+    if (!row || row.cells.length === 0) return;
+    const isHeader = row.head || (row.allTh && table.body.length === 0);
+    (isHeader ? table.header : table.body).push(row.cells);
+  };
+  const finishTable = (): void => {
+    if (!table) return;
+    finishRow();
+    const done = table;
+    table = undefined;
+    inlines.push(...done.loose);
+    flush();
+    const block: TableBlock = { kind: 'table', header: done.header, body: done.body, numeric: [] };
+    if (block.header.length + block.body.length > 0) blocks.push(block);
+  };
+
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        processText();
+        if (name === 'title') return void (inTitle = true);
+        if (DROPPED.has(name)) return void dropDepth++;
+        if (dropDepth > 0) return;
+        if (BOLD.has(name)) bold++;
+        if (ITALIC.has(name)) italic++;
+        if (name === 'a') links.push(safeLink(attribs['href'] ?? '') ?? links[links.length - 1]);
+        if (table && nestedTables > 0) {
+          if (name === 'table') nestedTables++;
+          else if (name === 'tr' || name === 'br' || name === 'p' || name === 'div') target().push({ kind: 'break' });
+          else if (name === 'td' || name === 'th') pushText(' ', target());
+          return;
+        }
+        if (table) return openInTable(name, attribs);
+        if (name === 'br') return void inlines.push({ kind: 'break' });
+        if (name === 'hr') {
+          flush();
+          return void blocks.push({ kind: 'rule' });
+        }
+        if (name === 'table') {
+          flush();
+          table = { header: [], body: [], inHead: false, row: undefined, cell: undefined, loose: [] };
+          return;
+        }
+        if (!BLOCKS.has(name)) return;
+        flush();
+        if (HEADINGS.has(name)) headings.push(name as TextRole);
+        if (INDENTED.has(name)) indentExtra++;
+        if (name === 'ul' || name === 'ol') {
+          const start = Number.parseInt(attribs['start'] ?? '1', 10);
+          lists.push({ ordered: name === 'ol', next: Number.isFinite(start) ? start : 1 });
+        }
+        if (name === 'li') {
+          const list = lists[lists.length - 1];
+          bullet = list?.ordered ? `${list.next++}.` : '\u2022';
+        }
+      },
+      ontext(text) {
+        pending += text;
+      },
+      onclosetag(name) {
+        processText();
+        if (name === 'title') return void (inTitle = false);
+        if (DROPPED.has(name)) return void (dropDepth = Math.max(0, dropDepth - 1));
+        if (dropDepth > 0) return;
+        if (BOLD.has(name)) bold = Math.max(0, bold - 1);
+        if (ITALIC.has(name)) italic = Math.max(0, italic - 1);
+        if (name === 'a') links.pop();
+        if (table && nestedTables > 0) {
+          if (name === 'table') nestedTables--;
+          return;
+        }
+        if (table) return closeInTable(name);
+        if (!BLOCKS.has(name)) return;
+        flush();
+        if (HEADINGS.has(name)) headings.pop();
+        if (INDENTED.has(name)) indentExtra = Math.max(0, indentExtra - 1);
+        if (name === 'ul' || name === 'ol') lists.pop();
+        if (name === 'li') bullet = undefined;
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+  );
+
+  function openInTable(name: string, attribs: Record<string, string>): void {
+    const t = table!;
+    if (name === 'table') {
+      if (t.cell) nestedTables++;
+    } else if (name === 'thead') t.inHead = true;
+    else if (name === 'tbody' || name === 'tfoot') {
+      finishRow();
+      t.inHead = false;
+    } else if (name === 'tr') {
+      finishRow();
+      t.row = { cells: [], allTh: true, head: t.inHead };
+    } else if (name === 'td' || name === 'th') {
+      finishCell();
+      if (!t.row) t.row = { cells: [], allTh: true, head: t.inHead };
+      if (name === 'td') t.row.allTh = false;
+      const span = Number.parseInt(attribs['colspan'] ?? '1', 10);
+      t.cell = { inlines: [], colspan: Number.isFinite(span) ? Math.min(Math.max(span, 1), 64) : 1 };
+    } else if (name === 'br' || BLOCKS.has(name)) {
+      if (t.cell && t.cell.inlines.length > 0) t.cell.inlines.push({ kind: 'break' });
+    }
+  }
+
+  function closeInTable(name: string): void {
+    if (name === 'table') finishTable();
+    else if (name === 'thead') {
+      finishRow();
+      table!.inHead = false;
+    } else if (name === 'tr') finishRow();
+    else if (name === 'td' || name === 'th') finishCell();
+  }
+
+  parser.write(template);
+  parser.end();
+  processText();
+  while (table) finishTable();
+  flush();
+  const cleanTitle = title === undefined ? undefined : cleanText(title).replace(/\s+/g, ' ').trim();
+  return { blocks, unknownMarkers: [...unknown], title: cleanTitle || undefined };
+}
+

@@ -1,0 +1,89 @@
+import type { DataTable } from '../schema/data-table.js';
+
+/** The type a `create_pdf` variable declares for its value. */
+export type PdfValueType = 'NUMBER' | 'STRING' | 'TABLE' | 'BOOLEAN' | 'DATE';
+
+/** A value placed in the template where the marker `[[.name]]` stands. */
+export interface PdfVariable {
+  /** Name used in the marker `[[.name]]`. */
+  name: string;
+  /** Declared type; the value must match it. */
+  value_type: PdfValueType;
+  /**
+   * `NUMBER`: a finite number (or a numeric string); `STRING`: a string; `BOOLEAN`: a boolean;
+   * `DATE`: an ISO 8601 string, a `Date` or epoch milliseconds; `TABLE`: a {@link DataTable}.
+   * `null` prints nothing.
+   */
+  value: unknown;
+}
+
+/** Input of {@link renderPdf}: the `input_data` of a `create_pdf` step. */
+export interface RenderPdfInput {
+  /** HTML-subset template text with `[[.name]]` markers. */
+  template: string;
+  /** Template language; only `html`. @default 'html' */
+  template_type?: 'html';
+  /** Values for the markers. */
+  variables?: PdfVariable[];
+}
+
+/** Page margins in PDF points (1/72 inch). */
+export interface PageMargins {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+
+/** Options of {@link renderPdf}. */
+export interface RenderPdfOptions {
+  /** Cancels the render; checked between pages. */
+  signal?: AbortSignal;
+  /** Largest PDF allowed, in bytes; a bigger one throws `LimitError('pdf.maxBytes')`. @default 10485760 (10 MiB) */
+  maxBytes?: number;
+  /** Page geometry. */
+  page?: {
+    /** `'A4'`, `'Letter'` or `[width, height]` in points. @default 'A4' */
+    size?: 'A4' | 'Letter' | [number, number];
+    /** One number for all sides or each side, in points. @default 48 */
+    margins?: number | PageMargins;
+  };
+}
+
+/** Options with every default filled in. @internal */
+export interface NormalizedPdfOptions {
+  signal: AbortSignal | undefined;
+  maxBytes: number;
+  width: number;
+  height: number;
+  margins: PageMargins;
+}
+
+/** An inline piece of a text block or table cell. @internal */
+export type Inline =
+  | { kind: 'text'; text: string; bold: boolean; italic: boolean; link: string | undefined }
+  | { kind: 'break' }
+  | { kind: 'table'; table: DataTable };
+
+/** One cell of a table block. @internal */
+export interface TableCell {
+  inlines: Inline[];
+  colspan: number;
+}
+
+/** A table ready for layout. `numeric[c]` forces right alignment; unset columns are detected. @internal */
+export interface TableBlock {
+  kind: 'table';
+  header: TableCell[][];
+  body: TableCell[][];
+  numeric: (boolean | undefined)[];
+}
+
+/** Text roles: paragraph, list item or heading level. @internal */
+export type TextRole = 'p' | 'li' | 'h1' | 'h2' | 'h3' | 'h4' | 'h5' | 'h6';
+
+/** A laid-out unit of the document. @internal */
+export type Block =
+  | { kind: 'text'; role: TextRole; inlines: Inline[]; indent: number; bullet: string | undefined }
+  | { kind: 'rule' }
+  | TableBlock;

@@ -1,0 +1,101 @@
+/**
+ * The entity read (`get_entity`, SPEC 4.2; DESIGN 4): filters, then ordering, then the page, over an
+ * {@link EntityTable}. Reads never copy the table: they narrow a list of row indexes and materialize
+ * only the page's rows and the selected columns.
+ * @module
+ */
+import type { Column } from '../schema/data-table.js';
+import type { ColumnType } from '../schema/entity.js';
+import { GetEntityInputSchema, type GetEntityOutput } from '../schema/get-entity.js';
+import { check } from '../schema/issues.js';
+import { cellOf, type EntityTable } from './entity-table.js';
+import { compileFilter } from './filters.js';
+import { compileOrder, firstRows } from './order.js';
+import { planRead, type ReadLimits, type ReadPlan } from './plan.js';
+
+/** The `get_entity` output for a read that failed: every problem listed, table columns and rows null. */
+export function readFailure(errors: string[]): GetEntityOutput {
+  return { body: { table: { columns: null, rows: null }, error: { is_error: true, errors } } };
+}
+
+/** Output column of each entity column type. @internal */
+export function outputColumn(name: string, type: ColumnType): Column {
+  switch (type) {
+    case 'NUMBER':
+      return { name, type: 'number', number: { latin_numbering: true } };
+    case 'STRING':
+      return { name, type: 'string', string: { is_json: false, is_url: false } };
+    case 'BOOLEAN':
+      return { name, type: 'boolean', boolean: {} };
+    case 'DATE':
+      return { name, type: 'date', date: {} };
+    case 'DATETIME':
+      return { name, type: 'datetime', datetime: {} };
+  }
+}
+
+/**
+ * Runs a `get_entity` read over an entity's table. `input` is checked strictly (no other properties
+ * at any level), then against the entity's columns. Bad input never throws: the output then has
+ * `body.error.is_error` true and one message per problem, each naming its field path.
+ * @example
+ * ```ts
+ * executeRead('orders', table, {
+ *   entity_name: 'orders',
+ *   operation: { filters: [{ column: 'total', operator: 'GREATER_THAN', value: 100 }], order_by: [{ column: 'total', direction: 'DESC' }] },
+ *   page_size: 10,
+ * }, { maxPageSize: 10_000, defaultPageSize: 100 });
+ * ```
+ */
+export function executeRead(
+  entityName: string,
+  table: EntityTable,
+  input: unknown,
+  limits: ReadLimits,
+): GetEntityOutput {
+  const shape = check(GetEntityInputSchema, input);
+  if (!shape.ok)
+    return readFailure(
+      shape.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)),
+    );
+  const planned = planRead(entityName, table.columns, shape.value, limits);
+  if (!planned.ok) return readFailure(planned.errors);
+  const plan = planned.plan;
+  const page = pageRows(table, plan);
+  const columns = plan.select.map((item) => outputColumn(item.name, table.columns[item.column]!.type));
+  const selected = plan.select.map((item) => table.data[item.column]!);
+  const rows: unknown[][] = new Array<unknown[]>(page.length);
+  for (let r = 0; r < page.length; r++) {
+    const i = page[r]!;
+    const row = new Array<unknown>(selected.length);
+    for (let c = 0; c < selected.length; c++) row[c] = cellOf(selected[c]!, i);
+    rows[r] = row;
+  }
+  return { body: { table: { columns, rows }, error: { is_error: false, errors: [] } } };
+}
+
+/** Row indexes of the requested page, in output order. */
+function pageRows(table: EntityTable, plan: ReadPlan): ArrayLike<number> {
+  const offset = (plan.pageNumber - 1) * plan.pageSize;
+  const end = offset + plan.pageSize;
+  if (offset >= table.length) return [];
+  if (plan.filters.length === 0 && plan.order.length === 0) {
+    const last = Math.min(end, table.length);
+    const out = new Uint32Array(last - offset);
+    for (let i = 0; i < out.length; i++) out[i] = offset + i;
+    return out;
+  }
+  const idx = new Uint32Array(table.length);
+  for (let i = 0; i < idx.length; i++) idx[i] = i;
+  let n = idx.length;
+  for (const filter of plan.filters) {
+    if (n === 0) break;
+    n = compileFilter(table.data[filter.column]!, filter)(idx, n);
+  }
+  if (offset >= n) return [];
+  if (plan.order.length === 0) return idx.subarray(offset, Math.min(end, n));
+  const compare = compileOrder(
+    plan.order.map((key) => ({ data: table.data[key.column]!, descending: key.descending })),
+  );
+  return firstRows(idx, n, end, compare).subarray(offset);
+}

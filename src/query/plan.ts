@@ -1,0 +1,190 @@
+/**
+ * Checks a validated `get_entity` input against the entity (columns, operators, values, paging) and
+ * turns it into a plan with column positions and values already coerced to the column types.
+ * @module
+ */
+import type { ColumnType, EntityColumn } from '../schema/entity.js';
+import type { FilterOperator, GetEntityInput } from '../schema/get-entity.js';
+import { coerceValue } from './coerce.js';
+
+/** A filter value coerced to its column's domain; `null` is SQL NULL (compares with nothing). @internal */
+export type Scalar = string | number | boolean;
+
+/** One filter of a plan. @internal */
+export interface FilterPlan {
+  column: number;
+  operator: FilterOperator;
+  /** The value for comparison and text operators; `null` makes the filter match no row. */
+  value: Scalar | null;
+  /** The non-null values of an `IN` / `NOT_IN` list. */
+  list: Scalar[];
+  /** Whether the `IN` / `NOT_IN` list held a null (then `NOT_IN` matches no row, as in SQL). */
+  listHasNull: boolean;
+}
+
+/** A checked read: what to select, filter, order and which page. @internal */
+export interface ReadPlan {
+  select: { column: number; name: string }[];
+  filters: FilterPlan[];
+  order: { column: number; descending: boolean }[];
+  pageSize: number;
+  pageNumber: number;
+}
+
+/** Limits of a read. */
+export interface ReadLimits {
+  /** Largest `page_size` accepted. @default 10000 */
+  maxPageSize: number;
+  /** `page_size` when the input has none. @default 100 */
+  defaultPageSize: number;
+}
+
+const TEXT_OPERATORS: ReadonlySet<FilterOperator> = new Set(['CONTAINS', 'STARTS_WITH', 'ENDS_WITH']);
+const TEXT_TYPES: ReadonlySet<ColumnType> = new Set(['STRING', 'DATE', 'DATETIME']);
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
+  return String(value);
+}
+
+/** Builds the plan, or returns every problem as `path: message` lines. @internal */
+export function planRead(
+  entityName: string,
+  columns: readonly EntityColumn[],
+  input: GetEntityInput,
+  limits: ReadLimits,
+): { ok: true; plan: ReadPlan } | { ok: false; errors: string[] } {
+  const errors: string[] = [];
+  const positions = new Map<string, number>(columns.map((column, c) => [column.name, c]));
+  const known = columns.map((column) => column.name).join(', ');
+  const find = (name: string, path: string): number => {
+    const c = positions.get(name);
+    if (c === undefined)
+      errors.push(
+        `${path}: unknown column ${JSON.stringify(name)} of entity ${JSON.stringify(entityName)} (columns: ${known})`,
+      );
+    return c ?? -1;
+  };
+  if (input.entity_name !== entityName)
+    errors.push(
+      `entity_name: ${JSON.stringify(input.entity_name)} does not name entity ${JSON.stringify(entityName)}`,
+    );
+
+  const select: ReadPlan['select'] = [];
+  const chosen = input.operation.select_columns ?? [];
+  const names = new Map<string, number>();
+  chosen.forEach((item, i) => {
+    const path = `operation.select_columns[${i}]`;
+    const c = find(item.column, `${path}.column`);
+    if (item.alias !== undefined && item.alias.trim() === '')
+      errors.push(`${path}.alias: alias must not be empty`);
+    const name = item.alias ?? item.column;
+    const earlier = names.get(name);
+    if (earlier !== undefined)
+      errors.push(
+        `${path}: output column name ${JSON.stringify(name)} is already used by select_columns[${earlier}]; give one of them a different alias`,
+      );
+    else names.set(name, i);
+    select.push({ column: c, name });
+  });
+  if (chosen.length === 0) columns.forEach((column, c) => select.push({ column: c, name: column.name }));
+
+  const filters: FilterPlan[] = [];
+  (input.operation.filters ?? []).forEach((filter, i) => {
+    const path = `operation.filters[${i}]`;
+    const c = find(filter.column, `${path}.column`);
+    if (c < 0) return;
+    const column = columns[c]!;
+    const plan: FilterPlan = {
+      column: c,
+      operator: filter.operator,
+      value: null,
+      list: [],
+      listHasNull: false,
+    };
+    const op = filter.operator;
+    if (op === 'IS_NULL' || op === 'IS_NOT_NULL') {
+      if (filter.value !== undefined && filter.value !== null)
+        errors.push(`${path}.value: operator ${op} takes no value, got ${describe(filter.value)}`);
+    } else if (filter.value === undefined) {
+      errors.push(`${path}.value: operator ${op} needs a value`);
+    } else if (op === 'IN' || op === 'NOT_IN') {
+      if (!Array.isArray(filter.value))
+        errors.push(`${path}.value: operator ${op} needs an array of values, got ${describe(filter.value)}`);
+      else
+        filter.value.forEach((item: unknown, k) => {
+          const value = coerceFilterValue(item, filter.value_type, column, `${path}.value[${k}]`, errors);
+          if (value === null) plan.listHasNull = true;
+          else if (value !== undefined) plan.list.push(value);
+        });
+    } else if (TEXT_OPERATORS.has(op)) {
+      if (!TEXT_TYPES.has(column.type))
+        errors.push(
+          `${path}.operator: ${op} works on text columns only; column ${JSON.stringify(column.name)} is ${column.type}`,
+        );
+      else {
+        const value = coerceFilterValue(
+          filter.value,
+          filter.value_type,
+          { name: column.name, type: 'STRING' },
+          `${path}.value`,
+          errors,
+        );
+        if (value !== undefined) plan.value = value;
+      }
+    } else {
+      const value = coerceFilterValue(filter.value, filter.value_type, column, `${path}.value`, errors);
+      if (value !== undefined) plan.value = value;
+    }
+    filters.push(plan);
+  });
+
+  const order: ReadPlan['order'] = [];
+  (input.operation.order_by ?? []).forEach((key, i) => {
+    order.push({
+      column: find(key.column, `operation.order_by[${i}].column`),
+      descending: key.direction === 'DESC',
+    });
+  });
+
+  const pageSize = input.page_size ?? limits.defaultPageSize;
+  if (pageSize > limits.maxPageSize)
+    errors.push(`page_size: must be at most ${limits.maxPageSize} (limits.maxPageSize), got ${pageSize}`);
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, plan: { select, filters, order, pageSize, pageNumber: input.page_number ?? 1 } };
+}
+
+/** The value coerced by `value_type` (when given) and then to the column type; `undefined` after an error. */
+function coerceFilterValue(
+  value: unknown,
+  valueType: ColumnType | undefined,
+  column: EntityColumn,
+  path: string,
+  errors: string[],
+): Scalar | null | undefined {
+  if (value === null) return null;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    errors.push(`${path}: must be a string, number, boolean or null, got ${describe(value)}`);
+    return undefined;
+  }
+  let current: unknown = value;
+  if (valueType !== undefined) {
+    const typed = coerceValue(valueType, current);
+    if (!typed.ok) {
+      errors.push(`${path}: ${describe(value)} is not a ${valueType} (value_type)`);
+      return undefined;
+    }
+    current = typed.value;
+  }
+  const result = coerceValue(column.type, current);
+  if (!result.ok) {
+    errors.push(
+      `${path}: ${describe(value)}${valueType ? ` (as ${valueType})` : ''} cannot be compared with column ${JSON.stringify(column.name)} of type ${column.type}`,
+    );
+    return undefined;
+  }
+  return result.value;
+}

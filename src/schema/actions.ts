@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** Variable value types of `create_pdf`. `NUMBER` and `TABLE` are from the spec. */
+export const PDF_VALUE_TYPES = ['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE'] as const;
+
+/** Input of `platform/converters/create_pdf` (SPEC 4.3). */
+export const CreatePdfInputSchema = z.object({
+  template: z.string(),
+  template_type: z.literal('html').optional(),
+  variables: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        value_type: z.enum(PDF_VALUE_TYPES),
+        value: z.unknown(),
+      }),
+    )
+    .optional(),
+});
+
+/** Output of `create_pdf`: the PDF as base64. */
+export const CreatePdfOutputSchema = z.object({ pdf_data: z.string() });
+
+/** Input of `<file store>/files/upload_file` (SPEC 4.3). `file_data` is base64 text or bytes. */
+export const UploadFileInputSchema = z.object({
+  file_data: z.union([z.string(), z.instanceof(Uint8Array)], { error: 'file_data must be base64 text or bytes' }),
+  file_name: z.string().min(1),
+  file_type: z.string().min(1).optional(),
+  folder_id: z.string().optional(),
+});
+
+/** Output of `upload_file`: where the file can be opened. */
+export const UploadFileOutputSchema = z.object({ file_url: z.string() });
+
+/** Input of `chat/bot/send_message` (SPEC 4.3). */
+export const SendMessageInputSchema = z.object({
+  channel: z.string().min(1),
+  message: z.string(),
+});
+
+/** Output of `send_message`. */
+export const SendMessageOutputSchema = z.object({
+  ok: z.boolean(),
+  channel: z.string(),
+  id: z.string().optional(),
+});
+
+/** Input of `platform/dummy/dummy_task`: any object. */
+export const DummyTaskInputSchema = z.record(z.string(), z.unknown());
+
+/** Input of `create_pdf`. */
+export type CreatePdfInput = z.infer<typeof CreatePdfInputSchema>;
+/** Input of `upload_file`. */
+export type UploadFileInput = z.infer<typeof UploadFileInputSchema>;
+/** Input of `send_message`. */
+export type SendMessageInput = z.infer<typeof SendMessageInputSchema>;
+/** Output of `send_message`. */
+export type SendMessageOutput = z.infer<typeof SendMessageOutputSchema>;

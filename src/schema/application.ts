@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { addIssue } from './issues.js';
+import { NameSchema } from './entity.js';
+
+/** Form item types. `number` is from the spec; the others are the natural companions. */
+export const FORM_ITEM_TYPES = ['number', 'text', 'string', 'boolean', 'date'] as const;
+
+/** Component types of a screen (SPEC 2.7). */
+export const COMPONENT_TYPES = ['text', 'form', 'datagrid', 'button'] as const;
+
+const SCREEN_URL = /^[A-Za-z0-9._~-]+$/;
+
+/** A redirect: `url` is `/screens/<screen_url>` with an optional query string holding `{{output.x}}` or `{{query_params.x}}`. */
+export const RedirectSchema = z.object({
+  type: z.literal('redirect'),
+  redirect_data: z.object({ url: z.string().min(1) }),
+});
+
+/** A form item: fills the workflow input property named by `name`, else by `label`. */
+export const FormItemSchema = z.object({
+  label: z.string().min(1),
+  name: z.string().min(1).optional(),
+  type: z.enum(FORM_ITEM_TYPES),
+  required: z.boolean().optional(),
+  number_config: z
+    .object({
+      min: z.number().optional(),
+      max: z.number().optional(),
+      step: z.number().positive().optional(),
+    })
+    .optional(),
+});
+
+const base = {
+  name: NameSchema,
+  formatting: z.record(z.string(), z.unknown()).optional(),
+};
+
+/** A `text` component: a heading or a paragraph. */
+export const TextComponentSchema = z.object({
+  ...base,
+  type: z.literal('text'),
+  text: z.object({ contents: z.string(), type: z.string().optional() }),
+});
+
+/** A `form` component: its items, the workflow it starts, and where it goes after. */
+export const FormComponentSchema = z.object({
+  ...base,
+  type: z.literal('form'),
+  form: z.object({
+    form_items: z.array(FormItemSchema),
+    job: z.object({ type: z.literal('sync'), workflow_name: z.string().min(1) }),
+    do: RedirectSchema.optional(),
+  }),
+});
+
+/** A `datagrid` component: shows an entity, page by page. */
+export const DatagridComponentSchema = z.object({
+  ...base,
+  type: z.literal('datagrid'),
+  datagrid: z.object({ entity_name: z.string().min(1), page_size: z.number().int().min(1).max(1000).optional() }),
+});
+
+/** A `button` component: redirects to a screen. */
+export const ButtonComponentSchema = z.object({
+  ...base,
+  type: z.literal('button'),
+  button: z.object({ label: z.string().min(1), event: RedirectSchema }),
+});
+
+/** A component of a screen. */
+export const ComponentSchema = z.discriminatedUnion('type', [
+  TextComponentSchema,
+  FormComponentSchema,
+  DatagridComponentSchema,
+  ButtonComponentSchema,
+]);
+
+/** A screen: its url segment and rows of components. */
+export const ScreenSchema = z.object({
+  url: z.string().regex(SCREEN_URL, 'screen url must be one path segment of letters, digits, ".", "_", "~" or "-"'),
+  components: z.array(z.array(ComponentSchema)),
+});
+
+/** Parses a redirect url into its screen and query; `undefined` when it does not address a screen. */
+export function parseRedirectUrl(url: string): { screen: string; query: string } | undefined {
+  const match = /^\/screens\/([^/?#]+)(?:\?([^#]*))?$/.exec(url.trim());
+  if (!match) return undefined;
+  return { screen: match[1]!, query: match[2] ?? '' };
+}
+
+/** An application configuration (SPEC 2.7). */
+export const ApplicationSchema = z
+  .object({
+    screens: z.array(ScreenSchema).min(1),
+    start_screen_url: z.string().min(1),
+  })
+  .superRefine((app, ctx) => {
+    const urls = new Set<string>();
+    app.screens.forEach((screen, s) => {
+      if (urls.has(screen.url)) addIssue(ctx, ['screens', s, 'url'], `screen url "${screen.url}" is used more than once`, 'duplicate_screen');
+      urls.add(screen.url);
+    });
+    if (!urls.has(app.start_screen_url)) {
+      addIssue(ctx, ['start_screen_url'], `start_screen_url "${app.start_screen_url}" names no screen (screens: ${[...urls].join(', ')})`, 'unknown_screen');
+    }
+    app.screens.forEach((screen, s) => {
+      const names = new Set<string>();
+      screen.components.forEach((row, r) =>
+        row.forEach((component, c) => {
+          const path = ['screens', s, 'components', r, c];
+          if (names.has(component.name)) addIssue(ctx, [...path, 'name'], `component name "${component.name}" is used more than once on screen "${screen.url}"`, 'duplicate_component');
+          names.add(component.name);
+          const redirect =
+            component.type === 'button' ? { at: ['button', 'event'], url: component.button.event.redirect_data.url }
+            : component.type === 'form' && component.form.do ? { at: ['form', 'do'], url: component.form.do.redirect_data.url }
+            : undefined;
+          if (redirect) {
+            const target = parseRedirectUrl(redirect.url);
+            const where = [...path, ...redirect.at, 'redirect_data', 'url'];
+            if (!target) addIssue(ctx, where, `redirect url "${redirect.url}" must be /screens/<screen_url> with an optional query string`, 'invalid_redirect');
+            else if (!urls.has(target.screen)) addIssue(ctx, where, `redirect url "${redirect.url}" names no screen of this application`, 'unknown_screen');
+          }
+        }),
+      );
+    });
+  });
+
+/** An application configuration. */
+export type Application = z.infer<typeof ApplicationSchema>;
+/** A screen. */
+export type Screen = z.infer<typeof ScreenSchema>;
+/** A component. */
+export type Component = z.infer<typeof ComponentSchema>;
+/** A form item. */
+export type FormItem = z.infer<typeof FormItemSchema>;

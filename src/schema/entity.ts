@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { addIssue } from './issues.js';
+
+/** Column types an entity may declare. `NUMBER` and `STRING` come from the spec; the others match the data-table column configs. */
+export const COLUMN_TYPES = ['NUMBER', 'STRING', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
+
+/** A column type of an entity. */
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+/** A name used for entities, workflows, steps, scripts: non-empty, no leading or trailing spaces. */
+export const NameSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((s) => s.trim() === s, { message: 'must not start or end with spaces' });
+
+/** A column definition of an entity (SPEC 2.1). */
+export const EntityColumnSchema = z.object({
+  name: NameSchema,
+  type: z.enum(COLUMN_TYPES),
+});
+
+/** Where an entity's rows live (SPEC 2.2). `origin` is zero-based: `{row: 0, col: 0}` is cell A1. */
+export const SpreadsheetConfigSchema = z.object({
+  spreadsheet_id: z.string().min(1),
+  sheet_name: z.string().min(1),
+  origin: z.object({
+    row: z.number().int().min(0),
+    col: z.number().int().min(0),
+  }),
+});
+
+/** An entity registration body (SPEC 2.1), with its cross-field rules. */
+export const EntitySchema = z
+  .object({
+    name: NameSchema,
+    description: z.string().optional(),
+    columns: z.array(EntityColumnSchema).min(1),
+    primary_key: z.array(z.string()).min(1),
+    spreadsheet_config: SpreadsheetConfigSchema,
+  })
+  .superRefine((entity, ctx) => {
+    const seen = new Set<string>();
+    entity.columns.forEach((column, index) => {
+      if (seen.has(column.name)) {
+        addIssue(ctx, ['columns', index, 'name'], `column name "${column.name}" is used more than once`, 'duplicate_column');
+      }
+      seen.add(column.name);
+    });
+    const keySeen = new Set<string>();
+    entity.primary_key.forEach((key, index) => {
+      if (!seen.has(key)) {
+        addIssue(
+          ctx,
+          ['primary_key', index],
+          `primary_key names "${key}", which is not a column of the entity (columns: ${[...seen].join(', ')})`,
+          'unknown_column',
+        );
+      } else if (keySeen.has(key)) {
+        addIssue(ctx, ['primary_key', index], `primary_key names "${key}" more than once`, 'duplicate_key');
+      }
+      keySeen.add(key);
+    });
+  });
+
+/** An entity definition (SPEC 2.1). */
+export type Entity = z.infer<typeof EntitySchema>;
+/** A column of an entity. */
+export type EntityColumn = z.infer<typeof EntityColumnSchema>;
+/** Where an entity's rows live. */
+export type SpreadsheetConfig = z.infer<typeof SpreadsheetConfigSchema>;

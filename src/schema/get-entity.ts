@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { DataTableSchema } from './data-table.js';
+
+/** Filter operators of the entity read (DESIGN 4). */
+export const FILTER_OPERATORS = [
+  'EQUALS',
+  'NOT_EQUALS',
+  'GREATER_THAN',
+  'GREATER_THAN_OR_EQUALS',
+  'LESS_THAN',
+  'LESS_THAN_OR_EQUALS',
+  'CONTAINS',
+  'STARTS_WITH',
+  'ENDS_WITH',
+  'IN',
+  'NOT_IN',
+  'IS_NULL',
+  'IS_NOT_NULL',
+] as const;
+
+/** Types a filter value may be coerced to. */
+export const VALUE_TYPES = ['NUMBER', 'STRING', 'BOOLEAN'] as const;
+
+/** Sort directions. */
+export const DIRECTIONS = ['ASC', 'DESC'] as const;
+
+/** A filter operator. */
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** One selected column, optionally renamed. */
+export const SelectColumnSchema = z.strictObject({
+  column: z.string(),
+  alias: z.string().optional(),
+});
+
+/** One filter; filters are joined by AND. */
+export const FilterSchema = z.strictObject({
+  column: z.string(),
+  operator: z.enum(FILTER_OPERATORS),
+  value_type: z.enum(VALUE_TYPES).optional(),
+  value: z.unknown().optional(),
+});
+
+/** One sort key. */
+export const OrderBySchema = z.strictObject({
+  column: z.string(),
+  direction: z.enum(DIRECTIONS),
+});
+
+/** The read operation (SPEC 4.2): select, filter, order. All parts optional; no other properties. */
+export const OperationSchema = z.strictObject({
+  select_columns: z.array(SelectColumnSchema).optional(),
+  filters: z.array(FilterSchema).optional(),
+  order_by: z.array(OrderBySchema).optional(),
+});
+
+/** Paging: `page_number` starts at 1; `page_size` defaults to 100. */
+const paging = {
+  page_size: z.number().int().min(1).optional(),
+  page_number: z.number().int().min(1).optional(),
+};
+
+/** Input of the `get_entity` action (SPEC 4.2). Strict: no other properties at any level. */
+export const GetEntityInputSchema = z.strictObject({
+  entity_name: z.string().min(1),
+  operation: OperationSchema,
+  ...paging,
+});
+
+/** Body of `POST /catalog/entities/{name}/read`: the `get_entity` input without `entity_name`. */
+export const ReadEntityBodySchema = z.strictObject({
+  operation: OperationSchema.optional(),
+  ...paging,
+});
+
+/** Output of the `get_entity` action (SPEC 4.2). */
+export const GetEntityOutputSchema = z.object({
+  body: z.object({
+    table: DataTableSchema,
+    error: z
+      .object({
+        is_error: z.boolean(),
+        errors: z.array(z.string()).optional(),
+      })
+      .optional(),
+  }),
+});
+
+/** Input of the `get_entity` action. */
+export type GetEntityInput = z.infer<typeof GetEntityInputSchema>;
+/** The read operation. */
+export type Operation = z.infer<typeof OperationSchema>;
+/** One filter of a read. */
+export type Filter = z.infer<typeof FilterSchema>;
+/** One sort key of a read. */
+export type OrderBy = z.infer<typeof OrderBySchema>;
+/** One selected column of a read. */
+export type SelectColumn = z.infer<typeof SelectColumnSchema>;
+/** Output of the `get_entity` action. */
+export type GetEntityOutput = z.infer<typeof GetEntityOutputSchema>;
+/** Body of the read endpoint. */
+export type ReadEntityBody = z.infer<typeof ReadEntityBodySchema>;

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { ValidationError, type Issue } from '../errors/index.js';
+
+/** Formats a path of keys and indexes as `a.b[0].c`. @internal */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  record: 'an object',
+};
+
+/** Turns one zod issue into a stepwire {@link Issue} with a message a person understands. @internal */
+export function toIssue(issue: z.core.$ZodIssue, input: unknown): Issue {
+  const path = formatPath(issue.path);
+  const field = issue.path.length > 0 ? String(issue.path[issue.path.length - 1]) : 'value';
+  switch (issue.code) {
+    case 'invalid_type': {
+      const received = valueAt(input, issue.path);
+      if (received === undefined) return { code: 'required', path, message: `${field} is required` };
+      const expected = TYPE_NAMES[issue.expected] ?? issue.expected;
+      return { code: 'invalid_type', path, message: `${field} must be ${expected}, got ${describeValue(received)}` };
+    }
+    case 'invalid_value':
+      return {
+        code: 'invalid_value',
+        path,
+        message: `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(valueAt(input, issue.path))}`,
+      };
+    case 'unrecognized_keys':
+      return {
+        code: 'unknown_property',
+        path,
+        message: `unknown ${issue.keys.length === 1 ? 'property' : 'properties'} ${issue.keys.map((k) => `"${k}"`).join(', ')}${path ? ` in ${path}` : ''}; no other properties are allowed`,
+      };
+    case 'too_small': {
+      if (issue.origin === 'array') return { code: 'too_small', path, message: `${field} must have at least ${String(issue.minimum)} item${issue.minimum === 1 ? '' : 's'}` };
+      if (issue.origin === 'string') return { code: 'too_small', path, message: `${field} must not be empty` };
+      return { code: 'too_small', path, message: `${field} must be ${issue.inclusive ? 'at least' : 'greater than'} ${String(issue.minimum)}` };
+    }
+    case 'too_big': {
+      if (issue.origin === 'array') return { code: 'too_big', path, message: `${field} must have at most ${String(issue.maximum)} items` };
+      if (issue.origin === 'string') return { code: 'too_big', path, message: `${field} must be at most ${String(issue.maximum)} characters` };
+      return { code: 'too_big', path, message: `${field} must be ${issue.inclusive ? 'at most' : 'less than'} ${String(issue.maximum)}` };
+    }
+    case 'invalid_format':
+      return { code: 'invalid_format', path, message: issue.message && !issue.message.startsWith('Invalid') ? issue.message : `${field} has an invalid format (${issue.format})` };
+    case 'invalid_union':
+      return { code: 'invalid_union', path, message: issue.message && issue.message !== 'Invalid input' ? issue.message : `${field} does not match any allowed shape` };
+    case 'custom':
+      return { code: (issue.params?.['code'] as string | undefined) ?? 'invalid', path, message: issue.message };
+    default:
+      return { code: issue.code, path, message: issue.message };
+  }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    if (!Object.prototype.hasOwnProperty.call(current, key)) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/** Result of {@link check}: the parsed value, or every issue. */
+export type CheckResult<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+
+/** Validates `input` against `schema`, returning every issue instead of throwing. */
+export function check<S extends z.ZodType>(schema: S, input: unknown): CheckResult<z.output<S>> {
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, issues: result.error.issues.map((issue) => toIssue(issue, input)) };
+}
+
+/**
+ * Validates `input` against `schema` and returns the parsed value.
+ * @throws {@link ValidationError} with every issue, each with its path.
+ */
+export function parse<S extends z.ZodType>(schema: S, input: unknown, what?: string): z.output<S> {
+  const result = check(schema, input);
+  if (result.ok) return result.value;
+  throw new ValidationError(result.issues, what ? `Invalid ${what}: ${result.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}` : undefined);
+}
+
+/** Adds a custom issue in a zod refinement. @internal */
+export function addIssue(ctx: z.core.$RefinementCtx, path: PropertyKey[], message: string, code = 'invalid'): void {
+  ctx.addIssue({ code: 'custom', path, message, params: { code } });
+}

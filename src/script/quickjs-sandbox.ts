@@ -1,0 +1,293 @@
+/**
+ * The in-process, edge-safe script sandbox on QuickJS compiled to WebAssembly.
+ * @module
+ */
+
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
+import { LimitError, ScriptError, StepwireError } from '../errors/index.js';
+import { decodeWrite, encodeEntity } from './marshal.js';
+import { cancelledError, guestError, memoryError, stackError, timeoutError } from './outcome.js';
+import { PRELUDE_FILENAME, PRELUDE_SOURCE } from './prelude.js';
+import type { ScriptInput, ScriptLimits, ScriptResult, ScriptSandbox } from './types.js';
+
+/** Options of {@link QuickJsSandbox}. */
+export interface QuickJsSandboxOptions {
+  /** QuickJS build to use (a sync variant); default `RELEASE_SYNC` of `quickjs-emscripten`. */
+  variant?: QuickJSSyncVariant;
+  /**
+   * The compiled QuickJS WebAssembly module. Needed where code cannot compile WebAssembly from
+   * bytes, such as Cloudflare Workers: `import wasm from "@jitl/quickjs-wasmfile-release-sync/wasm"`
+   * and pass `wasmModule: wasm`. Elsewhere the variant loads its own `.wasm` file.
+   */
+  wasmModule?: WebAssembly.Module | (() => Promise<WebAssembly.Module>);
+}
+
+const PAGE = 65536;
+/** Linear memory beyond the script heap: the module's data, its C stack and allocator slack. */
+const HEADROOM_BYTES = 16 * 1024 * 1024;
+/** The module declares 16 MiB initial memory and at most 2 GiB. */
+const MIN_PAGES = 256;
+const MAX_PAGES = 32768;
+
+/** What one run accumulates while it executes. */
+interface RunState {
+  fatal: StepwireError | undefined;
+  outputChars: number;
+  logChars: number;
+  logs: string[];
+  writes: Record<string, Record<string, unknown>[]>;
+  encoded: Map<string, string>;
+}
+
+/**
+ * Runs transform scripts in QuickJS (WebAssembly), in process and edge-safe. Each run gets a fresh
+ * runtime and context; the script sees only `getEntity`, `writeEntity` and `console`.
+ *
+ * Memory is bounded by giving each QuickJS instance a WebAssembly memory whose maximum is the
+ * heap limit plus 16 MiB, since QuickJS's own limit does not count large strings in this build.
+ * Time is bounded by QuickJS's interrupt handler, which QuickJS consults every ~10,000 bytecode
+ * jumps: a script stuck in one long native call (a huge `repeat`, `sort`) is only stopped when
+ * that call returns. Where a hard wall-clock bound matters, use `WorkerSandbox` from
+ * `stepwire/node`, which also kills the thread.
+ */
+export class QuickJsSandbox implements ScriptSandbox {
+  readonly #variant: QuickJSSyncVariant;
+  readonly #wasmModule: QuickJsSandboxOptions['wasmModule'];
+  /** One QuickJS instance per memory size; replaced when one fails in a way it cannot recover from. */
+  readonly #modules = new Map<number, Promise<QuickJSWASMModule>>();
+
+  constructor(options: QuickJsSandboxOptions = {}) {
+    this.#variant = options.variant ?? RELEASE_SYNC;
+    this.#wasmModule = options.wasmModule;
+  }
+
+  /** Runs `input.source` once; see {@link ScriptSandbox.run}. */
+  async run(input: ScriptInput): Promise<ScriptResult> {
+    checkLimits(input.limits);
+    if (input.signal?.aborted) throw cancelledError();
+    const pages = memoryPages(input.limits.memoryBytes);
+    const module = await this.#module(pages);
+    if (input.signal?.aborted) throw cancelledError();
+    let broken = false;
+    try {
+      return runOnce(module, input, () => {
+        broken = true;
+      });
+    } finally {
+      if (broken) this.#modules.delete(pages);
+    }
+  }
+
+  #module(pages: number): Promise<QuickJSWASMModule> {
+    let module = this.#modules.get(pages);
+    if (module === undefined) {
+      const wasmMemory = new WebAssembly.Memory({ initial: MIN_PAGES, maximum: pages });
+      // Emscripten would print its own abort messages to the host console; the errors say it all.
+      const quiet = { print: () => {}, printErr: () => {} };
+      const variant = newVariant(
+        this.#variant,
+        this.#wasmModule === undefined
+          ? { wasmMemory, emscriptenModule: quiet }
+          : { wasmMemory, emscriptenModule: quiet, wasmModule: this.#wasmModule },
+      );
+      module = newQuickJSWASMModuleFromVariant(variant);
+      module.catch(() => this.#modules.delete(pages));
+      this.#modules.set(pages, module);
+    }
+    return module;
+  }
+}
+
+function checkLimits(limits: ScriptLimits): void {
+  for (const key of ['timeoutMs', 'memoryBytes', 'stackBytes', 'maxOutputBytes'] as const) {
+    const value = limits[key];
+    if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
+      throw new StepwireError(
+        'invalid_limit',
+        `script limit ${key} must be a positive number, got ${String(value)}`,
+      );
+    }
+  }
+}
+
+function memoryPages(memoryBytes: number): number {
+  return Math.min(MAX_PAGES, Math.max(MIN_PAGES, Math.ceil((memoryBytes + HEADROOM_BYTES) / PAGE)));
+}
+
+function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () => void): ScriptResult {
+  const { limits, signal } = input;
+  const filename = input.filename ?? 'script.js';
+  const lineCount = countLines(input.source);
+  const state: RunState = {
+    fatal: undefined,
+    outputChars: 0,
+    logChars: 0,
+    logs: [],
+    writes: Object.fromEntries(input.outputs.map((name) => [name, []])),
+    encoded: new Map(),
+  };
+  const deadline = Date.now() + limits.timeoutMs;
+  let runtime: QuickJSRuntime | undefined;
+  let context: QuickJSContext | undefined;
+  try {
+    runtime = module.newRuntime();
+    runtime.setMemoryLimit(limits.memoryBytes);
+    runtime.setMaxStackSize(limits.stackBytes);
+    runtime.setInterruptHandler(
+      () => state.fatal !== undefined || Date.now() > deadline || signal?.aborted === true,
+    );
+    context = runtime.newContext();
+    installPrelude(context, input, state);
+    const sentinel = `stepwire:done:${Math.random().toString(36).slice(2)}`;
+    const evaluated = context.evalCode(`${input.source}\n;${JSON.stringify(sentinel)}`, filename, {
+      type: 'global',
+    });
+    let thrown: StepwireError | undefined;
+    if (evaluated.error) {
+      thrown = guestError(dumpSafely(context, evaluated.error), filename, lineCount, limits);
+      evaluated.error.dispose();
+    } else {
+      const completed =
+        context.typeof(evaluated.value) === 'string' && context.getString(evaluated.value) === sentinel;
+      evaluated.value.dispose();
+      // QuickJS can lose the exception when it cannot even allocate the error object.
+      if (!completed) thrown = memoryError(limits);
+      else thrown = drainJobs(runtime, context, filename, lineCount, limits);
+    }
+    if (state.fatal !== undefined) throw state.fatal;
+    if (signal?.aborted) throw cancelledError();
+    if (thrown !== undefined) {
+      if (Date.now() > deadline && !(thrown instanceof ScriptError)) throw timeoutError(limits);
+      throw thrown;
+    }
+    return { writes: state.writes, logs: state.logs };
+  } catch (error) {
+    if (error instanceof StepwireError) throw error;
+    // A host exception out of the WebAssembly code leaves the instance unusable.
+    markBroken();
+    if (state.fatal !== undefined) throw state.fatal;
+    if (error instanceof RangeError && /call stack/i.test(error.message)) throw stackError(limits);
+    if (Date.now() > deadline) throw timeoutError(limits);
+    if (error instanceof Error && /out of memory|OOM|memory access out of bounds/i.test(error.message)) {
+      throw memoryError(limits);
+    }
+    throw new ScriptError(
+      `the script engine failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  } finally {
+    try {
+      context?.dispose();
+      runtime?.dispose();
+    } catch {
+      // QuickJS asserts on leftover objects after an out-of-memory or overflow; drop the instance.
+      markBroken();
+    }
+  }
+}
+
+function drainJobs(
+  runtime: QuickJSRuntime,
+  context: QuickJSContext,
+  filename: string,
+  lineCount: number,
+  limits: ScriptLimits,
+): StepwireError | undefined {
+  if (!runtime.hasPendingJob()) return undefined;
+  const jobs = runtime.executePendingJobs(-1);
+  if (!jobs.error) return undefined;
+  const error = guestError(dumpSafely(context, jobs.error), filename, lineCount, limits);
+  jobs.error.dispose();
+  return error;
+}
+
+function installPrelude(context: QuickJSContext, input: ScriptInput, state: RunState): void {
+  const { limits } = input;
+  const maxLog = limits.maxLogBytes ?? 64 * 1024;
+  const handles: QuickJSHandle[] = [];
+  try {
+    handles.push(
+      context.newFunction('hostGet', (nameHandle) => {
+        const name = context.getString(nameHandle);
+        let json = state.encoded.get(name);
+        if (json === undefined) {
+          const entity = input.inputs[name];
+          if (entity === undefined || !Object.hasOwn(input.inputs, name)) throw new Error(`no input ${name}`);
+          try {
+            json = encodeEntity(entity);
+          } catch (error) {
+            state.fatal = new StepwireError(
+              'script_input',
+              `input entity "${name}" cannot be copied into the script as JSON: ${String(error)}`,
+            );
+            throw error;
+          }
+          state.encoded.set(name, json);
+        }
+        return context.newString(json);
+      }),
+      context.newFunction('hostWrite', (nameHandle, kindHandle, jsonHandle) => {
+        const name = context.getString(nameHandle);
+        const json = context.getString(jsonHandle);
+        state.outputChars += json.length;
+        if (state.outputChars > limits.maxOutputBytes) {
+          state.fatal ??= new LimitError(
+            'script.output',
+            `script wrote more than its output limit of ${limits.maxOutputBytes} characters of JSON`,
+          );
+          return context.newString(state.fatal.message);
+        }
+        const decoded = decodeWrite(name, context.getNumber(kindHandle), json);
+        if ('problem' in decoded) return context.newString(decoded.problem);
+        const target = state.writes[name] as Record<string, unknown>[];
+        for (const row of decoded.rows) target.push(row);
+        return undefined;
+      }),
+      context.newFunction('hostLog', (levelHandle, lineHandle) => {
+        if (state.logChars >= maxLog) return context.false;
+        const level = context.getString(levelHandle);
+        const line = context.getString(lineHandle);
+        const text = level === 'warn' || level === 'error' ? `[${level}] ${line}` : line;
+        const room = maxLog - state.logChars;
+        if (text.length > room) {
+          state.logs.push(text.slice(0, room), `[logs truncated at ${maxLog} characters]`);
+          state.logChars = maxLog;
+          return context.false;
+        }
+        state.logs.push(text);
+        state.logChars += text.length;
+        return context.true;
+      }),
+      context.newString(JSON.stringify({ i: Object.keys(input.inputs), o: input.outputs })),
+    );
+    const prelude = context.unwrapResult(
+      context.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global' }),
+    );
+    handles.push(prelude);
+    context.unwrapResult(context.callFunction(prelude, context.undefined, ...handles.slice(0, 4))).dispose();
+  } finally {
+    for (const handle of handles) handle.dispose();
+  }
+}
+
+function dumpSafely(context: QuickJSContext, handle: QuickJSHandle): unknown {
+  try {
+    return context.dump(handle);
+  } catch {
+    return { name: 'Error', message: 'the script threw a value that cannot be read' };
+  }
+}
+
+function countLines(source: string): number {
+  let lines = 1;
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lines++;
+  return lines;
+}

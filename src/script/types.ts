@@ -1,0 +1,65 @@
+/**
+ * Types of the transform-script sandbox: what a run receives and what it returns.
+ * @module
+ */
+
+/** One input entity as the catalog gives it: its columns and its rows as arrays of cell values. */
+export interface EntityData {
+  /** Columns in order; `name` keys the row objects the script sees. */
+  columns: readonly { name: string; type: string }[];
+  /** Rows, each an array of cell values in column order. */
+  rows: readonly (readonly unknown[])[];
+}
+
+/** Bounds of one script run. */
+export interface ScriptLimits {
+  /** Wall-clock time of the run in milliseconds (default 5000). */
+  timeoutMs: number;
+  /** Memory of the script's heap in bytes, inputs included (default 64 MiB). */
+  memoryBytes: number;
+  /** Stack of the script in bytes (default 1 MiB). */
+  stackBytes: number;
+  /** Total JSON characters the script may write across all `writeEntity` calls (default 16 MiB). */
+  maxOutputBytes: number;
+  /** Total characters of `console` output kept; the rest is dropped with a note (default 64 KiB). */
+  maxLogBytes?: number;
+}
+
+/** Everything one script run needs. */
+export interface ScriptInput {
+  /** JavaScript source, run as a classic script (not a module). */
+  source: string;
+  /** Name of the script in error messages and stack traces, e.g. the step's `code_file` (default `script.js`). */
+  filename?: string;
+  /** Input entities by name; `getEntity(name)` reads them. */
+  inputs: Readonly<Record<string, EntityData>>;
+  /** Names of the output entities `writeEntity(name, rows)` may write. */
+  outputs: readonly string[];
+  /** Time, memory, stack and size bounds. */
+  limits: ScriptLimits;
+  /** Cancels the run; the sandbox rejects with a `CancelledError`. */
+  signal?: AbortSignal;
+}
+
+/** What a successful run wrote and logged. */
+export interface ScriptResult {
+  /** Rows written per output entity, in call order, as objects keyed by column name. */
+  writes: Record<string, Record<string, unknown>[]>;
+  /** `console` lines, `warn` and `error` lines prefixed with `[warn] ` and `[error] `. */
+  logs: string[];
+}
+
+/** Runs an untrusted transform script with no host access. */
+export interface ScriptSandbox {
+  /** Runs the script once in a fresh runtime; rejects with `ScriptError`, `LimitError` or `CancelledError`. */
+  run(input: ScriptInput): Promise<ScriptResult>;
+}
+
+/** The defaults of {@link ScriptLimits}: 5 s, 64 MiB heap, 1 MiB stack, 16 MiB output, 64 KiB logs. */
+export const DEFAULT_SCRIPT_LIMITS: Readonly<Required<ScriptLimits>> = Object.freeze({
+  timeoutMs: 5000,
+  memoryBytes: 64 * 1024 * 1024,
+  stackBytes: 1024 * 1024,
+  maxOutputBytes: 16 * 1024 * 1024,
+  maxLogBytes: 64 * 1024,
+});

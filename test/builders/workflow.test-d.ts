@@ -1,0 +1,170 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  atlasGet,
+  entity,
+  getEntity,
+  l2,
+  transform,
+  workflow,
+  type FromJsonSchema,
+  type InputOf,
+  type WorkflowDefinition,
+} from '../../src/builders/index.js';
+
+const orderInput = workflow('order')
+  .input({
+    schema: {
+      type: 'object',
+      properties: {
+        amount: { type: 'number' },
+        note: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' } },
+        priority: { enum: ['low', 'high'] },
+        paid: { type: 'boolean' },
+        address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+      required: ['amount', 'paid'],
+    },
+  })
+  .step('check', l2('platform', 'dummy', 'dummy_task', {}))
+  .step('send', l2('chat', 'bot', 'send_message', { channel: 'c', message: 'm' }));
+
+describe('inferred input type', () => {
+  it('maps the JSON Schema literal to a TypeScript type', () => {
+    expectTypeOf<InputOf<typeof orderInput>>().toEqualTypeOf<{
+      amount: number;
+      paid: boolean;
+      note?: string;
+      tags?: string[];
+      priority?: 'low' | 'high';
+      address?: { city: string };
+    }>();
+  });
+
+  it('carries the input type to the built definition', () => {
+    const def = orderInput.build();
+    expectTypeOf(def).toEqualTypeOf<WorkflowDefinition<InputOf<typeof orderInput>>>();
+    expectTypeOf<InputOf<typeof def>>().toHaveProperty('amount').toEqualTypeOf<number>();
+  });
+
+  it('maps scalar and array schemas', () => {
+    expectTypeOf<FromJsonSchema<{ type: 'integer' }>>().toEqualTypeOf<number>();
+    expectTypeOf<FromJsonSchema<{ type: 'array'; items: { type: 'boolean' } }>>().toEqualTypeOf<boolean[]>();
+    expectTypeOf<FromJsonSchema<{ type: 'object' }>>().toEqualTypeOf<Record<string, unknown>>();
+    expectTypeOf<FromJsonSchema<{ const: 3 }>>().toEqualTypeOf<3>();
+  });
+
+  it('types defaults from the schema', () => {
+    workflow('w').input({ schema: { type: 'object', properties: { n: { type: 'number' } } }, defaults: { n: 1 } });
+    // @ts-expect-error default of the wrong type
+    workflow('w').input({ schema: { type: 'object', properties: { n: { type: 'number' } } }, defaults: { n: 'one' } });
+  });
+
+  it('is unknown without a declared input', () => {
+    expectTypeOf<InputOf<ReturnType<typeof workflow>>>().toEqualTypeOf<unknown>();
+  });
+});
+
+describe('wires', () => {
+  it('accept declared steps and the input name', () => {
+    orderInput.wire({ from: 'check', to: 'send' }).wire({ from: 'input', to: 'check', fromPath: 'amount', toPath: 'value' });
+  });
+
+  it('reject an unknown source step', () => {
+    // @ts-expect-error 'nope' is not a step
+    orderInput.wire({ from: 'nope', to: 'send' });
+  });
+
+  it('reject an unknown target step, and the input as a target', () => {
+    // @ts-expect-error 'nope' is not a step
+    orderInput.wire({ from: 'check', to: 'nope' });
+    // @ts-expect-error the input is not a step
+    orderInput.wire({ from: 'check', to: 'input' });
+  });
+
+  it('follow a renamed input', () => {
+    const w = workflow('w').input({ name: 'order', schema: { type: 'object' } }).step('a', l2('p', 'm', 'a'));
+    w.wire({ from: 'order', to: 'a' });
+    // @ts-expect-error the input is named 'order' here
+    w.wire({ from: 'input', to: 'a' });
+  });
+});
+
+describe('references', () => {
+  it('accept earlier steps and input properties', () => {
+    orderInput.step('pdf', ({ ref }) => {
+      const amount = ref('input.amount');
+      expectTypeOf(amount).toEqualTypeOf<'{{input.amount}}'>();
+      return l2('platform', 'converters', 'create_pdf', { template: ref('check.body.table'), amount, row: ref('send.rows[0]'), whole: ref('check') });
+    });
+  });
+
+  it('reject an unknown step', () => {
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('pdf', ({ ref }) => l2('p', 'm', 'a', { x: ref('nope.field') }));
+  });
+
+  it('reject an input property that the schema does not declare', () => {
+    // @ts-expect-error 'amout' is not an input property
+    orderInput.step('pdf', ({ ref }) => l2('p', 'm', 'a', { x: ref('input.amout') }));
+  });
+
+  it('reject a step that is declared later', () => {
+    // @ts-expect-error 'later' is not declared yet
+    workflow('w').step('first', ({ ref }) => l2('p', 'm', 'a', { x: ref('later.x') }));
+  });
+
+  it('check output references', () => {
+    orderInput.output({ data: ({ ref }) => ({ url: ref('send.file_url') }) });
+    // @ts-expect-error 'upload' is not a step
+    orderInput.output({ data: ({ ref }) => ({ url: ref('upload.file_url') }) });
+  });
+});
+
+describe('conditions', () => {
+  it('accept paths of declared steps and input properties', () => {
+    orderInput.when('send', [{ data_path: 'input.paid', value: true }, { data_path: 'check.ok', value: true }]);
+    orderInput.step('extra', { ...l2('p', 'm', 'a'), conditions: [{ data_path: 'input.amount', value: 1 }] });
+  });
+
+  it('reject an unknown step in when()', () => {
+    // @ts-expect-error 'nope' is not a step
+    orderInput.when('nope', []);
+  });
+
+  it('reject a path to an unknown step or input property', () => {
+    // @ts-expect-error 'nope' is not a step
+    orderInput.when('send', [{ data_path: 'nope.ok', value: true }]);
+    // @ts-expect-error 'missing' is not an input property
+    orderInput.step('extra', { ...l2('p', 'm', 'a'), conditions: [{ data_path: 'input.missing', value: 1 }] });
+  });
+});
+
+describe('step names', () => {
+  it('reject a duplicate step name and the input name', () => {
+    // @ts-expect-error 'check' is already a step
+    orderInput.step('check', l2('p', 'm', 'a'));
+    // @ts-expect-error 'input' is the input name
+    orderInput.step('input', l2('p', 'm', 'a'));
+  });
+});
+
+describe('entity step helpers', () => {
+  const orders = entity('orders').column('id', 'NUMBER').column('total', 'NUMBER');
+
+  it('check columns of a known entity', () => {
+    atlasGet(orders, { order_by: [{ column: 'total', direction: 'DESC' }] });
+    getEntity(orders, { filters: [{ column: 'id', operator: 'EQUALS', value: 1 }] });
+    // @ts-expect-error 'price' is not a column of orders
+    atlasGet(orders, { order_by: [{ column: 'price', direction: 'DESC' }] });
+    // @ts-expect-error lowercase direction
+    atlasGet(orders, { order_by: [{ column: 'total', direction: 'desc' }] });
+    // @ts-expect-error unknown operator
+    getEntity(orders, { filters: [{ column: 'id', operator: 'EQ', value: 1 }] });
+  });
+
+  it('accept any column for an entity given by name', () => {
+    atlasGet('orders', { select_columns: [{ column: 'anything' }] });
+    transform({ code_file: 't.js', inputs: ['orders', orders], outputs: ['totals'] });
+  });
+});

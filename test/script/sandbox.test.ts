@@ -1,0 +1,132 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { LimitError, ScriptError } from '../../src/errors/index.js';
+import { QuickJsSandbox, type ScriptSandbox } from '../../src/script/index.js';
+import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
+import { input } from './helpers.js';
+
+const workerSandbox = new WorkerSandbox();
+afterAll(() => workerSandbox.close());
+
+const sandboxes: [string, ScriptSandbox][] = [
+  ['QuickJsSandbox', new QuickJsSandbox()],
+  ['WorkerSandbox', workerSandbox],
+];
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the run to fail');
+}
+
+describe.each(sandboxes)('%s', (_name, sandbox) => {
+  it('aggregates rows with group by and sum', async () => {
+    const result = await sandbox.run(
+      input(`const sums = {};
+for (const row of getEntity('orders')) sums[row.region] = (sums[row.region] ?? 0) + row.amount;
+writeEntity('totals', Object.keys(sums).map((region) => ({ region, total: sums[region] })));`),
+    );
+    expect(result.writes).toEqual({
+      totals: [
+        { region: 'eu', total: 17 },
+        { region: 'us', total: 5 },
+        { region: 'apac', total: 1 },
+      ],
+    });
+  });
+
+  it('accepts a data table and object rows, accumulating calls', async () => {
+    const result = await sandbox.run(
+      input(`writeEntity('totals', [{ region: 'eu', total: 1 }]);
+writeEntity('totals', { columns: [{ name: 'region' }, { name: 'total' }], rows: [['us', 2], ['apac']] });`),
+    );
+    expect(result.writes['totals']).toEqual([
+      { region: 'eu', total: 1 },
+      { region: 'us', total: 2 },
+      { region: 'apac', total: null },
+    ]);
+  });
+
+  it('refuses entities that are not inputs or outputs of the step, naming the declared ones', async () => {
+    const read = await failure(sandbox.run(input(`\ngetEntity('customers')`)));
+    expect(read).toBeInstanceOf(ScriptError);
+    expect(read.message).toBe('line 2: Error: entity customers is not an input of this step; inputs: orders');
+    const write = await failure(sandbox.run(input(`writeEntity('orders', [])`)));
+    expect(write.message).toContain('entity orders is not an output of this step; outputs: totals');
+  });
+
+  it('captures console output as log lines', async () => {
+    const result = await sandbox.run(input(`console.log('rows', getEntity('orders').length, { a: 1 });\nconsole.warn('careful')`));
+    expect(result.logs).toEqual(['rows 4 {"a":1}', '[warn] careful']);
+  });
+
+  it('caps the logs', async () => {
+    const result = await sandbox.run(input(`for (let i = 0; i < 1000; i++) console.log('x'.repeat(100))`, { maxLogBytes: 1000 }));
+    expect(result.logs.join('').length).toBeLessThan(1100);
+    expect(result.logs.at(-1)).toBe('[logs truncated at 1000 characters]');
+  });
+
+  it('reports a thrown error with its message and line', async () => {
+    const error = await failure(sandbox.run(input(`const rows = getEntity('orders');\n\nfunction check() {\n  throw new Error('no rows for ' + rows.length)\n}\ncheck()`)));
+    expect(error).toBeInstanceOf(ScriptError);
+    expect((error as ScriptError).line).toBe(4);
+    expect(error.message).toBe('line 4: Error: no rows for 4');
+  });
+
+  it('reports a syntax error with its line', async () => {
+    const error = await failure(sandbox.run(input(`const a = 1;\nconst b = ;\n`)));
+    expect(error).toBeInstanceOf(ScriptError);
+    expect((error as ScriptError).line).toBe(2);
+    expect(error.message).toMatch(/SyntaxError/);
+  });
+
+  it('stops an infinite loop at the time limit', async () => {
+    const started = Date.now();
+    const error = await failure(sandbox.run(input('while (true) {}', { timeoutMs: 300 })));
+    expect(error).toBeInstanceOf(LimitError);
+    expect((error as LimitError).limit).toBe('script.timeout');
+    expect(error.message).toBe('script exceeded its time limit of 300 ms');
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('stops a memory bomb at the memory limit', async () => {
+    const error = await failure(
+      sandbox.run(input("let a = []; while (1) a.push('x'.repeat(1e6) + a.length)", { memoryBytes: 16 * 1024 * 1024, timeoutMs: 20_000 })),
+    );
+    expect((error as LimitError).limit).toBe('script.memory');
+    expect(error.message).toBe('script exceeded its memory limit of 16 MiB');
+  });
+
+  it('stops deep recursion at the stack limit', async () => {
+    const error = await failure(sandbox.run(input('function down(n) { return down(n + 1) + 1 }\ndown(0)')));
+    expect((error as LimitError).limit).toBe('script.stack');
+  });
+
+  it('stops huge output at the output limit', async () => {
+    const error = await failure(
+      sandbox.run(input("while (true) writeEntity('totals', [{ region: 'x'.repeat(10000) }])", { maxOutputBytes: 100_000 })),
+    );
+    expect((error as LimitError).limit).toBe('script.output');
+  });
+
+  it('stops at the output limit even when the script catches the error', async () => {
+    const error = await failure(
+      sandbox.run(input("try { writeEntity('totals', [{ region: 'x'.repeat(1000) }]) } catch (e) {}", { maxOutputBytes: 100 })),
+    );
+    expect((error as LimitError).limit).toBe('script.output');
+  });
+
+  it('keeps nothing between runs', async () => {
+    await sandbox.run(input('globalThis.leaked = 42; Object.prototype.polluted = 1;'));
+    const result = await sandbox.run(input("console.log(typeof leaked, typeof ({}).polluted)"));
+    expect(result.logs).toEqual(['undefined undefined']);
+  });
+
+  it('still works after a run that hit a limit', async () => {
+    await failure(sandbox.run(input('function down(n) { return down(n + 1) + 1 }\ndown(0)')));
+    const result = await sandbox.run(input("writeEntity('totals', [{ ok: true }])"));
+    expect(result.writes['totals']).toEqual([{ ok: true }]);
+  });
+});
