@@ -3,22 +3,61 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const NODE_BUILTINS = [
-  'assert', 'buffer', 'child_process', 'crypto', 'dns', 'events', 'fs', 'fs/promises', 'http', 'https', 'net',
-  'os', 'path', 'process', 'stream', 'tls', 'url', 'util', 'worker_threads', 'zlib', 'perf_hooks', 'module', 'v8', 'vm',
+  'assert',
+  'buffer',
+  'child_process',
+  'crypto',
+  'dns',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'https',
+  'net',
+  'os',
+  'path',
+  'process',
+  'stream',
+  'tls',
+  'url',
+  'util',
+  'worker_threads',
+  'zlib',
+  'perf_hooks',
+  'module',
+  'v8',
+  'vm',
 ];
 
 /** The core (everything under src/ but the Node and Google adapters and the test kit) must stay edge-safe. */
 const edgeSafe = {
   patterns: [
-    { group: ['node:*'], message: 'The core is edge-safe: node: modules only in src/adapters/node and src/adapters/google.' },
-    { group: ['googleapis', '@googleapis/*', 'google-auth-library'], message: 'googleapis only in src/adapters/google.' },
+    {
+      group: ['node:*'],
+      message: 'The core is edge-safe: node: modules only in src/adapters/node and src/adapters/google.',
+    },
+    {
+      group: ['googleapis', '@googleapis/*', 'google-auth-library'],
+      message: 'googleapis only in src/adapters/google.',
+    },
     { group: ['vitest', 'vitest/*'], message: 'vitest only in src/testing and test/.' },
   ],
   paths: NODE_BUILTINS.map((name) => ({ name, message: 'The core is edge-safe: no Node built-ins.' })),
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'docs/api/**', 'node_modules/**', 'types/**', 'coverage/**', 'test-artifacts/**', '.tmp/**', 'src/pdf/fonts/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'docs/api/**',
+      'node_modules/**',
+      'types/**',
+      'coverage/**',
+      'test-artifacts/**',
+      '.tmp/**',
+      'src/pdf/fonts/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -30,20 +69,29 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/adapters/node/**', 'src/adapters/google/**', 'src/testing/**'],
+    ignores: ['src/adapters/node/**', 'src/adapters/google/**', 'src/testing/**', 'src/cli/**'],
     rules: {
       'no-restricted-imports': ['error', edgeSafe],
-      'no-restricted-globals': ['error', { name: 'Buffer', message: 'Use Uint8Array.' }, { name: 'process', message: 'The core is edge-safe.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Buffer', message: 'Use Uint8Array.' },
+        { name: 'process', message: 'The core is edge-safe.' },
+      ],
     },
   },
   {
     files: ['src/testing/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'The test kit is edge-safe.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*'], message: 'The test kit is edge-safe.' }] },
+      ],
     },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable' },
+    },
   },
 );

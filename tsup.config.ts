@@ -9,8 +9,13 @@ export const ENTRIES = {
   testing: 'src/testing/index.ts',
 };
 
+/** Extra files that are not subpaths: the worker thread of `WorkerSandbox`, found beside `dist/node.*`. */
+const INTERNAL = {
+  'script-worker': 'src/adapters/node/script-worker.ts',
+};
+
 export default defineConfig({
-  entry: ENTRIES,
+  entry: { ...ENTRIES, ...INTERNAL },
   format: ['esm', 'cjs'],
   dts: true,
   splitting: true,

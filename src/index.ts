@@ -14,11 +14,28 @@ export { DEFAULT_LIMITS } from './engine/options.js';
 export type { RunOptions } from './engine/run.js';
 export type { RunRecord, StepRecord, RunEvent, RunError, RunStatus, StepStatus } from './engine/record.js';
 export { WorkflowRegistry } from './engine/workflows.js';
-export { ScriptRegistry, type TransformContext, type TransformFunction, type StoredScript } from './engine/scripts.js';
+export {
+  ScriptRegistry,
+  type TransformContext,
+  type TransformFunction,
+  type StoredScript,
+} from './engine/scripts.js';
 export { ReferenceError as StepReferenceError } from './engine/references.js';
 export { compileSchema, type CompiledSchema } from './engine/json-schema/index.js';
-export { Catalog, type EntityRows, type EntityWrite, type WriteResult, type UpsertResult } from './catalog/catalog.js';
-export { ActionRegistry, type ActionContext, type ActionDefinition, type ActionStub, type StubBehaviour } from './actions/registry.js';
+export {
+  Catalog,
+  type EntityRows,
+  type EntityWrite,
+  type WriteResult,
+  type UpsertResult,
+} from './catalog/catalog.js';
+export {
+  ActionRegistry,
+  type ActionContext,
+  type ActionDefinition,
+  type ActionStub,
+  type StubBehaviour,
+} from './actions/registry.js';
 export { Applications } from './app/applications.js';
 export * from './app/index.js';
 export * from './adapters/types.js';
@@ -29,4 +46,11 @@ export * from './schema/index.js';
 export * from './builders/index.js';
 export { renderPdf, type RenderPdfOptions, type PdfVariable } from './pdf/index.js';
 export { encodeBase64, decodeBase64 } from './pdf/base64.js';
-export { QuickJsSandbox, type ScriptSandbox, type ScriptInput, type ScriptResult, type ScriptLimits, type EntityData } from './script/index.js';
+export {
+  QuickJsSandbox,
+  type ScriptSandbox,
+  type ScriptInput,
+  type ScriptResult,
+  type ScriptLimits,
+  type EntityData,
+} from './script/index.js';

@@ -16,10 +16,18 @@ export const createPdfAction: ActionDefinition<typeof CreatePdfInputSchema> = {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([context.signal, timeout]);
     try {
-      const bytes = await renderPdf(input as Parameters<typeof renderPdf>[0], { signal, maxBytes: context.limits['pdfMaxBytes'] ?? 10 * 1024 * 1024 });
+      const bytes = await renderPdf(input as Parameters<typeof renderPdf>[0], {
+        signal,
+        maxBytes: context.limits['pdfMaxBytes'] ?? 10 * 1024 * 1024,
+      });
       return { pdf_data: encodeBase64(bytes) };
     } catch (error) {
-      if (timeout.aborted && !context.signal.aborted) throw new LimitError('pdfTimeoutMs', `the PDF took longer than ${timeoutMs} ms to render (limits.pdfTimeoutMs)`, { cause: error });
+      if (timeout.aborted && !context.signal.aborted)
+        throw new LimitError(
+          'pdfTimeoutMs',
+          `the PDF took longer than ${timeoutMs} ms to render (limits.pdfTimeoutMs)`,
+          { cause: error },
+        );
       throw error;
     }
   },

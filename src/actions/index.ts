@@ -1,4 +1,11 @@
-export { ActionRegistry, actionKey, type ActionContext, type ActionDefinition, type ActionStub, type StubBehaviour } from './registry.js';
+export {
+  ActionRegistry,
+  actionKey,
+  type ActionContext,
+  type ActionDefinition,
+  type ActionStub,
+  type StubBehaviour,
+} from './registry.js';
 export { getEntityAction } from './get-entity.js';
 export { dummyTaskAction } from './dummy-task.js';
 export { sendMessageAction } from './send-message.js';

@@ -71,17 +71,22 @@ export class ActionRegistry {
   #fallback: (provider: string, module: string, action: string) => ActionDefinition | undefined;
 
   /** @internal */
-  constructor(fallback: (provider: string, module: string, action: string) => ActionDefinition | undefined = () => undefined) {
+  constructor(
+    fallback: (provider: string, module: string, action: string) => ActionDefinition | undefined = () =>
+      undefined,
+  ) {
     this.#fallback = fallback;
   }
 
   /** Adds an action. @throws {@link ConflictError} when `provider/module/action` is taken. */
   register<S extends z.ZodType>(definition: ActionDefinition<S>): void {
     for (const field of ['provider', 'module', 'action'] as const) {
-      if (typeof definition[field] !== 'string' || definition[field] === '') throw new TypeError(`action ${field} must be a non-empty string`);
+      if (typeof definition[field] !== 'string' || definition[field] === '')
+        throw new TypeError(`action ${field} must be a non-empty string`);
     }
     if (typeof definition.run !== 'function') throw new TypeError('action run must be a function');
-    if (typeof definition.input?.safeParse !== 'function') throw new TypeError('action input must be a zod schema');
+    if (typeof definition.input?.safeParse !== 'function')
+      throw new TypeError('action input must be a zod schema');
     const key = actionKey(definition.provider, definition.module, definition.action);
     if (this.#actions.has(key)) throw new ConflictError('action', key);
     this.#actions.set(key, definition as unknown as ActionDefinition);
@@ -90,7 +95,9 @@ export class ActionRegistry {
   /** True when the action exists (registered, built in, or a file-store upload). */
   has(provider: string, module: string, action: string): boolean {
     const key = actionKey(provider, module, action);
-    return this.#stubs.has(key) || this.#actions.has(key) || this.#fallback(provider, module, action) !== undefined;
+    return (
+      this.#stubs.has(key) || this.#actions.has(key) || this.#fallback(provider, module, action) !== undefined
+    );
   }
 
   /** Every registered action key. */
@@ -121,7 +128,13 @@ export class ActionRegistry {
   }
 
   /** Runs an action: validates the input with its schema, then calls it (or its stub). @internal */
-  async invoke(provider: string, module: string, action: string, input: unknown, context: ActionContext): Promise<unknown> {
+  async invoke(
+    provider: string,
+    module: string,
+    action: string,
+    input: unknown,
+    context: ActionContext,
+  ): Promise<unknown> {
     const key = actionKey(provider, module, action);
     const stub = this.#stubs.get(key);
     if (stub) {
@@ -129,11 +142,17 @@ export class ActionRegistry {
       return typeof stub.behaviour === 'function' ? stub.behaviour(input, context) : stub.behaviour.output;
     }
     const definition = this.#actions.get(key) ?? this.#fallback(provider, module, action);
-    if (!definition) throw new ValidationError([{ code: 'unknown_action', path: 'l2_data', message: `no action "${key}" is registered` }]);
+    if (!definition)
+      throw new ValidationError([
+        { code: 'unknown_action', path: 'l2_data', message: `no action "${key}" is registered` },
+      ]);
     const parsed = check(definition.input, input);
     if (!parsed.ok) {
       throw new ValidationError(
-        parsed.issues.map((issue) => ({ ...issue, path: issue.path ? `input_data.${issue.path}` : 'input_data' })),
+        parsed.issues.map((issue) => ({
+          ...issue,
+          path: issue.path ? `input_data.${issue.path}` : 'input_data',
+        })),
         `invalid input of action ${key}: ${parsed.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
       );
     }

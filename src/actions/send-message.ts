@@ -9,7 +9,10 @@ export const sendMessageAction: ActionDefinition<typeof SendMessageInputSchema> 
   description: 'Posts a message to a chat channel.',
   input: SendMessageInputSchema,
   run: async (input, context): Promise<SendMessageOutput> => {
-    const sent = await context.chat.send({ channel: input.channel, message: input.message }, { signal: context.signal });
+    const sent = await context.chat.send(
+      { channel: input.channel, message: input.message },
+      { signal: context.signal },
+    );
     const output: SendMessageOutput = { ok: true, channel: input.channel };
     if (sent?.id !== undefined) output.id = sent.id;
     return output;

@@ -23,7 +23,10 @@ export function contentTypeOf(fileType: string | undefined, fileName: string): s
 }
 
 /** `<provider>/files/upload_file` for the file store registered under `provider`. @internal */
-export function uploadFileAction(provider: string, store: FileStore): ActionDefinition<typeof UploadFileInputSchema> {
+export function uploadFileAction(
+  provider: string,
+  store: FileStore,
+): ActionDefinition<typeof UploadFileInputSchema> {
   return {
     provider,
     module: 'files',
@@ -40,9 +43,19 @@ export function uploadFileAction(provider: string, store: FileStore): ActionDefi
         }
       } else data = input.file_data;
       const max = context.limits['uploadMaxBytes'] ?? 10 * 1024 * 1024;
-      if (data.byteLength > max) throw new LimitError('uploadMaxBytes', `the file is ${data.byteLength} bytes, over the limit of ${max} bytes (limits.uploadMaxBytes)`);
-      const file = { name: input.file_name, contentType: contentTypeOf(input.file_type, input.file_name), data };
-      const stored = await store.put(input.folder_id ? { ...file, folder: input.folder_id } : file, { signal: context.signal });
+      if (data.byteLength > max)
+        throw new LimitError(
+          'uploadMaxBytes',
+          `the file is ${data.byteLength} bytes, over the limit of ${max} bytes (limits.uploadMaxBytes)`,
+        );
+      const file = {
+        name: input.file_name,
+        contentType: contentTypeOf(input.file_type, input.file_name),
+        data,
+      };
+      const stored = await store.put(input.folder_id ? { ...file, folder: input.folder_id } : file, {
+        signal: context.signal,
+      });
       return { file_url: stored.url };
     },
   };

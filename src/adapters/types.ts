@@ -125,7 +125,10 @@ export interface FileStore {
   /** Stores a file and returns where it can be opened. */
   put(file: FileInput, options?: CallOptions): MaybePromise<StoredFile>;
   /** Optional: reads a stored file back by its url. */
-  get?(url: string, options?: CallOptions): MaybePromise<{ data: Uint8Array; contentType: string } | undefined>;
+  get?(
+    url: string,
+    options?: CallOptions,
+  ): MaybePromise<{ data: Uint8Array; contentType: string } | undefined>;
 }
 
 /** A chat message. */

@@ -72,22 +72,42 @@ export class Applications {
         row.forEach((component, c) => {
           const at = `screens[${s}].components[${r}][${c}]`;
           if (component.type === 'datagrid' && !entities.has(component.datagrid.entity_name)) {
-            issues.push({ code: 'unknown_entity', path: `${at}.datagrid.entity_name`, message: `grid "${component.name}" names entity "${component.datagrid.entity_name}", which does not exist` });
+            issues.push({
+              code: 'unknown_entity',
+              path: `${at}.datagrid.entity_name`,
+              message: `grid "${component.name}" names entity "${component.datagrid.entity_name}", which does not exist`,
+            });
           }
           if (component.type === 'form') {
             const workflow = workflows.get(component.form.job.workflow_name);
             if (!workflow) {
-              issues.push({ code: 'unknown_workflow', path: `${at}.form.job.workflow_name`, message: `form "${component.name}" runs workflow "${component.form.job.workflow_name}", which does not exist` });
+              issues.push({
+                code: 'unknown_workflow',
+                path: `${at}.form.job.workflow_name`,
+                message: `form "${component.name}" runs workflow "${component.form.job.workflow_name}", which does not exist`,
+              });
             } else {
-              issues.push(...checkFormItems(component.form.form_items, workflow, `${at}.form.form_items`, component.name));
+              issues.push(
+                ...checkFormItems(
+                  component.form.form_items,
+                  workflow,
+                  `${at}.form.form_items`,
+                  component.name,
+                ),
+              );
             }
             const redirect = component.form.do?.redirect_data.url;
-            if (redirect && workflow) issues.push(...checkOutputRefs(redirect, workflow, `${at}.form.do.redirect_data.url`));
+            if (redirect && workflow)
+              issues.push(...checkOutputRefs(redirect, workflow, `${at}.form.do.redirect_data.url`));
           }
           if (component.type === 'button') {
             const url = component.button.event.redirect_data.url;
             if (/\{\{\s*output\./.test(url)) {
-              issues.push({ code: 'invalid_redirect', path: `${at}.button.event.redirect_data.url`, message: `button "${component.name}" has no workflow output to take {{output...}} from` });
+              issues.push({
+                code: 'invalid_redirect',
+                path: `${at}.button.event.redirect_data.url`,
+                message: `button "${component.name}" has no workflow output to take {{output...}} from`,
+              });
             }
           }
         }),
@@ -103,9 +123,15 @@ export function itemProperty(item: { name?: string | undefined; label: string })
   return item.name ?? item.label;
 }
 
-function checkFormItems(items: { name?: string | undefined; label: string; type: string }[], workflow: Workflow, path: string, form: string): Issue[] {
+function checkFormItems(
+  items: { name?: string | undefined; label: string; type: string }[],
+  workflow: Workflow,
+  path: string,
+  form: string,
+): Issue[] {
   const issues: Issue[] = [];
-  const schema = workflow.workflow_input?.input_schema as { properties?: Record<string, { type?: unknown }>; required?: unknown } | undefined;
+  const schema = workflow.workflow_input?.input_schema as
+    { properties?: Record<string, { type?: unknown }>; required?: unknown } | undefined;
   const properties = schema?.properties;
   if (!properties) return issues;
   const filled = new Set<string>();
@@ -114,20 +140,38 @@ function checkFormItems(items: { name?: string | undefined; label: string; type:
     filled.add(property);
     const declared = properties[property];
     if (!declared) {
-      issues.push({ code: 'unknown_property', path: `${path}[${i}]`, message: `form "${form}" item "${item.label}" fills "${property}", which is not an input property of workflow "${workflow.name}" (properties: ${Object.keys(properties).join(', ')})` });
+      issues.push({
+        code: 'unknown_property',
+        path: `${path}[${i}]`,
+        message: `form "${form}" item "${item.label}" fills "${property}", which is not an input property of workflow "${workflow.name}" (properties: ${Object.keys(properties).join(', ')})`,
+      });
       return;
     }
     const types = ([] as unknown[]).concat(declared.type ?? []);
-    const fits: Record<string, string[]> = { number: ['number', 'integer'], text: ['string'], string: ['string'], boolean: ['boolean'], date: ['string'] };
+    const fits: Record<string, string[]> = {
+      number: ['number', 'integer'],
+      text: ['string'],
+      string: ['string'],
+      boolean: ['boolean'],
+      date: ['string'],
+    };
     if (types.length > 0 && !types.some((t) => fits[item.type]?.includes(String(t)))) {
-      issues.push({ code: 'type_mismatch', path: `${path}[${i}].type`, message: `form item "${item.label}" is of type ${item.type}, but input property "${property}" is ${types.join(' or ')}` });
+      issues.push({
+        code: 'type_mismatch',
+        path: `${path}[${i}].type`,
+        message: `form item "${item.label}" is of type ${item.type}, but input property "${property}" is ${types.join(' or ')}`,
+      });
     }
   });
   const required = Array.isArray(schema?.required) ? (schema.required as string[]) : [];
   const defaults = workflow.workflow_input?.default_data ?? {};
   for (const property of required) {
     if (!filled.has(property) && !(property in defaults)) {
-      issues.push({ code: 'missing_item', path, message: `form "${form}" has no item for "${property}", a required input property of workflow "${workflow.name}"` });
+      issues.push({
+        code: 'missing_item',
+        path,
+        message: `form "${form}" has no item for "${property}", a required input property of workflow "${workflow.name}"`,
+      });
     }
   }
   return issues;
@@ -139,7 +183,11 @@ function checkOutputRefs(url: string, workflow: Workflow, path: string): Issue[]
   const issues: Issue[] = [];
   for (const match of url.matchAll(/\{\{\s*output\.([^}.[\s]+)[^}]*\}\}/g)) {
     if (!Object.prototype.hasOwnProperty.call(output, match[1]!)) {
-      issues.push({ code: 'unknown_output', path, message: `redirect uses {{output.${match[1]}}}, but workflow "${workflow.name}" has no output "${match[1]}" (outputs: ${Object.keys(output).join(', ')})` });
+      issues.push({
+        code: 'unknown_output',
+        path,
+        message: `redirect uses {{output.${match[1]}}}, but workflow "${workflow.name}" has no output "${match[1]}" (outputs: ${Object.keys(output).join(', ')})`,
+      });
     }
   }
   return issues;

@@ -22,7 +22,10 @@ export interface CoercedForm {
  * text is kept as typed. An empty optional item is left out; an empty required item is an issue.
  * @internal
  */
-export function coerceForm(items: readonly FormItem[], values: Readonly<Record<string, string>>): CoercedForm {
+export function coerceForm(
+  items: readonly FormItem[],
+  values: Readonly<Record<string, string>>,
+): CoercedForm {
   const input: Record<string, unknown> = {};
   const issues: Issue[] = [];
   for (const item of items) {
@@ -32,7 +35,12 @@ export function coerceForm(items: readonly FormItem[], values: Readonly<Record<s
     if ('message' in result) issues.push({ code: result.code, path: property, message: result.message });
     else if (result.value !== undefined) {
       // defineProperty: a property named "__proto__" stays an ordinary own property.
-      Object.defineProperty(input, property, { value: result.value, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(input, property, {
+        value: result.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return { input, issues };
@@ -66,14 +74,20 @@ function coerceItem(item: FormItem, raw: string | undefined): ItemResult {
 function coerceNumber(item: FormItem, text: string): ItemResult {
   const label = item.label;
   const value = NUMBER.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(value)) return { code: 'invalid_number', message: `${label} must be a number, got "${text}"` };
+  if (!Number.isFinite(value))
+    return { code: 'invalid_number', message: `${label} must be a number, got "${text}"` };
   const config = item.number_config ?? {};
-  if (config.min !== undefined && value < config.min) return { code: 'too_small', message: `${label} must be at least ${config.min}` };
-  if (config.max !== undefined && value > config.max) return { code: 'too_big', message: `${label} must be at most ${config.max}` };
+  if (config.min !== undefined && value < config.min)
+    return { code: 'too_small', message: `${label} must be at least ${config.min}` };
+  if (config.max !== undefined && value > config.max)
+    return { code: 'too_big', message: `${label} must be at most ${config.max}` };
   if (config.step !== undefined) {
     const steps = (value - (config.min ?? 0)) / config.step;
     if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, Math.abs(steps))) {
-      return { code: 'invalid_step', message: `${label} must be a multiple of ${config.step}${config.min ? ` from ${config.min}` : ''}` };
+      return {
+        code: 'invalid_step',
+        message: `${label} must be a multiple of ${config.step}${config.min ? ` from ${config.min}` : ''}`,
+      };
     }
   }
   return { value };
@@ -89,13 +103,28 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
  * Splits workflow input issues into those of an item (by its property, e.g. `amount` or
  * `amount.x`) and those of the whole form. @internal
  */
-export function assignIssues(items: readonly FormItem[], issues: readonly Issue[]): { byItem: Map<string, string>; form: string[] } {
+export function assignIssues(
+  items: readonly FormItem[],
+  issues: readonly Issue[],
+): { byItem: Map<string, string>; form: string[] } {
   const byItem = new Map<string, string>();
   const form: string[] = [];
-  const paths = items.map((item) => ({ property: itemProperty(item), path: keyPath('', itemProperty(item)) }));
+  const paths = items.map((item) => ({
+    property: itemProperty(item),
+    label: item.label,
+    path: keyPath('', itemProperty(item)),
+  }));
   for (const issue of issues) {
-    const owner = paths.find((p) => issue.path === p.path || issue.path.startsWith(`${p.path}.`) || issue.path.startsWith(`${p.path}[`));
-    if (owner && !byItem.has(owner.property)) byItem.set(owner.property, issue.message);
+    const owner = paths.find(
+      (p) =>
+        issue.path === p.path || issue.path.startsWith(`${p.path}.`) || issue.path.startsWith(`${p.path}[`),
+    );
+    // Input messages name the property ("customer_id must be ..."); next to the item, its label reads better.
+    const message =
+      owner && issue.message.startsWith(`${owner.property} `)
+        ? `${owner.label}${issue.message.slice(owner.property.length)}`
+        : issue.message;
+    if (owner && !byItem.has(owner.property)) byItem.set(owner.property, message);
     else if (!owner) form.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
   }
   return { byItem, form };

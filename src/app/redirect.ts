@@ -31,9 +31,16 @@ export class RedirectError extends StepwireError {
  * A missing `{{query_params.x}}` is the empty string; a missing `{{output.x}}` is an error.
  * @internal
  */
-export function resolveRedirect(template: string, screens: ReadonlySet<string>, sources: RedirectSources): string {
+export function resolveRedirect(
+  template: string,
+  screens: ReadonlySet<string>,
+  sources: RedirectSources,
+): string {
   const target = parseRedirectUrl(template);
-  if (!target) throw new RedirectError(`redirect url "${template}" must be /screens/<screen_url> with an optional query string`);
+  if (!target)
+    throw new RedirectError(
+      `redirect url "${template}" must be /screens/<screen_url> with an optional query string`,
+    );
   if (!isScreenName(target.screen) || !screens.has(target.screen)) {
     throw new RedirectError(`redirect url "${template}" names no screen of this application`);
   }
@@ -67,19 +74,37 @@ function placeholderValue(expression: string, sources: RedirectSources, template
   if (query !== undefined) return Object.hasOwn(sources.query, query) ? sources.query[query]! : '';
   const path = /^output\.(.+)$/.exec(expression)?.[1];
   if (path === undefined) {
-    throw new RedirectError(`redirect url "${template}" uses {{${expression}}}; only {{output.<field>}} and {{query_params.<name>}} are allowed`);
+    throw new RedirectError(
+      `redirect url "${template}" uses {{${expression}}}; only {{output.<field>}} and {{query_params.<name>}} are allowed`,
+    );
   }
-  if (!('output' in sources)) throw new RedirectError(`redirect url "${template}" uses {{output.${path}}}, but there is no workflow output here`);
+  if (!('output' in sources))
+    throw new RedirectError(
+      `redirect url "${template}" uses {{output.${path}}}, but there is no workflow output here`,
+    );
   let value: unknown = sources.output;
   for (const segment of path.split('.')) {
-    const own = typeof value === 'object' && value !== null && !FORBIDDEN_SEGMENTS.has(segment) && Object.hasOwn(value, segment);
+    const own =
+      typeof value === 'object' &&
+      value !== null &&
+      !FORBIDDEN_SEGMENTS.has(segment) &&
+      Object.hasOwn(value, segment);
     value = own ? (value as Record<string, unknown>)[segment] : undefined;
   }
   if (value === undefined || value === null) {
-    throw new RedirectError(`the workflow succeeded, but its output has no "${path}" for the redirect to {{output.${path}}}`);
+    throw new RedirectError(
+      `the workflow succeeded, but its output has no "${path}" for the redirect to {{output.${path}}}`,
+    );
   }
-  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
-  throw new RedirectError(`output "${path}" is ${Array.isArray(value) ? 'an array' : typeof value}; a redirect can only carry a string, a number or a boolean`);
+  if (
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  )
+    return String(value);
+  throw new RedirectError(
+    `output "${path}" is ${Array.isArray(value) ? 'an array' : typeof value}; a redirect can only carry a string, a number or a boolean`,
+  );
 }
 
 /** Percent-encodes what a literal query part must not hold as is; keeps valid `%XX` escapes. */

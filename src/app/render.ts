@@ -1,6 +1,13 @@
 import type { Column } from '../schema/index.js';
 import { SCREEN_STYLES } from './styles.js';
-import type { ResolvedButton, ResolvedDatagrid, ResolvedForm, ResolvedFormItem, ResolvedScreen, ResolvedText } from './types.js';
+import type {
+  ResolvedButton,
+  ResolvedDatagrid,
+  ResolvedForm,
+  ResolvedFormItem,
+  ResolvedScreen,
+  ResolvedText,
+} from './types.js';
 
 /** Options of {@link renderScreen}. */
 export interface RenderScreenOptions {
@@ -18,7 +25,11 @@ export interface RenderScreenOptions {
  * const html = renderScreen('shop', await app.screen('start'), { basePath: '/api' });
  * ```
  */
-export function renderScreen(appName: string, screen: ResolvedScreen, options: RenderScreenOptions = {}): string {
+export function renderScreen(
+  appName: string,
+  screen: ResolvedScreen,
+  options: RenderScreenOptions = {},
+): string {
   const base = normalizeBase(options.basePath);
   const appBase = `${base}/applications/${encodeURIComponent(appName)}`;
   const context: RenderContext = { appBase, screen, headings: 0 };
@@ -72,7 +83,13 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 interface RenderContext {
   appBase: string;
@@ -106,10 +123,14 @@ function renderForm(form: ResolvedForm, context: RenderContext): string {
   const action = `${appBase}/screens/${encodeURIComponent(screen.url)}/forms/${encodeURIComponent(form.name)}${search ? `?${search}` : ''}`;
   const prefix = `f-${slug(form.name)}`;
   const ids = form.items.map((_, i) => `${prefix}-${i}`);
-  const itemErrors = form.items.flatMap((item, i) => (item.error ? [`<li><a href="#${ids[i]}">${escapeHtml(item.label)}: ${escapeHtml(item.error)}</a></li>`] : []));
+  const itemErrors = form.items.flatMap((item, i) =>
+    item.error ? [`<li><a href="#${ids[i]}">${escapeHtml(item.error)}</a></li>`] : [],
+  );
   let alert = '';
   if (form.error || itemErrors.length > 0) {
-    const summary = form.error ? `<p>${escapeHtml(form.error)}</p>` : `<p>Please correct ${itemErrors.length === 1 ? 'this field' : 'these fields'}:</p>`;
+    const summary = form.error
+      ? `<p>${escapeHtml(form.error)}</p>`
+      : `<p>Please correct ${itemErrors.length === 1 ? 'this field' : 'these fields'}:</p>`;
     alert = `<div class="form-error" role="alert" id="${prefix}-error">${summary}${itemErrors.length > 0 ? `<ul>${itemErrors.join('')}</ul>` : ''}</div>`;
   }
   const fields = form.items.map((item, i) => renderItem(item, ids[i]!)).join('');
@@ -143,18 +164,29 @@ function renderItem(item: ResolvedFormItem, id: string): string {
 
 function renderGrid(grid: ResolvedDatagrid, context: RenderContext): string {
   const numeric = grid.columns.map((c) => /^(NUMBER|INTEGER)$/i.test(c.type ?? ''));
-  const head = grid.columns.map((c, i) => `<th scope="col"${numeric[i] ? ' class="num"' : ''}>${escapeHtml(c.name)}</th>`).join('');
+  const head = grid.columns
+    .map((c, i) => `<th scope="col"${numeric[i] ? ' class="num"' : ''}>${escapeHtml(c.name)}</th>`)
+    .join('');
   const body =
     grid.rows.length === 0
       ? `<tr><td class="empty" colspan="${Math.max(grid.columns.length, 1)}">No rows${grid.page > 1 ? ' on this page' : ''}.</td></tr>`
-      : grid.rows.map((row) => `<tr>${grid.columns.map((c, i) => `<td${numeric[i] ? ' class="num"' : ''}>${renderCell(row[i], c)}</td>`).join('')}</tr>`).join('\n');
+      : grid.rows
+          .map(
+            (row) =>
+              `<tr>${grid.columns.map((c, i) => `<td${numeric[i] ? ' class="num"' : ''}>${renderCell(row[i], c)}</td>`).join('')}</tr>`,
+          )
+          .join('\n');
   const caption = `${grid.entity}${grid.page > 1 || grid.hasNext ? ` (page ${grid.page})` : ''}`;
   const table = `<div class="table-wrap"><table><caption>${escapeHtml(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
   const error = grid.error ? `<p class="grid-error" role="alert">${escapeHtml(grid.error)}</p>` : '';
   let pager = '';
   if (grid.hasPrevious || grid.hasNext) {
-    const prev = grid.previousHref ? `<a rel="prev" href="${escapeHtml(screenHref(context.appBase, grid.previousHref))}">Previous</a>` : '<span class="disabled" aria-disabled="true">Previous</span>';
-    const next = grid.nextHref ? `<a rel="next" href="${escapeHtml(screenHref(context.appBase, grid.nextHref))}">Next</a>` : '<span class="disabled" aria-disabled="true">Next</span>';
+    const prev = grid.previousHref
+      ? `<a rel="prev" href="${escapeHtml(screenHref(context.appBase, grid.previousHref))}">Previous</a>`
+      : '<span class="disabled" aria-disabled="true">Previous</span>';
+    const next = grid.nextHref
+      ? `<a rel="next" href="${escapeHtml(screenHref(context.appBase, grid.nextHref))}">Next</a>`
+      : '<span class="disabled" aria-disabled="true">Next</span>';
     pager = `<nav class="pager" aria-label="${escapeHtml(`Pages of ${grid.entity}`)}">${prev}<span class="status" aria-current="page">Page ${grid.page}</span>${next}</nav>`;
   }
   return `<div class="c-grid">${error}${table}${pager}</div>`;
@@ -179,7 +211,8 @@ function screenHref(appBase: string, href: string): string {
 }
 
 function firstHeading(screen: ResolvedScreen): string | undefined {
-  for (const row of screen.rows) for (const c of row) if (c.type === 'text' && c.heading && c.contents.trim()) return c.contents;
+  for (const row of screen.rows)
+    for (const c of row) if (c.type === 'text' && c.heading && c.contents.trim()) return c.contents;
   return undefined;
 }
 

@@ -5,7 +5,14 @@ import type { Application, Component, Screen } from '../schema/index.js';
 import { itemProperty } from './applications.js';
 import { assignIssues, coerceForm } from './form.js';
 import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
-import type { ResolvedComponent, ResolvedDatagrid, ResolvedForm, ResolvedScreen, ScreenQuery, SubmitResult } from './types.js';
+import type {
+  ResolvedComponent,
+  ResolvedDatagrid,
+  ResolvedForm,
+  ResolvedScreen,
+  ScreenQuery,
+  SubmitResult,
+} from './types.js';
 
 /** Rows per grid page when the config gives no `page_size`. */
 const DEFAULT_GRID_PAGE_SIZE = 20;
@@ -61,15 +68,29 @@ export class AppRuntime {
    * re-rendered with the values and the errors attached to the form and its items.
    * @throws {@link NotFoundError} when there is no such screen or form.
    */
-  async submit(url: string, component: string, values: Readonly<Record<string, string>>, query?: ScreenQuery | URLSearchParams): Promise<SubmitResult> {
+  async submit(
+    url: string,
+    component: string,
+    values: Readonly<Record<string, string>>,
+    query?: ScreenQuery | URLSearchParams,
+  ): Promise<SubmitResult> {
     const screen = this.#find(url);
     const form = findComponent(screen, component);
     if (form?.type !== 'form') throw new NotFoundError('form', `${url}/${component}`);
     const params = toQuery(query);
     const items = form.form.form_items;
-    const failure = async (reason: 'invalid' | 'failed' | 'redirect', errors: Issue[], run: RunRecord | null): Promise<SubmitResult> => {
+    const failure = async (
+      reason: 'invalid' | 'failed' | 'redirect',
+      errors: Issue[],
+      run: RunRecord | null,
+    ): Promise<SubmitResult> => {
       const { byItem, form: formLevel } = assignIssues(items, errors);
-      const state: FormState = { component, values, itemErrors: byItem, formError: formLevel.length > 0 ? formLevel.join(' ') : null };
+      const state: FormState = {
+        component,
+        values,
+        itemErrors: byItem,
+        formError: formLevel.length > 0 ? formLevel.join(' ') : null,
+      };
       return { ok: false, reason, screen: await this.#resolve(screen, params, state), errors, run };
     };
 
@@ -77,10 +98,13 @@ export class AppRuntime {
     if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
     let run: RunRecord;
     try {
-      run = await this.#engine.run(form.form.job.workflow_name, coerced.input, { timeoutMs: this.#engine.options.limits.formRunTimeoutMs });
+      run = await this.#engine.run(form.form.job.workflow_name, coerced.input, {
+        timeoutMs: this.#engine.options.limits.formRunTimeoutMs,
+      });
     } catch (error) {
       if (error instanceof ValidationError) return failure('invalid', error.issues, null);
-      if (isStepwireError(error)) return failure('failed', [{ code: error.code, path: '', message: error.message }], null);
+      if (isStepwireError(error))
+        return failure('failed', [{ code: error.code, path: '', message: error.message }], null);
       throw error;
     }
     if (run.status !== 'succeeded') {
@@ -89,7 +113,9 @@ export class AppRuntime {
     }
     const template = form.form.do?.redirect_data.url ?? `/screens/${screen.url}`;
     try {
-      const redirect = form.form.do ? resolveRedirect(template, this.#screens, { output: run.output, query: params }) : sameScreen(screen.url, params);
+      const redirect = form.form.do
+        ? resolveRedirect(template, this.#screens, { output: run.output, query: params })
+        : sameScreen(screen.url, params);
       return { ok: true, redirect, run };
     } catch (error) {
       if (!isStepwireError(error)) throw error;
@@ -114,19 +140,31 @@ export class AppRuntime {
   }
 
   async #resolve(screen: Screen, query: ScreenQuery, state: FormState | undefined): Promise<ResolvedScreen> {
-    const rows = await Promise.all(screen.components.map((row) => Promise.all(row.map((c) => this.#component(screen, c, query, state)))));
+    const rows = await Promise.all(
+      screen.components.map((row) => Promise.all(row.map((c) => this.#component(screen, c, query, state)))),
+    );
     return { app: this.name, url: screen.url, startUrl: this.application.start_screen_url, query, rows };
   }
 
-  async #component(screen: Screen, component: Component, query: ScreenQuery, state: FormState | undefined): Promise<ResolvedComponent> {
+  async #component(
+    screen: Screen,
+    component: Component,
+    query: ScreenQuery,
+    state: FormState | undefined,
+  ): Promise<ResolvedComponent> {
     switch (component.type) {
       case 'text':
-        return { type: 'text', name: component.name, heading: component.text.type === 'heading', contents: fillQueryParams(component.text.contents, query) };
+        return {
+          type: 'text',
+          name: component.name,
+          heading: component.text.type === 'heading',
+          contents: fillQueryParams(component.text.contents, query),
+        };
       case 'button':
         return {
           type: 'button',
           name: component.name,
-          label: component.button.label,
+          label: fillQueryParams(component.button.label, query),
           href: resolveRedirect(component.button.event.redirect_data.url, this.#screens, { query }),
         };
       case 'form':
@@ -136,19 +174,36 @@ export class AppRuntime {
     }
   }
 
-  async #grid(screen: Screen, component: Extract<Component, { type: 'datagrid' }>, query: ScreenQuery): Promise<ResolvedDatagrid> {
+  async #grid(
+    screen: Screen,
+    component: Extract<Component, { type: 'datagrid' }>,
+    query: ScreenQuery,
+  ): Promise<ResolvedDatagrid> {
     const limits = this.#engine.options.limits;
     const pageSize = Math.min(component.datagrid.page_size ?? DEFAULT_GRID_PAGE_SIZE, limits.maxPageSize);
     const pageKey = `${component.name}_page`;
-    const asked = Object.hasOwn(query, pageKey) && /^\d{1,7}$/.test(query[pageKey]!) ? Number(query[pageKey]) : 1;
+    const asked =
+      Object.hasOwn(query, pageKey) && /^\d{1,7}$/.test(query[pageKey]!) ? Number(query[pageKey]) : 1;
     const page = Math.min(Math.max(asked, 1), MAX_GRID_PAGE);
     const entity = component.datagrid.entity_name;
-    const read = await this.#engine.catalog.getEntity({ entity_name: entity, operation: {}, page_size: pageSize, page_number: page });
-    const error = read.body.error?.is_error ? (read.body.error.errors ?? ['the entity could not be read']).join('; ') : null;
+    const read = await this.#engine.catalog.getEntity({
+      entity_name: entity,
+      operation: {},
+      page_size: pageSize,
+      page_number: page,
+    });
+    const error = read.body.error?.is_error
+      ? (read.body.error.errors ?? ['the entity could not be read']).join('; ')
+      : null;
     const rows = read.body.table.rows ?? [];
     let hasNext = false;
     if (!error && rows.length === pageSize) {
-      const probe = await this.#engine.catalog.getEntity({ entity_name: entity, operation: {}, page_size: 1, page_number: page * pageSize + 1 });
+      const probe = await this.#engine.catalog.getEntity({
+        entity_name: entity,
+        operation: {},
+        page_size: 1,
+        page_number: page * pageSize + 1,
+      });
       hasNext = (probe.body.table.rows?.length ?? 0) > 0;
     }
     const hasPrevious = page > 1;
@@ -170,7 +225,10 @@ export class AppRuntime {
   }
 }
 
-function resolveForm(component: Extract<Component, { type: 'form' }>, state: FormState | undefined): ResolvedForm {
+function resolveForm(
+  component: Extract<Component, { type: 'form' }>,
+  state: FormState | undefined,
+): ResolvedForm {
   return {
     type: 'form',
     name: component.name,
@@ -193,7 +251,11 @@ function resolveForm(component: Extract<Component, { type: 'form' }>, state: For
   };
 }
 
-function numberConfig(config: { min?: number | undefined; max?: number | undefined; step?: number | undefined }): { min?: number; max?: number; step?: number } {
+function numberConfig(config: {
+  min?: number | undefined;
+  max?: number | undefined;
+  step?: number | undefined;
+}): { min?: number; max?: number; step?: number } {
   const out: { min?: number; max?: number; step?: number } = {};
   if (config.min !== undefined) out.min = config.min;
   if (config.max !== undefined) out.max = config.max;
@@ -202,16 +264,24 @@ function numberConfig(config: { min?: number | undefined; max?: number | undefin
 }
 
 function findComponent(screen: Screen, name: string): Component | undefined {
-  for (const row of screen.components) for (const component of row) if (component.name === name) return component;
+  for (const row of screen.components)
+    for (const component of row) if (component.name === name) return component;
   return undefined;
 }
 
 /** Query parameters as a plain record; the first value of a repeated name wins. */
 function toQuery(query: ScreenQuery | URLSearchParams | undefined): ScreenQuery {
   const out: ScreenQuery = {};
-  const entries = query === undefined ? [] : query instanceof URLSearchParams ? [...query] : Object.entries(query);
+  const entries =
+    query === undefined ? [] : query instanceof URLSearchParams ? [...query] : Object.entries(query);
   for (const [key, value] of entries) {
-    if (!Object.hasOwn(out, key)) Object.defineProperty(out, key, { value: String(value), enumerable: true, writable: true, configurable: true });
+    if (!Object.hasOwn(out, key))
+      Object.defineProperty(out, key, {
+        value: String(value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }

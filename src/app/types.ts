@@ -102,7 +102,7 @@ export interface ResolvedButton {
   href: string;
 }
 
-/** The result of {@link AppRuntime.submit}. */
+/** The result of `AppRuntime.submit`: the redirect, or the screen re-rendered with the errors. */
 export type SubmitResult =
   | {
       ok: true;

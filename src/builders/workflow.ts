@@ -142,7 +142,10 @@ export class WorkflowBuilder<
   }
 
   /** Declares `workflow_output`: values built from references (a value, or a callback given `ref`). */
-  output(options: { name?: string; data?: OutputData<RefPath<Steps, InputName, Input>> }): WorkflowBuilder<Steps, InputName, Input> {
+  output(options: {
+    name?: string;
+    data?: OutputData<RefPath<Steps, InputName, Input>>;
+  }): WorkflowBuilder<Steps, InputName, Input> {
     const output: Record<string, unknown> = { name: options.name ?? 'output' };
     if (options.data !== undefined)
       output['output_data'] = typeof options.data === 'function' ? options.data(REF_CONTEXT) : options.data;

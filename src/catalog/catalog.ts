@@ -1,9 +1,40 @@
-import type { CallOptions, CellValue, SheetRef, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
-import { ConflictError, LimitError, NotFoundError, ValidationError, WriteRejectedError, isStepwireError, type Issue } from '../errors/index.js';
-import { EntitySchema, GetEntityInputSchema, RelationshipSchema, check, parse, type Entity, type GetEntityInput, type GetEntityOutput, type Relationship } from '../schema/index.js';
+import type {
+  CallOptions,
+  CellValue,
+  SheetRef,
+  SpreadsheetAdapter,
+  StorageAdapter,
+} from '../adapters/types.js';
+import {
+  ConflictError,
+  LimitError,
+  NotFoundError,
+  ValidationError,
+  WriteRejectedError,
+  isStepwireError,
+  type Issue,
+} from '../errors/index.js';
+import {
+  EntitySchema,
+  GetEntityInputSchema,
+  RelationshipSchema,
+  check,
+  parse,
+  type Entity,
+  type GetEntityInput,
+  type GetEntityOutput,
+  type Relationship,
+} from '../schema/index.js';
 import { executeRead } from '../query/index.js';
 import { KeyedLock } from './keyed-lock.js';
-import { appendRows, cellFromValue, coerceCell, mapSheet, tableRow, type EntityTable } from './sheet-mapping.js';
+import {
+  appendRows,
+  cellFromValue,
+  coerceCell,
+  mapSheet,
+  tableRow,
+  type EntityTable,
+} from './sheet-mapping.js';
 
 /** Limits the catalog needs. @internal */
 export interface CatalogLimits {
@@ -60,7 +91,12 @@ export class Catalog {
   #writes = new KeyedLock();
 
   /** @internal */
-  constructor(deps: { storage: StorageAdapter; spreadsheets: SpreadsheetAdapter; limits: CatalogLimits; ready: () => Promise<void> }) {
+  constructor(deps: {
+    storage: StorageAdapter;
+    spreadsheets: SpreadsheetAdapter;
+    limits: CatalogLimits;
+    ready: () => Promise<void>;
+  }) {
     this.#storage = deps.storage;
     this.#sheets = deps.spreadsheets;
     this.#limits = deps.limits;
@@ -147,12 +183,20 @@ export class Catalog {
     const typeOf = (entity: Entity, column: string) => entity.columns.find((c) => c.name === column)?.type;
     source_columns.forEach((column, i) => {
       if (!typeOf(source, column)) {
-        issues.push({ code: 'unknown_column', path: `foreign_key_config.source_columns[${i}]`, message: `"${column}" is not a column of entity "${source.name}" (columns: ${source.columns.map((c) => c.name).join(', ')})` });
+        issues.push({
+          code: 'unknown_column',
+          path: `foreign_key_config.source_columns[${i}]`,
+          message: `"${column}" is not a column of entity "${source.name}" (columns: ${source.columns.map((c) => c.name).join(', ')})`,
+        });
       }
     });
     target_columns.forEach((column, i) => {
       if (!typeOf(target, column)) {
-        issues.push({ code: 'unknown_column', path: `foreign_key_config.target_columns[${i}]`, message: `"${column}" is not a column of entity "${target.name}" (columns: ${target.columns.map((c) => c.name).join(', ')})` });
+        issues.push({
+          code: 'unknown_column',
+          path: `foreign_key_config.target_columns[${i}]`,
+          message: `"${column}" is not a column of entity "${target.name}" (columns: ${target.columns.map((c) => c.name).join(', ')})`,
+        });
       }
     });
     if (issues.length === 0) {
@@ -161,12 +205,17 @@ export class Catalog {
         const a = typeOf(source, column);
         const b = typeOf(target, targetColumn);
         if (a !== b) {
-          issues.push({ code: 'incompatible_types', path: `foreign_key_config.target_columns[${i}]`, message: `"${source.name}.${column}" is ${a} but "${target.name}.${targetColumn}" is ${b}; paired columns must have the same type` });
+          issues.push({
+            code: 'incompatible_types',
+            path: `foreign_key_config.target_columns[${i}]`,
+            message: `"${source.name}.${column}" is ${a} but "${target.name}.${targetColumn}" is ${b}; paired columns must have the same type`,
+          });
         }
       });
     }
     if (issues.length > 0) throw new ValidationError(issues);
-    if (!(await this.#storage.put('relationships', rel.name, rel, { ifAbsent: true }))) throw new ConflictError('relationship', rel.name);
+    if (!(await this.#storage.put('relationships', rel.name, rel, { ifAbsent: true })))
+      throw new ConflictError('relationship', rel.name);
     return rel;
   }
 
@@ -182,12 +231,16 @@ export class Catalog {
    */
   async getEntity(input: GetEntityInput | unknown, options: CallOptions = {}): Promise<GetEntityOutput> {
     await this.#ready();
-    const name = typeof input === 'object' && input !== null ? (input as { entity_name?: unknown }).entity_name : undefined;
+    const name =
+      typeof input === 'object' && input !== null
+        ? (input as { entity_name?: unknown }).entity_name
+        : undefined;
     try {
       const entity = typeof name === 'string' ? await this.#storage.get<Entity>('entities', name) : undefined;
       if (!entity) {
         const shape = check(GetEntityInputSchema, input);
-        if (!shape.ok) return failure(shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+        if (!shape.ok)
+          return failure(shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
         return failure([`entity_name: entity "${String(name)}" does not exist`]);
       }
       const loaded = await this.#load(entity, options);
@@ -221,9 +274,14 @@ export class Catalog {
     }
     const total = writes.reduce((n, w) => n + w.rows.length, 0);
     if (total > this.#limits.maxRowsPerWrite) {
-      throw new LimitError('maxRowsPerWrite', `${total} rows exceed the limit of ${this.#limits.maxRowsPerWrite} rows per write (limits.maxRowsPerWrite)`);
+      throw new LimitError(
+        'maxRowsPerWrite',
+        `${total} rows exceed the limit of ${this.#limits.maxRowsPerWrite} rows per write (limits.maxRowsPerWrite)`,
+      );
     }
-    const relationships = (await this.listRelationships()).filter((r) => r.foreign_key_config.enforce_foreign_key);
+    const relationships = (await this.listRelationships()).filter(
+      (r) => r.foreign_key_config.enforce_foreign_key,
+    );
     const lockKeys = [...entities.values()].map((e) => sheetKey(e.spreadsheet_config));
     return this.#writes.run(lockKeys, async () => {
       const plans = await this.#planWrites(writes, entities, relationships, options);
@@ -250,7 +308,12 @@ export class Catalog {
     return { entity, table: (await this.#load(entity, options)).table };
   }
 
-  async #planWrites(writes: readonly EntityWrite[], entities: Map<string, Entity>, relationships: Relationship[], options: CallOptions): Promise<WritePlan[]> {
+  async #planWrites(
+    writes: readonly EntityWrite[],
+    entities: Map<string, Entity>,
+    relationships: Relationship[],
+    options: CallOptions,
+  ): Promise<WritePlan[]> {
     const issues: Issue[] = [];
     const plans: WritePlan[] = [];
     const pending = new Map<string, unknown[][]>();
@@ -267,17 +330,26 @@ export class Catalog {
           seen.set(keyOf(row, keyColumns), `existing row ${i + 1}`);
         }
       }
-      for (const earlier of pending.get(entity.name) ?? []) seen.set(keyOf(earlier, keyColumns), 'an earlier row of this write');
+      for (const earlier of pending.get(entity.name) ?? [])
+        seen.set(keyOf(earlier, keyColumns), 'an earlier row of this write');
       rows.forEach((row, i) => {
         if (!row) return;
         const key = keyOf(row, keyColumns);
         if (keyColumns.some((c) => row[c] === null)) {
-          issues.push({ code: 'null_key', path: `${entity.name}[${i}]`, message: `row ${i + 1} of "${entity.name}" has an empty primary key column (${entity.primary_key.join(', ')})` });
+          issues.push({
+            code: 'null_key',
+            path: `${entity.name}[${i}]`,
+            message: `row ${i + 1} of "${entity.name}" has an empty primary key column (${entity.primary_key.join(', ')})`,
+          });
           return;
         }
         const clash = seen.get(key);
         if (clash) {
-          issues.push({ code: 'duplicate_key', path: `${entity.name}[${i}]`, message: `row ${i + 1} of "${entity.name}" repeats primary key ${describeKey(entity.primary_key, keyColumns, row)} of ${clash}` });
+          issues.push({
+            code: 'duplicate_key',
+            path: `${entity.name}[${i}]`,
+            message: `row ${i + 1} of "${entity.name}" repeats primary key ${describeKey(entity.primary_key, keyColumns, row)} of ${clash}`,
+          });
         } else {
           seen.set(key, `row ${i + 1} of this write`);
         }
@@ -290,14 +362,21 @@ export class Catalog {
     for (const plan of plans) {
       for (const rel of relationships) {
         if (rel.source_entity !== plan.entity.name) continue;
-        const target = entities.get(rel.target_entity) ?? (await this.#storage.get<Entity>('entities', rel.target_entity));
+        const target =
+          entities.get(rel.target_entity) ?? (await this.#storage.get<Entity>('entities', rel.target_entity));
         if (!target) continue;
         const targetTable = (await this.#load(target, options)).table;
-        const targetColumns = rel.foreign_key_config.target_columns.map((c) => target.columns.findIndex((t) => t.name === c));
-        const sourceColumns = rel.foreign_key_config.source_columns.map((c) => plan.entity.columns.findIndex((s) => s.name === c));
+        const targetColumns = rel.foreign_key_config.target_columns.map((c) =>
+          target.columns.findIndex((t) => t.name === c),
+        );
+        const sourceColumns = rel.foreign_key_config.source_columns.map((c) =>
+          plan.entity.columns.findIndex((s) => s.name === c),
+        );
         const known = new Set<string>();
         const replacing = plans.some((p) => p.entity.name === target.name && p.mode === 'replace');
-        if (!replacing) for (let i = 0; i < targetTable.length; i++) known.add(keyOf(tableRow(targetTable, i), targetColumns));
+        if (!replacing)
+          for (let i = 0; i < targetTable.length; i++)
+            known.add(keyOf(tableRow(targetTable, i), targetColumns));
         for (const row of pending.get(target.name) ?? []) known.add(keyOf(row, targetColumns));
         plan.original.forEach((row, i) => {
           if (!row) return;
@@ -329,16 +408,35 @@ export class Catalog {
       return cells;
     });
     if (plan.mode === 'replace') {
-      if (!this.#sheets.write) throw new ValidationError([{ code: 'unsupported', path: 'write_mode', message: 'this spreadsheet adapter cannot overwrite cells, so write_mode "replace" is not available' }]);
+      if (!this.#sheets.write)
+        throw new ValidationError([
+          {
+            code: 'unsupported',
+            path: 'write_mode',
+            message:
+              'this spreadsheet adapter cannot overwrite cells, so write_mode "replace" is not available',
+          },
+        ]);
       const height = Math.max(values.length, loaded.table.length);
       const grid: CellValue[][] = [];
-      for (let i = 0; i < height; i++) grid.push(values[i] ?? new Array<CellValue>(loaded.headerWidth).fill(null));
-      if (grid.length > 0) await this.#sheets.write({ ...ref, row: config.origin.row + 1, col: config.origin.col, values: grid }, options);
+      for (let i = 0; i < height; i++)
+        grid.push(values[i] ?? new Array<CellValue>(loaded.headerWidth).fill(null));
+      if (grid.length > 0)
+        await this.#sheets.write(
+          { ...ref, row: config.origin.row + 1, col: config.origin.col, values: grid },
+          options,
+        );
     } else if (values.length > 0) {
-      await this.#sheets.append({ ...ref, row: config.origin.row + 1 + loaded.table.length, col: config.origin.col, values }, options);
+      await this.#sheets.append(
+        { ...ref, row: config.origin.row + 1 + loaded.table.length, col: config.origin.col, values },
+        options,
+      );
     }
     const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
-    const base = plan.mode === 'replace' ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]) } : loaded;
+    const base =
+      plan.mode === 'replace'
+        ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]) }
+        : loaded;
     this.#cache.set(entity.name, { ...base, table: appendRows(base.table, plan.rows), revision });
   }
 
@@ -348,11 +446,21 @@ export class Catalog {
     const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
     const cached = this.#cache.get(entity.name);
     if (cached && revision !== undefined && cached.revision === revision) return cached;
-    const [cells = []] = await this.#sheets.read([{ ...ref, row: config.origin.row, col: config.origin.col }], options);
+    const [cells = []] = await this.#sheets.read(
+      [{ ...ref, row: config.origin.row, col: config.origin.col }],
+      options,
+    );
     const table = mapSheet(entity, cells);
     const header = cells[0] ?? [];
-    const headerIndexes = entity.columns.map((column) => header.findIndex((cell) => typeof cell === 'string' && cell.trim() === column.name));
-    const loaded: LoadedSheet = { table, headerIndexes, headerWidth: Math.max(header.length, ...headerIndexes.map((i) => i + 1)), revision };
+    const headerIndexes = entity.columns.map((column) =>
+      header.findIndex((cell) => typeof cell === 'string' && cell.trim() === column.name),
+    );
+    const loaded: LoadedSheet = {
+      table,
+      headerIndexes,
+      headerWidth: Math.max(header.length, ...headerIndexes.map((i) => i + 1)),
+      revision,
+    };
     if (revision !== undefined) this.#cache.set(entity.name, loaded);
     return loaded;
   }
@@ -373,7 +481,11 @@ function coerceRows(entity: Entity, rows: EntityRows, issues: Issue[]): (unknown
     let values: readonly unknown[];
     if (Array.isArray(input)) {
       if (input.length !== names.length) {
-        issues.push({ code: 'row_shape', path: `${entity.name}[${i}]`, message: `${label} has ${input.length} values but the entity has ${names.length} columns (${names.join(', ')})` });
+        issues.push({
+          code: 'row_shape',
+          path: `${entity.name}[${i}]`,
+          message: `${label} has ${input.length} values but the entity has ${names.length} columns (${names.join(', ')})`,
+        });
         return undefined;
       }
       values = input;
@@ -381,12 +493,20 @@ function coerceRows(entity: Entity, rows: EntityRows, issues: Issue[]): (unknown
       const record = input as Record<string, unknown>;
       const unknown = Object.keys(record).filter((k) => !names.includes(k));
       if (unknown.length > 0) {
-        issues.push({ code: 'unknown_column', path: `${entity.name}[${i}]`, message: `${label} has ${unknown.map((k) => `"${k}"`).join(', ')}, not ${unknown.length === 1 ? 'a column' : 'columns'} of the entity (columns: ${names.join(', ')})` });
+        issues.push({
+          code: 'unknown_column',
+          path: `${entity.name}[${i}]`,
+          message: `${label} has ${unknown.map((k) => `"${k}"`).join(', ')}, not ${unknown.length === 1 ? 'a column' : 'columns'} of the entity (columns: ${names.join(', ')})`,
+        });
         return undefined;
       }
       values = names.map((n) => (Object.prototype.hasOwnProperty.call(record, n) ? record[n] : null));
     } else {
-      issues.push({ code: 'row_shape', path: `${entity.name}[${i}]`, message: `${label} must be an object keyed by column name or an array of values` });
+      issues.push({
+        code: 'row_shape',
+        path: `${entity.name}[${i}]`,
+        message: `${label} must be an object keyed by column name or an array of values`,
+      });
       return undefined;
     }
     const out: unknown[] = [];
@@ -396,12 +516,20 @@ function coerceRows(entity: Entity, rows: EntityRows, issues: Issue[]): (unknown
       if (result.ok) out.push(result.value);
       else {
         bad = true;
-        issues.push({ code: 'invalid_type', path: `${entity.name}[${i}].${column.name}`, message: `${label}: column "${column.name}" must be ${column.type}, got ${JSON.stringify(values[c])}` });
+        issues.push({
+          code: 'invalid_type',
+          path: `${entity.name}[${i}].${column.name}`,
+          message: `${label}: column "${column.name}" must be ${column.type}, got ${JSON.stringify(values[c])}`,
+        });
       }
     });
     if (bad) return undefined;
     if (out.every((v) => v === null)) {
-      issues.push({ code: 'empty_row', path: `${entity.name}[${i}]`, message: `${label} is empty; an empty row would end the table in the sheet` });
+      issues.push({
+        code: 'empty_row',
+        path: `${entity.name}[${i}]`,
+        message: `${label} is empty; an empty row would end the table in the sheet`,
+      });
       return undefined;
     }
     return out;
@@ -429,4 +557,3 @@ function sheetKey(config: Entity['spreadsheet_config']): string {
 function failure(errors: string[]): GetEntityOutput {
   return { body: { table: { columns: null, rows: null }, error: { is_error: true, errors } } };
 }
-

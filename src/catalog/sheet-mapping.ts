@@ -6,7 +6,7 @@
  */
 import type { CellRows, CellValue } from '../adapters/types.js';
 import { SheetError } from '../errors/index.js';
-import type { Entity } from '../schema/entity.js';
+import type { ColumnType, Entity } from '../schema/entity.js';
 import { BOOLEAN_NULL, createTable, type EntityTable } from '../query/entity-table.js';
 import { coerceCell, isEmptyCell } from '../query/coerce.js';
 import { sheetCell, toA1, toA1Range } from './a1.js';
@@ -99,44 +99,79 @@ export function mapSheet(entity: Entity, cells: CellRows): EntityTable {
   const indexes = headerIndexes(entity, cells[0] ?? []);
   let length = dataLength(cells, indexes);
   const table = createTable(entity.columns, length);
-  let failure: { row: number; c: number; value: CellValue | undefined } | undefined;
+  let failure: { row: number; c: number } | undefined;
   for (let c = 0; c < entity.columns.length; c++) {
     const h = indexes[c]!;
     const type = entity.columns[c]!.type;
     const data = table.data[c]!;
-    for (let r = 0; r < length; r++) {
-      const value = cells[r + 1]![h];
-      // Fast paths for the common cell kinds; everything else goes through coerceCell.
-      if (type === 'NUMBER' && typeof value === 'number' && Number.isFinite(value)) {
-        (data as Float64Array)[r] = value;
-        continue;
-      }
-      if (
-        (type === 'STRING' || type === 'DATE' || type === 'DATETIME') &&
-        (value === null || value === undefined)
-      )
-        continue;
-      if (type === 'STRING' && typeof value === 'string' && visibleAscii(value.charCodeAt(0))) {
-        (data as (string | null)[])[r] = value;
-        continue;
-      }
-      const result = coerceCell(type, value);
-      if (!result.ok) {
-        failure = { row: r, c, value };
-        length = r; // later columns need only be checked above this row
-        break;
-      }
-      if (type === 'NUMBER')
-        (data as Float64Array)[r] = result.value === null ? NaN : (result.value as number);
-      else if (type === 'BOOLEAN')
-        (data as Uint8Array)[r] = result.value === null ? BOOLEAN_NULL : result.value ? 1 : 0;
-      else (data as (string | null)[])[r] = result.value as string | null;
+    const bad =
+      data instanceof Float64Array
+        ? fillNumbers(data, cells, h, length)
+        : data instanceof Uint8Array
+          ? fillBooleans(data, cells, h, length)
+          : fillTexts(data, cells, h, length, type);
+    if (bad >= 0) {
+      failure = { row: bad, c };
+      length = bad; // later columns need only be checked above this row
     }
   }
-  if (failure) throw cellError(entity, indexes, failure.row, failure.c, failure.value);
+  if (failure)
+    throw cellError(entity, indexes, failure.row, failure.c, cells[failure.row + 1]![indexes[failure.c]!]);
   return table;
 }
 
+// One loop per column encoding, each with a fast path for the usual cell; the first row that cannot
+// be coerced is returned (-1 when none).
+
+function fillNumbers(data: Float64Array, cells: CellRows, h: number, length: number): number {
+  for (let r = 0; r < length; r++) {
+    const value = cells[r + 1]![h];
+    if (typeof value === 'number' && value - value === 0) {
+      data[r] = value;
+      continue;
+    }
+    const result = coerceCell('NUMBER', value);
+    if (!result.ok) return r;
+    data[r] = result.value === null ? NaN : (result.value as number);
+  }
+  return -1;
+}
+
+function fillBooleans(data: Uint8Array, cells: CellRows, h: number, length: number): number {
+  for (let r = 0; r < length; r++) {
+    const value = cells[r + 1]![h];
+    if (typeof value === 'boolean') {
+      data[r] = value ? 1 : 0;
+      continue;
+    }
+    const result = coerceCell('BOOLEAN', value);
+    if (!result.ok) return r;
+    data[r] = result.value === null ? BOOLEAN_NULL : result.value ? 1 : 0;
+  }
+  return -1;
+}
+
+function fillTexts(
+  data: (string | null)[],
+  cells: CellRows,
+  h: number,
+  length: number,
+  type: ColumnType,
+): number {
+  const plain = type === 'STRING';
+  for (let r = 0; r < length; r++) {
+    const value = cells[r + 1]![h];
+    if (value === null || value === undefined) continue; // already null
+    if (plain && typeof value === 'string' && visibleAscii(value.charCodeAt(0))) {
+      data[r] = value;
+      continue;
+    }
+    const result = coerceCell(type, value);
+    if (!result.ok) return r;
+    data[r] = result.value as string | null;
+  }
+  return -1;
+}
 /** A printable ASCII character: a string starting with one is never blank. */
 function visibleAscii(code: number): boolean {
   return code > 32 && code < 127;

@@ -55,7 +55,10 @@ export class Engine {
     this.options = resolveOptions(options);
     const files = this.options.files;
     const builtins = new Map<string, ActionDefinition>(
-      [getEntityAction, dummyTaskAction, sendMessageAction, createPdfAction].map((a) => [`${a.provider}/${a.module}/${a.action}`, a as ActionDefinition]),
+      [getEntityAction, dummyTaskAction, sendMessageAction, createPdfAction].map((a) => [
+        `${a.provider}/${a.module}/${a.action}`,
+        a as ActionDefinition,
+      ]),
     );
     this.actions = new ActionRegistry((provider, module, action) => {
       const builtin = builtins.get(`${provider}/${module}/${action}`);
@@ -65,8 +68,17 @@ export class Engine {
     });
     for (const action of options.actions ?? []) this.actions.register(action);
     const ready = () => this.ready();
-    this.catalog = new Catalog({ storage: this.options.storage, spreadsheets: this.options.spreadsheets, limits: this.options.limits, ready });
-    this.workflows = new WorkflowRegistry(this.options.storage, (p, m, a) => this.actions.has(p, m, a), ready);
+    this.catalog = new Catalog({
+      storage: this.options.storage,
+      spreadsheets: this.options.spreadsheets,
+      limits: this.options.limits,
+      ready,
+    });
+    this.workflows = new WorkflowRegistry(
+      this.options.storage,
+      (p, m, a) => this.actions.has(p, m, a),
+      ready,
+    );
     this.scripts = new ScriptRegistry(this.options.storage, ready);
     this.#sandbox = options.sandbox ?? new QuickJsSandbox();
     this.applications = new Applications(this, ready);
@@ -150,16 +162,32 @@ export class Engine {
     await this.ready();
     const prepared = await this.workflows.prepared(name);
     const value = applyInput(prepared, input);
-    return new Execution(prepared.plan, value, { options: this.options, actions: this.actions, catalog: this.catalog, scripts: this.scripts, sandbox: this.#sandbox, storage: this.options.storage }, options);
+    return new Execution(
+      prepared.plan,
+      value,
+      {
+        options: this.options,
+        actions: this.actions,
+        catalog: this.catalog,
+        scripts: this.scripts,
+        sandbox: this.#sandbox,
+        storage: this.options.storage,
+      },
+      options,
+    );
   }
 
   async #recoverInterrupted(): Promise<void> {
     const runs = await this.options.storage.list<RunRecord>('runs');
     for (const { key, value } of runs) {
       if (value.status !== 'running') continue;
-      const finished = value.steps.filter((s: StepRecord) => s.status === 'succeeded' || s.status === 'skipped' || s.status === 'failed');
+      const finished = value.steps.filter(
+        (s: StepRecord) => s.status === 'succeeded' || s.status === 'skipped' || s.status === 'failed',
+      );
       const last = finished.sort((a, b) => String(a.finished_at).localeCompare(String(b.finished_at))).at(-1);
-      const steps = value.steps.map((s) => (s.status === 'running' ? { ...s, status: 'pending' as const } : s));
+      const steps = value.steps.map((s) =>
+        s.status === 'running' ? { ...s, status: 'pending' as const } : s,
+      );
       await this.options.storage.put('runs', key, {
         ...value,
         steps,
@@ -167,7 +195,9 @@ export class Engine {
         finished_at: new Date().toISOString(),
         error: {
           code: 'interrupted',
-          message: last ? `the engine running this run stopped; the last finished step was "${last.name}"` : 'the engine running this run stopped before any step finished',
+          message: last
+            ? `the engine running this run stopped; the last finished step was "${last.name}"`
+            : 'the engine running this run stopped before any step finished',
           ...(last ? { step: last.name } : {}),
         },
       });
@@ -175,20 +205,37 @@ export class Engine {
   }
 }
 
-function applyInput(prepared: { plan: { workflow: { workflow_input?: { default_data?: Record<string, unknown> | undefined } | undefined } }; input: { validate(value: unknown): { path: string; message: string; code: string }[] } | undefined }, input: unknown): unknown {
+function applyInput(
+  prepared: {
+    plan: {
+      workflow: { workflow_input?: { default_data?: Record<string, unknown> | undefined } | undefined };
+    };
+    input: { validate(value: unknown): { path: string; message: string; code: string }[] } | undefined;
+  },
+  input: unknown,
+): unknown {
   const declared = prepared.plan.workflow.workflow_input;
   let value = input === undefined || input === null ? {} : input;
   if (declared?.default_data && typeof value === 'object' && !Array.isArray(value)) {
     const filled: Record<string, unknown> = structuredClone(declared.default_data);
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      if (item !== undefined) Object.defineProperty(filled, key, { value: item, enumerable: true, writable: true, configurable: true });
+      if (item !== undefined)
+        Object.defineProperty(filled, key, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     }
     value = filled;
   }
   if (prepared.input) {
     const issues = prepared.input.validate(value);
     if (issues.length > 0) {
-      throw new ValidationError(issues, `Invalid input: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`);
+      throw new ValidationError(
+        issues,
+        `Invalid input: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
+      );
     }
   }
   return value;

@@ -109,10 +109,14 @@ export const DEFAULT_LIMITS: Required<EngineLimits> = {
 
 /** Fills in defaults and checks the shape of the options once. @internal */
 export function resolveOptions(options: EngineOptions): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Engine options must be an object');
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('Engine options must be an object');
   const limits = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(options.limits ?? {})) {
-    if (!(key in DEFAULT_LIMITS)) throw new TypeError(`limits.${key} is not a known limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    if (!(key in DEFAULT_LIMITS))
+      throw new TypeError(
+        `limits.${key} is not a known limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`,
+      );
     if (value === undefined) continue;
     if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
       throw new TypeError(`limits.${key} must be a positive number, got ${String(value)}`);
@@ -129,13 +133,17 @@ export function resolveOptions(options: EngineOptions): ResolvedOptions {
     ['spreadsheets', options.spreadsheets, 'read'],
     ['chat', options.chat, 'send'],
   ] as const) {
-    if (adapter !== undefined && typeof (adapter as unknown as Record<string, unknown>)[method] !== 'function') {
+    if (
+      adapter !== undefined &&
+      typeof (adapter as unknown as Record<string, unknown>)[method] !== 'function'
+    ) {
       throw new TypeError(`${name} must be an adapter with a ${method}() method`);
     }
   }
   const files = options.files ?? { memory: new MemoryFileStore() };
   for (const [name, store] of Object.entries(files)) {
-    if (typeof store?.put !== 'function') throw new TypeError(`files.${name} must be a file store with a put() method`);
+    if (typeof store?.put !== 'function')
+      throw new TypeError(`files.${name} must be a file store with a put() method`);
   }
   const fetchFn = options.fetch ?? globalThis.fetch?.bind(globalThis);
   const security: ResolvedOptions['security'] = { allowHosts: allowHosts.map((h) => h.toLowerCase()) };

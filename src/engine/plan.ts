@@ -61,13 +61,21 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     if (ref.root === inputName) {
       const property = ref.path[0];
       if (context.inputProperties && typeof property === 'string' && !context.inputProperties.has(property)) {
-        issues.push({ code: 'unknown_reference', path, message: `reference ${ref.text} names "${property}", which is not a property of the input schema (properties: ${[...context.inputProperties].join(', ') || 'none'})` });
+        issues.push({
+          code: 'unknown_reference',
+          path,
+          message: `reference ${ref.text} names "${property}", which is not a property of the input schema (properties: ${[...context.inputProperties].join(', ') || 'none'})`,
+        });
       }
       return;
     }
     const target = indexOf.get(ref.root);
     if (target === undefined) {
-      issues.push({ code: 'unknown_reference', path, message: `reference ${ref.text} names "${ref.root}", which is neither a step nor the input "${inputName}"` });
+      issues.push({
+        code: 'unknown_reference',
+        path,
+        message: `reference ${ref.text} names "${ref.root}", which is neither a step nor the input "${inputName}"`,
+      });
     } else if (target === self) {
       issues.push({ code: 'cycle', path, message: `reference ${ref.text} refers to its own step` });
     } else {
@@ -78,8 +86,14 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
   const steps: PlannedStep[] = workflow.steps.map((step, index) => {
     const at = `steps[${index}]`;
     const deps = new Set<number>();
-    const field = step.type === 'l2' ? 'l2_data.input_data' : step.type === 'atlas' ? 'atlas_data' : 'request_data';
-    const raw = step.type === 'l2' ? (step.l2_data?.input_data ?? {}) : step.type === 'atlas' ? step.atlas_data : step.request_data;
+    const field =
+      step.type === 'l2' ? 'l2_data.input_data' : step.type === 'atlas' ? 'atlas_data' : 'request_data';
+    const raw =
+      step.type === 'l2'
+        ? (step.l2_data?.input_data ?? {})
+        : step.type === 'atlas'
+          ? step.atlas_data
+          : step.request_data;
     const data = compileValue(
       raw,
       (ref) => checkRoot(ref, `${at}.${field}`, index, deps),
@@ -88,7 +102,11 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     if (step.type === 'l2' && step.l2_data) {
       const { provider, module, action } = step.l2_data;
       if (!context.hasAction(provider, module, action)) {
-        issues.push({ code: 'unknown_action', path: `${at}.l2_data`, message: `step "${step.name}": no action "${provider}/${module}/${action}" is registered` });
+        issues.push({
+          code: 'unknown_action',
+          path: `${at}.l2_data`,
+          message: `step "${step.name}": no action "${provider}/${module}/${action}" is registered`,
+        });
       }
     }
     const conditions: PlannedCondition[] = (step.conditions ?? []).map((condition, c) => {
@@ -102,7 +120,9 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       checkRoot(parsed, path, index, deps);
       return { reference: parsed, value: condition.value };
     });
-    return { index, step, data, wires: [], conditions, dependsOn: [] as number[], deps } as PlannedStep & { deps: Set<number> };
+    return { index, step, data, wires: [], conditions, dependsOn: [] as number[], deps } as PlannedStep & {
+      deps: Set<number>;
+    };
   });
 
   workflow.wires.forEach((wire, w) => {
@@ -110,13 +130,32 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     const source = indexOf.get(wire.source_name);
     const sourcePath = parsePath(wire.source_data_path ?? '');
     const targetPath = parsePath(wire.target_data_path ?? '');
-    if (target === undefined || (source === undefined && wire.source_name !== inputName) || !sourcePath.ok || !targetPath.ok) return; // reported by the schema
-    if (wire.source_name === inputName && context.inputProperties && typeof sourcePath.segments[0] === 'string' && !context.inputProperties.has(sourcePath.segments[0])) {
-      issues.push({ code: 'unknown_reference', path: `wires[${w}].source_data_path`, message: `wire from the input reads "${sourcePath.segments[0]}", which is not a property of the input schema` });
+    if (
+      target === undefined ||
+      (source === undefined && wire.source_name !== inputName) ||
+      !sourcePath.ok ||
+      !targetPath.ok
+    )
+      return; // reported by the schema
+    if (
+      wire.source_name === inputName &&
+      context.inputProperties &&
+      typeof sourcePath.segments[0] === 'string' &&
+      !context.inputProperties.has(sourcePath.segments[0])
+    ) {
+      issues.push({
+        code: 'unknown_reference',
+        path: `wires[${w}].source_data_path`,
+        message: `wire from the input reads "${sourcePath.segments[0]}", which is not a property of the input schema`,
+      });
     }
     const planned = steps[target]! as PlannedStep & { deps: Set<number> };
     if (source !== undefined) planned.deps.add(source);
-    planned.wires.push({ source: wire.source_name, sourcePath: sourcePath.segments, targetPath: targetPath.segments });
+    planned.wires.push({
+      source: wire.source_name,
+      sourcePath: sourcePath.segments,
+      targetPath: targetPath.segments,
+    });
   });
 
   for (const planned of steps as (PlannedStep & { deps: Set<number> })[]) {
@@ -132,9 +171,13 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       : compileValue(
           output,
           (ref) => checkRoot(ref, 'workflow_output.output_data', undefined, new Set()),
-          (message) => issues.push({ code: 'invalid_reference', path: 'workflow_output.output_data', message }),
+          (message) =>
+            issues.push({ code: 'invalid_reference', path: 'workflow_output.output_data', message }),
         ).resolve;
-  return { plan: { workflow, inputName, steps, order, output: outputResolver, indexByName: indexOf }, issues };
+  return {
+    plan: { workflow, inputName, steps, order, output: outputResolver, indexByName: indexOf },
+    issues,
+  };
 }
 
 /** Kahn's algorithm, always taking the ready step that comes first in the definition. */
@@ -157,7 +200,10 @@ function orderSteps(steps: PlannedStep[], workflow: Workflow, issues: Issue[]): 
       issues.push({
         code: 'cycle',
         path: `steps[${s.index}]`,
-        message: `step "${s.step.name}" is part of a cycle: it waits for ${s.dependsOn.filter((d) => !order.includes(d)).map((d) => `"${workflow.steps[d]!.name}"`).join(', ')}`,
+        message: `step "${s.step.name}" is part of a cycle: it waits for ${s.dependsOn
+          .filter((d) => !order.includes(d))
+          .map((d) => `"${workflow.steps[d]!.name}"`)
+          .join(', ')}`,
       });
     }
   }

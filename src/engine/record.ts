@@ -62,9 +62,23 @@ export interface RunRecord {
 export type RunEvent =
   | { type: 'run.started'; run_id: string; workflow: string; at: string }
   | { type: 'step.started'; run_id: string; step: string; attempt: number; at: string }
-  | { type: 'step.retrying'; run_id: string; step: string; attempt: number; delay_ms: number; error: RunError; at: string }
+  | {
+      type: 'step.retrying';
+      run_id: string;
+      step: string;
+      attempt: number;
+      delay_ms: number;
+      error: RunError;
+      at: string;
+    }
   | { type: 'step.succeeded'; run_id: string; step: string; duration_ms: number; at: string }
   | { type: 'step.skipped'; run_id: string; step: string; at: string }
   | { type: 'step.failed'; run_id: string; step: string; error: RunError; duration_ms: number; at: string }
   | { type: 'step.log'; run_id: string; step: string; message: string; at: string }
-  | { type: 'run.finished'; run_id: string; status: Exclude<RunStatus, 'running'>; error: RunError | null; at: string };
+  | {
+      type: 'run.finished';
+      run_id: string;
+      status: Exclude<RunStatus, 'running'>;
+      error: RunError | null;
+      at: string;
+    };

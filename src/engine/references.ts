@@ -41,7 +41,10 @@ export function parseReference(expression: string, text: string): Reference | st
 }
 
 /** Reads `path` inside `value`. A last segment `length` of an array or string gives its length. @internal */
-export function readPath(value: unknown, path: readonly PathSegment[]): { ok: true; value: unknown } | { ok: false; at: number } {
+export function readPath(
+  value: unknown,
+  path: readonly PathSegment[],
+): { ok: true; value: unknown } | { ok: false; at: number } {
   let current = value;
   for (let i = 0; i < path.length; i++) {
     const segment = path[i]!;
@@ -72,8 +75,14 @@ export function resolveReference(ref: Reference, scope: Scope): unknown {
   const found = readPath(root, ref.path);
   if (found.ok) return found.value === undefined ? null : found.value;
   if (scope.skipped(ref.root)) return null;
-  const upTo = [ref.root, ...ref.path.slice(0, found.at + 1)].map((s) => (typeof s === 'number' ? `[${s}]` : s)).join('.').replace(/\.\[/g, '[');
-  throw new ReferenceError(`reference ${ref.text} does not resolve: "${upTo}" does not exist in the output of "${ref.root}"`, ref.text);
+  const upTo = [ref.root, ...ref.path.slice(0, found.at + 1)]
+    .map((s) => (typeof s === 'number' ? `[${s}]` : s))
+    .join('.')
+    .replace(/\.\[/g, '[');
+  throw new ReferenceError(
+    `reference ${ref.text} does not resolve: "${upTo}" does not exist in the output of "${ref.root}"`,
+    ref.text,
+  );
 }
 
 /** A compiled value: its resolver, and whether it holds no reference at all. @internal */
@@ -88,7 +97,11 @@ export interface Compiled {
  * interpolated as text. Parts without references are returned as they are, not copied.
  * @internal
  */
-export function compileValue(value: unknown, onReference: (ref: Reference) => void, onError: (message: string) => void): Compiled {
+export function compileValue(
+  value: unknown,
+  onReference: (ref: Reference) => void,
+  onError: (message: string) => void,
+): Compiled {
   const constant: Compiled = { resolve: () => value, constant: true };
   if (typeof value === 'string') {
     const matches = findReferences(value);
@@ -115,7 +128,10 @@ export function compileValue(value: unknown, onReference: (ref: Reference) => vo
     });
     pieces.push(value.slice(last));
     return {
-      resolve: (scope) => pieces.map((piece) => (typeof piece === 'string' ? piece : toText(resolveReference(piece, scope)))).join(''),
+      resolve: (scope) =>
+        pieces
+          .map((piece) => (typeof piece === 'string' ? piece : toText(resolveReference(piece, scope))))
+          .join(''),
       constant: false,
     };
   }
@@ -125,7 +141,9 @@ export function compileValue(value: unknown, onReference: (ref: Reference) => vo
     return { resolve: (scope) => items.map((item) => item.resolve(scope)), constant: false };
   }
   if (typeof value === 'object' && value !== null && !(value instanceof Uint8Array)) {
-    const entries = Object.entries(value).map(([key, item]) => [key, compileValue(item, onReference, onError)] as const);
+    const entries = Object.entries(value).map(
+      ([key, item]) => [key, compileValue(item, onReference, onError)] as const,
+    );
     if (entries.every(([, item]) => item.constant)) return constant;
     return {
       resolve: (scope) => {
@@ -149,6 +167,7 @@ export function toText(value: unknown): string {
 
 /** Sets an own property, also when the key is `__proto__` (which plain assignment would treat as the prototype). @internal */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

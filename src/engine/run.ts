@@ -1,4 +1,13 @@
-import { CancelledError, LimitError, NonRetryableError, ScriptError, StepwireError, UpstreamError, ValidationError, isStepwireError } from '../errors/index.js';
+import {
+  CancelledError,
+  LimitError,
+  NonRetryableError,
+  ScriptError,
+  StepwireError,
+  UpstreamError,
+  ValidationError,
+  isStepwireError,
+} from '../errors/index.js';
 import type { ActionContext, ActionRegistry } from '../actions/registry.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { StorageAdapter } from '../adapters/types.js';
@@ -44,7 +53,9 @@ export class Execution {
   #input: unknown;
   #emit: ((event: RunEvent) => void) | undefined;
   #signal: AbortSignal;
-  #timeout: AbortSignal;
+  #controller = new AbortController();
+  #timedOut = false;
+  #timeoutMs: number;
   #userSignal: AbortSignal | undefined;
   #concurrency: number;
   #outputs: unknown[];
@@ -60,15 +71,25 @@ export class Execution {
     this.#services = services;
     this.#input = input;
     this.#emit = options.onEvent;
-    const timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
-    this.#timeout = AbortSignal.timeout(timeoutMs);
+    this.#timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
     this.#userSignal = options.signal;
-    this.#signal = options.signal ? AbortSignal.any([options.signal, this.#timeout]) : this.#timeout;
-    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? services.options.limits.stepConcurrency));
+    this.#signal = this.#controller.signal;
+    this.#concurrency = Math.max(
+      1,
+      Math.floor(options.concurrency ?? services.options.limits.stepConcurrency),
+    );
     const count = plan.steps.length;
     this.#outputs = new Array<unknown>(count).fill(null);
     this.#skipped = new Array<boolean>(count).fill(false);
-    this.#records = plan.steps.map((s) => ({ name: s.step.name, status: 'pending', attempts: 0, started_at: null, finished_at: null, output: null, error: null }));
+    this.#records = plan.steps.map((s) => ({
+      name: s.step.name,
+      status: 'pending',
+      attempts: 0,
+      started_at: null,
+      finished_at: null,
+      output: null,
+      error: null,
+    }));
   }
 
   /** Runs every step and resolves to the finished run record. */
@@ -78,12 +99,23 @@ export class Execution {
     await this.#persist('running', null, null, true);
     let failure: RunError | null = null;
     let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
+    // One controller carries both the caller's cancel and the run's time limit.
+    const onCancel = () => this.#controller.abort();
+    this.#userSignal?.addEventListener('abort', onCancel, { once: true });
+    if (this.#userSignal?.aborted) this.#controller.abort();
+    const timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#controller.abort();
+    }, this.#timeoutMs);
     try {
       failure = await this.#schedule();
       if (failure) status = failure.code === 'cancelled' ? 'cancelled' : 'failed';
     } catch (error) {
       failure = toRunError(error);
       status = 'failed';
+    } finally {
+      clearTimeout(timer);
+      this.#userSignal?.removeEventListener('abort', onCancel);
     }
     let output: unknown = null;
     if (!failure) {
@@ -112,14 +144,12 @@ export class Execution {
           const planned = steps[order[next]!]!;
           if (!planned.dependsOn.every((d) => done[d])) break;
           next += 1;
-          const task = this.#runStep(planned).then(
-            (error) => {
-              running.delete(task);
-              done[planned.index] = true;
-              if (error && failure === null) failure = error;
-              pump();
-            },
-          );
+          const task = this.#runStep(planned).then((error) => {
+            running.delete(task);
+            done[planned.index] = true;
+            if (error && failure === null) failure = error;
+            pump();
+          });
           running.add(task);
         }
         if (running.size === 0) resolve(failure);
@@ -132,7 +162,18 @@ export class Execution {
     const record = this.#records[planned.index]!;
     const step = planned.step;
     const scope = this.#scope();
-    if (planned.conditions.length > 0 && !planned.conditions.every((c) => conditionHolds(c.reference.root === this.#plan.inputName ? this.#input : this.#outputs[this.#indexOf(c.reference.root)], c.reference.path, c.value))) {
+    if (
+      planned.conditions.length > 0 &&
+      !planned.conditions.every((c) =>
+        conditionHolds(
+          c.reference.root === this.#plan.inputName
+            ? this.#input
+            : this.#outputs[this.#indexOf(c.reference.root)],
+          c.reference.path,
+          c.value,
+        ),
+      )
+    ) {
       this.#skipped[planned.index] = true;
       record.status = 'skipped';
       record.finished_at = iso(Date.now());
@@ -149,20 +190,42 @@ export class Execution {
       try {
         if (this.#signal.aborted) throw this.#abortError();
         const data = this.#stepData(planned, scope);
-        const output = await this.#withTimeout(step, (signal) => runStepType(planned, data, this.#context(step, attempt, signal, record), this.#services));
+        const output = await this.#withTimeout(step, (signal) =>
+          runStepType(planned, data, this.#context(step, attempt, signal, record), this.#services),
+        );
         this.#outputs[planned.index] = output ?? null;
         record.output = output ?? null;
         record.status = 'succeeded';
         const finished = Date.now();
         record.finished_at = iso(finished);
-        this.#event({ type: 'step.succeeded', run_id: this.id, step: step.name, duration_ms: finished - started, at: record.finished_at });
+        this.#event({
+          type: 'step.succeeded',
+          run_id: this.id,
+          step: step.name,
+          duration_ms: finished - started,
+          at: record.finished_at,
+        });
         this.#maybePersist(finished);
         return null;
       } catch (error) {
-        const runError = { ...toRunError(error, this.#signal.aborted ? this.#abortError() : undefined), step: step.name };
-        const delay = attempt < retry.attempts && !this.#signal.aborted && isRetryable(error, step) ? backoff(retry, attempt, error) : undefined;
+        const runError = {
+          ...toRunError(error, this.#signal.aborted ? this.#abortError() : undefined),
+          step: step.name,
+        };
+        const delay =
+          attempt < retry.attempts && !this.#signal.aborted && isRetryable(error, step)
+            ? backoff(retry, attempt, error)
+            : undefined;
         if (delay !== undefined) {
-          this.#event({ type: 'step.retrying', run_id: this.id, step: step.name, attempt, delay_ms: delay, error: runError, at: iso(Date.now()) });
+          this.#event({
+            type: 'step.retrying',
+            run_id: this.id,
+            step: step.name,
+            attempt,
+            delay_ms: delay,
+            error: runError,
+            at: iso(Date.now()),
+          });
           if (await sleep(delay, this.#signal)) continue;
         }
         runError.message = `step "${step.name}" failed: ${runError.message}`;
@@ -170,7 +233,14 @@ export class Execution {
         record.error = runError;
         const finished = Date.now();
         record.finished_at = iso(finished);
-        this.#event({ type: 'step.failed', run_id: this.id, step: step.name, error: runError, duration_ms: finished - started, at: record.finished_at });
+        this.#event({
+          type: 'step.failed',
+          run_id: this.id,
+          step: step.name,
+          error: runError,
+          duration_ms: finished - started,
+          at: record.finished_at,
+        });
         return runError;
       }
     }
@@ -179,9 +249,14 @@ export class Execution {
   #stepData(planned: PlannedStep, scope: Scope): unknown {
     let data = planned.data(scope);
     for (const wire of planned.wires) {
-      const source = wire.source === this.#plan.inputName ? this.#input : this.#outputs[this.#indexOf(wire.source)];
+      const source =
+        wire.source === this.#plan.inputName ? this.#input : this.#outputs[this.#indexOf(wire.source)];
       const found = readPath(source, wire.sourcePath);
-      const value = found.ok ? (found.value ?? null) : this.#skipped[this.#indexOf(wire.source)] ? null : missingWire(wire.source, wire.sourcePath);
+      const value = found.ok
+        ? (found.value ?? null)
+        : this.#skipped[this.#indexOf(wire.source)]
+          ? null
+          : missingWire(wire.source, wire.sourcePath);
       data = placeAt(data, wire.targetPath, value);
     }
     return data;
@@ -193,7 +268,15 @@ export class Execution {
     const signal = AbortSignal.any([this.#signal, timer]);
     let onAbort!: () => void;
     const timedOut = new Promise<never>((_, reject) => {
-      onAbort = () => reject(timer.aborted && !this.#signal.aborted ? new LimitError('timeout_ms', `step "${step.name}" took longer than its timeout of ${step.timeout_ms} ms`) : this.#abortError());
+      onAbort = () =>
+        reject(
+          timer.aborted && !this.#signal.aborted
+            ? new LimitError(
+                'timeout_ms',
+                `step "${step.name}" took longer than its timeout of ${step.timeout_ms} ms`,
+              )
+            : this.#abortError(),
+        );
       signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
@@ -238,8 +321,11 @@ export class Execution {
   }
 
   #abortError(): RunError {
-    if (this.#timeout.aborted && !this.#userSignal?.aborted) {
-      return { code: 'limit_exceeded', message: `the run took longer than its time limit (limits.runTimeoutMs)` };
+    if (this.#timedOut && !this.#userSignal?.aborted) {
+      return {
+        code: 'limit_exceeded',
+        message: `the run took longer than its time limit (limits.runTimeoutMs)`,
+      };
     }
     return { code: 'cancelled', message: 'the run was cancelled' };
   }
@@ -259,7 +345,13 @@ export class Execution {
     void this.#persist('running', null, null, false);
   }
 
-  async #persist(status: RunRecord['status'], output: unknown, error: RunError | null, wait: boolean, finished?: number): Promise<RunRecord> {
+  async #persist(
+    status: RunRecord['status'],
+    output: unknown,
+    error: RunError | null,
+    wait: boolean,
+    finished?: number,
+  ): Promise<RunRecord> {
     const record: RunRecord = {
       id: this.id,
       workflow: this.#plan.workflow.name,
@@ -281,13 +373,32 @@ export class Execution {
 /** Normalized retry policy of a step. */
 function retryPolicy(step: Step): { attempts: number; baseMs: number; capMs: number } {
   if (!step.retry || step.type === 'request') return { attempts: 1, baseMs: 0, capMs: 0 };
-  return { attempts: step.retry.attempts, baseMs: step.retry.backoff_ms ?? 1000, capMs: step.retry.max_backoff_ms ?? 30_000 };
+  return {
+    attempts: step.retry.attempts,
+    baseMs: step.retry.backoff_ms ?? 1000,
+    capMs: step.retry.max_backoff_ms ?? 30_000,
+  };
 }
 
 function isRetryable(error: unknown, _step: Step): boolean {
-  if (error instanceof NonRetryableError || error instanceof ValidationError || error instanceof CancelledError || error instanceof ScriptError || error instanceof LimitError) return false;
+  if (
+    error instanceof NonRetryableError ||
+    error instanceof ValidationError ||
+    error instanceof CancelledError ||
+    error instanceof ScriptError ||
+    error instanceof LimitError
+  )
+    return false;
   if (error instanceof UpstreamError) return error.retryable;
-  if (isStepwireError(error)) return !['validation_failed', 'non_retryable', 'write_rejected', 'reference_error', 'not_found', 'conflict'].includes(error.code);
+  if (isStepwireError(error))
+    return ![
+      'validation_failed',
+      'non_retryable',
+      'write_rejected',
+      'reference_error',
+      'not_found',
+      'conflict',
+    ].includes(error.code);
   return true;
 }
 
@@ -329,7 +440,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   const keysA = Object.keys(a);
   const keysB = Object.keys(b);
-  return keysA.length === keysB.length && keysA.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    keysA.length === keysB.length &&
+    keysA.every(
+      (k) =>
+        Object.prototype.hasOwnProperty.call(b, k) &&
+        jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
 }
 
 /** Places `value` at `path` inside a copy of `data`; an empty path merges an object into the root. */
@@ -354,18 +472,30 @@ function placeAt(data: unknown, path: readonly PathSegment[], value: unknown): u
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
+  );
 }
 
 function missingWire(source: string, path: readonly PathSegment[]): never {
-  throw new StepwireError('reference_error', `wire from "${source}" reads "${path.join('.')}", which does not exist in its output`);
+  throw new StepwireError(
+    'reference_error',
+    `wire from "${source}" reads "${path.join('.')}", which does not exist in its output`,
+  );
 }
 
 function toRunError(error: unknown, abort?: RunError): RunError {
   if (abort) return abort;
-  if (error instanceof ValidationError) return { code: error.code, message: error.message, issues: error.issues };
+  if (error instanceof ValidationError)
+    return { code: error.code, message: error.message, issues: error.issues };
   if (isStepwireError(error)) return { code: error.code, message: error.message };
-  if (typeof error === 'object' && error !== null && 'code' in error && 'message' in error && typeof (error as RunError).code === 'string') {
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    'message' in error &&
+    typeof (error as RunError).code === 'string'
+  ) {
     return { code: (error as RunError).code, message: String((error as RunError).message) };
   }
   return { code: 'step_failed', message: errorMessage(error) };

@@ -7,7 +7,10 @@ export interface TransformContext {
   /** Rows of an input entity of the step, as objects keyed by column name. */
   getEntity(name: string): Record<string, unknown>[];
   /** Writes rows (objects, or a data table) to an output entity of the step; calls add up. */
-  writeEntity(name: string, rows: readonly Record<string, unknown>[] | { columns: { name: string }[]; rows: unknown[][] }): void;
+  writeEntity(
+    name: string,
+    rows: readonly Record<string, unknown>[] | { columns: { name: string }[]; rows: unknown[][] },
+  ): void;
   /** Adds a line to the step's log. */
   log(...values: unknown[]): void;
 }
@@ -43,7 +46,10 @@ export class ScriptRegistry {
     await this.#ready();
     const checked = check(NameSchema, name);
     if (!checked.ok) throw new ValidationError(checked.issues.map((i) => ({ ...i, path: 'name' })));
-    if (typeof source !== 'string') throw new ValidationError([{ code: 'invalid_type', path: 'source', message: 'the script source must be text' }]);
+    if (typeof source !== 'string')
+      throw new ValidationError([
+        { code: 'invalid_type', path: 'source', message: 'the script source must be text' },
+      ]);
     await this.#storage.put('scripts', name, { name, source });
     return { name, source };
   }

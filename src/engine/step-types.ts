@@ -10,7 +10,12 @@ import type { RunServices } from './run.js';
 import type { TransformContext } from './scripts.js';
 
 /** Runs one step of any type with its resolved data. @internal */
-export async function runStepType(planned: PlannedStep, data: unknown, context: ActionContext, services: RunServices): Promise<unknown> {
+export async function runStepType(
+  planned: PlannedStep,
+  data: unknown,
+  context: ActionContext,
+  services: RunServices,
+): Promise<unknown> {
   const step = planned.step;
   switch (step.type) {
     case 'l2': {
@@ -21,14 +26,21 @@ export async function runStepType(planned: PlannedStep, data: unknown, context: 
       return runRequest(data as RequestData, step.retry, context, services);
     case 'atlas': {
       const atlas = data as AtlasData;
-      return atlas.action === 'get' ? runGet(step.atlas_data!, atlas, context, services) : runTransform(step.atlas_data!, atlas, context, services);
+      return atlas.action === 'get'
+        ? runGet(step.atlas_data!, atlas, context, services)
+        : runTransform(step.atlas_data!, atlas, context, services);
     }
   }
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
-async function runRequest(data: RequestData, retry: PlannedStep['step']['retry'], context: ActionContext, services: RunServices): Promise<unknown> {
+async function runRequest(
+  data: RequestData,
+  retry: PlannedStep['step']['retry'],
+  context: ActionContext,
+  services: RunServices,
+): Promise<unknown> {
   const { limits, security, fetch } = services.options;
   const method = (data.method ?? 'GET').toUpperCase();
   const options: Parameters<typeof performRequest>[1] = {
@@ -40,7 +52,12 @@ async function runRequest(data: RequestData, retry: PlannedStep['step']['retry']
     maxRedirects: limits.requestMaxRedirects,
   };
   if (security.resolve) options.resolve = security.resolve;
-  if (retry && IDEMPOTENT.has(method)) options.retry = { attempts: retry.attempts, baseMs: retry.backoff_ms ?? 1000, capMs: retry.max_backoff_ms ?? 30_000 };
+  if (retry && IDEMPOTENT.has(method))
+    options.retry = {
+      attempts: retry.attempts,
+      baseMs: retry.backoff_ms ?? 1000,
+      capMs: retry.max_backoff_ms ?? 30_000,
+    };
   return performRequest(data as Parameters<typeof performRequest>[0], options);
 }
 
@@ -55,40 +72,87 @@ function inputEntities(raw: AtlasData, resolved: AtlasData): InputEntity[] {
     const written = raw.input_entities?.[i];
     if (typeof item === 'object' && item !== null && 'columns' in item && 'rows' in item) {
       // A reference that resolved to a table: it is known by the step it came from.
-      const root = typeof written === 'string' && isWholeReference(written) ? findReferences(written)[0]!.expression.split(/[.[]/)[0]! : `input_${i}`;
+      const root =
+        typeof written === 'string' && isWholeReference(written)
+          ? findReferences(written)[0]!.expression.split(/[.[]/)[0]!
+          : `input_${i}`;
       return { name: root, table: item as DataTable };
     }
     if (typeof item === 'string') return { name: item };
-    if (typeof item === 'object' && item !== null && typeof (item as { name?: unknown }).name === 'string') return { name: (item as { name: string }).name };
-    throw new ValidationError([{ code: 'invalid_input_entity', path: `atlas_data.input_entities[${i}]`, message: 'an input entity must name an entity or resolve to a data table' }]);
+    if (typeof item === 'object' && item !== null && typeof (item as { name?: unknown }).name === 'string')
+      return { name: (item as { name: string }).name };
+    throw new ValidationError([
+      {
+        code: 'invalid_input_entity',
+        path: `atlas_data.input_entities[${i}]`,
+        message: 'an input entity must name an entity or resolve to a data table',
+      },
+    ]);
   });
 }
 
-async function runGet(raw: AtlasData, atlas: AtlasData, context: ActionContext, services: RunServices): Promise<unknown> {
+async function runGet(
+  raw: AtlasData,
+  atlas: AtlasData,
+  context: ActionContext,
+  services: RunServices,
+): Promise<unknown> {
   const [entity] = inputEntities(raw, atlas);
-  if (!entity || entity.table) throw new ValidationError([{ code: 'invalid_input_entity', path: 'atlas_data.input_entities', message: 'a get step reads one entity by name' }]);
+  if (!entity || entity.table)
+    throw new ValidationError([
+      {
+        code: 'invalid_input_entity',
+        path: 'atlas_data.input_entities',
+        message: 'a get step reads one entity by name',
+      },
+    ]);
   const input = atlas.input_data ?? {};
   const output = await context.catalog.getEntity(
-    { entity_name: entity.name, operation: input.operation ?? {}, page_size: input.page_size ?? services.options.limits.maxPageSize, ...(input.page_number === undefined ? {} : { page_number: input.page_number }) },
+    {
+      entity_name: entity.name,
+      operation: input.operation ?? {},
+      page_size: input.page_size ?? services.options.limits.maxPageSize,
+      ...(input.page_number === undefined ? {} : { page_number: input.page_number }),
+    },
     { signal: context.signal },
   );
   if (output.body.error?.is_error) {
-    throw new ValidationError((output.body.error.errors ?? []).map((message) => ({ code: 'read_failed', path: 'atlas_data.input_data', message })), `reading "${entity.name}" failed: ${(output.body.error.errors ?? []).join('; ')}`);
+    throw new ValidationError(
+      (output.body.error.errors ?? []).map((message) => ({
+        code: 'read_failed',
+        path: 'atlas_data.input_data',
+        message,
+      })),
+      `reading "${entity.name}" failed: ${(output.body.error.errors ?? []).join('; ')}`,
+    );
   }
   return { table: output.body.table };
 }
 
-async function runTransform(raw: AtlasData, atlas: AtlasData, context: ActionContext, services: RunServices): Promise<unknown> {
+async function runTransform(
+  raw: AtlasData,
+  atlas: AtlasData,
+  context: ActionContext,
+  services: RunServices,
+): Promise<unknown> {
   const codeFile = atlas.input_data?.code_file ?? '';
   const inputs: Record<string, EntityData> = {};
   for (const entity of inputEntities(raw, atlas)) {
     if (entity.table) {
-      inputs[entity.name] = { columns: (entity.table.columns ?? []).map((c) => ({ name: c.name, type: c.type ?? 'STRING' })), rows: entity.table.rows ?? [] };
+      inputs[entity.name] = {
+        columns: (entity.table.columns ?? []).map((c) => ({ name: c.name, type: c.type ?? 'STRING' })),
+        rows: entity.table.rows ?? [],
+      };
     } else {
-      const { entity: definition, table } = await context.catalog.table(entity.name, { signal: context.signal });
+      const { entity: definition, table } = await context.catalog.table(entity.name, {
+        signal: context.signal,
+      });
       const rows: unknown[][] = new Array(table.length);
       for (let i = 0; i < table.length; i++) rows[i] = tableRow(table, i);
-      inputs[entity.name] = { columns: definition.columns.map((c) => ({ name: c.name, type: c.type })), rows };
+      inputs[entity.name] = {
+        columns: definition.columns.map((c) => ({ name: c.name, type: c.type })),
+        rows,
+      };
     }
   }
   const outputs = (atlas.output_entities ?? []).map((o) => o.name);
@@ -109,7 +173,12 @@ async function runTransform(raw: AtlasData, atlas: AtlasData, context: ActionCon
       filename: codeFile,
       inputs,
       outputs,
-      limits: { timeoutMs: limits.scriptTimeoutMs, memoryBytes: limits.scriptMemoryBytes, stackBytes: limits.scriptStackBytes, maxOutputBytes: limits.scriptOutputBytes },
+      limits: {
+        timeoutMs: limits.scriptTimeoutMs,
+        memoryBytes: limits.scriptMemoryBytes,
+        stackBytes: limits.scriptStackBytes,
+        maxOutputBytes: limits.scriptOutputBytes,
+      },
       signal: context.signal,
     }));
   }
@@ -124,21 +193,43 @@ async function runTransform(raw: AtlasData, atlas: AtlasData, context: ActionCon
     return { written: result.written };
   } catch (error) {
     if (error instanceof WriteRejectedError) throw error;
-    throw error instanceof StepwireError ? error : new StepwireError('write_failed', `writing the transform's output failed: ${String(error)}`, { cause: error });
+    throw error instanceof StepwireError
+      ? error
+      : new StepwireError('write_failed', `writing the transform's output failed: ${String(error)}`, {
+          cause: error,
+        });
   }
 }
 
-async function runTrusted(fn: (context: TransformContext) => void | Promise<void>, inputs: Record<string, EntityData>, outputs: readonly string[]) {
+async function runTrusted(
+  fn: (context: TransformContext) => void | Promise<void>,
+  inputs: Record<string, EntityData>,
+  outputs: readonly string[],
+) {
   const writes: Record<string, Record<string, unknown>[]> = {};
   const logs: string[] = [];
   const context: TransformContext = {
     getEntity(name) {
       const data = inputs[name];
-      if (!data) throw new ValidationError([{ code: 'unknown_entity', path: 'getEntity', message: `entity "${name}" is not an input of this step (inputs: ${Object.keys(inputs).join(', ')})` }]);
+      if (!data)
+        throw new ValidationError([
+          {
+            code: 'unknown_entity',
+            path: 'getEntity',
+            message: `entity "${name}" is not an input of this step (inputs: ${Object.keys(inputs).join(', ')})`,
+          },
+        ]);
       return data.rows.map((row) => Object.fromEntries(data.columns.map((c, i) => [c.name, row[i] ?? null])));
     },
     writeEntity(name, rows) {
-      if (!outputs.includes(name)) throw new ValidationError([{ code: 'unknown_entity', path: 'writeEntity', message: `entity "${name}" is not an output of this step (outputs: ${outputs.join(', ')})` }]);
+      if (!outputs.includes(name))
+        throw new ValidationError([
+          {
+            code: 'unknown_entity',
+            path: 'writeEntity',
+            message: `entity "${name}" is not an output of this step (outputs: ${outputs.join(', ')})`,
+          },
+        ]);
       (writes[name] ??= []).push(...toRowObjects(rows));
     },
     log(...values) {
@@ -149,8 +240,12 @@ async function runTrusted(fn: (context: TransformContext) => void | Promise<void
   return { writes, logs };
 }
 
-function toRowObjects(rows: readonly Record<string, unknown>[] | { columns: { name: string }[]; rows: unknown[][] }): Record<string, unknown>[] {
+function toRowObjects(
+  rows: readonly Record<string, unknown>[] | { columns: { name: string }[]; rows: unknown[][] },
+): Record<string, unknown>[] {
   if (Array.isArray(rows)) return rows as Record<string, unknown>[];
   const table = rows as { columns: { name: string }[]; rows: unknown[][] };
-  return table.rows.map((row) => Object.fromEntries(table.columns.map((column, i) => [column.name, row[i] ?? null])));
+  return table.rows.map((row) =>
+    Object.fromEntries(table.columns.map((column, i) => [column.name, row[i] ?? null])),
+  );
 }

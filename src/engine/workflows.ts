@@ -22,7 +22,11 @@ export class WorkflowRegistry {
   #prepared = new Map<string, PreparedWorkflow>();
 
   /** @internal */
-  constructor(storage: StorageAdapter, hasAction: (provider: string, module: string, action: string) => boolean, ready: () => Promise<void>) {
+  constructor(
+    storage: StorageAdapter,
+    hasAction: (provider: string, module: string, action: string) => boolean,
+    ready: () => Promise<void>,
+  ) {
     this.#storage = storage;
     this.#hasAction = hasAction;
     this.#ready = ready;
@@ -33,7 +37,8 @@ export class WorkflowRegistry {
     await this.#ready();
     const prepared = this.validate(definition);
     const workflow = prepared.plan.workflow;
-    if (!(await this.#storage.put('workflows', workflow.name, workflow, { ifAbsent: true }))) throw new ConflictError('workflow', workflow.name);
+    if (!(await this.#storage.put('workflows', workflow.name, workflow, { ifAbsent: true })))
+      throw new ConflictError('workflow', workflow.name);
     this.#prepared.set(workflow.name, prepared);
     return workflow;
   }
@@ -90,9 +95,13 @@ export class WorkflowRegistry {
       }
       properties = declaredProperties(workflow.workflow_input.input_schema);
     }
-    const { plan, issues: planIssues } = planWorkflow(workflow, { hasAction: this.#hasAction, inputProperties: properties });
+    const { plan, issues: planIssues } = planWorkflow(workflow, {
+      hasAction: this.#hasAction,
+      inputProperties: properties,
+    });
     issues.push(...planIssues);
-    if (issues.length > 0) throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${describe(issues)}`);
+    if (issues.length > 0)
+      throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${describe(issues)}`);
     return { json: JSON.stringify(workflow), plan, input };
   }
 
@@ -112,7 +121,8 @@ export class WorkflowRegistry {
 function declaredProperties(schema: Record<string, unknown>): Set<string> | undefined {
   const properties = schema['properties'];
   if (typeof properties !== 'object' || properties === null) return undefined;
-  if (schema['additionalProperties'] !== false && schema['additionalProperties'] !== undefined) return undefined;
+  if (schema['additionalProperties'] !== false && schema['additionalProperties'] !== undefined)
+    return undefined;
   return new Set(Object.keys(properties));
 }
 

@@ -157,7 +157,8 @@ export class UpstreamError extends StepwireError {
     options?: StepwireErrorOptions & { retryable?: boolean },
   ) {
     super('upstream_error', message, options);
-    this.retryable = options?.retryable ?? (status === undefined || status === 408 || status === 429 || status >= 500);
+    this.retryable =
+      options?.retryable ?? (status === undefined || status === 408 || status === 429 || status >= 500);
   }
   /** Whether trying again may succeed (408, 429, 5xx, network errors). */
   readonly retryable: boolean;

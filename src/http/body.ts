@@ -1,3 +1,4 @@
+import { locateJsonError } from './json-error.js';
 import { HttpProblem, problem } from './problem.js';
 
 /** Limits on what a request may carry. @internal */
@@ -9,7 +10,13 @@ export interface BodyLimits {
 /** Media types a JSON route accepts: `application/json` and any `+json` type. */
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 /** Media types of a script source. */
-const SCRIPT_TYPES = new Set(['text/plain', 'application/javascript', 'text/javascript', 'application/ecmascript', 'text/ecmascript']);
+const SCRIPT_TYPES = new Set([
+  'text/plain',
+  'application/javascript',
+  'text/javascript',
+  'application/ecmascript',
+  'text/ecmascript',
+]);
 
 function mediaType(request: Request): string | undefined {
   const header = request.headers.get('content-type');
@@ -19,16 +26,23 @@ function mediaType(request: Request): string | undefined {
 
 function unsupported(type: string | undefined, accepted: string): HttpProblem {
   return new HttpProblem(
-    problem(415, 'unsupported_media_type', `${type ? `Content-Type ${type} is not accepted` : 'The request has a body but no Content-Type'}; send ${accepted}.`),
+    problem(
+      415,
+      'unsupported_media_type',
+      `${type ? `Content-Type ${type} is not accepted` : 'The request has a body but no Content-Type'}; send ${accepted}.`,
+    ),
     { accept: accepted },
   );
 }
 
 function tooLarge(limit: number): HttpProblem {
   return new HttpProblem(
-    problem(413, 'limit_exceeded', `The request body is larger than the limit of ${limit} bytes (maxBodyBytes).`, [
-      { code: 'limit_exceeded', path: '', message: `the body must be at most ${limit} bytes` },
-    ]),
+    problem(
+      413,
+      'limit_exceeded',
+      `The request body is larger than the limit of ${limit} bytes (maxBodyBytes).`,
+      [{ code: 'limit_exceeded', path: '', message: `the body must be at most ${limit} bytes` }],
+    ),
   );
 }
 
@@ -39,15 +53,24 @@ function tooLarge(limit: number): HttpProblem {
  */
 export async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes && !request.headers.get('content-encoding')) throw tooLarge(maxBytes);
+  if (Number.isFinite(declared) && declared > maxBytes && !request.headers.get('content-encoding'))
+    throw tooLarge(maxBytes);
   if (!request.body) return new Uint8Array(0);
   let stream: ReadableStream<Uint8Array> = request.body;
   const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
     if ((encoding !== 'gzip' && encoding !== 'deflate') || typeof DecompressionStream === 'undefined') {
-      throw new HttpProblem(problem(415, 'unsupported_encoding', `Content-Encoding ${encoding} is not supported; send gzip, deflate or no encoding.`));
+      throw new HttpProblem(
+        problem(
+          415,
+          'unsupported_encoding',
+          `Content-Encoding ${encoding} is not supported; send gzip, deflate or no encoding.`,
+        ),
+      );
     }
-    stream = stream.pipeThrough(new DecompressionStream(encoding) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+    stream = stream.pipeThrough(
+      new DecompressionStream(encoding) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>,
+    );
   }
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -65,7 +88,9 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
     }
   } catch (error) {
     if (error instanceof HttpProblem) throw error;
-    throw new HttpProblem(problem(400, 'unreadable_body', 'The request body could not be read (or decoded).'));
+    throw new HttpProblem(
+      problem(400, 'unreadable_body', 'The request body could not be read (or decoded).'),
+    );
   }
   if (chunks.length === 1) return chunks[0]!;
   const bytes = new Uint8Array(total);
@@ -94,14 +119,20 @@ export async function readJson(request: Request, limits: BodyLimits, optional = 
   }
   if (text.trim() === '') {
     if (optional) return undefined;
-    throw new HttpProblem(problem(400, 'missing_body', 'The request needs a JSON body.', [{ code: 'required', path: '', message: 'a JSON body is required' }]));
+    throw new HttpProblem(
+      problem(400, 'missing_body', 'The request needs a JSON body.', [
+        { code: 'required', path: '', message: 'a JSON body is required' },
+      ]),
+    );
   }
   if (type === undefined) throw unsupported(type, 'application/json');
   checkDepth(text, limits.maxJsonDepth);
   try {
     return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new HttpProblem(problem(400, 'invalid_json', `The request body is not valid JSON: ${describeSyntaxError(error, text)}.`));
+  } catch {
+    throw new HttpProblem(
+      problem(400, 'invalid_json', `The request body is not valid JSON: ${describeSyntaxError(text)}.`),
+    );
   }
 }
 
@@ -131,7 +162,11 @@ function checkDepth(text: string, max: number): void {
       if (++depth > max) {
         throw new HttpProblem(
           problem(400, 'too_deep', `The JSON body is nested more than ${max} levels deep (maxJsonDepth).`, [
-            { code: 'too_deep', path: '', message: `nesting deeper than ${max} levels at ${lineAndColumn(text, i)}` },
+            {
+              code: 'too_deep',
+              path: '',
+              message: `nesting deeper than ${max} levels at ${lineAndColumn(text, i)}`,
+            },
           ]),
         );
       }
@@ -139,13 +174,9 @@ function checkDepth(text: string, max: number): void {
   }
 }
 
-function describeSyntaxError(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const position = /position (\d+)/.exec(message);
-  const at = position ? ` at ${lineAndColumn(text, Number(position[1]))}` : '';
-  // Keep the engine's wording but drop its own "at position n" (we give line and column instead).
-  const reason = message.replace(/\s*(?:in JSON )?at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '');
-  return `${reason}${at}`;
+function describeSyntaxError(text: string): string {
+  const { index, reason } = locateJsonError(text);
+  return `${reason} at ${lineAndColumn(text, index)}`;
 }
 
 function lineAndColumn(text: string, index: number): string {

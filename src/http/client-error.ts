@@ -36,7 +36,10 @@ export async function problemErrorFrom(response: Response, cause: unknown): Prom
     type: typeof record.type === 'string' ? record.type : 'about:blank',
     status: response.status,
     title: typeof record.title === 'string' ? record.title : response.statusText || 'Error',
-    detail: typeof record.detail === 'string' ? record.detail : text.slice(0, 200) || `the server answered ${response.status}`,
+    detail:
+      typeof record.detail === 'string'
+        ? record.detail
+        : text.slice(0, 200) || `the server answered ${response.status}`,
     code: typeof record.code === 'string' ? record.code : `http_${response.status}`,
     errors: Array.isArray(record.errors) ? record.errors : [],
   };

@@ -1,6 +1,14 @@
 import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky';
 import type { RunRecord } from '../engine/record.js';
-import type { Application, Entity, GetEntityOutput, ReadEntityBody, Relationship, Workflow, WorkflowInputBody } from '../schema/index.js';
+import type {
+  Application,
+  Entity,
+  GetEntityOutput,
+  ReadEntityBody,
+  Relationship,
+  Workflow,
+  WorkflowInputBody,
+} from '../schema/index.js';
 import { problemErrorFrom } from './client-error.js';
 
 /** Options of {@link createClient}. */
@@ -84,14 +92,21 @@ const RETRY_STATUS = [408, 429, 500, 502, 503, 504];
  * ```
  */
 export function createClient(options: ClientOptions): StepwireClient {
-  if (typeof options !== 'object' || options === null || !options.baseUrl) throw new TypeError('createClient needs { baseUrl }');
+  if (typeof options !== 'object' || options === null || !options.baseUrl)
+    throw new TypeError('createClient needs { baseUrl }');
   const retry = typeof options.retry === 'number' ? { limit: options.retry } : (options.retry ?? {});
   const api: KyInstance = ky.create({
     prefixUrl: String(options.baseUrl),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
     timeout: options.timeout ?? 30_000,
-    retry: { limit: retry.limit ?? 2, methods: ['get', 'put', 'delete'], statusCodes: RETRY_STATUS, afterStatusCodes: [429, 503], ...(retry.backoffLimit !== undefined ? { backoffLimit: retry.backoffLimit } : {}) },
+    retry: {
+      limit: retry.limit ?? 2,
+      methods: ['get', 'put', 'delete'],
+      statusCodes: RETRY_STATUS,
+      afterStatusCodes: [429, 503],
+      ...(retry.backoffLimit !== undefined ? { backoffLimit: retry.backoffLimit } : {}),
+    },
   });
   const runTimeout = options.runTimeout ?? 310_000;
 
@@ -103,7 +118,8 @@ export function createClient(options: ClientOptions): StepwireClient {
       throw error;
     }
   }
-  const call = async <T>(method: string, path: string, init?: KyOptions): Promise<T> => (await (await send(method, path, init)).json()) as T;
+  const call = async <T>(method: string, path: string, init?: KyOptions): Promise<T> =>
+    (await (await send(method, path, init)).json()) as T;
   const withCreated = async <T>(method: string, path: string, init: KyOptions) => {
     const response = await send(method, path, init);
     return { value: (await response.json()) as T, created: response.status === 201 };
@@ -113,7 +129,9 @@ export function createClient(options: ClientOptions): StepwireClient {
   return {
     registerEntity: (entity) => call('POST', 'catalog/entity', { json: entity }),
     upsertEntity: async (entity) => {
-      const { value, created } = await withCreated<Entity>('POST', 'catalog/entities/spreadsheet/register', { json: entity });
+      const { value, created } = await withCreated<Entity>('POST', 'catalog/entities/spreadsheet/register', {
+        json: entity,
+      });
       return { entity: value, created };
     },
     createRelationship: (relationship) => call('POST', 'catalog/entity/relationship', { json: relationship }),
@@ -122,29 +140,40 @@ export function createClient(options: ClientOptions): StepwireClient {
     readEntity: (name, body = {}) => call('POST', `catalog/entities/${e(name)}/read`, { json: body }),
     createWorkflow: (workflow) => call('POST', 'workflows', { json: workflow }),
     replaceWorkflow: async (workflow) => {
-      const { value, created } = await withCreated<Workflow>('PUT', `workflows/${e(workflow.name)}`, { json: workflow });
+      const { value, created } = await withCreated<Workflow>('PUT', `workflows/${e(workflow.name)}`, {
+        json: workflow,
+      });
       return { workflow: value, created };
     },
     getWorkflow: (name) => call('GET', `workflows/${e(name)}`),
     listWorkflows: () => call('GET', 'workflows'),
     deleteWorkflow: async (name) => void (await send('DELETE', `workflows/${e(name)}`)),
-    runWorkflow: (name, input) => call('POST', `workflows/${e(name)}/runs`, { json: input ?? {}, timeout: runTimeout }),
+    runWorkflow: (name, input) =>
+      call('POST', `workflows/${e(name)}/runs`, { json: input ?? {}, timeout: runTimeout }),
     getRun: (id) => call('GET', `runs/${e(id)}`),
     putScript: async (name, source) => {
-      const response = await send('PUT', `scripts/${e(name)}`, { body: source, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+      const response = await send('PUT', `scripts/${e(name)}`, {
+        body: source,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      });
       return { name: ((await response.json()) as { name: string }).name, created: response.status === 201 };
     },
     getScript: async (name) => (await send('GET', `scripts/${e(name)}`)).text(),
     listScripts: () => call('GET', 'scripts'),
     deleteScript: async (name) => void (await send('DELETE', `scripts/${e(name)}`)),
     putApplication: async (name, config) => {
-      const { value, created } = await withCreated<Application>('PUT', `applications/${e(name)}`, { json: config });
+      const { value, created } = await withCreated<Application>('PUT', `applications/${e(name)}`, {
+        json: config,
+      });
       return { application: value, created };
     },
     getApplication: (name) => call('GET', `applications/${e(name)}`),
     listApplications: () => call('GET', 'applications'),
     deleteApplication: async (name) => void (await send('DELETE', `applications/${e(name)}`)),
-    renderScreen: async (name, url, query) => (await send('GET', `applications/${e(name)}/screens/${e(url)}`, query ? { searchParams: query } : {})).text(),
+    renderScreen: async (name, url, query) =>
+      (
+        await send('GET', `applications/${e(name)}/screens/${e(url)}`, query ? { searchParams: query } : {})
+      ).text(),
     openapi: () => call('GET', 'openapi.json'),
   };
 }

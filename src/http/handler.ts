@@ -35,13 +35,23 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       const match = router.match(method, path);
       if (match.kind === 'none') return notFound(path);
       if (match.kind === 'method') {
-        return problemResponse(problem(405, 'method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}.`), { allow: match.allow.join(', ') });
+        return problemResponse(
+          problem(
+            405,
+            'method_not_allowed',
+            `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}.`,
+          ),
+          { allow: match.allow.join(', ') },
+        );
       }
       const { route, params } = match;
       if (resolved.authorize) {
         const verdict = await resolved.authorize(request, { method, path, name: route.name, params });
         if (verdict instanceof Response) return verdict;
-        if (verdict === false) return problemResponse(problem(403, 'forbidden', `You are not allowed to ${route.name} (${method} ${path}).`));
+        if (verdict === false)
+          return problemResponse(
+            problem(403, 'forbidden', `You are not allowed to ${route.name} (${method} ${path}).`),
+          );
       }
       return await route.action({ engine, request, params, options: resolved, openapi: document });
     } catch (error) {
@@ -53,5 +63,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
 }
 
 function notFound(path: string): Response {
-  return problemResponse(problem(404, 'route_not_found', `There is no route ${path}; GET /openapi.json lists every route.`));
+  return problemResponse(
+    problem(404, 'route_not_found', `There is no route ${path}; GET /openapi.json lists every route.`),
+  );
 }

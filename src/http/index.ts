@@ -36,7 +36,13 @@
  * @module
  */
 export { createHandler, type FetchHandler } from './handler.js';
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, type HandlerOptions, type AuthorizeHook, type RouteInfo } from './options.js';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_JSON_DEPTH,
+  type HandlerOptions,
+  type AuthorizeHook,
+  type RouteInfo,
+} from './options.js';
 export type { ProblemDetails } from './problem.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
 export { createClient, type ClientOptions, type StepwireClient } from './client.js';

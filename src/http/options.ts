@@ -15,7 +15,10 @@ export interface RouteInfo {
  * problem details, and a `Response` is sent as the answer instead (for example a 401 with
  * `WWW-Authenticate`).
  */
-export type AuthorizeHook = (request: Request, route: RouteInfo) => boolean | void | Response | Promise<boolean | void | Response>;
+export type AuthorizeHook = (
+  request: Request,
+  route: RouteInfo,
+) => boolean | void | Response | Promise<boolean | void | Response>;
 
 /** Options of `createHandler`. */
 export interface HandlerOptions {
@@ -60,18 +63,22 @@ export const DEFAULT_MAX_JSON_DEPTH = 64;
 
 /** Checks the options once and fills in the defaults. @internal */
 export function resolveHandlerOptions(options: HandlerOptions): ResolvedHandlerOptions {
-  if (typeof options !== 'object' || options === null) throw new TypeError('createHandler options must be an object');
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('createHandler options must be an object');
   const positive = (name: string, value: number | undefined, fallback: number): number => {
     if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+      throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
     return value;
   };
   let basePath = options.basePath ?? '';
   if (typeof basePath !== 'string') throw new TypeError('basePath must be a string such as "/api"');
   basePath = basePath.replace(/\/+$/, '');
   if (basePath !== '' && !basePath.startsWith('/')) basePath = `/${basePath}`;
-  if (options.authorize !== undefined && typeof options.authorize !== 'function') throw new TypeError('authorize must be a function');
-  if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('onError must be a function');
+  if (options.authorize !== undefined && typeof options.authorize !== 'function')
+    throw new TypeError('authorize must be a function');
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    throw new TypeError('onError must be a function');
   return {
     basePath,
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),

@@ -1,4 +1,12 @@
-import { ConflictError, LimitError, NotFoundError, ValidationError, WriteRejectedError, isStepwireError, type Issue } from '../errors/index.js';
+import {
+  ConflictError,
+  LimitError,
+  NotFoundError,
+  ValidationError,
+  WriteRejectedError,
+  isStepwireError,
+  type Issue,
+} from '../errors/index.js';
 
 /** The body of every error answer of the HTTP API: RFC 9457 problem details with stepwire's fields. */
 export interface ProblemDetails {
@@ -36,12 +44,22 @@ const TITLES: Record<number, string> = {
 
 /** Builds a problem details body. @internal */
 export function problem(status: number, code: string, detail: string, errors: Issue[] = []): ProblemDetails {
-  return { type: `urn:stepwire:problem:${code}`, status, title: TITLES[status] ?? 'Error', detail, code, errors };
+  return {
+    type: `urn:stepwire:problem:${code}`,
+    status,
+    title: TITLES[status] ?? 'Error',
+    detail,
+    code,
+    errors,
+  };
 }
 
 /** A problem details answer, with extra headers when given. @internal */
 export function problemResponse(body: ProblemDetails, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status: body.status, headers: { 'content-type': PROBLEM_JSON, ...headers } });
+  return new Response(JSON.stringify(body), {
+    status: body.status,
+    headers: { 'content-type': PROBLEM_JSON, ...headers },
+  });
 }
 
 /** An error the handler raises itself to answer with a given problem (bad JSON, wrong media type…). @internal */
@@ -69,9 +87,16 @@ export function problemFromError(error: unknown): ProblemDetails {
   if (error instanceof LimitError) {
     // A limit on what the caller sent is "too large"; a limit hit while doing the work is 422.
     const status = error.limit.startsWith('http.') ? 413 : 422;
-    return problem(status, error.code, error.message, [{ code: error.code, path: '', message: error.message }]);
+    return problem(status, error.code, error.message, [
+      { code: error.code, path: '', message: error.message },
+    ]);
   }
   if (isStepwireError(error) && error.code === 'cancelled') return problem(503, 'cancelled', error.message);
-  if (isStepwireError(error) && error.code === 'upstream_error') return problem(502, 'upstream_error', error.message);
-  return problem(500, 'internal_error', 'The server could not complete the request because of an unexpected error.');
+  if (isStepwireError(error) && error.code === 'upstream_error')
+    return problem(502, 'upstream_error', error.message);
+  return problem(
+    500,
+    'internal_error',
+    'The server could not complete the request because of an unexpected error.',
+  );
 }

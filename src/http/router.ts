@@ -7,7 +7,10 @@ export interface RouteShape {
 }
 
 /** What {@link Router.match} found. @internal */
-export type RouteMatch<R> = { kind: 'found'; route: R; params: Record<string, string> } | { kind: 'method'; allow: string[] } | { kind: 'none' };
+export type RouteMatch<R> =
+  | { kind: 'found'; route: R; params: Record<string, string> }
+  | { kind: 'method'; allow: string[] }
+  | { kind: 'none' };
 
 interface Compiled<R> {
   route: R;
@@ -69,6 +72,8 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new HttpProblem(problem(400, 'invalid_path', `The path segment "${segment}" is not valid percent-encoding.`));
+    throw new HttpProblem(
+      problem(400, 'invalid_path', `The path segment "${segment}" is not valid percent-encoding.`),
+    );
   }
 }

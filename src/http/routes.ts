@@ -27,7 +27,10 @@ export interface Route {
 
 /** A JSON answer. @internal */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 }
 
 const noContent = () => new Response(null, { status: 204 });
@@ -50,16 +53,24 @@ export const ROUTES: readonly Route[] = [
     name: 'catalog.upsertEntity',
     action: async ({ engine, request, options }) => {
       const { entity, created } = await engine.catalog.upsertEntity(await readJson(request, options));
-      return json(created ? 201 : 200, entity, { location: `${options.basePath}/catalog/entities/${enc(entity.name)}` });
+      return json(created ? 201 : 200, entity, {
+        location: `${options.basePath}/catalog/entities/${enc(entity.name)}`,
+      });
     },
   },
   {
     method: 'POST',
     path: '/catalog/entity/relationship',
     name: 'catalog.createRelationship',
-    action: async ({ engine, request, options }) => json(201, await engine.catalog.createRelationship(await readJson(request, options))),
+    action: async ({ engine, request, options }) =>
+      json(201, await engine.catalog.createRelationship(await readJson(request, options))),
   },
-  { method: 'GET', path: '/catalog/entities', name: 'catalog.listEntities', action: async ({ engine }) => json(200, await engine.catalog.listEntities()) },
+  {
+    method: 'GET',
+    path: '/catalog/entities',
+    name: 'catalog.listEntities',
+    action: async ({ engine }) => json(200, await engine.catalog.listEntities()),
+  },
   {
     method: 'GET',
     path: '/catalog/entities/{name}',
@@ -75,8 +86,15 @@ export const ROUTES: readonly Route[] = [
       await engine.catalog.getDefinition(name); // 404 before anything else
       const body = await readJson(request, options, true);
       const shape = check(ReadEntityBodySchema, body ?? {});
-      if (!shape.ok) throw new ValidationError(shape.issues, `Invalid read: ${shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`);
-      const output = await engine.catalog.getEntity({ entity_name: name, operation: {}, ...shape.value }, { signal: request.signal });
+      if (!shape.ok)
+        throw new ValidationError(
+          shape.issues,
+          `Invalid read: ${shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
+        );
+      const output = await engine.catalog.getEntity(
+        { entity_name: name, operation: {}, ...shape.value },
+        { signal: request.signal },
+      );
       return json(200, output);
     },
   },
@@ -89,21 +107,47 @@ export const ROUTES: readonly Route[] = [
       return json(201, workflow, { location: `${options.basePath}/workflows/${enc(workflow.name)}` });
     },
   },
-  { method: 'GET', path: '/workflows', name: 'workflows.list', action: async ({ engine }) => json(200, await engine.workflows.list()) },
-  { method: 'GET', path: '/workflows/{name}', name: 'workflows.get', action: async ({ engine, params }) => json(200, await engine.workflows.get(params['name']!)) },
+  {
+    method: 'GET',
+    path: '/workflows',
+    name: 'workflows.list',
+    action: async ({ engine }) => json(200, await engine.workflows.list()),
+  },
+  {
+    method: 'GET',
+    path: '/workflows/{name}',
+    name: 'workflows.get',
+    action: async ({ engine, params }) => json(200, await engine.workflows.get(params['name']!)),
+  },
   {
     method: 'PUT',
     path: '/workflows/{name}',
     name: 'workflows.replace',
     action: async ({ engine, request, params, options }) => {
       const body = await readJson(request, options);
-      const bodyName = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { name?: unknown }).name : undefined;
+      const bodyName =
+        typeof body === 'object' && body !== null && !Array.isArray(body)
+          ? (body as { name?: unknown }).name
+          : undefined;
       if (bodyName !== undefined && bodyName !== params['name']) {
-        throw new ValidationError([{ code: 'name_mismatch', path: 'name', message: `the body names workflow ${JSON.stringify(bodyName)} but the path names "${params['name']}"; they must be equal` }]);
+        throw new ValidationError([
+          {
+            code: 'name_mismatch',
+            path: 'name',
+            message: `the body names workflow ${JSON.stringify(bodyName)} but the path names "${params['name']}"; they must be equal`,
+          },
+        ]);
       }
-      const definition = typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...body, name: params['name'] } : body;
+      const definition =
+        typeof body === 'object' && body !== null && !Array.isArray(body)
+          ? { ...body, name: params['name'] }
+          : body;
       const { workflow, created } = await engine.workflows.replace(definition);
-      return json(created ? 201 : 200, workflow, created ? { location: `${options.basePath}/workflows/${enc(workflow.name)}` } : {});
+      return json(
+        created ? 201 : 200,
+        workflow,
+        created ? { location: `${options.basePath}/workflows/${enc(workflow.name)}` } : {},
+      );
     },
   },
   {
@@ -111,7 +155,8 @@ export const ROUTES: readonly Route[] = [
     path: '/workflows/{name}',
     name: 'workflows.delete',
     action: async ({ engine, params }) => {
-      if (!(await engine.workflows.delete(params['name']!))) throw new NotFoundError('workflow', params['name']!);
+      if (!(await engine.workflows.delete(params['name']!)))
+        throw new NotFoundError('workflow', params['name']!);
       return noContent();
     },
   },
@@ -125,8 +170,18 @@ export const ROUTES: readonly Route[] = [
       return json(200, record, { location: `${options.basePath}/runs/${enc(record.id)}` });
     },
   },
-  { method: 'GET', path: '/runs/{id}', name: 'runs.get', action: async ({ engine, params }) => json(200, await engine.getRun(params['id']!)) },
-  { method: 'GET', path: '/scripts', name: 'scripts.list', action: async ({ engine }) => json(200, await engine.scripts.list()) },
+  {
+    method: 'GET',
+    path: '/runs/{id}',
+    name: 'runs.get',
+    action: async ({ engine, params }) => json(200, await engine.getRun(params['id']!)),
+  },
+  {
+    method: 'GET',
+    path: '/scripts',
+    name: 'scripts.list',
+    action: async ({ engine }) => json(200, await engine.scripts.list()),
+  },
   {
     method: 'PUT',
     path: '/scripts/{name}',
@@ -136,7 +191,11 @@ export const ROUTES: readonly Route[] = [
       const source = await readScript(request, options);
       const existed = await engine.scripts.exists(name);
       await engine.scripts.put(name, source);
-      return json(existed ? 200 : 201, { name }, existed ? {} : { location: `${options.basePath}/scripts/${enc(name)}` });
+      return json(
+        existed ? 200 : 201,
+        { name },
+        existed ? {} : { location: `${options.basePath}/scripts/${enc(name)}` },
+      );
     },
   },
   {
@@ -145,7 +204,10 @@ export const ROUTES: readonly Route[] = [
     name: 'scripts.get',
     action: async ({ engine, params }) => {
       const script = await engine.scripts.get(params['name']!);
-      return new Response(script.source, { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8' } });
+      return new Response(script.source, {
+        status: 200,
+        headers: { 'content-type': 'text/javascript; charset=utf-8' },
+      });
     },
   },
   {
@@ -157,23 +219,41 @@ export const ROUTES: readonly Route[] = [
       return noContent();
     },
   },
-  { method: 'GET', path: '/applications', name: 'applications.list', action: async ({ engine }) => json(200, await engine.applications.list()) },
+  {
+    method: 'GET',
+    path: '/applications',
+    name: 'applications.list',
+    action: async ({ engine }) => json(200, await engine.applications.list()),
+  },
   {
     method: 'PUT',
     path: '/applications/{name}',
     name: 'applications.put',
     action: async ({ engine, request, params, options }) => {
-      const { application, created } = await engine.applications.put(params['name']!, await readJson(request, options));
-      return json(created ? 201 : 200, application, created ? { location: `${options.basePath}/applications/${enc(params['name']!)}` } : {});
+      const { application, created } = await engine.applications.put(
+        params['name']!,
+        await readJson(request, options),
+      );
+      return json(
+        created ? 201 : 200,
+        application,
+        created ? { location: `${options.basePath}/applications/${enc(params['name']!)}` } : {},
+      );
     },
   },
-  { method: 'GET', path: '/applications/{name}', name: 'applications.get', action: async ({ engine, params }) => json(200, await engine.applications.get(params['name']!)) },
+  {
+    method: 'GET',
+    path: '/applications/{name}',
+    name: 'applications.get',
+    action: async ({ engine, params }) => json(200, await engine.applications.get(params['name']!)),
+  },
   {
     method: 'DELETE',
     path: '/applications/{name}',
     name: 'applications.delete',
     action: async ({ engine, params }) => {
-      if (!(await engine.applications.delete(params['name']!))) throw new NotFoundError('application', params['name']!);
+      if (!(await engine.applications.delete(params['name']!)))
+        throw new NotFoundError('application', params['name']!);
       return noContent();
     },
   },
@@ -181,14 +261,25 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/applications/{name}/screens/{url}',
     name: 'applications.renderScreen',
-    action: ({ engine, request, params, options }) => handleScreenRoute(engine, request, { name: params['name']!, url: params['url']! }, options),
+    action: ({ engine, request, params, options }) =>
+      handleScreenRoute(engine, request, { app: params['name']!, screen: params['url']! }, options),
   },
   {
     method: 'POST',
     path: '/applications/{name}/screens/{url}/forms/{component}',
     name: 'applications.submitForm',
     action: ({ engine, request, params, options }) =>
-      handleScreenRoute(engine, request, { name: params['name']!, url: params['url']!, component: params['component']! }, options),
+      handleScreenRoute(
+        engine,
+        request,
+        { app: params['name']!, screen: params['url']!, form: params['component']! },
+        options,
+      ),
   },
-  { method: 'GET', path: '/openapi.json', name: 'openapi', action: async ({ openapi }) => json(200, openapi()) },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    name: 'openapi',
+    action: async ({ openapi }) => json(200, openapi()),
+  },
 ];

@@ -1,4 +1,5 @@
 /** Invisible or control characters removed from text before layout. */
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
 const INVISIBLE = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u00ad\u200b-\u200d\u2060\ufeff]/g;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 

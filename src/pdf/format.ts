@@ -35,7 +35,8 @@ export function toDate(value: unknown): Date | undefined {
   let date: Date;
   if (value instanceof Date) date = value;
   else if (typeof value === 'number') date = new Date(value);
-  else if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value.trim())) date = new Date(value.trim());
+  else if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value.trim()))
+    date = new Date(value.trim());
   else return undefined;
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
@@ -86,7 +87,8 @@ export function formatCell(value: unknown, column: Column | undefined): string {
     else {
       text = plainText(value);
       const parsed = Number(toLatinDigits(text).trim());
-      if (decimals !== undefined && text.trim() !== '' && Number.isFinite(parsed)) text = parsed.toFixed(decimals);
+      if (decimals !== undefined && text.trim() !== '' && Number.isFinite(parsed))
+        text = parsed.toFixed(decimals);
     }
     return column.number?.latin_numbering === false ? text : toLatinDigits(text);
   }

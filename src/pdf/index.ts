@@ -6,7 +6,7 @@
  *   table/thead/tbody/tr/th/td (colspan; rowspan ignored), a[href] (http, https, mailto only). Other
  *   tags keep their text (div, section, blockquote... also break blocks); script, style, head,
  *   template, noscript, iframe, object, svg and math are dropped with their content; `<title>`
- *   becomes the PDF title. White space collapses as in HTML.
+ *   becomes the PDF title (markers in it take text values). White space collapses as in HTML.
  * - Markers `[[.name]]` (spaces allowed inside the brackets) are replaced after parsing, in text only:
  *   a value is always text, never markup, and markers in attributes are not replaced. A newline in a
  *   value is a line break. A marker naming no variable is a ValidationError (path `variables`).
@@ -100,9 +100,13 @@ export async function renderPdf(input: RenderPdfInput, options?: RenderPdfOption
   const faces = await FaceSet.embed(doc, facesUsed(parsed.blocks));
   const writer = new PageWriter(doc, faces, normalized);
   await layoutBlocks(parsed.blocks, writer, faces);
-  await writer.finish();
+  writer.finish();
   writer.checkSignal();
-  const bytes = await doc.save({ useObjectStreams: true, objectsPerTick: 2000, updateFieldAppearances: false });
+  const bytes = await doc.save({
+    useObjectStreams: true,
+    objectsPerTick: 2000,
+    updateFieldAppearances: false,
+  });
   writer.checkSize(bytes.length);
   return bytes;
 }

@@ -33,18 +33,23 @@ const KEEP_WITH_NEXT = 2 * 10 * LINE_FACTOR;
 /** Faces a document needs, so only those are embedded. @internal */
 export function facesUsed(blocks: readonly Block[]): Set<FaceIndex> {
   const used = new Set<FaceIndex>([0]);
-  const add = (bold: boolean, italic: boolean): void => void used.add(((bold ? 1 : 0) + (italic ? 2 : 0)) as FaceIndex);
+  const add = (bold: boolean, italic: boolean): void =>
+    void used.add(((bold ? 1 : 0) + (italic ? 2 : 0)) as FaceIndex);
   for (const block of blocks) {
     if (block.kind === 'text') {
       const bold = ROLES[block.role].bold;
       for (const item of block.inlines) if (item.kind === 'text') add(bold || item.bold, item.italic);
     } else if (block.kind === 'table') {
-      for (const row of block.header) for (const cell of row) for (const item of cell.inlines) {
-        if (item.kind === 'text') add(true, item.italic);
-      }
-      for (const row of block.body) for (const cell of row) for (const item of cell.inlines) {
-        if (item.kind === 'text') add(item.bold, item.italic);
-      }
+      for (const row of block.header)
+        for (const cell of row)
+          for (const item of cell.inlines) {
+            if (item.kind === 'text') add(true, item.italic);
+          }
+      for (const row of block.body)
+        for (const cell of row)
+          for (const item of cell.inlines) {
+            if (item.kind === 'text') add(item.bold, item.italic);
+          }
     }
   }
   return used;
@@ -55,7 +60,11 @@ export function facesUsed(blocks: readonly Block[]): Set<FaceIndex> {
  * indented with hanging bullets or numbers, rules, and tables (see table-layout).
  * @internal
  */
-export async function layoutBlocks(blocks: readonly Block[], writer: PageWriter, faces: FaceSet): Promise<void> {
+export async function layoutBlocks(
+  blocks: readonly Block[],
+  writer: PageWriter,
+  faces: FaceSet,
+): Promise<void> {
   let previousAfter = 0;
   for (const block of blocks) {
     if (block.kind === 'rule') {

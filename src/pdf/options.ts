@@ -51,6 +51,7 @@ export function normalizeOptions(options: RenderPdfOptions = {}): NormalizedPdfO
   if (width - margins.left - margins.right < MIN_AREA || height - margins.top - margins.bottom < MIN_AREA) {
     throw new TypeError(`renderPdf: page.margins leave less than ${MIN_AREA} points of text area`);
   }
-  const maxBytes = options.maxBytes === undefined ? DEFAULT_MAX_BYTES : positive(options.maxBytes, 'maxBytes');
+  const maxBytes =
+    options.maxBytes === undefined ? DEFAULT_MAX_BYTES : positive(options.maxBytes, 'maxBytes');
   return { signal: options.signal, maxBytes, width, height, margins };
 }

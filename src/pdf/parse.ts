@@ -13,7 +13,17 @@ export interface ParsedTemplate {
 }
 
 const MARKER = /\[\[\s*\.([^\s[\]]+)\s*\]\]/g;
-const DROPPED = new Set(['script', 'style', 'head', 'template', 'noscript', 'iframe', 'object', 'svg', 'math']);
+const DROPPED = new Set([
+  'script',
+  'style',
+  'head',
+  'template',
+  'noscript',
+  'iframe',
+  'object',
+  'svg',
+  'math',
+]);
 const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const INDENTED = new Set(['blockquote', 'dd']);
 const BLOCKS = new Set([
@@ -103,7 +113,8 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
     if (table) return;
     const items = inlines;
     inlines = [];
-    const role: TextRole = headings[headings.length - 1] ?? (bullet !== undefined || lists.length > 0 ? 'li' : 'p');
+    const role: TextRole =
+      headings[headings.length - 1] ?? (bullet !== undefined || lists.length > 0 ? 'li' : 'p');
     const indent = lists.length + indentExtra;
     let part: Inline[] = [];
     const emit = (): void => {
@@ -160,7 +171,8 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
         if (name === 'a') links.push(safeLink(attribs['href'] ?? '') ?? links[links.length - 1]);
         if (table && nestedTables > 0) {
           if (name === 'table') nestedTables++;
-          else if (name === 'tr' || name === 'br' || name === 'p' || name === 'div') target().push({ kind: 'break' });
+          else if (name === 'tr' || name === 'br' || name === 'p' || name === 'div')
+            target().push({ kind: 'break' });
           else if (name === 'td' || name === 'th') pushText(' ', target());
           return;
         }
@@ -251,7 +263,12 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
   processText();
   while (table) finishTable();
   flush();
-  const cleanTitle = title === undefined ? undefined : cleanText(title).replace(/\s+/g, ' ').trim();
+  // Markers in <title> take text values (a TABLE value leaves nothing there).
+  const titleText = title?.replace(MARKER, (_, name: string) => {
+    const value = values.get(name);
+    if (!value) unknown.add(name);
+    return value?.kind === 'text' ? value.text : '';
+  });
+  const cleanTitle = titleText === undefined ? undefined : cleanText(titleText).replace(/\s+/g, ' ').trim();
   return { blocks, unknownMarkers: [...unknown], title: cleanTitle || undefined };
 }
-

@@ -13,7 +13,7 @@ const RULE_GRAY = 0.8;
 const BORDER_GRAY = 0.55;
 
 interface MeasuredCell {
-  inlines: Inline[];
+  inlines: readonly Inline[];
   colspan: number;
   natural: number;
   minWord: number;
@@ -140,7 +140,11 @@ export async function drawTable(block: TableBlock, writer: PageWriter, faces: Fa
   const header = measureRows(block.header, faces, true);
   const body = measureRows(block.body, faces, false);
   let count = 0;
-  for (const row of [...header, ...body]) count = Math.max(count, row.reduce((n, cell) => n + cell.colspan, 0));
+  for (const row of [...header, ...body])
+    count = Math.max(
+      count,
+      row.reduce((n, cell) => n + cell.colspan, 0),
+    );
   if (count === 0) return;
   const left = writer.left;
   const total = writer.width;
@@ -157,7 +161,12 @@ export async function drawTable(block: TableBlock, writer: PageWriter, faces: Fa
     for (const cell of row.cells) {
       for (let i = from; i < to && i < cell.lines.length; i++) {
         const line = cell.lines[i]!;
-        const baseline = top - PAD_Y - (i - from) * LINE_HEIGHT - (LINE_HEIGHT - (ASCENT + DESCENT) * SIZE) / 2 - ASCENT * SIZE;
+        const baseline =
+          top -
+          PAD_Y -
+          (i - from) * LINE_HEIGHT -
+          (LINE_HEIGHT - (ASCENT + DESCENT) * SIZE) / 2 -
+          ASCENT * SIZE;
         const x = cell.right ? cell.x + cell.width - PAD_X - line.width : cell.x + PAD_X;
         writer.textLine(x, baseline, SIZE, line.segments);
       }

@@ -4,7 +4,7 @@ import { formatCell, isNumberColumn, safeLink } from './format.js';
 import type { Inline, TableBlock, TableCell } from './types.js';
 
 function textCell(text: string, bold: boolean, link: string | undefined): TableCell {
-  if (!/[\t\f\r\n]|^ | $|  /.test(text)) {
+  if (!/[\t\f\r\n]|^ | $| {2}/.test(text)) {
     return { inlines: text === '' ? [] : [{ kind: 'text', text, bold, italic: false, link }], colspan: 1 };
   }
   const inlines: Inline[] = [];
@@ -35,7 +35,10 @@ function columnCount(table: DataTable): number {
 export function dataTableBlock(table: DataTable): TableBlock {
   const columns: (Column | undefined)[] = table.columns ?? [];
   const count = columnCount(table);
-  const header = table.columns && table.columns.length > 0 ? [table.columns.map((c) => textCell(c.name, true, undefined))] : [];
+  const header =
+    table.columns && table.columns.length > 0
+      ? [table.columns.map((c) => textCell(c.name, true, undefined))]
+      : [];
   const numeric: (boolean | undefined)[] = [];
   for (let c = 0; c < count; c++) numeric.push(isNumberColumn(columns[c]) ? true : undefined);
   const body: TableCell[][] = [];
@@ -51,7 +54,12 @@ export function dataTableBlock(table: DataTable): TableBlock {
     body.push(cells);
   }
   if (header.length === 0 && body.length === 0) {
-    body.push([{ inlines: [{ kind: 'text', text: '(no data)', bold: false, italic: true, link: undefined }], colspan: 1 }]);
+    body.push([
+      {
+        inlines: [{ kind: 'text', text: '(no data)', bold: false, italic: true, link: undefined }],
+        colspan: 1,
+      },
+    ]);
   }
   return { kind: 'table', header, body, numeric };
 }

@@ -26,7 +26,7 @@ const SPACE = 32;
 export function normalizeInlines(inlines: readonly Inline[]): readonly Inline[] {
   if (inlines.length === 1) {
     const only = inlines[0]!;
-    if (only.kind === 'text' && !/^ | $|  /.test(only.text)) return inlines;
+    if (only.kind === 'text' && !/^ | $| {2}/.test(only.text)) return inlines;
   }
   const out: Inline[] = [];
   let afterSpace = true;
@@ -56,7 +56,12 @@ export function normalizeInlines(inlines: readonly Inline[]): readonly Inline[] 
 }
 
 /** Measures normalized inlines at `size`: natural width, widest word, whether there are breaks. @internal */
-export function measureInlines(inlines: readonly Inline[], faces: FaceSet, size: number, bold: boolean): InlineSize {
+export function measureInlines(
+  inlines: readonly Inline[],
+  faces: FaceSet,
+  size: number,
+  bold: boolean,
+): InlineSize {
   let natural = 0;
   let minWord = 0;
   let line = 0;

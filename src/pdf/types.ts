@@ -29,9 +29,13 @@ export interface RenderPdfInput {
 
 /** Page margins in PDF points (1/72 inch). */
 export interface PageMargins {
+  /** Space above the text area. */
   top: number;
+  /** Space right of the text area. */
   right: number;
+  /** Space below the text area. */
   bottom: number;
+  /** Space left of the text area. */
   left: number;
 }
 

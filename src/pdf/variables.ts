@@ -26,23 +26,39 @@ export function resolveVariables(variables: unknown): Map<string, ResolvedValue>
   if (variables === undefined || variables === null) return resolved;
   if (!Array.isArray(variables)) {
     throw new ValidationError([
-      { code: 'invalid_type', path: 'variables', message: 'variables must be an array of {name, value_type, value}' },
+      {
+        code: 'invalid_type',
+        path: 'variables',
+        message: 'variables must be an array of {name, value_type, value}',
+      },
     ]);
   }
   const issues: Issue[] = [];
   variables.forEach((variable: unknown, index) => {
     const path = `variables[${index}]`;
     if (typeof variable !== 'object' || variable === null) {
-      issues.push({ code: 'invalid_type', path, message: 'a variable must be an object {name, value_type, value}' });
+      issues.push({
+        code: 'invalid_type',
+        path,
+        message: 'a variable must be an object {name, value_type, value}',
+      });
       return;
     }
     const { name, value_type: type, value } = variable as Partial<PdfVariable>;
     if (typeof name !== 'string' || name === '') {
-      issues.push({ code: 'invalid_type', path: `${path}.name`, message: 'a variable needs a non-empty string name' });
+      issues.push({
+        code: 'invalid_type',
+        path: `${path}.name`,
+        message: 'a variable needs a non-empty string name',
+      });
       return;
     }
     if (resolved.has(name)) {
-      issues.push({ code: 'duplicate_variable', path: `${path}.name`, message: `variable "${name}" is given twice` });
+      issues.push({
+        code: 'duplicate_variable',
+        path: `${path}.name`,
+        message: `variable "${name}" is given twice`,
+      });
       return;
     }
     if (typeof type !== 'string' || !VALUE_TYPES.has(type)) {
@@ -76,11 +92,14 @@ function resolveValue(
     return undefined;
   };
   if (value === null || value === undefined) {
-    return type === 'TABLE' ? { kind: 'table', table: { columns: null, rows: null } } : { kind: 'text', text: '' };
+    return type === 'TABLE'
+      ? { kind: 'table', table: { columns: null, rows: null } }
+      : { kind: 'text', text: '' };
   }
   switch (type) {
     case 'NUMBER': {
-      if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'text', text: formatNumber(value) };
+      if (typeof value === 'number' && Number.isFinite(value))
+        return { kind: 'text', text: formatNumber(value) };
       if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
         return { kind: 'text', text: value.trim() };
       }
@@ -89,23 +108,62 @@ function resolveValue(
     case 'STRING':
       return typeof value === 'string' ? { kind: 'text', text: value } : mismatch('a string');
     case 'BOOLEAN':
-      return typeof value === 'boolean' ? { kind: 'text', text: value ? 'true' : 'false' } : mismatch('true or false');
+      return typeof value === 'boolean'
+        ? { kind: 'text', text: value ? 'true' : 'false' }
+        : mismatch('true or false');
     case 'DATE': {
       const text = toDate(value) ? formatDate(value) : undefined;
-      return text === undefined ? mismatch('an ISO 8601 date string, a Date or epoch milliseconds') : { kind: 'text', text };
+      return text === undefined
+        ? mismatch('an ISO 8601 date string, a Date or epoch milliseconds')
+        : { kind: 'text', text };
     }
-    case 'TABLE': {
-      const parsed = DataTableSchema.safeParse(value);
-      if (parsed.success) return { kind: 'table', table: parsed.data };
-      for (const issue of parsed.error.issues) {
-        const converted = toIssue(issue, value);
-        issues.push({
-          code: converted.code,
-          path: converted.path === '' ? path : `${path}${converted.path.startsWith('[') ? '' : '.'}${converted.path}`,
-          message: `variable "${name}" is TABLE: ${converted.message}`,
-        });
+    case 'TABLE':
+      return resolveTable(name, value, path, issues);
+  }
+}
+
+/**
+ * Checks a data table: the columns with the schema, the rows by hand so a large table is neither
+ * copied nor walked twice.
+ */
+function resolveTable(
+  name: string,
+  value: unknown,
+  path: string,
+  issues: Issue[],
+): ResolvedValue | undefined {
+  const before = issues.length;
+  const add = (at: string, code: string, message: string): void => {
+    issues.push({
+      code,
+      path: at === '' ? path : `${path}${at.startsWith('[') ? '' : '.'}${at}`,
+      message: `variable "${name}" is TABLE: ${message}`,
+    });
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    add('', 'invalid_type', `its value is ${describe(value)}; expected a data table {columns, rows}`);
+    return undefined;
+  }
+  const { columns, rows } = value as { columns?: unknown; rows?: unknown };
+  const parsed = DataTableSchema.safeParse({ columns, rows: [] });
+  if (!parsed.success)
+    for (const issue of parsed.error.issues) {
+      const converted = toIssue(issue, { columns, rows: [] });
+      add(converted.path, converted.code, converted.message);
+    }
+  if (rows !== null && !Array.isArray(rows))
+    add('rows', 'invalid_type', 'rows must be an array of rows or null');
+  else if (rows) {
+    for (let r = 0; r < rows.length; r++) {
+      if (!Array.isArray(rows[r])) {
+        add(`rows[${r}]`, 'invalid_type', `row ${r} must be an array of cell values`);
+        if (issues.length - before >= 20) break;
       }
-      return undefined;
     }
   }
+  if (issues.length > before || !parsed.success) return undefined;
+  return {
+    kind: 'table',
+    table: { columns: parsed.data.columns, rows: (rows ?? null) as unknown[][] | null },
+  };
 }

@@ -23,7 +23,9 @@ export const CreatePdfOutputSchema = z.object({ pdf_data: z.string() });
 
 /** Input of `<file store>/files/upload_file` (SPEC 4.3). `file_data` is base64 text or bytes. */
 export const UploadFileInputSchema = z.object({
-  file_data: z.union([z.string(), z.instanceof(Uint8Array)], { error: 'file_data must be base64 text or bytes' }),
+  file_data: z.union([z.string(), z.instanceof(Uint8Array)], {
+    error: 'file_data must be base64 text or bytes',
+  }),
   file_name: z.string().min(1),
   file_type: z.string().min(1).optional(),
   folder_id: z.string().optional(),

@@ -58,7 +58,10 @@ export const FormComponentSchema = z.object({
 export const DatagridComponentSchema = z.object({
   ...base,
   type: z.literal('datagrid'),
-  datagrid: z.object({ entity_name: z.string().min(1), page_size: z.number().int().min(1).max(1000).optional() }),
+  datagrid: z.object({
+    entity_name: z.string().min(1),
+    page_size: z.number().int().min(1).max(1000).optional(),
+  }),
 });
 
 /** A `button` component: redirects to a screen. */
@@ -78,7 +81,10 @@ export const ComponentSchema = z.discriminatedUnion('type', [
 
 /** A screen: its url segment and rows of components. */
 export const ScreenSchema = z.object({
-  url: z.string().regex(SCREEN_URL, 'screen url must be one path segment of letters, digits, ".", "_", "~" or "-"'),
+  url: z
+    .string()
+    .regex(SCREEN_URL, 'screen url must be one path segment of letters, digits, ".", "_", "~" or "-"')
+    .refine((url) => url !== '.' && url !== '..', { message: 'screen url may not be "." or ".."' }),
   components: z.array(z.array(ComponentSchema)),
 });
 
@@ -98,28 +104,78 @@ export const ApplicationSchema = z
   .superRefine((app, ctx) => {
     const urls = new Set<string>();
     app.screens.forEach((screen, s) => {
-      if (urls.has(screen.url)) addIssue(ctx, ['screens', s, 'url'], `screen url "${screen.url}" is used more than once`, 'duplicate_screen');
+      if (urls.has(screen.url))
+        addIssue(
+          ctx,
+          ['screens', s, 'url'],
+          `screen url "${screen.url}" is used more than once`,
+          'duplicate_screen',
+        );
       urls.add(screen.url);
     });
     if (!urls.has(app.start_screen_url)) {
-      addIssue(ctx, ['start_screen_url'], `start_screen_url "${app.start_screen_url}" names no screen (screens: ${[...urls].join(', ')})`, 'unknown_screen');
+      addIssue(
+        ctx,
+        ['start_screen_url'],
+        `start_screen_url "${app.start_screen_url}" names no screen (screens: ${[...urls].join(', ')})`,
+        'unknown_screen',
+      );
     }
     app.screens.forEach((screen, s) => {
       const names = new Set<string>();
       screen.components.forEach((row, r) =>
         row.forEach((component, c) => {
           const path = ['screens', s, 'components', r, c];
-          if (names.has(component.name)) addIssue(ctx, [...path, 'name'], `component name "${component.name}" is used more than once on screen "${screen.url}"`, 'duplicate_component');
+          if (names.has(component.name))
+            addIssue(
+              ctx,
+              [...path, 'name'],
+              `component name "${component.name}" is used more than once on screen "${screen.url}"`,
+              'duplicate_component',
+            );
           names.add(component.name);
           const redirect =
-            component.type === 'button' ? { at: ['button', 'event'], url: component.button.event.redirect_data.url }
-            : component.type === 'form' && component.form.do ? { at: ['form', 'do'], url: component.form.do.redirect_data.url }
-            : undefined;
+            component.type === 'button'
+              ? { at: ['button', 'event'], url: component.button.event.redirect_data.url }
+              : component.type === 'form' && component.form.do
+                ? { at: ['form', 'do'], url: component.form.do.redirect_data.url }
+                : undefined;
           if (redirect) {
             const target = parseRedirectUrl(redirect.url);
             const where = [...path, ...redirect.at, 'redirect_data', 'url'];
-            if (!target) addIssue(ctx, where, `redirect url "${redirect.url}" must be /screens/<screen_url> with an optional query string`, 'invalid_redirect');
-            else if (!urls.has(target.screen)) addIssue(ctx, where, `redirect url "${redirect.url}" names no screen of this application`, 'unknown_screen');
+            for (const match of redirect.url.matchAll(/\{\{([^{}]*)\}\}/g)) {
+              const expression = match[1]!.trim();
+              const root = /^(output|query_params)\.[^.[\]{}\s]+$/.exec(expression)?.[1];
+              if (!root) {
+                addIssue(
+                  ctx,
+                  where,
+                  `redirect url uses {{${expression}}}; only {{output.<field>}} and {{query_params.<name>}} are allowed`,
+                  'invalid_redirect',
+                );
+              } else if (root === 'output' && component.type === 'button') {
+                addIssue(
+                  ctx,
+                  where,
+                  `button "${component.name}" runs no workflow, so its redirect cannot use {{${expression}}}`,
+                  'invalid_redirect',
+                );
+              }
+            }
+            if (!target)
+              addIssue(
+                ctx,
+                where,
+                `redirect url "${redirect.url}" must be /screens/<screen_url> with an optional query string`,
+                'invalid_redirect',
+              );
+            else if (!urls.has(target.screen))
+              addIssue(
+                ctx,
+                where,
+                `redirect url "${redirect.url}" names no screen of this application`,
+                'unknown_screen',
+              );
           }
         }),
       );

@@ -39,29 +39,46 @@ export const EntitySchema = z
     primary_key: z.array(z.string()).min(1),
     spreadsheet_config: SpreadsheetConfigSchema,
   })
-  .superRefine((entity, ctx) => {
-    const seen = new Set<string>();
-    entity.columns.forEach((column, index) => {
-      if (seen.has(column.name)) {
-        addIssue(ctx, ['columns', index, 'name'], `column name "${column.name}" is used more than once`, 'duplicate_column');
-      }
-      seen.add(column.name);
-    });
-    const keySeen = new Set<string>();
-    entity.primary_key.forEach((key, index) => {
-      if (!seen.has(key)) {
-        addIssue(
-          ctx,
-          ['primary_key', index],
-          `primary_key names "${key}", which is not a column of the entity (columns: ${[...seen].join(', ')})`,
-          'unknown_column',
-        );
-      } else if (keySeen.has(key)) {
-        addIssue(ctx, ['primary_key', index], `primary_key names "${key}" more than once`, 'duplicate_key');
-      }
-      keySeen.add(key);
-    });
-  });
+  .superRefine(
+    (entity, ctx) => {
+      const seen = new Set<string>();
+      entity.columns.forEach((column, index) => {
+        if (typeof column?.name !== 'string') return;
+        if (seen.has(column.name)) {
+          addIssue(
+            ctx,
+            ['columns', index, 'name'],
+            `column name "${column.name}" is used more than once`,
+            'duplicate_column',
+          );
+        }
+        seen.add(column.name);
+      });
+      const keySeen = new Set<string>();
+      entity.primary_key.forEach((key, index) => {
+        if (typeof key !== 'string') return;
+        if (!seen.has(key)) {
+          addIssue(
+            ctx,
+            ['primary_key', index],
+            `primary_key names "${key}", which is not a column of the entity (columns: ${[...seen].join(', ')})`,
+            'unknown_column',
+          );
+        } else if (keySeen.has(key)) {
+          addIssue(ctx, ['primary_key', index], `primary_key names "${key}" more than once`, 'duplicate_key');
+        }
+        keySeen.add(key);
+      });
+    },
+    // Check keys and names even when a column's type is wrong, so every problem is reported at once.
+    { when: (payload) => hasArrays(payload.value, 'columns', 'primary_key') },
+  );
+
+/** True when `value` is an object whose named fields are arrays (of objects with string names, for columns). @internal */
+export function hasArrays(value: unknown, ...fields: string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return fields.every((field) => Array.isArray((value as Record<string, unknown>)[field]));
+}
 
 /** An entity definition (SPEC 2.1). */
 export type Entity = z.infer<typeof EntitySchema>;

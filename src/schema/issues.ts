@@ -12,10 +12,12 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
   return `${typeof value} ${String(value)}`;
 }
 
@@ -38,9 +40,15 @@ export function toIssue(issue: z.core.$ZodIssue, input: unknown): Issue {
       const received = valueAt(input, issue.path);
       if (received === undefined) return { code: 'required', path, message: `${field} is required` };
       const expected = TYPE_NAMES[issue.expected] ?? issue.expected;
-      return { code: 'invalid_type', path, message: `${field} must be ${expected}, got ${describeValue(received)}` };
+      return {
+        code: 'invalid_type',
+        path,
+        message: `${field} must be ${expected}, got ${describeValue(received)}`,
+      };
     }
     case 'invalid_value':
+      if (valueAt(input, issue.path) === undefined)
+        return { code: 'required', path, message: `${field} is required` };
       return {
         code: 'invalid_value',
         path,
@@ -53,21 +61,71 @@ export function toIssue(issue: z.core.$ZodIssue, input: unknown): Issue {
         message: `unknown ${issue.keys.length === 1 ? 'property' : 'properties'} ${issue.keys.map((k) => `"${k}"`).join(', ')}${path ? ` in ${path}` : ''}; no other properties are allowed`,
       };
     case 'too_small': {
-      if (issue.origin === 'array') return { code: 'too_small', path, message: `${field} must have at least ${String(issue.minimum)} item${issue.minimum === 1 ? '' : 's'}` };
-      if (issue.origin === 'string') return { code: 'too_small', path, message: `${field} must not be empty` };
-      return { code: 'too_small', path, message: `${field} must be ${issue.inclusive ? 'at least' : 'greater than'} ${String(issue.minimum)}` };
+      if (issue.origin === 'array')
+        return {
+          code: 'too_small',
+          path,
+          message: `${field} must have at least ${String(issue.minimum)} item${issue.minimum === 1 ? '' : 's'}`,
+        };
+      if (issue.origin === 'string')
+        return { code: 'too_small', path, message: `${field} must not be empty` };
+      return {
+        code: 'too_small',
+        path,
+        message: `${field} must be ${issue.inclusive ? 'at least' : 'greater than'} ${String(issue.minimum)}`,
+      };
     }
     case 'too_big': {
-      if (issue.origin === 'array') return { code: 'too_big', path, message: `${field} must have at most ${String(issue.maximum)} items` };
-      if (issue.origin === 'string') return { code: 'too_big', path, message: `${field} must be at most ${String(issue.maximum)} characters` };
-      return { code: 'too_big', path, message: `${field} must be ${issue.inclusive ? 'at most' : 'less than'} ${String(issue.maximum)}` };
+      if (issue.origin === 'array')
+        return {
+          code: 'too_big',
+          path,
+          message: `${field} must have at most ${String(issue.maximum)} items`,
+        };
+      if (issue.origin === 'string')
+        return {
+          code: 'too_big',
+          path,
+          message: `${field} must be at most ${String(issue.maximum)} characters`,
+        };
+      return {
+        code: 'too_big',
+        path,
+        message: `${field} must be ${issue.inclusive ? 'at most' : 'less than'} ${String(issue.maximum)}`,
+      };
     }
     case 'invalid_format':
-      return { code: 'invalid_format', path, message: issue.message && !issue.message.startsWith('Invalid') ? issue.message : `${field} has an invalid format (${issue.format})` };
-    case 'invalid_union':
-      return { code: 'invalid_union', path, message: issue.message && issue.message !== 'Invalid input' ? issue.message : `${field} does not match any allowed shape` };
+      return {
+        code: 'invalid_format',
+        path,
+        message:
+          issue.message && !issue.message.startsWith('Invalid')
+            ? issue.message
+            : `${field} has an invalid format (${issue.format})`,
+      };
+    case 'invalid_union': {
+      const union = issue as { note?: string; options?: unknown[] };
+      if (union.note === 'No matching discriminator') {
+        const received = valueAt(input, issue.path);
+        const allowed = (union.options ?? []).map((o) => JSON.stringify(o)).join(', ');
+        const message =
+          received === undefined
+            ? `${field} is required`
+            : `${field} must be one of ${allowed}, got ${describeValue(received)}`;
+        return { code: received === undefined ? 'required' : 'invalid_value', path, message };
+      }
+      const message =
+        issue.message && issue.message !== 'Invalid input'
+          ? issue.message
+          : `${field} does not match any allowed shape`;
+      return { code: 'invalid_union', path, message };
+    }
     case 'custom':
-      return { code: (issue.params?.['code'] as string | undefined) ?? 'invalid', path, message: issue.message };
+      return {
+        code: (issue.params?.['code'] as string | undefined) ?? 'invalid',
+        path,
+        message: issue.message,
+      };
     default:
       return { code: issue.code, path, message: issue.message };
   }
@@ -100,10 +158,20 @@ export function check<S extends z.ZodType>(schema: S, input: unknown): CheckResu
 export function parse<S extends z.ZodType>(schema: S, input: unknown, what?: string): z.output<S> {
   const result = check(schema, input);
   if (result.ok) return result.value;
-  throw new ValidationError(result.issues, what ? `Invalid ${what}: ${result.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}` : undefined);
+  throw new ValidationError(
+    result.issues,
+    what
+      ? `Invalid ${what}: ${result.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`
+      : undefined,
+  );
 }
 
 /** Adds a custom issue in a zod refinement. @internal */
-export function addIssue(ctx: z.core.$RefinementCtx, path: PropertyKey[], message: string, code = 'invalid'): void {
+export function addIssue(
+  ctx: z.core.$RefinementCtx,
+  path: PropertyKey[],
+  message: string,
+  code = 'invalid',
+): void {
   ctx.addIssue({ code: 'custom', path, message, params: { code } });
 }

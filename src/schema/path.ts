@@ -30,7 +30,8 @@ export function parsePath(path: string): ParsedPath {
       const end = text.indexOf(']', i);
       if (end === -1) return { ok: false, message: `unclosed "[" in path "${path}"` };
       const inner = text.slice(i + 1, end).trim();
-      if (!/^\d+$/.test(inner)) return { ok: false, message: `"[${inner}]" in path "${path}" is not an array index` };
+      if (!/^\d+$/.test(inner))
+        return { ok: false, message: `"[${inner}]" in path "${path}" is not an array index` };
       segments.push(Number(inner));
       i = end + 1;
       expectName = false;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { addIssue } from './issues.js';
-import { NameSchema } from './entity.js';
+import { NameSchema, hasArrays } from './entity.js';
 import { OperationSchema } from './get-entity.js';
 import { parsePath } from './path.js';
 
@@ -76,10 +76,21 @@ export const AtlasDataSchema = z
   })
   .superRefine((atlas, ctx) => {
     if (atlas.action === 'transform') {
-      if (!atlas.input_data?.code_file) addIssue(ctx, ['input_data', 'code_file'], 'a transform needs input_data.code_file, the name of its script', 'required');
+      if (!atlas.input_data?.code_file)
+        addIssue(
+          ctx,
+          ['input_data', 'code_file'],
+          'a transform needs input_data.code_file, the name of its script',
+          'required',
+        );
       const language = atlas.input_data?.language;
       if (language !== undefined && !['javascript', 'js'].includes(language.toLowerCase())) {
-        addIssue(ctx, ['input_data', 'language'], `language "${language}" is not supported; use "javascript"`, 'invalid_value');
+        addIssue(
+          ctx,
+          ['input_data', 'language'],
+          `language "${language}" is not supported; use "javascript"`,
+          'invalid_value',
+        );
       }
       if (!atlas.output_entities || atlas.output_entities.length === 0) {
         addIssue(ctx, ['output_entities'], 'a transform needs at least one output entity', 'required');
@@ -104,7 +115,9 @@ export const StepRetrySchema = z.object({
 /** A workflow step (SPEC 2.4). */
 export const StepSchema = z
   .object({
-    name: NameSchema.refine((n) => !/[.[\]{}]/.test(n), { message: 'step names may not contain ".", "[", "]", "{" or "}"' }),
+    name: NameSchema.refine((n) => !/[.[\]{}]/.test(n), {
+      message: 'step names may not contain ".", "[", "]", "{" or "}"',
+    }),
     type: z.enum(STEP_TYPES),
     conditions: z.array(ConditionSchema).optional(),
     l2_data: L2DataSchema.optional(),
@@ -115,7 +128,18 @@ export const StepSchema = z
   })
   .superRefine((step, ctx) => {
     const needed = step.type === 'l2' ? 'l2_data' : step.type === 'atlas' ? 'atlas_data' : 'request_data';
-    if (step[needed] === undefined) addIssue(ctx, [needed], `a step of type "${step.type}" needs ${needed}`, 'required');
+    if (step[needed] === undefined)
+      addIssue(ctx, [needed], `a step of type "${step.type}" needs ${needed}`, 'required');
+    for (const block of ['l2_data', 'atlas_data', 'request_data'] as const) {
+      if (block !== needed && step[block] !== undefined) {
+        addIssue(
+          ctx,
+          [block],
+          `${block} does not belong to a step of type "${step.type}" (it takes ${needed})`,
+          'unexpected_data',
+        );
+      }
+    }
   });
 
 /** A wire: copies data from a step (or the workflow input) into a step's input. */
@@ -127,11 +151,26 @@ export const WireSchema = z.object({
 });
 
 /** `workflow_input`: its name, JSON Schema and defaults. */
-export const WorkflowInputSchema = z.object({
-  name: NameSchema,
-  input_schema: z.record(z.string(), z.unknown()),
-  default_data: z.record(z.string(), z.unknown()).optional(),
-});
+export const WorkflowInputSchema = z
+  .object({
+    name: NameSchema,
+    input_schema: z.record(z.string(), z.unknown()),
+    default_data: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((input, ctx) => {
+    const { properties, required } = input.input_schema;
+    if (typeof properties !== 'object' || properties === null || !Array.isArray(required)) return;
+    required.forEach((name, i) => {
+      if (typeof name === 'string' && !Object.prototype.hasOwnProperty.call(properties, name)) {
+        addIssue(
+          ctx,
+          ['input_schema', 'required', i],
+          `required names "${name}", which is not one of the input's properties (${Object.keys(properties).join(', ')})`,
+          'unknown_property',
+        );
+      }
+    });
+  });
 
 /** `workflow_output`: its name and the values built from references. */
 export const WorkflowOutputSchema = z.object({
@@ -149,26 +188,59 @@ export const WorkflowSchema = z
     workflow_input: WorkflowInputSchema.optional(),
     workflow_output: WorkflowOutputSchema.optional(),
   })
-  .superRefine((workflow, ctx) => {
-    const inputName = workflow.workflow_input?.name ?? 'input';
-    const names = new Set<string>();
-    workflow.steps.forEach((step, index) => {
-      if (names.has(step.name)) addIssue(ctx, ['steps', index, 'name'], `step name "${step.name}" is used more than once`, 'duplicate_step');
-      if (step.name === inputName) addIssue(ctx, ['steps', index, 'name'], `step name "${step.name}" is the name of the workflow input`, 'duplicate_step');
-      names.add(step.name);
-    });
-    workflow.wires.forEach((wire, index) => {
-      if (wire.source_name !== inputName && !names.has(wire.source_name)) {
-        addIssue(ctx, ['wires', index, 'source_name'], `wire source "${wire.source_name}" is neither a step nor the workflow input "${inputName}"`, 'unknown_step');
-      }
-      if (!names.has(wire.target_name)) {
-        addIssue(ctx, ['wires', index, 'target_name'], `wire target "${wire.target_name}" is not a step of the workflow`, 'unknown_step');
-      }
-      if (wire.source_name === wire.target_name) {
-        addIssue(ctx, ['wires', index, 'target_name'], `wire from "${wire.source_name}" to itself`, 'cycle');
-      }
-    });
-  });
+  .superRefine(
+    (workflow, ctx) => {
+      const inputName = workflow.workflow_input?.name ?? 'input';
+      const names = new Set<string>();
+      workflow.steps.forEach((step, index) => {
+        if (typeof step?.name !== 'string') return;
+        if (names.has(step.name))
+          addIssue(
+            ctx,
+            ['steps', index, 'name'],
+            `step name "${step.name}" is used more than once`,
+            'duplicate_step',
+          );
+        if (step.name === inputName)
+          addIssue(
+            ctx,
+            ['steps', index, 'name'],
+            `step name "${step.name}" is the name of the workflow input`,
+            'duplicate_step',
+          );
+        names.add(step.name);
+      });
+      workflow.wires.forEach((wire, index) => {
+        if (typeof wire?.source_name !== 'string' || typeof wire.target_name !== 'string') return;
+        if (wire.source_name !== inputName && !names.has(wire.source_name)) {
+          addIssue(
+            ctx,
+            ['wires', index, 'source_name'],
+            `wire source "${wire.source_name}" is neither a step nor the workflow input "${inputName}"`,
+            'unknown_step',
+          );
+        }
+        if (!names.has(wire.target_name)) {
+          addIssue(
+            ctx,
+            ['wires', index, 'target_name'],
+            `wire target "${wire.target_name}" is not a step of the workflow`,
+            'unknown_step',
+          );
+        }
+        if (wire.source_name === wire.target_name) {
+          addIssue(
+            ctx,
+            ['wires', index, 'target_name'],
+            `wire from "${wire.source_name}" to itself`,
+            'cycle',
+          );
+        }
+      });
+    },
+    // Cross-step checks run even when one step has a field error, so every problem is reported at once.
+    { when: (payload) => hasArrays(payload.value, 'steps', 'wires') },
+  );
 
 /** A workflow definition. */
 export type Workflow = z.infer<typeof WorkflowSchema>;

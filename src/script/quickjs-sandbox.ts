@@ -7,6 +7,7 @@ import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
   RELEASE_SYNC,
+  type CustomizeVariantOptions,
   type QuickJSContext,
   type QuickJSHandle,
   type QuickJSRuntime,
@@ -92,13 +93,15 @@ export class QuickJsSandbox implements ScriptSandbox {
     if (module === undefined) {
       const wasmMemory = new WebAssembly.Memory({ initial: MIN_PAGES, maximum: pages });
       // Emscripten would print its own abort messages to the host console; the errors say it all.
-      const quiet = { print: () => {}, printErr: () => {} };
-      const variant = newVariant(
-        this.#variant,
-        this.#wasmModule === undefined
-          ? { wasmMemory, emscriptenModule: quiet }
-          : { wasmMemory, emscriptenModule: quiet, wasmModule: this.#wasmModule },
-      );
+      // `print`/`printErr` are Emscripten module settings the typings do not list.
+      const quiet = {
+        print: () => {},
+        printErr: () => {},
+      } as unknown as CustomizeVariantOptions['emscriptenModule'];
+      const options: CustomizeVariantOptions = { wasmMemory };
+      if (quiet !== undefined) options.emscriptenModule = quiet;
+      if (this.#wasmModule !== undefined) options.wasmModule = this.#wasmModule;
+      const variant = newVariant(this.#variant, options);
       module = newQuickJSWASMModuleFromVariant(variant);
       module.catch(() => this.#modules.delete(pages));
       this.#modules.set(pages, module);
@@ -257,7 +260,7 @@ function installPrelude(context: QuickJSContext, input: ScriptInput, state: RunS
         const line = context.getString(lineHandle);
         const text = level === 'warn' || level === 'error' ? `[${level}] ${line}` : line;
         const room = maxLog - state.logChars;
-        if (text.length > room) {
+        if (text.length >= room) {
           state.logs.push(text.slice(0, room), `[logs truncated at ${maxLog} characters]`);
           state.logChars = maxLog;
           return context.false;

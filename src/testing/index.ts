@@ -3,5 +3,9 @@
  * Needs vitest.
  * @module
  */
-export { describeSpreadsheetContract, CONTRACT_SPREADSHEET, type SpreadsheetContractOptions } from './spreadsheet-contract.js';
+export {
+  describeSpreadsheetContract,
+  CONTRACT_SPREADSHEET,
+  type SpreadsheetContractOptions,
+} from './spreadsheet-contract.js';
 export { describeStorageContract, type StorageContractOptions } from './storage-contract.js';

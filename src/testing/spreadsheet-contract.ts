@@ -77,12 +77,21 @@ export function describeSpreadsheetContract(options: SpreadsheetContractOptions)
         { ...ref('people'), row: 1, col: 1, rows: 2, cols: 1 },
         { ...ref('offset'), row: 1, col: 2, rows: 2, cols: 2 },
       ]);
-      expect(result.map(trim)).toEqual([[['Ada'], ['Grace']], [['id', 'name'], [1, 'x']]]);
+      expect(result.map(trim)).toEqual([
+        [['Ada'], ['Grace']],
+        [
+          ['id', 'name'],
+          [1, 'x'],
+        ],
+      ]);
     });
 
     test('keeps cell types: numbers, strings, empty cells', async (adapter) => {
       const [rows] = await adapter.read([{ ...ref('people'), row: 1, col: 0, rows: 2 }]);
-      expect(trim(rows!)).toEqual([[1, 'Ada', 9.5], [2, 'Grace']]);
+      expect(trim(rows!)).toEqual([
+        [1, 'Ada', 9.5],
+        [2, 'Grace'],
+      ]);
     });
 
     test('a missing sheet is a SheetError with code sheet_not_found', async (adapter) => {
@@ -96,7 +105,14 @@ export function describeSpreadsheetContract(options: SpreadsheetContractOptions)
     test('append inserts rows at the given row and column, moving later rows down', async (adapter) => {
       await adapter.append({ ...ref('offset'), row: 3, col: 2, values: [[2, 'y', null]] });
       const [rows] = await adapter.read([{ ...ref('offset'), row: 0, col: 0 }]);
-      expect(trim(rows!)).toEqual([[], [null, null, 'id', 'name', 'extra'], [null, null, 1, 'x', 'keep'], [null, null, 2, 'y'], [], [null, null, 'after the blank row']]);
+      expect(trim(rows!)).toEqual([
+        [],
+        [null, null, 'id', 'name', 'extra'],
+        [null, null, 1, 'x', 'keep'],
+        [null, null, 2, 'y'],
+        [],
+        [null, null, 'after the blank row'],
+      ]);
     });
 
     test('append writes raw values: a formula-looking string stays text', async (adapter) => {
@@ -124,19 +140,31 @@ export function describeSpreadsheetContract(options: SpreadsheetContractOptions)
       const engine = new Engine({ spreadsheets: adapter });
       await engine.catalog.registerEntity(peopleEntity);
       const error = await engine.catalog
-        .append('people', [{ id: 5, name: 'ok', score: 1 }, { id: 1, name: 'duplicate key', score: 2 }])
+        .append('people', [
+          { id: 5, name: 'ok', score: 1 },
+          { id: 1, name: 'duplicate key', score: 2 },
+        ])
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(WriteRejectedError);
       const [rows] = await adapter.read([{ ...ref('people'), row: 0, col: 0 }]);
       expect(trim(rows!)).toEqual(trim(SEED['people']!));
       await engine.catalog.append('people', [{ id: 5, name: 'Eve', score: 3 }]);
-      const out = await engine.catalog.getEntity({ entity_name: 'people', operation: { filters: [{ column: 'id', operator: 'GREATER_THAN', value: 3 }] } });
+      const out = await engine.catalog.getEntity({
+        entity_name: 'people',
+        operation: { filters: [{ column: 'id', operator: 'GREATER_THAN', value: 3 }] },
+      });
       expect(out.body.table.rows).toEqual([[5, 'Eve', 3]]);
     });
 
     test('through the engine: a cell of the wrong type is named in A1 notation', async (adapter) => {
       const engine = new Engine({ spreadsheets: adapter });
-      await engine.catalog.registerEntity({ ...peopleEntity, columns: [{ name: 'id', type: 'NUMBER' }, { name: 'name', type: 'NUMBER' }] });
+      await engine.catalog.registerEntity({
+        ...peopleEntity,
+        columns: [
+          { name: 'id', type: 'NUMBER' },
+          { name: 'name', type: 'NUMBER' },
+        ],
+      });
       const out = await engine.catalog.getEntity({ entity_name: 'people', operation: {} });
       expect(out.body.error?.is_error).toBe(true);
       expect(out.body.error?.errors?.join(' ')).toMatch(/\bB2\b/);
@@ -152,7 +180,11 @@ const peopleEntity = {
     { name: 'score', type: 'NUMBER' as const },
   ],
   primary_key: ['id'],
-  spreadsheet_config: { spreadsheet_id: CONTRACT_SPREADSHEET, sheet_name: 'people', origin: { row: 0, col: 0 } },
+  spreadsheet_config: {
+    spreadsheet_id: CONTRACT_SPREADSHEET,
+    sheet_name: 'people',
+    origin: { row: 0, col: 0 },
+  },
 };
 
 const offsetEntity = {
@@ -162,7 +194,11 @@ const offsetEntity = {
     { name: 'name', type: 'STRING' as const },
   ],
   primary_key: ['id'],
-  spreadsheet_config: { spreadsheet_id: CONTRACT_SPREADSHEET, sheet_name: 'offset', origin: { row: 1, col: 2 } },
+  spreadsheet_config: {
+    spreadsheet_id: CONTRACT_SPREADSHEET,
+    sheet_name: 'offset',
+    origin: { row: 1, col: 2 },
+  },
 };
 
 /** Drops trailing empty cells of each row and trailing empty rows, as backends differ there. */

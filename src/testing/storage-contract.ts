@@ -82,7 +82,17 @@ export function describeStorageContract(options: StorageContractOptions): void {
 
     test('through the engine: definitions survive a new engine on the same storage', async (storage) => {
       const first = new Engine({ storage });
-      await first.workflows.create({ name: 'w', steps: [{ name: 's', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { a: 1 } } }], wires: [] });
+      await first.workflows.create({
+        name: 'w',
+        steps: [
+          {
+            name: 's',
+            type: 'l2',
+            l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { a: 1 } },
+          },
+        ],
+        wires: [],
+      });
       const second = new Engine({ storage });
       const run = await second.run('w');
       expect(run.output).toEqual({ s: { a: 1 } });

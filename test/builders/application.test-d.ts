@@ -2,8 +2,18 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { application, button, datagrid, form, text } from '../../src/builders/index.js';
 
 const app = application()
-  .screen('home', (s) => s.row(text('Orders', { type: 'heading' }), button('New', '/screens/new')).row(datagrid('orders')))
-  .screen('new', (s) => s.row(form({ items: [{ label: 'amount', type: 'number' }], workflow: 'create_order', redirect: '/screens/home' })));
+  .screen('home', (s) =>
+    s.row(text('Orders', { type: 'heading' }), button('New', '/screens/new')).row(datagrid('orders')),
+  )
+  .screen('new', (s) =>
+    s.row(
+      form({
+        items: [{ label: 'amount', type: 'number' }],
+        workflow: 'create_order',
+        redirect: '/screens/home',
+      }),
+    ),
+  );
 
 describe('application builder types', () => {
   it('accepts a declared screen as the start screen', () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors/index.js';
-import { ApplicationSchema, EntitySchema, RelationshipSchema, WorkflowSchema, check } from '../../src/schema/index.js';
+import {
+  ApplicationSchema,
+  EntitySchema,
+  RelationshipSchema,
+  WorkflowSchema,
+  check,
+} from '../../src/schema/index.js';
 import {
   application,
   atlasGet,
@@ -65,7 +71,13 @@ describe('entity()', () => {
   });
 
   it('reports a duplicate column', () => {
-    const build = () => entity('t').column('a', 'STRING').column('a', 'NUMBER').primaryKey('a').sheet({ spreadsheet_id: 's', sheet_name: 'S' }).build();
+    const build = () =>
+      entity('t')
+        .column('a', 'STRING')
+        .column('a', 'NUMBER')
+        .primaryKey('a')
+        .sheet({ spreadsheet_id: 's', sheet_name: 'S' })
+        .build();
     expect(build).toThrow(/column name "a" is used more than once/);
   });
 });
@@ -73,14 +85,25 @@ describe('entity()', () => {
 describe('relationship()', () => {
   it('builds the spec body from builders', () => {
     const rel = relationship('orders_customer')
-      .foreignKey({ source: orders, sourceColumns: ['customer_id'], target: customers, targetColumns: ['id'] })
+      .foreignKey({
+        source: orders,
+        sourceColumns: ['customer_id'],
+        target: customers,
+        targetColumns: ['id'],
+      })
       .build();
     expectBody(RelationshipSchema, rel, f.ordersCustomerRelationship);
   });
 
   it('builds the spec body from names and definitions, with enforcement', () => {
     const rel = relationship('orders_customer')
-      .foreignKey({ source: 'orders', sourceColumns: ['customer_id'], target: customers.build(), targetColumns: ['id'], enforce: true })
+      .foreignKey({
+        source: 'orders',
+        sourceColumns: ['customer_id'],
+        target: customers.build(),
+        targetColumns: ['id'],
+        enforce: true,
+      })
       .build();
     expect(rel.foreign_key_config.enforce_foreign_key).toBe(true);
     expect(rel.target_entity).toBe('customers');
@@ -88,7 +111,15 @@ describe('relationship()', () => {
 
   it('rejects lists of unequal length given as plain arrays', () => {
     const source: string[] = ['a', 'b'];
-    const build = () => relationship('r').foreignKey({ source: 'x', sourceColumns: source as [string, ...string[]], target: 'y', targetColumns: ['c'] }).build();
+    const build = () =>
+      relationship('r')
+        .foreignKey({
+          source: 'x',
+          sourceColumns: source as [string, ...string[]],
+          target: 'y',
+          targetColumns: ['c'],
+        })
+        .build();
     expect(build).toThrow(/must be of equal length/);
   });
 
@@ -101,11 +132,19 @@ describe('workflow()', () => {
   it('builds the spec body of a workflow with input and output', () => {
     const built = workflow('customer_report')
       .input({
-        schema: { type: 'object', properties: { customer_id: { type: 'number' }, notify: { type: 'boolean' } }, required: ['customer_id'] },
+        schema: {
+          type: 'object',
+          properties: { customer_id: { type: 'number' }, notify: { type: 'boolean' } },
+          required: ['customer_id'],
+        },
         defaults: { notify: false },
       })
       .step('customer', ({ ref }) =>
-        getEntity(customers, { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: ref('input.customer_id') }] }),
+        getEntity(customers, {
+          filters: [
+            { column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: ref('input.customer_id') },
+          ],
+        }),
       )
       .step('pdf', ({ ref }) =>
         l2('platform', 'converters', 'create_pdf', {
@@ -118,9 +157,19 @@ describe('workflow()', () => {
         }),
       )
       .step('upload', ({ ref }) =>
-        l2('memory', 'files', 'upload_file', { file_data: ref('pdf.pdf_data'), file_name: 'customer.pdf', file_type: 'pdf', folder_id: 'reports' }),
+        l2('memory', 'files', 'upload_file', {
+          file_data: ref('pdf.pdf_data'),
+          file_name: 'customer.pdf',
+          file_type: 'pdf',
+          folder_id: 'reports',
+        }),
       )
-      .step('announce', ({ ref }) => l2('chat', 'bot', 'send_message', { channel: 'reports', message: `Report ready: ${ref('upload.file_url')}` }))
+      .step('announce', ({ ref }) =>
+        l2('chat', 'bot', 'send_message', {
+          channel: 'reports',
+          message: `Report ready: ${ref('upload.file_url')}`,
+        }),
+      )
       .when('announce', [{ data_path: 'input.notify', value: true }])
       .wire({ from: 'input', fromPath: 'customer_id', to: 'pdf', toPath: 'customer_id' })
       .output({ data: ({ ref }) => ({ file_url: ref('upload.file_url') }) })
@@ -130,7 +179,14 @@ describe('workflow()', () => {
 
   it('builds a data transform without input and output', () => {
     const built = workflow('order_totals')
-      .step('totals', transform({ code_file: 'order_totals.js', inputs: [orders, 'customers'], outputs: ['customer_totals'] }))
+      .step(
+        'totals',
+        transform({
+          code_file: 'order_totals.js',
+          inputs: [orders, 'customers'],
+          outputs: ['customer_totals'],
+        }),
+      )
       .build();
     expectBody(WorkflowSchema, built, f.orderTotalsWorkflow);
     expect(built).not.toHaveProperty('workflow_input');
@@ -138,7 +194,14 @@ describe('workflow()', () => {
 
   it('builds an atlas get step and a wire from it', () => {
     const built = workflow('top_orders')
-      .step('top', atlasGet(orders, { order_by: [{ column: 'total', direction: 'DESC' }] }, { page_size: 10, page_number: 1 }))
+      .step(
+        'top',
+        atlasGet(
+          orders,
+          { order_by: [{ column: 'total', direction: 'DESC' }] },
+          { page_size: 10, page_number: 1 },
+        ),
+      )
       .step('echo', ({ ref }) => l2('platform', 'dummy', 'dummy_task', { table: ref('top.table') }))
       .wire({ from: 'top', fromPath: 'table.rows', to: 'echo', toPath: 'rows' })
       .build();
@@ -147,7 +210,9 @@ describe('workflow()', () => {
 
   it('builds a request step', () => {
     const built = workflow('exchange_rate')
-      .input({ schema: { type: 'object', properties: { currency: { type: 'string' } }, required: ['currency'] } })
+      .input({
+        schema: { type: 'object', properties: { currency: { type: 'string' } }, required: ['currency'] },
+      })
       .step('rate', ({ ref }) =>
         request({
           url: 'https://api.example.com/rates/{currency}',
@@ -163,12 +228,24 @@ describe('workflow()', () => {
   });
 
   it('keeps transform outputs with an explicit write mode and reference inputs', () => {
-    const step = transform({ code_file: 'x.js', inputs: ['{{top.table}}'], outputs: [{ name: 'o', write_mode: 'replace' }] });
-    expect(step).toMatchObject({ atlas_data: { input_entities: ['{{top.table}}'], output_entities: [{ name: 'o', write_mode: 'replace' }] } });
+    const step = transform({
+      code_file: 'x.js',
+      inputs: ['{{top.table}}'],
+      outputs: [{ name: 'o', write_mode: 'replace' }],
+    });
+    expect(step).toMatchObject({
+      atlas_data: {
+        input_entities: ['{{top.table}}'],
+        output_entities: [{ name: 'o', write_mode: 'replace' }],
+      },
+    });
   });
 
   it('names the path of a problem found at build time', () => {
-    const build = () => workflow('w').step('a', l2('p', 'm', '')).build();
+    const build = () =>
+      workflow('w')
+        .step('a', l2('p', 'm', ''))
+        .build();
     expect(build).toThrow(ValidationError);
     expect(build).toThrow(/steps\[0\]\.l2_data\.action: action must not be empty/);
   });
@@ -179,7 +256,10 @@ describe('application()', () => {
     const app = application()
       .screen('home', (s) =>
         s
-          .row(text('Customer reports', { name: 'title', type: 'heading' }), button('Orders', '/screens/orders', { name: 'to_orders' }))
+          .row(
+            text('Customer reports', { name: 'title', type: 'heading' }),
+            button('Orders', '/screens/orders', { name: 'to_orders' }),
+          )
           .row(
             form({
               name: 'report_form',
@@ -190,7 +270,12 @@ describe('application()', () => {
           ),
       )
       .screen('orders', (s) => s.row(datagrid(orders, { name: 'orders_grid' })))
-      .screen('done', (s) => s.row(text('Your report: {{query_params.file}}', { name: 'done_text' }), button('Back', '/screens/home', { name: 'back' })))
+      .screen('done', (s) =>
+        s.row(
+          text('Your report: {{query_params.file}}', { name: 'done_text' }),
+          button('Back', '/screens/home', { name: 'back' }),
+        ),
+      )
       .start('home')
       .build();
     expectBody(ApplicationSchema, app, f.ordersApplication);
@@ -205,8 +290,16 @@ describe('application()', () => {
   });
 
   it('throws without a start screen, and for a redirect to no screen', () => {
-    expect(() => application().screen('a', (s) => s.row(text('x'))).build()).toThrow(/start_screen_url is required/);
-    const bad = () => application().screen('a', (s) => s.row(button('Go', '/screens/b'))).start('a').build();
+    expect(() =>
+      application()
+        .screen('a', (s) => s.row(text('x')))
+        .build(),
+    ).toThrow(/start_screen_url is required/);
+    const bad = () =>
+      application()
+        .screen('a', (s) => s.row(button('Go', '/screens/b')))
+        .start('a')
+        .build();
     expect(bad).toThrow(/names no screen of this application/);
   });
 });

@@ -2,7 +2,10 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { entity, relationship, type ColumnsOf, type EntityDefinition } from '../../src/builders/index.js';
 
 const customers = entity('customers').column('id', 'NUMBER').column('name', 'STRING');
-const orders = entity('orders').column('order_id', 'NUMBER').column('customer_id', 'NUMBER').column('total', 'NUMBER');
+const orders = entity('orders')
+  .column('order_id', 'NUMBER')
+  .column('customer_id', 'NUMBER')
+  .column('total', 'NUMBER');
 
 describe('entity builder types', () => {
   it('remembers the declared column names', () => {
@@ -41,31 +44,58 @@ describe('entity builder types', () => {
 
 describe('relationship builder types', () => {
   it('accepts columns of the source and target builders', () => {
-    relationship('r').foreignKey({ source: orders, sourceColumns: ['customer_id'], target: customers, targetColumns: ['id'] });
+    relationship('r').foreignKey({
+      source: orders,
+      sourceColumns: ['customer_id'],
+      target: customers,
+      targetColumns: ['id'],
+    });
   });
 
   it('accepts columns of built definitions', () => {
     const c = customers.primaryKey('id').sheet({ spreadsheet_id: 's', sheet_name: 'c' }).build();
-    const rel = relationship('r').foreignKey({ source: orders, sourceColumns: ['customer_id'], target: c, targetColumns: ['id'] }).build();
+    const rel = relationship('r')
+      .foreignKey({ source: orders, sourceColumns: ['customer_id'], target: c, targetColumns: ['id'] })
+      .build();
     expectTypeOf(rel.source_entity).toEqualTypeOf<'orders'>();
     expectTypeOf(rel.target_entity).toEqualTypeOf<'customers'>();
-    // @ts-expect-error 'customer_id' is not a column of customers
-    relationship('r').foreignKey({ source: orders, sourceColumns: ['customer_id'], target: c, targetColumns: ['customer_id'] });
+    relationship('r').foreignKey({
+      source: orders,
+      sourceColumns: ['customer_id'],
+      target: c,
+      // @ts-expect-error 'customer_id' is not a column of customers
+      targetColumns: ['customer_id'],
+    });
   });
 
   it('rejects an unknown source column', () => {
-    // @ts-expect-error 'cust' is not a column of orders
-    relationship('r').foreignKey({ source: orders, sourceColumns: ['cust'], target: customers, targetColumns: ['id'] });
+    relationship('r').foreignKey({
+      source: orders,
+      // @ts-expect-error 'cust' is not a column of orders
+      sourceColumns: ['cust'],
+      target: customers,
+      targetColumns: ['id'],
+    });
   });
 
   it('rejects an unknown target column', () => {
-    // @ts-expect-error 'customer_id' is not a column of customers
-    relationship('r').foreignKey({ source: orders, sourceColumns: ['customer_id'], target: customers, targetColumns: ['customer_id'] });
+    relationship('r').foreignKey({
+      source: orders,
+      sourceColumns: ['customer_id'],
+      target: customers,
+      // @ts-expect-error 'customer_id' is not a column of customers
+      targetColumns: ['customer_id'],
+    });
   });
 
   it('rejects column lists of unequal length', () => {
-    // @ts-expect-error two source columns, one target column
-    relationship('r').foreignKey({ source: orders, sourceColumns: ['customer_id', 'order_id'], target: customers, targetColumns: ['id'] });
+    relationship('r').foreignKey({
+      source: orders,
+      sourceColumns: ['customer_id', 'order_id'],
+      target: customers,
+      // @ts-expect-error two source columns, one target column
+      targetColumns: ['id'],
+    });
   });
 
   it('rejects an empty source column list', () => {
@@ -74,6 +104,11 @@ describe('relationship builder types', () => {
   });
 
   it('accepts any column names for entities given by name', () => {
-    relationship('r').foreignKey({ source: 'orders', sourceColumns: ['a', 'b'], target: 'customers', targetColumns: ['c', 'd'] });
+    relationship('r').foreignKey({
+      source: 'orders',
+      sourceColumns: ['a', 'b'],
+      target: 'customers',
+      targetColumns: ['c', 'd'],
+    });
   });
 });

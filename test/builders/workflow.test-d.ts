@@ -55,9 +55,15 @@ describe('inferred input type', () => {
   });
 
   it('types defaults from the schema', () => {
-    workflow('w').input({ schema: { type: 'object', properties: { n: { type: 'number' } } }, defaults: { n: 1 } });
-    // @ts-expect-error default of the wrong type
-    workflow('w').input({ schema: { type: 'object', properties: { n: { type: 'number' } } }, defaults: { n: 'one' } });
+    workflow('w').input({
+      schema: { type: 'object', properties: { n: { type: 'number' } } },
+      defaults: { n: 1 },
+    });
+    workflow('w').input({
+      schema: { type: 'object', properties: { n: { type: 'number' } } },
+      // @ts-expect-error default of the wrong type
+      defaults: { n: 'one' },
+    });
   });
 
   it('is unknown without a declared input', () => {
@@ -67,7 +73,9 @@ describe('inferred input type', () => {
 
 describe('wires', () => {
   it('accept declared steps and the input name', () => {
-    orderInput.wire({ from: 'check', to: 'send' }).wire({ from: 'input', to: 'check', fromPath: 'amount', toPath: 'value' });
+    orderInput
+      .wire({ from: 'check', to: 'send' })
+      .wire({ from: 'input', to: 'check', fromPath: 'amount', toPath: 'value' });
   });
 
   it('reject an unknown source step', () => {
@@ -83,7 +91,9 @@ describe('wires', () => {
   });
 
   it('follow a renamed input', () => {
-    const w = workflow('w').input({ name: 'order', schema: { type: 'object' } }).step('a', l2('p', 'm', 'a'));
+    const w = workflow('w')
+      .input({ name: 'order', schema: { type: 'object' } })
+      .step('a', l2('p', 'm', 'a'));
     w.wire({ from: 'order', to: 'a' });
     // @ts-expect-error the input is named 'order' here
     w.wire({ from: 'input', to: 'a' });
@@ -95,7 +105,12 @@ describe('references', () => {
     orderInput.step('pdf', ({ ref }) => {
       const amount = ref('input.amount');
       expectTypeOf(amount).toEqualTypeOf<'{{input.amount}}'>();
-      return l2('platform', 'converters', 'create_pdf', { template: ref('check.body.table'), amount, row: ref('send.rows[0]'), whole: ref('check') });
+      return l2('platform', 'converters', 'create_pdf', {
+        template: ref('check.body.table'),
+        amount,
+        row: ref('send.rows[0]'),
+        whole: ref('check'),
+      });
     });
   });
 
@@ -123,7 +138,10 @@ describe('references', () => {
 
 describe('conditions', () => {
   it('accept paths of declared steps and input properties', () => {
-    orderInput.when('send', [{ data_path: 'input.paid', value: true }, { data_path: 'check.ok', value: true }]);
+    orderInput.when('send', [
+      { data_path: 'input.paid', value: true },
+      { data_path: 'check.ok', value: true },
+    ]);
     orderInput.step('extra', { ...l2('p', 'm', 'a'), conditions: [{ data_path: 'input.amount', value: 1 }] });
   });
 
@@ -135,8 +153,11 @@ describe('conditions', () => {
   it('reject a path to an unknown step or input property', () => {
     // @ts-expect-error 'nope' is not a step
     orderInput.when('send', [{ data_path: 'nope.ok', value: true }]);
-    // @ts-expect-error 'missing' is not an input property
-    orderInput.step('extra', { ...l2('p', 'm', 'a'), conditions: [{ data_path: 'input.missing', value: 1 }] });
+    orderInput.step('extra', {
+      ...l2('p', 'm', 'a'),
+      // @ts-expect-error 'missing' is not an input property
+      conditions: [{ data_path: 'input.missing', value: 1 }],
+    });
   });
 });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictError, Engine, MemorySpreadsheets, NotFoundError, ValidationError, WriteRejectedError } from '../../src/index.js';
+import {
+  ConflictError,
+  Engine,
+  MemorySpreadsheets,
+  NotFoundError,
+  ValidationError,
+  WriteRejectedError,
+} from '../../src/index.js';
 import { customersEntity, ordersCustomerFk, ordersEntity, shopSheets } from '../fixtures.js';
 import { shopEngine } from '../engine/helpers.js';
 
@@ -21,7 +28,13 @@ describe('catalog registration', () => {
 
   it('rejects an invalid entity with every problem and its path', async () => {
     const engine = new Engine();
-    const error = await engine.catalog.registerEntity({ ...customersEntity, primary_key: ['nope'], columns: [...customersEntity.columns, { name: 'id', type: 'NUMBER' }] }).catch((e: unknown) => e);
+    const error = await engine.catalog
+      .registerEntity({
+        ...customersEntity,
+        primary_key: ['nope'],
+        columns: [...customersEntity.columns, { name: 'id', type: 'NUMBER' }],
+      })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     const paths = (error as ValidationError).issues.map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(['columns[3].name', 'primary_key[0]']));
@@ -32,14 +45,26 @@ describe('catalog registration', () => {
     await expect(engine.catalog.createRelationship(ordersCustomerFk)).rejects.toBeInstanceOf(NotFoundError);
     await engine.catalog.registerEntity(customersEntity);
     await engine.catalog.registerEntity(ordersEntity);
-    const bad = await engine.catalog
-      .createRelationship({ ...ordersCustomerFk, foreign_key_config: { source_columns: ['item'], target_columns: ['id'], enforce_foreign_key: false } })
-      .catch((e: unknown) => e) as ValidationError;
-    expect(bad.issues[0]).toMatchObject({ path: 'foreign_key_config.target_columns[0]', code: 'incompatible_types' });
-    const unknown = await engine.catalog
-      .createRelationship({ ...ordersCustomerFk, foreign_key_config: { source_columns: ['cust'], target_columns: ['id'], enforce_foreign_key: false } })
-      .catch((e: unknown) => e) as ValidationError;
-    expect(unknown.issues[0]).toMatchObject({ path: 'foreign_key_config.source_columns[0]', code: 'unknown_column' });
+    const bad = (await engine.catalog
+      .createRelationship({
+        ...ordersCustomerFk,
+        foreign_key_config: { source_columns: ['item'], target_columns: ['id'], enforce_foreign_key: false },
+      })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(bad.issues[0]).toMatchObject({
+      path: 'foreign_key_config.target_columns[0]',
+      code: 'incompatible_types',
+    });
+    const unknown = (await engine.catalog
+      .createRelationship({
+        ...ordersCustomerFk,
+        foreign_key_config: { source_columns: ['cust'], target_columns: ['id'], enforce_foreign_key: false },
+      })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(unknown.issues[0]).toMatchObject({
+      path: 'foreign_key_config.source_columns[0]',
+      code: 'unknown_column',
+    });
     await engine.catalog.createRelationship(ordersCustomerFk);
     await expect(engine.catalog.createRelationship(ordersCustomerFk)).rejects.toBeInstanceOf(ConflictError);
   });
@@ -48,7 +73,12 @@ describe('catalog registration', () => {
 describe('catalog reads', () => {
   it('reads an entity from a sheet with an origin', async () => {
     const { engine } = await shopEngine();
-    const out = await engine.catalog.getEntity({ entity_name: 'orders', operation: { filters: [{ column: 'customer_id', operator: 'EQUALS', value_type: 'NUMBER', value: '1' }] } });
+    const out = await engine.catalog.getEntity({
+      entity_name: 'orders',
+      operation: {
+        filters: [{ column: 'customer_id', operator: 'EQUALS', value_type: 'NUMBER', value: '1' }],
+      },
+    });
     expect(out.body.error?.is_error).toBe(false);
     expect(out.body.table.rows).toEqual([
       [10, 1, 'Lamp', 25],
@@ -71,9 +101,16 @@ describe('catalog reads', () => {
     const spreadsheets = new MemorySpreadsheets(shopSheets());
     const engine = new Engine({ spreadsheets });
     await engine.catalog.registerEntity(customersEntity);
-    expect((await engine.catalog.getEntity({ entity_name: 'customers', operation: {} })).body.table.rows).toHaveLength(3);
-    spreadsheets.setSheet('shop', 'customers', [['id', 'name', 'city'], [9, 'Zed', null]]);
-    expect((await engine.catalog.getEntity({ entity_name: 'customers', operation: {} })).body.table.rows).toEqual([[9, 'Zed', null]]);
+    expect(
+      (await engine.catalog.getEntity({ entity_name: 'customers', operation: {} })).body.table.rows,
+    ).toHaveLength(3);
+    spreadsheets.setSheet('shop', 'customers', [
+      ['id', 'name', 'city'],
+      [9, 'Zed', null],
+    ]);
+    expect(
+      (await engine.catalog.getEntity({ entity_name: 'customers', operation: {} })).body.table.rows,
+    ).toEqual([[9, 'Zed', null]]);
   });
 
   it('names the A1 cell of a value that is not of its column type', async () => {
@@ -93,7 +130,11 @@ describe('catalog appends', () => {
     await engine.catalog.append('orders', [{ order_id: 14, customer_id: 2, item: 'Mug', amount: 7 }]);
     const cells = spreadsheets.cells('shop', 'orders')!;
     expect(cells[6]).toEqual([null, 14, 2, 'Mug', 7, null]);
-    const out = await engine.catalog.getEntity({ entity_name: 'orders', operation: { order_by: [{ column: 'order_id', direction: 'DESC' }] }, page_size: 1 });
+    const out = await engine.catalog.getEntity({
+      entity_name: 'orders',
+      operation: { order_by: [{ column: 'order_id', direction: 'DESC' }] },
+      page_size: 1,
+    });
     expect(out.body.table.rows).toEqual([[14, 2, 'Mug', 7]]);
   });
 
@@ -129,7 +170,10 @@ describe('catalog appends', () => {
       engine.catalog.append('customers', [{ id: 5, name: 'B' }]),
       engine.catalog.append('customers', [{ id: 6, name: 'C' }]),
     ]);
-    const ids = spreadsheets.cells('shop', 'customers')!.slice(1).map((r) => r[0]);
+    const ids = spreadsheets
+      .cells('shop', 'customers')!
+      .slice(1)
+      .map((r) => r[0]);
     expect(ids).toEqual([1, 2, 3, 4, 5, 6]);
   });
 

@@ -58,7 +58,10 @@ describe('SlackChat with a bot token', () => {
   it('retries HTTP 429 ratelimited, waiting the Retry-After', async () => {
     slack.fail({ status: 429, retryAfter: '0.2', body: '{"ok":false,"error":"ratelimited"}' });
     const started = performance.now();
-    await bot({ retry: { attempts: 2, baseMs: 1, capMs: 1000 } }).send({ channel: 'general', message: 'hello' });
+    await bot({ retry: { attempts: 2, baseMs: 1, capMs: 1000 } }).send({
+      channel: 'general',
+      message: 'hello',
+    });
     expect(performance.now() - started).toBeGreaterThanOrEqual(190);
     expect(slack.requests).toHaveLength(2);
     expect(slack.posted).toHaveLength(1);
@@ -103,7 +106,9 @@ describe('SlackChat with a bot token', () => {
     const controller = new AbortController();
     const chat = bot({ retry: { attempts: 5, baseMs: 10_000, capMs: 10_000 } });
     setTimeout(() => controller.abort(), 50);
-    const error = await rejection(chat.send({ channel: 'general', message: 'x' }, { signal: controller.signal }));
+    const error = await rejection(
+      chat.send({ channel: 'general', message: 'x' }, { signal: controller.signal }),
+    );
     expect(error).toBeInstanceOf(CancelledError);
     expect(slack.requests).toHaveLength(1);
   });
@@ -124,7 +129,10 @@ describe('SlackChat with a bot token', () => {
 
 describe('SlackChat with an incoming webhook', () => {
   it('posts { text } and accepts the "ok" answer', async () => {
-    const sent = await new SlackChat({ webhookUrl: slack.webhookUrl, retry: fastRetry }).send({ channel: 'ops', message: 'Hi *there*' });
+    const sent = await new SlackChat({ webhookUrl: slack.webhookUrl, retry: fastRetry }).send({
+      channel: 'ops',
+      message: 'Hi *there*',
+    });
     expect(sent).toEqual({});
     expect(slack.requests[0]!.json).toEqual({ text: 'Hi *there*' });
     expect(slack.posted).toEqual([{ channel: '#webhook', text: 'Hi *there*' }]);
@@ -139,14 +147,21 @@ describe('SlackChat with an incoming webhook', () => {
 
   it('retries a 500 from the webhook', async () => {
     slack.fail({ status: 500, body: 'internal' });
-    await new SlackChat({ webhookUrl: slack.webhookUrl, retry: fastRetry }).send({ channel: 'ops', message: 'x' });
+    await new SlackChat({ webhookUrl: slack.webhookUrl, retry: fastRetry }).send({
+      channel: 'ops',
+      message: 'x',
+    });
     expect(slack.requests).toHaveLength(2);
   });
 });
 
 describe('WebhookChat', () => {
   it('posts { channel, message } with the given headers and returns the receiver id', async () => {
-    const chat = new WebhookChat({ url: slack.genericUrl, headers: { authorization: 'Bearer hook' }, retry: fastRetry });
+    const chat = new WebhookChat({
+      url: slack.genericUrl,
+      headers: { authorization: 'Bearer hook' },
+      retry: fastRetry,
+    });
     const sent = await chat.send({ channel: 'alerts', message: 'disk full' });
     expect(sent).toEqual({ id: 'm1' });
     const request = slack.requests[0]!;

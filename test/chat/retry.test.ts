@@ -62,7 +62,11 @@ describe('retry helpers', () => {
         setTimeout(() => controller.abort(), 10);
         throw new Error('x');
       },
-      { policy: { attempts: 3, baseMs: 60_000, capMs: 60_000 }, classify: () => ({ retry: true }), signal: controller.signal },
+      {
+        policy: { attempts: 3, baseMs: 60_000, capMs: 60_000 },
+        classify: () => ({ retry: true }),
+        signal: controller.signal,
+      },
     );
     await expect(run).rejects.toBeInstanceOf(CancelledError);
   });

@@ -15,7 +15,16 @@ const readThenChat: Workflow = {
         action: 'get_entity',
         input_data: {
           entity_name: 'orders',
-          operation: { filters: [{ column: 'customer_id', operator: 'EQUALS', value_type: 'NUMBER', value: '{{input.customer_id}}' }] },
+          operation: {
+            filters: [
+              {
+                column: 'customer_id',
+                operator: 'EQUALS',
+                value_type: 'NUMBER',
+                value: '{{input.customer_id}}',
+              },
+            ],
+          },
         },
         metadata: {},
       },
@@ -27,16 +36,26 @@ const readThenChat: Workflow = {
         provider: 'chat',
         module: 'bot',
         action: 'send_message',
-        input_data: { channel: 'sales', message: 'Customer {{input.customer_id}} has {{read.body.table.rows.length}} orders' },
+        input_data: {
+          channel: 'sales',
+          message: 'Customer {{input.customer_id}} has {{read.body.table.rows.length}} orders',
+        },
       },
     },
   ],
   wires: [],
   workflow_input: {
     name: 'input',
-    input_schema: { type: 'object', properties: { customer_id: { type: 'number' } }, required: ['customer_id'] },
+    input_schema: {
+      type: 'object',
+      properties: { customer_id: { type: 'number' } },
+      required: ['customer_id'],
+    },
   },
-  workflow_output: { name: 'output', output_data: { count: '{{read.body.table.rows.length}}', rows: '{{read.body.table.rows}}' } },
+  workflow_output: {
+    name: 'output',
+    output_data: { count: '{{read.body.table.rows.length}}', rows: '{{read.body.table.rows}}' },
+  },
 };
 
 describe('workflow definitions', () => {
@@ -45,7 +64,15 @@ describe('workflow definitions', () => {
     await engine.workflows.create(readThenChat);
     expect((await engine.workflows.list()).map((w) => w.name)).toEqual(['notify_orders']);
     await expect(engine.workflows.create(readThenChat)).rejects.toThrow(/already exists/);
-    expect((await engine.workflows.replace({ ...readThenChat, steps: readThenChat.steps.slice(0, 1), workflow_output: undefined })).created).toBe(false);
+    expect(
+      (
+        await engine.workflows.replace({
+          ...readThenChat,
+          steps: readThenChat.steps.slice(0, 1),
+          workflow_output: undefined,
+        })
+      ).created,
+    ).toBe(false);
     expect((await engine.workflows.get('notify_orders')).steps).toHaveLength(1);
     expect(await engine.workflows.delete('notify_orders')).toBe(true);
     await expect(engine.workflows.get('notify_orders')).rejects.toBeInstanceOf(NotFoundError);
@@ -57,13 +84,43 @@ describe('workflow definitions', () => {
       .create({
         name: 'broken',
         steps: [
-          { name: 'a', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { x: '{{b.value}}' } } },
-          { name: 'b', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { y: '{{a.value}} and {{ghost.x}}' } } },
+          {
+            name: 'a',
+            type: 'l2',
+            l2_data: {
+              provider: 'platform',
+              module: 'dummy',
+              action: 'dummy_task',
+              input_data: { x: '{{b.value}}' },
+            },
+          },
+          {
+            name: 'b',
+            type: 'l2',
+            l2_data: {
+              provider: 'platform',
+              module: 'dummy',
+              action: 'dummy_task',
+              input_data: { y: '{{a.value}} and {{ghost.x}}' },
+            },
+          },
           { name: 'c', type: 'l2', l2_data: { provider: 'nope', module: 'x', action: 'y' } },
-          { name: 'd', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { z: '{{input.missing}}', p: '{{a.__proto__}}' } } },
+          {
+            name: 'd',
+            type: 'l2',
+            l2_data: {
+              provider: 'platform',
+              module: 'dummy',
+              action: 'dummy_task',
+              input_data: { z: '{{input.missing}}', p: '{{a.__proto__}}' },
+            },
+          },
         ],
         wires: [{ source_name: 'a', target_name: 'zzz' }],
-        workflow_input: { name: 'input', input_schema: { type: 'object', properties: { n: { type: 'number' } } } },
+        workflow_input: {
+          name: 'input',
+          input_schema: { type: 'object', properties: { n: { type: 'number' } } },
+        },
       })
       .catch((e: unknown) => e)) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
@@ -74,13 +131,43 @@ describe('workflow definitions', () => {
       .create({
         name: 'broken',
         steps: [
-          { name: 'a', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { x: '{{b.value}}' } } },
-          { name: 'b', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { y: '{{a.value}} and {{ghost.x}}' } } },
+          {
+            name: 'a',
+            type: 'l2',
+            l2_data: {
+              provider: 'platform',
+              module: 'dummy',
+              action: 'dummy_task',
+              input_data: { x: '{{b.value}}' },
+            },
+          },
+          {
+            name: 'b',
+            type: 'l2',
+            l2_data: {
+              provider: 'platform',
+              module: 'dummy',
+              action: 'dummy_task',
+              input_data: { y: '{{a.value}} and {{ghost.x}}' },
+            },
+          },
           { name: 'c', type: 'l2', l2_data: { provider: 'nope', module: 'x', action: 'y' } },
-          { name: 'd', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { z: '{{input.missing}}', p: '{{a.__proto__}}' } } },
+          {
+            name: 'd',
+            type: 'l2',
+            l2_data: {
+              provider: 'platform',
+              module: 'dummy',
+              action: 'dummy_task',
+              input_data: { z: '{{input.missing}}', p: '{{a.__proto__}}' },
+            },
+          },
         ],
         wires: [],
-        workflow_input: { name: 'input', input_schema: { type: 'object', properties: { n: { type: 'number' } } } },
+        workflow_input: {
+          name: 'input',
+          input_schema: { type: 'object', properties: { n: { type: 'number' } } },
+        },
       })
       .catch((e: unknown) => e)) as ValidationError;
     const codes = second.issues.map((i) => `${i.code} ${i.path}`);
@@ -100,7 +187,12 @@ describe('workflow definitions', () => {
   it('rejects unsupported JSON Schema keywords in the input schema at definition time', async () => {
     const engine = new Engine();
     const error = (await engine.workflows
-      .create({ name: 'w', steps: [], wires: [], workflow_input: { name: 'input', input_schema: { type: 'object', unevaluatedProperties: false } } })
+      .create({
+        name: 'w',
+        steps: [],
+        wires: [],
+        workflow_input: { name: 'input', input_schema: { type: 'object', unevaluatedProperties: false } },
+      })
       .catch((e: unknown) => e)) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.issues[0]!.path).toContain('workflow_input.input_schema');
@@ -114,7 +206,13 @@ describe('running workflows', () => {
     await engine.workflows.create(readThenChat);
     const run = await engine.run('notify_orders', { customer_id: 1 });
     expect(run.status).toBe('succeeded');
-    expect(run.output).toEqual({ count: 2, rows: [[10, 1, 'Lamp', 25], [11, 1, 'Desk', 150.5]] });
+    expect(run.output).toEqual({
+      count: 2,
+      rows: [
+        [10, 1, 'Lamp', 25],
+        [11, 1, 'Desk', 150.5],
+      ],
+    });
     expect(chat.messages).toEqual([{ channel: 'sales', message: 'Customer 1 has 2 orders' }]);
     expect(run.steps.map((s) => [s.name, s.status, s.attempts])).toEqual([
       ['read', 'succeeded', 1],
@@ -126,7 +224,9 @@ describe('running workflows', () => {
   it('rejects invalid input before any step, listing every error path', async () => {
     const { engine, chat } = await shopEngine();
     await engine.workflows.create(readThenChat);
-    const error = (await engine.run('notify_orders', { customer_id: 'one' }).catch((e: unknown) => e)) as ValidationError;
+    const error = (await engine
+      .run('notify_orders', { customer_id: 'one' })
+      .catch((e: unknown) => e)) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.issues.map((i) => i.path)).toEqual(['customer_id']);
     expect(chat.messages).toEqual([]);
@@ -134,7 +234,10 @@ describe('running workflows', () => {
 
   it('fills default_data before validating', async () => {
     const { engine } = await shopEngine();
-    await engine.workflows.create({ ...readThenChat, workflow_input: { ...readThenChat.workflow_input!, default_data: { customer_id: 2 } } });
+    await engine.workflows.create({
+      ...readThenChat,
+      workflow_input: { ...readThenChat.workflow_input!, default_data: { customer_id: 2 } },
+    });
     const run = await engine.run('notify_orders');
     expect(run.output).toMatchObject({ count: 1 });
     expect(run.input).toEqual({ customer_id: 2 });
@@ -144,7 +247,13 @@ describe('running workflows', () => {
     const engine = new Engine();
     await engine.workflows.create({
       name: 'plain',
-      steps: [{ name: 'echo', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { a: 1 } } }],
+      steps: [
+        {
+          name: 'echo',
+          type: 'l2',
+          l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { a: 1 } },
+        },
+      ],
       wires: [],
     });
     const run = await engine.run('plain');
@@ -153,7 +262,12 @@ describe('running workflows', () => {
 
   it('orders steps by references and wires, not by array order', async () => {
     const engine = new Engine();
-    const dummy = (input: Record<string, unknown>) => ({ provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: input });
+    const dummy = (input: Record<string, unknown>) => ({
+      provider: 'platform',
+      module: 'dummy',
+      action: 'dummy_task',
+      input_data: input,
+    });
     await engine.workflows.create({
       name: 'ordered',
       steps: [
@@ -161,11 +275,20 @@ describe('running workflows', () => {
         { name: 'middle', type: 'l2', l2_data: dummy({}) },
         { name: 'first', type: 'l2', l2_data: dummy({ value: '{{input.n}}' }) },
       ],
-      wires: [{ source_name: 'first', source_data_path: 'value', target_name: 'middle', target_data_path: 'value' }],
-      workflow_input: { name: 'input', input_schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+      wires: [
+        { source_name: 'first', source_data_path: 'value', target_name: 'middle', target_data_path: 'value' },
+      ],
+      workflow_input: {
+        name: 'input',
+        input_schema: { type: 'object', properties: { n: { type: 'integer' } } },
+      },
     });
     const events: string[] = [];
-    const run = await engine.run('ordered', { n: 5 }, { onEvent: (e) => e.type === 'step.started' && events.push(e.step) });
+    const run = await engine.run(
+      'ordered',
+      { n: 5 },
+      { onEvent: (e) => e.type === 'step.started' && events.push(e.step) },
+    );
     expect(events).toEqual(['first', 'middle', 'last']);
     expect(run.output).toEqual({ last: { from: 5 }, middle: { value: 5 }, first: { value: 5 } });
   });
@@ -174,11 +297,24 @@ describe('running workflows', () => {
     const engine = new Engine();
     await engine.workflows.create({
       name: 'wired',
-      steps: [{ name: 'echo', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { fixed: true } } }],
+      steps: [
+        {
+          name: 'echo',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'dummy',
+            action: 'dummy_task',
+            input_data: { fixed: true },
+          },
+        },
+      ],
       wires: [{ source_name: 'input', target_name: 'echo' }],
       workflow_input: { name: 'input', input_schema: { type: 'object' } },
     });
-    expect((await engine.run('wired', { a: 1, b: [2] })).output).toEqual({ echo: { fixed: true, a: 1, b: [2] } });
+    expect((await engine.run('wired', { a: 1, b: [2] })).output).toEqual({
+      echo: { fixed: true, a: 1, b: [2] },
+    });
   });
 
   it('skips a step whose conditions do not hold; references into it give null', async () => {
@@ -186,11 +322,28 @@ describe('running workflows', () => {
     await engine.workflows.create({
       name: 'conditional',
       steps: [
-        { name: 'big', type: 'l2', conditions: [{ data_path: 'input.kind', value: 'big' }], l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { v: 1 } } },
-        { name: 'after', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { got: '{{big.v}}' } } },
+        {
+          name: 'big',
+          type: 'l2',
+          conditions: [{ data_path: 'input.kind', value: 'big' }],
+          l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { v: 1 } },
+        },
+        {
+          name: 'after',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'dummy',
+            action: 'dummy_task',
+            input_data: { got: '{{big.v}}' },
+          },
+        },
       ],
       wires: [],
-      workflow_input: { name: 'input', input_schema: { type: 'object', properties: { kind: { type: 'string' } } } },
+      workflow_input: {
+        name: 'input',
+        input_schema: { type: 'object', properties: { kind: { type: 'string' } } },
+      },
     });
     const small = await engine.run('conditional', { kind: 'small' });
     expect(small.steps.map((s) => s.status)).toEqual(['skipped', 'succeeded']);
@@ -201,12 +354,29 @@ describe('running workflows', () => {
 
   it('fails the run naming the step, and starts no later step', async () => {
     const engine = new Engine();
-    engine.actions.register({ provider: 'test', module: 'x', action: 'boom', input: z.object({}), run: () => { throw new Error('kaput'); } });
+    engine.actions.register({
+      provider: 'test',
+      module: 'x',
+      action: 'boom',
+      input: z.object({}),
+      run: () => {
+        throw new Error('kaput');
+      },
+    });
     await engine.workflows.create({
       name: 'failing',
       steps: [
         { name: 'explode', type: 'l2', l2_data: { provider: 'test', module: 'x', action: 'boom' } },
-        { name: 'never', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { a: '{{explode.x}}' } } },
+        {
+          name: 'never',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'dummy',
+            action: 'dummy_task',
+            input_data: { a: '{{explode.x}}' },
+          },
+        },
       ],
       wires: [],
     });
@@ -223,8 +393,21 @@ describe('running workflows', () => {
     await engine.workflows.create({
       name: 'missing',
       steps: [
-        { name: 'a', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { v: 1 } } },
-        { name: 'b', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { w: '{{a.nope.deeper}}' } } },
+        {
+          name: 'a',
+          type: 'l2',
+          l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { v: 1 } },
+        },
+        {
+          name: 'b',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'dummy',
+            action: 'dummy_task',
+            input_data: { w: '{{a.nope.deeper}}' },
+          },
+        },
       ],
       wires: [],
     });
@@ -236,8 +419,29 @@ describe('running workflows', () => {
   it('retries a step that opted in, then succeeds', async () => {
     const engine = new Engine();
     let calls = 0;
-    engine.actions.register({ provider: 'test', module: 'x', action: 'flaky', input: z.object({}), run: () => { calls += 1; if (calls < 3) throw new Error('temporary'); return { calls }; } });
-    await engine.workflows.create({ name: 'retrying', steps: [{ name: 'flaky', type: 'l2', retry: { attempts: 3, backoff_ms: 1 }, l2_data: { provider: 'test', module: 'x', action: 'flaky' } }], wires: [] });
+    engine.actions.register({
+      provider: 'test',
+      module: 'x',
+      action: 'flaky',
+      input: z.object({}),
+      run: () => {
+        calls += 1;
+        if (calls < 3) throw new Error('temporary');
+        return { calls };
+      },
+    });
+    await engine.workflows.create({
+      name: 'retrying',
+      steps: [
+        {
+          name: 'flaky',
+          type: 'l2',
+          retry: { attempts: 3, backoff_ms: 1 },
+          l2_data: { provider: 'test', module: 'x', action: 'flaky' },
+        },
+      ],
+      wires: [],
+    });
     const events: RunEvent[] = [];
     const run = await engine.run('retrying', {}, { onEvent: (e) => events.push(e) });
     expect(run.status).toBe('succeeded');
@@ -247,8 +451,25 @@ describe('running workflows', () => {
 
   it('times a step out', async () => {
     const engine = new Engine();
-    engine.actions.register({ provider: 'test', module: 'x', action: 'slow', input: z.object({}), run: () => new Promise((resolve) => setTimeout(resolve, 5_000)) });
-    await engine.workflows.create({ name: 'slow', steps: [{ name: 'slow', type: 'l2', timeout_ms: 50, l2_data: { provider: 'test', module: 'x', action: 'slow' } }], wires: [] });
+    engine.actions.register({
+      provider: 'test',
+      module: 'x',
+      action: 'slow',
+      input: z.object({}),
+      run: () => new Promise((resolve) => setTimeout(resolve, 5_000)),
+    });
+    await engine.workflows.create({
+      name: 'slow',
+      steps: [
+        {
+          name: 'slow',
+          type: 'l2',
+          timeout_ms: 50,
+          l2_data: { provider: 'test', module: 'x', action: 'slow' },
+        },
+      ],
+      wires: [],
+    });
     const run = await engine.run('slow');
     expect(run.status).toBe('failed');
     expect(run.error?.message).toMatch(/timeout of 50 ms/);
@@ -257,12 +478,30 @@ describe('running workflows', () => {
   it('cancels: no further step starts after the signal', async () => {
     const engine = new Engine();
     const controller = new AbortController();
-    engine.actions.register({ provider: 'test', module: 'x', action: 'cancel', input: z.object({}), run: () => { controller.abort(); return {}; } });
+    engine.actions.register({
+      provider: 'test',
+      module: 'x',
+      action: 'cancel',
+      input: z.object({}),
+      run: () => {
+        controller.abort();
+        return {};
+      },
+    });
     await engine.workflows.create({
       name: 'cancelled',
       steps: [
         { name: 'one', type: 'l2', l2_data: { provider: 'test', module: 'x', action: 'cancel' } },
-        { name: 'two', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { after: '{{one}}' } } },
+        {
+          name: 'two',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'dummy',
+            action: 'dummy_task',
+            input_data: { after: '{{one}}' },
+          },
+        },
       ],
       wires: [],
     });
@@ -273,14 +512,35 @@ describe('running workflows', () => {
 
   it('streams events while the run goes on', async () => {
     const engine = new Engine();
-    await engine.workflows.create({ name: 'two', steps: [
-      { name: 'a', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task' } },
-      { name: 'b', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { x: '{{a}}' } } },
-    ], wires: [] });
+    await engine.workflows.create({
+      name: 'two',
+      steps: [
+        { name: 'a', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task' } },
+        {
+          name: 'b',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'dummy',
+            action: 'dummy_task',
+            input_data: { x: '{{a}}' },
+          },
+        },
+      ],
+      wires: [],
+    });
     const handle = await engine.start('two');
     const types: string[] = [];
-    for await (const event of handle.events) types.push(event.type + ('step' in event ? `:${event.step}` : ''));
-    expect(types).toEqual(['run.started', 'step.started:a', 'step.succeeded:a', 'step.started:b', 'step.succeeded:b', 'run.finished']);
+    for await (const event of handle.events)
+      types.push(event.type + ('step' in event ? `:${event.step}` : ''));
+    expect(types).toEqual([
+      'run.started',
+      'step.started:a',
+      'step.succeeded:a',
+      'step.started:b',
+      'step.succeeded:b',
+      'run.finished',
+    ]);
     expect((await handle.result).status).toBe('succeeded');
   });
 
@@ -301,10 +561,33 @@ describe('running workflows', () => {
     const first = new Engine();
     const storage = first.options.storage;
     await storage.put('runs', 'r1', {
-      id: 'r1', workflow: 'w', status: 'running', input: {}, output: null, error: null, started_at: '2026-01-01T00:00:00.000Z', finished_at: null,
+      id: 'r1',
+      workflow: 'w',
+      status: 'running',
+      input: {},
+      output: null,
+      error: null,
+      started_at: '2026-01-01T00:00:00.000Z',
+      finished_at: null,
       steps: [
-        { name: 'a', status: 'succeeded', attempts: 1, started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:01.000Z', output: {}, error: null },
-        { name: 'b', status: 'running', attempts: 1, started_at: '2026-01-01T00:00:01.000Z', finished_at: null, output: null, error: null },
+        {
+          name: 'a',
+          status: 'succeeded',
+          attempts: 1,
+          started_at: '2026-01-01T00:00:00.000Z',
+          finished_at: '2026-01-01T00:00:01.000Z',
+          output: {},
+          error: null,
+        },
+        {
+          name: 'b',
+          status: 'running',
+          attempts: 1,
+          started_at: '2026-01-01T00:00:01.000Z',
+          finished_at: null,
+          output: null,
+          error: null,
+        },
       ],
     });
     const second = new Engine({ storage });

@@ -3,7 +3,13 @@
  * `/upload/drive/v3/files?uploadType=multipart`, metadata and `alt=media` downloads, with Google's
  * error shapes, request recording and faults (see {@link startFakeHttp}).
  */
-import { checkAuth, FakeHttpError, startFakeHttp, type FakeHttp, type RecordedRequest } from './google-sheets.js';
+import {
+  checkAuth,
+  FakeHttpError,
+  startFakeHttp,
+  type FakeHttp,
+  type RecordedRequest,
+} from './google-sheets.js';
 
 /** A file the fake holds. */
 export interface FakeDriveFile {
@@ -80,20 +86,35 @@ export async function startFakeDrive(): Promise<FakeDrive> {
     return Object.fromEntries(wanted.filter((f) => f in all).map((f) => [f, all[f]]));
   };
 
-  const notFound = (id: string): FakeHttpError => new FakeHttpError(404, 'NOT_FOUND', `File not found: ${id}.`, ['notFound']);
+  const notFound = (id: string): FakeHttpError =>
+    new FakeHttpError(404, 'NOT_FOUND', `File not found: ${id}.`, ['notFound']);
 
   const http = await startFakeHttp((request: RecordedRequest) => {
     checkAuth(request, token, 'unused-key');
     if (request.method === 'POST' && request.path === '/upload/drive/v3/files') {
-      if (request.query.uploadType?.[0] !== 'multipart') throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'Expected uploadType=multipart');
-      const [metaPart, mediaPart, extra] = parseMultipart(request.body, String(request.headers['content-type'] ?? ''));
-      if (!metaPart || !mediaPart || extra) throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'Expected two parts: metadata and media');
-      const meta = JSON.parse(metaPart.body.toString('utf8')) as { name?: string; parents?: string[]; mimeType?: string };
+      if (request.query.uploadType?.[0] !== 'multipart')
+        throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'Expected uploadType=multipart');
+      const [metaPart, mediaPart, extra] = parseMultipart(
+        request.body,
+        String(request.headers['content-type'] ?? ''),
+      );
+      if (!metaPart || !mediaPart || extra)
+        throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'Expected two parts: metadata and media');
+      const meta = JSON.parse(metaPart.body.toString('utf8')) as {
+        name?: string;
+        parents?: string[];
+        mimeType?: string;
+      };
       const parents = meta.parents ?? [];
       for (const parent of parents) {
         if (!folders.has(parent)) throw notFound(parent);
         if (denied.has(parent)) {
-          throw new FakeHttpError(403, 'PERMISSION_DENIED', 'The user does not have sufficient permissions for this file.', ['insufficientFilePermissions']);
+          throw new FakeHttpError(
+            403,
+            'PERMISSION_DENIED',
+            'The user does not have sufficient permissions for this file.',
+            ['insufficientFilePermissions'],
+          );
         }
       }
       const file: FakeDriveFile = {

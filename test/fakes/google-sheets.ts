@@ -61,7 +61,9 @@ export interface FakeHttp {
 }
 
 /** Starts a fake on a free 127.0.0.1 port; `route` handles a request or throws a {@link FakeHttpError}. */
-export async function startFakeHttp(route: (request: RecordedRequest) => FakeAnswer | Promise<FakeAnswer>): Promise<FakeHttp> {
+export async function startFakeHttp(
+  route: (request: RecordedRequest) => FakeAnswer | Promise<FakeAnswer>,
+): Promise<FakeHttp> {
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -70,8 +72,15 @@ export async function startFakeHttp(route: (request: RecordedRequest) => FakeAns
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const query: Record<string, string[]> = {};
     for (const [key, value] of url.searchParams) (query[key] ??= []).push(value);
-    const request: RecordedRequest = { method: req.method ?? 'GET', path: decodeURIComponent(url.pathname), query, headers: req.headers, body: Buffer.concat(chunks) };
-    if (String(req.headers['content-type'] ?? '').includes('json')) request.json = JSON.parse(request.body.toString('utf8') || 'null');
+    const request: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: decodeURIComponent(url.pathname),
+      query,
+      headers: req.headers,
+      body: Buffer.concat(chunks),
+    };
+    if (String(req.headers['content-type'] ?? '').includes('json'))
+      request.json = JSON.parse(request.body.toString('utf8') || 'null');
     requests.push(request);
     const index = faults.findIndex((fault) => !fault.match || fault.match(request));
     const fault = index >= 0 ? faults.splice(index, 1)[0] : undefined;
@@ -79,7 +88,12 @@ export async function startFakeHttp(route: (request: RecordedRequest) => FakeAns
     let status = 200;
     try {
       const faultError = (f: Fault): FakeHttpError =>
-        new FakeHttpError(f.status ?? 500, f.reason ?? 'INTERNAL', f.message ?? 'Internal error encountered.', f.reasons);
+        new FakeHttpError(
+          f.status ?? 500,
+          f.reason ?? 'INTERNAL',
+          f.message ?? 'Internal error encountered.',
+          f.reasons,
+        );
       if (fault && !fault.apply) throw faultError(fault);
       answer = await route(request);
       if (fault) throw faultError(fault);
@@ -87,17 +101,31 @@ export async function startFakeHttp(route: (request: RecordedRequest) => FakeAns
       if (!(error instanceof FakeHttpError)) throw error;
       status = error.status;
       const errors = error.reasons.map((reason) => ({ domain: 'global', reason, message: error.message }));
-      answer = { error: { code: error.status, message: error.message, ...(errors.length ? { errors } : {}), status: error.reason } };
+      answer = {
+        error: {
+          code: error.status,
+          message: error.message,
+          ...(errors.length ? { errors } : {}),
+          status: error.reason,
+        },
+      };
     }
     if (fault?.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (res.destroyed || req.socket.destroyed) return;
     const headers: Record<string, string> = {};
     if (fault?.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
-    if (answer && typeof answer === 'object' && 'raw' in answer && Buffer.isBuffer((answer as { raw: unknown }).raw)) {
+    if (
+      answer &&
+      typeof answer === 'object' &&
+      'raw' in answer &&
+      Buffer.isBuffer((answer as { raw: unknown }).raw)
+    ) {
       const raw = answer as { raw: Buffer; contentType: string };
       res.writeHead(status, { ...headers, 'content-type': raw.contentType }).end(raw.raw);
     } else {
-      res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(answer));
+      res
+        .writeHead(status, { ...headers, 'content-type': 'application/json; charset=UTF-8' })
+        .end(JSON.stringify(answer));
     }
   };
   const server: Server = createServer((req, res) => {
@@ -141,7 +169,11 @@ export interface FakeSheets extends FakeHttp {
   token: string;
   apiKey: string;
   /** Creates a spreadsheet with sheets of rows (grid 1000 x 26 unless larger data or `grid`). */
-  addSpreadsheet(id: string, sheets: Record<string, Cell[][]>, grid?: { rowCount?: number; columnCount?: number }): void;
+  addSpreadsheet(
+    id: string,
+    sheets: Record<string, Cell[][]>,
+    grid?: { rowCount?: number; columnCount?: number },
+  ): void;
   /** The sheet as held (cells trimmed of trailing empties, as Google reads them). */
   sheet(id: string, title: string): FakeSheet | undefined;
   /** Makes every request on a spreadsheet answer 403. */
@@ -169,7 +201,8 @@ export async function startFakeSheets(): Promise<FakeSheets> {
   const book = (id: string): Map<string, FakeSheet> => {
     const found = books.get(id);
     if (!found) throw new FakeHttpError(404, 'NOT_FOUND', 'Requested entity was not found.');
-    if (denied.has(id)) throw new FakeHttpError(403, 'PERMISSION_DENIED', 'The caller does not have permission');
+    if (denied.has(id))
+      throw new FakeHttpError(403, 'PERMISSION_DENIED', 'The caller does not have permission');
     return found;
   };
 
@@ -177,7 +210,10 @@ export async function startFakeSheets(): Promise<FakeSheets> {
     const sheets = book(id);
     const bang = a1.lastIndexOf('!');
     const sheetPart = bang < 0 ? a1 : a1.slice(0, bang);
-    const name = sheetPart.startsWith("'") && sheetPart.endsWith("'") ? sheetPart.slice(1, -1).replaceAll("''", "'") : sheetPart;
+    const name =
+      sheetPart.startsWith("'") && sheetPart.endsWith("'")
+        ? sheetPart.slice(1, -1).replaceAll("''", "'")
+        : sheetPart;
     const sheet = sheets.get(name);
     const bad = new FakeHttpError(400, 'INVALID_ARGUMENT', `Unable to parse range: ${a1}`);
     if (!sheet) throw bad;
@@ -211,7 +247,8 @@ export async function startFakeSheets(): Promise<FakeSheets> {
     const values: Cell[][] = [];
     for (let r = p.r0; r < rowEnd; r++) {
       const row: Cell[] = [];
-      for (let c = p.c0; c < colEnd; c++) row.push(render(p.sheet.cells[r]?.[c] ?? null, query.valueRenderOption?.[0]));
+      for (let c = p.c0; c < colEnd; c++)
+        row.push(render(p.sheet.cells[r]?.[c] ?? null, query.valueRenderOption?.[0]));
       while (row.length && row[row.length - 1] === '') row.pop();
       values.push(row);
     }
@@ -227,7 +264,12 @@ export async function startFakeSheets(): Promise<FakeSheets> {
     row[c] = value;
   };
 
-  const writeValues = (p: Parsed, r0: number, values: Cell[][], inputOption: string): { rows: number; cols: number } => {
+  const writeValues = (
+    p: Parsed,
+    r0: number,
+    values: Cell[][],
+    inputOption: string,
+  ): { rows: number; cols: number } => {
     let cols = 0;
     values.forEach((row, i) => {
       cols = Math.max(cols, row.length);
@@ -240,7 +282,8 @@ export async function startFakeSheets(): Promise<FakeSheets> {
           );
         }
         let stored: Cell = value === '' ? null : value;
-        if (inputOption === 'USER_ENTERED' && typeof stored === 'string' && /^-?\d+(\.\d+)?$/.test(stored)) stored = Number(stored);
+        if (inputOption === 'USER_ENTERED' && typeof stored === 'string' && /^-?\d+(\.\d+)?$/.test(stored))
+          stored = Number(stored);
         put(p.sheet, r0 + i, p.c0 + j, stored);
       });
     });
@@ -249,17 +292,25 @@ export async function startFakeSheets(): Promise<FakeSheets> {
 
   const inputOption = (query: Record<string, string[]>): string => {
     const option = query.valueInputOption?.[0];
-    if (option !== 'RAW' && option !== 'USER_ENTERED') throw new FakeHttpError(400, 'INVALID_ARGUMENT', "'valueInputOption' is required but not specified");
+    if (option !== 'RAW' && option !== 'USER_ENTERED')
+      throw new FakeHttpError(400, 'INVALID_ARGUMENT', "'valueInputOption' is required but not specified");
     return option;
   };
 
   const batchUpdate = (id: string, body: { requests?: any[] }): object => {
     const sheets = book(id);
     // All or nothing: work on copies, commit at the end.
-    const copies = new Map([...sheets].map(([title, s]) => [title, { ...s, cells: s.cells.map((row) => row.slice()) }]));
+    const copies = new Map(
+      [...sheets].map(([title, s]) => [title, { ...s, cells: s.cells.map((row) => row.slice()) }]),
+    );
     const byId = (sheetId: unknown, where: string): FakeSheet => {
       const found = [...copies.values()].find((s) => s.sheetId === sheetId);
-      if (!found) throw new FakeHttpError(400, 'INVALID_ARGUMENT', `Invalid ${where}: No grid with id: ${String(sheetId)}`);
+      if (!found)
+        throw new FakeHttpError(
+          400,
+          'INVALID_ARGUMENT',
+          `Invalid ${where}: No grid with id: ${String(sheetId)}`,
+        );
       return found;
     };
     (body.requests ?? []).forEach((request, i) => {
@@ -268,11 +319,24 @@ export async function startFakeSheets(): Promise<FakeSheets> {
         const { range, inheritFromBefore } = request.insertDimension;
         const sheet = byId(range.sheetId ?? 0, `${where}.insertDimension`);
         const count = range.endIndex - range.startIndex;
-        if (range.dimension !== 'ROWS') throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'fake supports ROWS inserts only');
-        if (!(count > 0) || range.startIndex >= sheet.rowCount || (inheritFromBefore && range.startIndex === 0)) {
-          throw new FakeHttpError(400, 'INVALID_ARGUMENT', `Invalid ${where}.insertDimension: range is not valid`);
+        if (range.dimension !== 'ROWS')
+          throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'fake supports ROWS inserts only');
+        if (
+          !(count > 0) ||
+          range.startIndex >= sheet.rowCount ||
+          (inheritFromBefore && range.startIndex === 0)
+        ) {
+          throw new FakeHttpError(
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid ${where}.insertDimension: range is not valid`,
+          );
         }
-        sheet.cells.splice(Math.min(range.startIndex, sheet.cells.length), 0, ...Array.from({ length: count }, () => []));
+        sheet.cells.splice(
+          Math.min(range.startIndex, sheet.cells.length),
+          0,
+          ...Array.from({ length: count }, () => []),
+        );
         sheet.rowCount += count;
       } else if (request.appendDimension) {
         const { sheetId, dimension, length } = request.appendDimension;
@@ -282,16 +346,35 @@ export async function startFakeSheets(): Promise<FakeSheets> {
       } else if (request.updateCells) {
         const { start, rows, fields } = request.updateCells;
         const sheet = byId(start.sheetId ?? 0, `${where}.updateCells`);
-        if (fields !== 'userEnteredValue') throw new FakeHttpError(400, 'INVALID_ARGUMENT', `Invalid ${where}.updateCells: fields must be given`);
+        if (fields !== 'userEnteredValue')
+          throw new FakeHttpError(
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid ${where}.updateCells: fields must be given`,
+          );
         (rows as { values?: any[] }[]).forEach((row, r) => {
           (row.values ?? []).forEach((cell, c) => {
             const rowIndex = (start.rowIndex ?? 0) + r;
             const colIndex = (start.columnIndex ?? 0) + c;
             if (rowIndex >= sheet.rowCount || colIndex >= sheet.columnCount) {
-              throw new FakeHttpError(400, 'INVALID_ARGUMENT', `Invalid ${where}.updateCells: GridCoordinate is outside the grid`);
+              throw new FakeHttpError(
+                400,
+                'INVALID_ARGUMENT',
+                `Invalid ${where}.updateCells: GridCoordinate is outside the grid`,
+              );
             }
             const v = cell.userEnteredValue;
-            put(sheet, rowIndex, colIndex, v === undefined ? null : (v.stringValue ?? v.numberValue ?? v.boolValue ?? (v.formulaValue !== undefined ? `FORMULA:${v.formulaValue}` : null)));
+            put(
+              sheet,
+              rowIndex,
+              colIndex,
+              v === undefined
+                ? null
+                : (v.stringValue ??
+                    v.numberValue ??
+                    v.boolValue ??
+                    (v.formulaValue !== undefined ? `FORMULA:${v.formulaValue}` : null)),
+            );
           });
         });
       } else {
@@ -311,7 +394,13 @@ export async function startFakeSheets(): Promise<FakeSheets> {
     const { method, query } = request;
     if (method === 'GET' && rest === '') {
       const sheets = [...book(id).values()].map((s, index) => ({
-        properties: { sheetId: s.sheetId, title: s.title, index, sheetType: 'GRID', gridProperties: { rowCount: s.rowCount, columnCount: s.columnCount } },
+        properties: {
+          sheetId: s.sheetId,
+          title: s.title,
+          index,
+          sheetType: 'GRID',
+          gridProperties: { rowCount: s.rowCount, columnCount: s.columnCount },
+        },
       }));
       return { spreadsheetId: id, properties: { title: id, locale: 'en_US', timeZone: 'Etc/GMT' }, sheets };
     }
@@ -338,7 +427,8 @@ export async function startFakeSheets(): Promise<FakeSheets> {
       const option = inputOption(query);
       const p = parse(id, values[1]!);
       // Table detection as Google documents it: the rows with data from the range's first row down.
-      const hasData = (r: number): boolean => (p.sheet.cells[r] ?? []).some((v, c) => v !== null && c >= p.c0 && c < (p.c1 ?? Infinity));
+      const hasData = (r: number): boolean =>
+        (p.sheet.cells[r] ?? []).some((v, c) => v !== null && c >= p.c0 && c < (p.c1 ?? Infinity));
       let end = p.r0;
       while (end < p.sheet.rowCount && hasData(end)) end++;
       const rows = (request.json?.values ?? []) as Cell[][];
@@ -350,11 +440,20 @@ export async function startFakeSheets(): Promise<FakeSheets> {
       }
       const size = writeValues(p, end, rows, option);
       const updatedRange = `${sheetA1(p.sheet.title)}!${letters(p.c0)}${end + 1}:${letters(p.c0 + Math.max(size.cols, 1) - 1)}${end + rows.length}`;
-      const tableRange = end > p.r0 ? `${sheetA1(p.sheet.title)}!${letters(p.c0)}${p.r0 + 1}:${letters(p.c0 + Math.max(size.cols, 1) - 1)}${end}` : undefined;
+      const tableRange =
+        end > p.r0
+          ? `${sheetA1(p.sheet.title)}!${letters(p.c0)}${p.r0 + 1}:${letters(p.c0 + Math.max(size.cols, 1) - 1)}${end}`
+          : undefined;
       return {
         spreadsheetId: id,
         ...(tableRange ? { tableRange } : {}),
-        updates: { spreadsheetId: id, updatedRange, updatedRows: size.rows, updatedColumns: size.cols, updatedCells: rows.reduce((n, row) => n + row.length, 0) },
+        updates: {
+          spreadsheetId: id,
+          updatedRange,
+          updatedRows: size.rows,
+          updatedColumns: size.cols,
+          updatedCells: rows.reduce((n, row) => n + row.length, 0),
+        },
       };
     }
     throw new FakeHttpError(404, 'NOT_FOUND', `No route for ${method} ${request.path}`);

@@ -64,7 +64,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
-    const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+    const record: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+    };
     try {
       record.json = JSON.parse(body);
     } catch {
@@ -85,12 +90,19 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const answer = (value: unknown): void => {
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(value));
       };
-      if (req.headers.authorization !== `Bearer ${token}`) return answer({ ok: false, error: 'invalid_auth' });
-      if (!json || typeof json.channel !== 'string' || typeof json.text !== 'string') return answer({ ok: false, error: 'invalid_arguments' });
+      if (req.headers.authorization !== `Bearer ${token}`)
+        return answer({ ok: false, error: 'invalid_auth' });
+      if (!json || typeof json.channel !== 'string' || typeof json.text !== 'string')
+        return answer({ ok: false, error: 'invalid_arguments' });
       if (!CHANNELS.has(json.channel)) return answer({ ok: false, error: 'channel_not_found' });
       posted.push({ channel: json.channel, text: json.text });
       const id = `${ts++}.000100`;
-      return answer({ ok: true, channel: json.channel, ts: id, message: { type: 'message', text: json.text, ts: id } });
+      return answer({
+        ok: true,
+        channel: json.channel,
+        ts: id,
+        message: { type: 'message', text: json.text, ts: id },
+      });
     }
     if (record.path === '/services/T000/B000/XXXX' && record.method === 'POST') {
       if (!json || typeof json.text !== 'string') {
@@ -107,7 +119,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return;
       }
       posted.push({ channel: json.channel, text: json.message });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `m${posted.length}` }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: `m${posted.length}` }));
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('no_service');

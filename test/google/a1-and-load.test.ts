@@ -8,7 +8,16 @@ const sheet = { spreadsheet_id: 'b', sheet_name: 'My Sheet' };
 
 describe('A1 notation', () => {
   it('letters columns past Z', () => {
-    expect([0, 25, 26, 51, 52, 701, 702, 18_277].map(columnLetters)).toEqual(['A', 'Z', 'AA', 'AZ', 'BA', 'ZZ', 'AAA', 'ZZZ']);
+    expect([0, 25, 26, 51, 52, 701, 702, 18_277].map(columnLetters)).toEqual([
+      'A',
+      'Z',
+      'AA',
+      'AZ',
+      'BA',
+      'ZZ',
+      'AAA',
+      'ZZZ',
+    ]);
   });
 
   it('quotes sheet names and doubles inner quotes', () => {
@@ -26,8 +35,12 @@ describe('A1 notation', () => {
 
 describe('optional googleapis packages', () => {
   it('names the missing package and the install command', async () => {
-    const missing = Object.assign(new Error("Cannot find package '@googleapis/sheets' imported from x.js"), { code: 'ERR_MODULE_NOT_FOUND' });
-    const error = await importOptional('@googleapis/sheets', 'GoogleSheets', () => Promise.reject(missing)).catch((e: unknown) => e);
+    const missing = Object.assign(new Error("Cannot find package '@googleapis/sheets' imported from x.js"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    const error = await importOptional('@googleapis/sheets', 'GoogleSheets', () =>
+      Promise.reject(missing),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StepwireError);
     expect((error as StepwireError).code).toBe('missing_dependency');
     expect((error as Error).message).toContain('npm install @googleapis/sheets');
@@ -35,7 +48,9 @@ describe('optional googleapis packages', () => {
 
   it('passes other import failures through', async () => {
     const other = new SyntaxError('broken');
-    await expect(importOptional('@googleapis/sheets', 'GoogleSheets', () => Promise.reject(other))).rejects.toBe(other);
+    await expect(
+      importOptional('@googleapis/sheets', 'GoogleSheets', () => Promise.reject(other)),
+    ).rejects.toBe(other);
   });
 
   it('does not import the client package until the first call', () => {

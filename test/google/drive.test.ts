@@ -23,7 +23,12 @@ beforeEach(() => {
 });
 
 function store(options: Partial<GoogleDriveOptions> = {}): GoogleDrive {
-  return new GoogleDrive({ auth, rootUrl: fake.url, retry: { attempts: 3, baseMs: 1, capMs: 10 }, ...options });
+  return new GoogleDrive({
+    auth,
+    rootUrl: fake.url,
+    retry: { attempts: 3, baseMs: 1, capMs: 10 },
+    ...options,
+  });
 }
 
 const isUpload = (r: RecordedRequest): boolean => r.method === 'POST' && r.path === '/upload/drive/v3/files';
@@ -31,14 +36,23 @@ const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x0d, 0x0a, 0x2d
 
 describe('GoogleDrive.put', () => {
   it('uploads multipart into the folder and returns the webViewLink as url', async () => {
-    const stored = await store().put({ name: 'invoice 1.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF });
+    const stored = await store().put({
+      name: 'invoice 1.pdf',
+      folder: 'folder-1',
+      contentType: 'application/pdf',
+      data: PDF,
+    });
     expect(stored.url).toBe('https://drive.google.com/file/d/file1/view?usp=drivesdk');
     const upload = fake.requests.find(isUpload)!;
     expect(upload.query.uploadType).toEqual(['multipart']);
     expect(upload.query.supportsAllDrives).toEqual(['true']);
     expect(upload.query.fields).toEqual(['id,webViewLink']);
     const [meta, media] = parseMultipart(upload.body, String(upload.headers['content-type']));
-    expect(JSON.parse(meta!.body.toString('utf8'))).toEqual({ name: 'invoice 1.pdf', parents: ['folder-1'], mimeType: 'application/pdf' });
+    expect(JSON.parse(meta!.body.toString('utf8'))).toEqual({
+      name: 'invoice 1.pdf',
+      parents: ['folder-1'],
+      mimeType: 'application/pdf',
+    });
     expect(media!.headers['content-type']).toBe('application/pdf');
     expect(new Uint8Array(media!.body)).toEqual(PDF);
     const file = fake.files.get('file1')!;
@@ -49,7 +63,11 @@ describe('GoogleDrive.put', () => {
   it('uploads a view into a larger buffer byte-exact, and uses folderId when the file names no folder', async () => {
     const big = new Uint8Array(300_000).map((_, i) => (i * 7) % 256);
     const view = big.subarray(1000, 200_000);
-    await store({ folderId: 'folder-1' }).put({ name: 'a.bin', contentType: 'application/octet-stream', data: view });
+    await store({ folderId: 'folder-1' }).put({
+      name: 'a.bin',
+      contentType: 'application/octet-stream',
+      data: view,
+    });
     const file = fake.files.get('file1')!;
     expect(file.parents).toEqual(['folder-1']);
     expect(new Uint8Array(file.data)).toEqual(view);
@@ -57,7 +75,12 @@ describe('GoogleDrive.put', () => {
 
   it('reads a stored file back by its url', async () => {
     const drive = store();
-    const { url } = await drive.put({ name: 'x.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF });
+    const { url } = await drive.put({
+      name: 'x.pdf',
+      folder: 'folder-1',
+      contentType: 'application/pdf',
+      data: PDF,
+    });
     expect(await drive.get(url)).toEqual({ data: PDF, contentType: 'application/pdf' });
     expect(await drive.get('https://drive.google.com/file/d/missing/view')).toBeUndefined();
     expect(await drive.get('not a drive link!')).toBeUndefined();
@@ -66,7 +89,13 @@ describe('GoogleDrive.put', () => {
   it('retries 429, rate-limit 403 and 5xx with a fresh body each time', async () => {
     fake.faults.push(
       { match: isUpload, status: 429, retryAfter: '0' },
-      { match: isUpload, status: 403, reason: 'PERMISSION_DENIED', reasons: ['userRateLimitExceeded'], message: 'User rate limit exceeded.' },
+      {
+        match: isUpload,
+        status: 403,
+        reason: 'PERMISSION_DENIED',
+        reasons: ['userRateLimitExceeded'],
+        message: 'User rate limit exceeded.',
+      },
     );
     const drive = store();
     await drive.put({ name: 'r.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF });
@@ -74,8 +103,14 @@ describe('GoogleDrive.put', () => {
     expect(new Uint8Array([...fake.files.values()][0]!.data)).toEqual(PDF);
 
     fake.requests.length = 0;
-    fake.faults.push({ match: isUpload, status: 500 }, { match: isUpload, status: 500 }, { match: isUpload, status: 500 });
-    const error = await drive.put({ name: 'r.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF }).catch((e: unknown) => e);
+    fake.faults.push(
+      { match: isUpload, status: 500 },
+      { match: isUpload, status: 500 },
+      { match: isUpload, status: 500 },
+    );
+    const error = await drive
+      .put({ name: 'r.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).retryable).toBe(true);
     expect(fake.requests.filter(isUpload)).toHaveLength(3);
@@ -87,7 +122,9 @@ describe('GoogleDrive.put', () => {
       .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(UpstreamError);
     expect((missing as UpstreamError).status).toBe(404);
-    expect((missing as Error).message).toMatch(/folder "nope" was not found, or is not shared with the service account/);
+    expect((missing as Error).message).toMatch(
+      /folder "nope" was not found, or is not shared with the service account/,
+    );
     expect((missing as UpstreamError).retryable).toBe(false);
 
     fake.addFolder('locked');
@@ -104,14 +141,22 @@ describe('GoogleDrive.put', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const error = await store()
-      .put({ name: 'a.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF }, { signal: controller.signal })
+      .put(
+        { name: 'a.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF },
+        { signal: controller.signal },
+      )
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CancelledError);
   });
 
   it('accepts an already-built drive client', async () => {
-    const client: DriveClient = buildDriveClient({ version: 'v3', auth, rootUrl: fake.url });
-    const stored = await new GoogleDrive({ client, rootUrl: fake.url }).put({ name: 'c.txt', folder: 'folder-1', contentType: 'text/plain', data: new TextEncoder().encode('hi') });
+    const client: DriveClient = buildDriveClient({ version: 'v3', auth: auth as never, rootUrl: fake.url });
+    const stored = await new GoogleDrive({ client, rootUrl: fake.url }).put({
+      name: 'c.txt',
+      folder: 'folder-1',
+      contentType: 'text/plain',
+      data: new TextEncoder().encode('hi'),
+    });
     expect(stored.url).toContain('/file/d/file1/');
   });
 });

@@ -22,11 +22,17 @@ beforeEach(() => {
 });
 
 function adapter(options: Partial<GoogleSheetsOptions> = {}): GoogleSheets {
-  return new GoogleSheets({ auth, rootUrl: fake.url, retry: { attempts: 4, baseMs: 1, capMs: 10 }, ...options });
+  return new GoogleSheets({
+    auth,
+    rootUrl: fake.url,
+    retry: { attempts: 4, baseMs: 1, capMs: 10 },
+    ...options,
+  });
 }
 
 const isBatchUpdate = (r: RecordedRequest): boolean => r.method === 'POST' && r.path.endsWith(':batchUpdate');
-const isPropertiesGet = (r: RecordedRequest): boolean => r.method === 'GET' && r.path === '/v4/spreadsheets/book';
+const isPropertiesGet = (r: RecordedRequest): boolean =>
+  r.method === 'GET' && r.path === '/v4/spreadsheets/book';
 
 /** A table with a blank row and a footer below it: values.append would land after the footer. */
 const TABLE: CellValue[][] = [['id', 'name'], [1, 'Ada'], [2, 'Linus'], [], [null, null, 'footer note']];
@@ -47,7 +53,13 @@ function expected(seed: CellValue[][], ...requests: AppendRequest[]): CellValue[
   return rows;
 }
 
-const at = (row: number, values: CellValue[][], col = 0): AppendRequest => ({ spreadsheet_id: 'book', sheet_name: 'People', row, col, values });
+const at = (row: number, values: CellValue[][], col = 0): AppendRequest => ({
+  spreadsheet_id: 'book',
+  sheet_name: 'People',
+  row,
+  col,
+  values,
+});
 
 describe('GoogleSheets.append', () => {
   it('inserts rows exactly at the requested row, moving the rows below down, like the memory adapter', async () => {
@@ -70,7 +82,10 @@ describe('GoogleSheets.append', () => {
     const { requests } = updates[0]!.json;
     const sheetId = fake.sheet('book', 'People')!.sheetId;
     expect(requests[0]).toEqual({
-      insertDimension: { range: { sheetId, dimension: 'ROWS', startIndex: 3, endIndex: 4 }, inheritFromBefore: true },
+      insertDimension: {
+        range: { sheetId, dimension: 'ROWS', startIndex: 3, endIndex: 4 },
+        inheritFromBefore: true,
+      },
     });
     expect(requests[1].updateCells.start).toEqual({ sheetId, rowIndex: 3, columnIndex: 0 });
     expect(requests[1].updateCells.fields).toBe('userEnteredValue');
@@ -122,7 +137,9 @@ describe('GoogleSheets.append', () => {
     fake.faults.push({ match: isBatchUpdate, status: 500, apply: true });
     await adapter().append(at(3, [[3, 'Grace']]));
     expect(fake.requests.filter(isBatchUpdate)).toHaveLength(1);
-    expect(fake.requests.filter((r) => r.path.includes('/values/'))[0]!.path).toBe("/v4/spreadsheets/book/values/'People'!A4:B4");
+    expect(fake.requests.filter((r) => r.path.includes('/values/'))[0]!.path).toBe(
+      "/v4/spreadsheets/book/values/'People'!A4:B4",
+    );
     expect(cells()).toEqual(expected(TABLE, at(3, [[3, 'Grace']])));
   });
 
@@ -145,7 +162,8 @@ describe('GoogleSheets.append', () => {
   it('fails saying the outcome is unknown when reading back cannot tell, and does not resend', async () => {
     fake.addSpreadsheet('book', { People: TABLE });
     // Every read of the grid after the first one (the one before the append) fails.
-    const laterGets = (r: RecordedRequest): boolean => isPropertiesGet(r) && fake.requests.filter(isPropertiesGet).length >= 2;
+    const laterGets = (r: RecordedRequest): boolean =>
+      isPropertiesGet(r) && fake.requests.filter(isPropertiesGet).length >= 2;
     fake.faults.push({ match: isBatchUpdate, status: 500, apply: true });
     for (let i = 0; i < 4; i++) fake.faults.push({ match: laterGets, status: 500 });
     const error = await adapter()
@@ -167,7 +185,18 @@ describe('GoogleSheets.append', () => {
           method: 'POST',
           headers: { authorization: `Bearer ${fake.token}`, 'content-type': 'application/json' },
           body: JSON.stringify({
-            requests: [{ insertDimension: { range: { sheetId: fake.sheet('book', 'People')!.sheetId, dimension: 'ROWS', startIndex: 1, endIndex: 3 } } }],
+            requests: [
+              {
+                insertDimension: {
+                  range: {
+                    sheetId: fake.sheet('book', 'People')!.sheetId,
+                    dimension: 'ROWS',
+                    startIndex: 1,
+                    endIndex: 3,
+                  },
+                },
+              },
+            ],
           }),
         });
         return true;
@@ -179,18 +208,29 @@ describe('GoogleSheets.append', () => {
       .append(at(3, [[3, 'Grace']]))
       .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/is unknown/);
-    const ours = fake.requests.filter((r) => isBatchUpdate(r) && JSON.stringify(r.json).includes('updateCells'));
+    const ours = fake.requests.filter(
+      (r) => isBatchUpdate(r) && JSON.stringify(r.json).includes('updateCells'),
+    );
     expect(ours).toHaveLength(1);
   });
 
   it('maps other 4xx answers to a SheetError naming spreadsheet, sheet and range, without retrying', async () => {
     fake.addSpreadsheet('book', { People: TABLE });
-    fake.faults.push({ match: isBatchUpdate, status: 400, reason: 'INVALID_ARGUMENT', message: 'Invalid requests[0]: something' });
+    fake.faults.push({
+      match: isBatchUpdate,
+      status: 400,
+      reason: 'INVALID_ARGUMENT',
+      message: 'Invalid requests[0]: something',
+    });
     const error = await adapter()
       .append(at(3, [[3, 'Grace']]))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SheetError);
-    expect((error as SheetError).location).toMatchObject({ spreadsheet_id: 'book', sheet_name: 'People', range: "'People'!A4:A4" });
+    expect((error as SheetError).location).toMatchObject({
+      spreadsheet_id: 'book',
+      sheet_name: 'People',
+      range: "'People'!A4:A4",
+    });
     expect((error as Error).message).toContain('something');
     expect(fake.requests.filter(isBatchUpdate)).toHaveLength(1);
   });

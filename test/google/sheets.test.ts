@@ -3,7 +3,11 @@ import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySpreadsheets } from '../../src/adapters/memory/index.js';
 import type { CellValue } from '../../src/adapters/types.js';
-import { GoogleSheets, type GoogleSheetsOptions, type SheetsClient } from '../../src/adapters/google/index.js';
+import {
+  GoogleSheets,
+  type GoogleSheetsOptions,
+  type SheetsClient,
+} from '../../src/adapters/google/index.js';
 import { CancelledError, SheetError, UpstreamError } from '../../src/errors/index.js';
 import { startFakeSheets, type FakeSheets, type RecordedRequest } from '../fakes/google-sheets.js';
 
@@ -35,7 +39,6 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
   );
 }
 
-const isBatchUpdate = (r: RecordedRequest): boolean => r.method === 'POST' && r.path.endsWith(':batchUpdate');
 const isValuesRead = (r: RecordedRequest): boolean => r.method === 'GET' && r.path.includes('/values');
 
 const PEOPLE: CellValue[][] = [
@@ -98,19 +101,25 @@ describe('GoogleSheets.read', () => {
   });
 
   it('returns [] for an empty range without asking Google', async () => {
-    expect(await adapter().read([{ spreadsheet_id: 'x', sheet_name: 'S', row: 0, col: 0, rows: 0 }])).toEqual([[]]);
+    expect(await adapter().read([{ spreadsheet_id: 'x', sheet_name: 'S', row: 0, col: 0, rows: 0 }])).toEqual(
+      [[]],
+    );
     expect(fake.requests).toHaveLength(0);
   });
 
   it('reports a missing sheet or spreadsheet as SheetError sheet_not_found with its location', async () => {
     fake.addSpreadsheet('book', { S: PEOPLE });
-    const sheetMissing = await rejection(adapter().read([{ spreadsheet_id: 'book', sheet_name: 'Nope', row: 0, col: 0 }]));
+    const sheetMissing = await rejection(
+      adapter().read([{ spreadsheet_id: 'book', sheet_name: 'Nope', row: 0, col: 0 }]),
+    );
     expect(sheetMissing).toBeInstanceOf(SheetError);
     expect(sheetMissing.code).toBe('sheet_not_found');
     expect(sheetMissing.location).toMatchObject({ spreadsheet_id: 'book', sheet_name: 'Nope' });
     expect(sheetMissing.message).toContain('"Nope"');
 
-    const bookMissing = await rejection(adapter().read([{ spreadsheet_id: 'gone', sheet_name: 'S', row: 0, col: 0 }]));
+    const bookMissing = await rejection(
+      adapter().read([{ spreadsheet_id: 'gone', sheet_name: 'S', row: 0, col: 0 }]),
+    );
     expect(bookMissing.code).toBe('sheet_not_found');
     expect(bookMissing.message).toContain('"gone"');
 
@@ -128,7 +137,9 @@ describe('GoogleSheets.read', () => {
   it('explains a 403 as a sharing problem', async () => {
     fake.addSpreadsheet('book', { S: PEOPLE });
     fake.deny('book');
-    const error = await rejection(adapter().read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]));
+    const error = await rejection(
+      adapter().read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]),
+    );
     expect(error).toBeInstanceOf(SheetError);
     expect(error.code).toBe('permission_denied');
     expect(error.message).toMatch(/share the spreadsheet with the service account/);
@@ -137,16 +148,23 @@ describe('GoogleSheets.read', () => {
 
   it('retries 429 (waiting its Retry-After) and 5xx, and the googleapis client does not retry on its own', async () => {
     fake.addSpreadsheet('book', { S: PEOPLE });
-    fake.faults.push({ status: 429, reason: 'RESOURCE_EXHAUSTED', retryAfter: '0.15' }, { status: 503, reason: 'UNAVAILABLE' });
+    fake.faults.push(
+      { status: 429, reason: 'RESOURCE_EXHAUSTED', retryAfter: '0.15' },
+      { status: 503, reason: 'UNAVAILABLE' },
+    );
     const started = performance.now();
-    const [rows] = await adapter({ retry: { attempts: 3, baseMs: 1, capMs: 1000 } }).read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]);
+    const [rows] = await adapter({ retry: { attempts: 3, baseMs: 1, capMs: 1000 } }).read([
+      { spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 },
+    ]);
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
     expect(rows).toEqual(PEOPLE);
     expect(fake.requests).toHaveLength(3);
 
     fake.requests.length = 0;
     fake.faults.push({ status: 500 });
-    const error = await rejection(adapter({ retry: { attempts: 1 } }).read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]));
+    const error = await rejection(
+      adapter({ retry: { attempts: 1 } }).read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]),
+    );
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('"book"');
@@ -156,7 +174,9 @@ describe('GoogleSheets.read', () => {
   it('gives up after the configured attempts', async () => {
     fake.addSpreadsheet('book', { S: PEOPLE });
     for (let i = 0; i < 4; i++) fake.faults.push({ status: 502 });
-    const error = await rejection(adapter().read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]));
+    const error = await rejection(
+      adapter().read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]),
+    );
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.status).toBe(502);
     expect(fake.requests).toHaveLength(4);
@@ -165,7 +185,9 @@ describe('GoogleSheets.read', () => {
   it('retries an answer slower than timeoutMs', async () => {
     fake.addSpreadsheet('book', { S: PEOPLE });
     fake.faults.push({ status: 200, delayMs: 500 });
-    const [rows] = await adapter({ timeoutMs: 100 }).read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]);
+    const [rows] = await adapter({ timeoutMs: 100 }).read([
+      { spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 },
+    ]);
     expect(rows).toEqual(PEOPLE);
     expect(fake.requests).toHaveLength(2);
   });
@@ -175,18 +197,27 @@ describe('GoogleSheets.read', () => {
     fake.faults.push({ status: 200, delayMs: 2000 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const error = await rejection(adapter().read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }], { signal: controller.signal }));
+    const error = await rejection(
+      adapter().read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }], {
+        signal: controller.signal,
+      }),
+    );
     expect(error).toBeInstanceOf(CancelledError);
   });
 
   it('accepts an API key as auth and an already-built client', async () => {
     fake.addSpreadsheet('book', { S: PEOPLE });
-    const [byKey] = await new GoogleSheets({ auth: fake.apiKey, rootUrl: fake.url }).read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0, rows: 1 }]);
+    const [byKey] = await new GoogleSheets({ auth: fake.apiKey, rootUrl: fake.url }).read([
+      { spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0, rows: 1 },
+    ]);
     expect(byKey).toEqual([PEOPLE[0]]);
     expect(fake.requests[0]!.query.key).toEqual([fake.apiKey]);
 
-    const client: SheetsClient = buildSheetsClient({ version: 'v4', auth, rootUrl: fake.url });
-    const [byClient] = await new GoogleSheets({ client }).read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 1, col: 1, rows: 1, cols: 1 }]);
+    // The client packages bundle their own google-auth-library copy, whose types differ from the top-level one.
+    const client: SheetsClient = buildSheetsClient({ version: 'v4', auth: auth as never, rootUrl: fake.url });
+    const [byClient] = await new GoogleSheets({ client }).read([
+      { spreadsheet_id: 'book', sheet_name: 'S', row: 1, col: 1, rows: 1, cols: 1 },
+    ]);
     expect(byClient).toEqual([['Ada']]);
   });
 });
@@ -225,7 +256,11 @@ describe('GoogleSheets read cache', () => {
 
 describe('GoogleSheets.write', () => {
   it('writes RAW over a range, clears nulls, grows the grid, like the memory adapter', async () => {
-    const seed: CellValue[][] = [['a', 'b'], [1, 2], [3, 4]];
+    const seed: CellValue[][] = [
+      ['a', 'b'],
+      [1, 2],
+      [3, 4],
+    ];
     fake.addSpreadsheet('book', { S: seed }, { rowCount: 4, columnCount: 3 });
     const memory = new MemorySpreadsheets({ book: { S: seed } });
     const requests = [
@@ -241,7 +276,10 @@ describe('GoogleSheets.write', () => {
     const updates = fake.requests.filter((r) => r.method === 'PUT');
     expect(updates[0]!.path).toBe("/v4/spreadsheets/book/values/'S'!B2:C3");
     expect(updates[0]!.query.valueInputOption).toEqual(['RAW']);
-    expect(updates[0]!.json.values).toEqual([['=1+1', ''], [true, '']]);
+    expect(updates[0]!.json.values).toEqual([
+      ['=1+1', ''],
+      [true, ''],
+    ]);
     expect(fake.sheet('book', 'S')!.rowCount).toBeGreaterThanOrEqual(6);
   });
 });

@@ -304,6 +304,24 @@ describe('hostile schemas and values', () => {
     expect(schema.validate(shallow)).toEqual([]);
   });
 
+  it('stops a schema whose references would take exponential time, with one issue', () => {
+    const defs: Record<string, unknown> = { a60: false };
+    for (let i = 0; i < 60; i += 1)
+      defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+    const schema = compileSchema({ $defs: defs, $ref: '#/$defs/a0' });
+    const started = performance.now();
+    const issues = schema.validate(1);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(issues.map((issue) => issue.code)).toEqual(['no_match', 'too_complex']);
+  });
+
+  it('rejects a schema built from shared objects that unfolds into too many schemas', () => {
+    let shared: unknown = { type: 'string' };
+    for (let i = 0; i < 30; i += 1) shared = { anyOf: [shared, shared] };
+    const error = compileError(shared);
+    expect(error.issues.map((issue) => issue.code)).toEqual(['schema_too_large']);
+  });
+
   it('treats __proto__, constructor and toString as plain property names', () => {
     // Written as JSON: in an object literal `__proto__:` would set the prototype instead.
     const schema = compileSchema(

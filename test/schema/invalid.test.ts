@@ -476,7 +476,7 @@ const cases: Case[] = [
     'unknown component type',
     (b) => (b.screens[1].components[0][0].type = 'chart'),
     'screens[1].components[0][0].type',
-    /'text' \| 'form' \| 'datagrid' \| 'button'/,
+    'type must be one of "text", "form", "datagrid", "button", got the string "chart"',
   ),
   A(
     'screen url with a slash',

@@ -1,4 +1,9 @@
-import { DEFAULT_SCRIPT_LIMITS, type EntityData, type ScriptInput, type ScriptLimits } from '../../src/script/index.js';
+import {
+  DEFAULT_SCRIPT_LIMITS,
+  type EntityData,
+  type ScriptInput,
+  type ScriptLimits,
+} from '../../src/script/index.js';
 
 export const orders: EntityData = {
   columns: [

@@ -58,18 +58,28 @@ writeEntity('totals', { columns: [{ name: 'region' }, { name: 'total' }], rows: 
   });
 
   it('captures console output as log lines', async () => {
-    const result = await sandbox.run(input(`console.log('rows', getEntity('orders').length, { a: 1 });\nconsole.warn('careful')`));
+    const result = await sandbox.run(
+      input(`console.log('rows', getEntity('orders').length, { a: 1 });\nconsole.warn('careful')`),
+    );
     expect(result.logs).toEqual(['rows 4 {"a":1}', '[warn] careful']);
   });
 
   it('caps the logs', async () => {
-    const result = await sandbox.run(input(`for (let i = 0; i < 1000; i++) console.log('x'.repeat(100))`, { maxLogBytes: 1000 }));
+    const result = await sandbox.run(
+      input(`for (let i = 0; i < 1000; i++) console.log('x'.repeat(100))`, { maxLogBytes: 1000 }),
+    );
     expect(result.logs.join('').length).toBeLessThan(1100);
     expect(result.logs.at(-1)).toBe('[logs truncated at 1000 characters]');
   });
 
   it('reports a thrown error with its message and line', async () => {
-    const error = await failure(sandbox.run(input(`const rows = getEntity('orders');\n\nfunction check() {\n  throw new Error('no rows for ' + rows.length)\n}\ncheck()`)));
+    const error = await failure(
+      sandbox.run(
+        input(
+          `const rows = getEntity('orders');\n\nfunction check() {\n  throw new Error('no rows for ' + rows.length)\n}\ncheck()`,
+        ),
+      ),
+    );
     expect(error).toBeInstanceOf(ScriptError);
     expect((error as ScriptError).line).toBe(4);
     expect(error.message).toBe('line 4: Error: no rows for 4');
@@ -93,7 +103,12 @@ writeEntity('totals', { columns: [{ name: 'region' }, { name: 'total' }], rows: 
 
   it('stops a memory bomb at the memory limit', async () => {
     const error = await failure(
-      sandbox.run(input("let a = []; while (1) a.push('x'.repeat(1e6) + a.length)", { memoryBytes: 16 * 1024 * 1024, timeoutMs: 20_000 })),
+      sandbox.run(
+        input("let a = []; while (1) a.push('x'.repeat(1e6) + a.length)", {
+          memoryBytes: 16 * 1024 * 1024,
+          timeoutMs: 20_000,
+        }),
+      ),
     );
     expect((error as LimitError).limit).toBe('script.memory');
     expect(error.message).toBe('script exceeded its memory limit of 16 MiB');
@@ -106,21 +121,29 @@ writeEntity('totals', { columns: [{ name: 'region' }, { name: 'total' }], rows: 
 
   it('stops huge output at the output limit', async () => {
     const error = await failure(
-      sandbox.run(input("while (true) writeEntity('totals', [{ region: 'x'.repeat(10000) }])", { maxOutputBytes: 100_000 })),
+      sandbox.run(
+        input("while (true) writeEntity('totals', [{ region: 'x'.repeat(10000) }])", {
+          maxOutputBytes: 100_000,
+        }),
+      ),
     );
     expect((error as LimitError).limit).toBe('script.output');
   });
 
   it('stops at the output limit even when the script catches the error', async () => {
     const error = await failure(
-      sandbox.run(input("try { writeEntity('totals', [{ region: 'x'.repeat(1000) }]) } catch (e) {}", { maxOutputBytes: 100 })),
+      sandbox.run(
+        input("try { writeEntity('totals', [{ region: 'x'.repeat(1000) }]) } catch (e) {}", {
+          maxOutputBytes: 100,
+        }),
+      ),
     );
     expect((error as LimitError).limit).toBe('script.output');
   });
 
   it('keeps nothing between runs', async () => {
     await sandbox.run(input('globalThis.leaked = 42; Object.prototype.polluted = 1;'));
-    const result = await sandbox.run(input("console.log(typeof leaked, typeof ({}).polluted)"));
+    const result = await sandbox.run(input('console.log(typeof leaked, typeof ({}).polluted)'));
     expect(result.logs).toEqual(['undefined undefined']);
   });
 

@@ -31,7 +31,12 @@ export interface PostJsonOptions<T> {
 const RETRY_AFTER = new WeakMap<object, number>();
 
 /** An `UpstreamError` that the retry loop honours a `Retry-After` of. @internal */
-export function upstreamError(message: string, status: number | undefined, retryable: boolean, afterMs?: number): UpstreamError {
+export function upstreamError(
+  message: string,
+  status: number | undefined,
+  retryable: boolean,
+  afterMs?: number,
+): UpstreamError {
   const error = new UpstreamError(message, status, { retryable });
   if (afterMs !== undefined) RETRY_AFTER.set(error, afterMs);
   return error;
@@ -67,13 +72,21 @@ export function postJson<T>(options: PostJsonOptions<T>): Promise<T> {
         text = await response.text();
       } catch (error) {
         if (isStepwireError(error) || options.signal?.aborted) throw error;
-        const reason = error instanceof TimeoutError ? `no answer within ${String(options.timeoutMs)} ms` : describe(error);
+        const reason =
+          error instanceof TimeoutError
+            ? `no answer within ${String(options.timeoutMs)} ms`
+            : describe(error);
         throw new UpstreamError(`${options.what} failed: ${reason}`, undefined, { cause: error });
       }
       const answer: PostAnswer = { status: response.status, headers: response.headers, text };
       if (answer.status === 429 || answer.status >= 500) {
         const afterMs = parseRetryAfter(answer.headers.get('retry-after'));
-        throw upstreamError(`${options.what} failed: HTTP ${answer.status}${snippet(text)}`, answer.status, true, afterMs);
+        throw upstreamError(
+          `${options.what} failed: HTTP ${answer.status}${snippet(text)}`,
+          answer.status,
+          true,
+          afterMs,
+        );
       }
       return options.interpret(answer);
     },

@@ -41,9 +41,15 @@ export interface RetryVerdict {
 
 /** Fills in the defaults and checks the values; a wrong value throws a `TypeError` naming the option. @internal */
 export function normalizeRetry(options: RetryOptions | undefined, name = 'retry'): RetryPolicy {
-  const policy = { attempts: options?.attempts ?? 5, baseMs: options?.baseMs ?? 500, capMs: options?.capMs ?? 30_000 };
+  const policy = {
+    attempts: options?.attempts ?? 5,
+    baseMs: options?.baseMs ?? 500,
+    capMs: options?.capMs ?? 30_000,
+  };
   if (!Number.isInteger(policy.attempts) || policy.attempts < 1) {
-    throw new TypeError(`${name}.attempts must be a whole number of at least 1, got ${String(policy.attempts)}`);
+    throw new TypeError(
+      `${name}.attempts must be a whole number of at least 1, got ${String(policy.attempts)}`,
+    );
   }
   for (const key of ['baseMs', 'capMs'] as const) {
     if (!Number.isFinite(policy[key]) || policy[key] < 0) {
@@ -54,7 +60,10 @@ export function normalizeRetry(options: RetryOptions | undefined, name = 'retry'
 }
 
 /** A `Retry-After` value (seconds or an HTTP date) in ms from `now`; `undefined` when absent or unreadable. @internal */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (value === null || value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
@@ -66,7 +75,12 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
  * Wait before retry number `retry` (1 for the first): the server's `Retry-After` when given, else full
  * jitter over `baseMs * 2^(retry-1)`; both capped at `capMs`. @internal
  */
-export function backoffDelay(retry: number, policy: RetryPolicy, afterMs?: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  retry: number,
+  policy: RetryPolicy,
+  afterMs?: number,
+  random: () => number = Math.random,
+): number {
   if (afterMs !== undefined) return Math.min(afterMs, policy.capMs);
   return Math.floor(random() * Math.min(policy.capMs, policy.baseMs * 2 ** (retry - 1)));
 }
@@ -99,7 +113,10 @@ export interface WithRetryOptions {
  * Runs `attempt` until it succeeds, fails for good, or the attempts run out; the last error is thrown.
  * Aborting `signal` stops at once with a `CancelledError`. @internal
  */
-export async function withRetry<T>(attempt: (index: number) => Promise<T>, options: WithRetryOptions): Promise<T> {
+export async function withRetry<T>(
+  attempt: (index: number) => Promise<T>,
+  options: WithRetryOptions,
+): Promise<T> {
   for (let index = 0; ; index++) {
     if (options.signal?.aborted) throw cancelled(options.signal);
     try {

@@ -33,7 +33,7 @@ export interface SlackChatOptions {
  * Posts messages to Slack.
  * @example
  * ```ts
- * const chat = new SlackChat({ token: process.env.SLACK_BOT_TOKEN });
+ * const chat = new SlackChat({ token: env.SLACK_BOT_TOKEN });
  * const engine = new Engine({ chat });
  * ```
  */
@@ -47,9 +47,12 @@ export class SlackChat implements ChatAdapter {
 
   constructor(options: SlackChatOptions) {
     if ((options.token === undefined) === (options.webhookUrl === undefined)) {
-      throw new TypeError('SlackChat needs exactly one of options.token (a bot token) and options.webhookUrl (an incoming webhook)');
+      throw new TypeError(
+        'SlackChat needs exactly one of options.token (a bot token) and options.webhookUrl (an incoming webhook)',
+      );
     }
-    if (options.token !== undefined && !options.token) throw new TypeError('SlackChat options.token must not be empty');
+    if (options.token !== undefined && !options.token)
+      throw new TypeError('SlackChat options.token must not be empty');
     this.#token = options.token;
     this.#webhookUrl = options.webhookUrl;
     const base = options.baseUrl ?? 'https://slack.com/api/';
@@ -61,7 +64,12 @@ export class SlackChat implements ChatAdapter {
 
   /** Posts the message; resolves with Slack's message `ts` as `id` (none for a webhook). */
   async send(message: ChatMessage, options: CallOptions = {}): Promise<{ id?: string }> {
-    const common = { fetch: this.#fetch, policy: this.#policy, timeoutMs: this.#timeoutMs, signal: options.signal };
+    const common = {
+      fetch: this.#fetch,
+      policy: this.#policy,
+      timeoutMs: this.#timeoutMs,
+      signal: options.signal,
+    };
     if (this.#webhookUrl !== undefined) {
       const what = `Slack webhook post (channel "${message.channel}")`;
       await postJson({
@@ -79,7 +87,10 @@ export class SlackChat implements ChatAdapter {
       ...common,
       url: `${this.#baseUrl}chat.postMessage`,
       body: { channel: message.channel, text: message.message },
-      headers: { authorization: `Bearer ${this.#token ?? ''}`, 'content-type': 'application/json; charset=utf-8' },
+      headers: {
+        authorization: `Bearer ${this.#token ?? ''}`,
+        'content-type': 'application/json; charset=utf-8',
+      },
       what,
       interpret: (answer) => readPostMessageAnswer(answer, what),
     });
@@ -95,7 +106,11 @@ function readPostMessageAnswer(answer: PostAnswer, what: string): string | undef
   try {
     body = JSON.parse(answer.text) as typeof body;
   } catch {
-    throw upstreamError(`${what} failed: the answer is not JSON${snippet(answer.text)}`, answer.status, false);
+    throw upstreamError(
+      `${what} failed: the answer is not JSON${snippet(answer.text)}`,
+      answer.status,
+      false,
+    );
   }
   if (body?.ok === true) return typeof body.ts === 'string' ? body.ts : undefined;
   const code = typeof body?.error === 'string' ? body.error : 'unknown_error';
@@ -106,5 +121,9 @@ function readPostMessageAnswer(answer: PostAnswer, what: string): string | undef
 function readWebhookAnswer(answer: PostAnswer, what: string): void {
   if (answer.status >= 200 && answer.status < 300) return;
   const code = answer.text.trim() || `HTTP ${answer.status}`;
-  throw upstreamError(`${what} failed: HTTP ${answer.status}, Slack error "${code.slice(0, 200)}"`, answer.status, false);
+  throw upstreamError(
+    `${what} failed: HTTP ${answer.status}, Slack error "${code.slice(0, 200)}"`,
+    answer.status,
+    false,
+  );
 }

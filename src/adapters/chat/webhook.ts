@@ -39,7 +39,8 @@ export class WebhookChat implements ChatAdapter {
   readonly #timeoutMs: number | false;
 
   constructor(options: WebhookChatOptions) {
-    if (typeof options?.url !== 'string' || !options.url) throw new TypeError('WebhookChat needs options.url, the webhook address');
+    if (typeof options?.url !== 'string' || !options.url)
+      throw new TypeError('WebhookChat needs options.url, the webhook address');
     this.#url = options.url;
     this.#headers = { 'content-type': 'application/json; charset=utf-8', ...options.headers };
     this.#fetch = options.fetch;

@@ -25,22 +25,42 @@ export interface GoogleAnswer {
   data: unknown;
 }
 
-/** The Sheets v4 methods {@link GoogleSheets} uses (a `sheets_v4.Sheets` from `@googleapis/sheets`). */
+/** The Sheets v4 methods `GoogleSheets` uses (a `sheets_v4.Sheets` from `@googleapis/sheets`). */
 export interface SheetsClient {
   /** `spreadsheets.*` */
   spreadsheets: {
+    /** `spreadsheets.get`: sheet titles, ids and grid sizes. */
     get(params: { spreadsheetId: string; fields?: string }, options: GoogleCallConfig): Promise<GoogleAnswer>;
-    batchUpdate(params: { spreadsheetId: string; requestBody: object }, options: GoogleCallConfig): Promise<GoogleAnswer>;
+    /** `spreadsheets.batchUpdate`: structural and cell changes, applied all or none. */
+    batchUpdate(
+      params: { spreadsheetId: string; requestBody: object },
+      options: GoogleCallConfig,
+    ): Promise<GoogleAnswer>;
     /** `spreadsheets.values.*` */
     values: {
+      /** `spreadsheets.values.get`: one range. */
       get(
-        params: { spreadsheetId: string; range: string; valueRenderOption?: string; dateTimeRenderOption?: string; majorDimension?: string },
+        params: {
+          spreadsheetId: string;
+          range: string;
+          valueRenderOption?: string;
+          dateTimeRenderOption?: string;
+          majorDimension?: string;
+        },
         options: GoogleCallConfig,
       ): Promise<GoogleAnswer>;
+      /** `spreadsheets.values.batchGet`: several ranges in one request. */
       batchGet(
-        params: { spreadsheetId: string; ranges: string[]; valueRenderOption?: string; dateTimeRenderOption?: string; majorDimension?: string },
+        params: {
+          spreadsheetId: string;
+          ranges: string[];
+          valueRenderOption?: string;
+          dateTimeRenderOption?: string;
+          majorDimension?: string;
+        },
         options: GoogleCallConfig,
       ): Promise<GoogleAnswer>;
+      /** `spreadsheets.values.update`: overwrites a range. */
       update(
         params: { spreadsheetId: string; range: string; valueInputOption: string; requestBody: object },
         options: GoogleCallConfig,
@@ -49,10 +69,11 @@ export interface SheetsClient {
   };
 }
 
-/** The Drive v3 methods {@link GoogleDrive} uses (a `drive_v3.Drive` from `@googleapis/drive`). */
+/** The Drive v3 methods `GoogleDrive` uses (a `drive_v3.Drive` from `@googleapis/drive`). */
 export interface DriveClient {
   /** `files.*` */
   files: {
+    /** `files.create`: a multipart upload. */
     create(
       params: {
         requestBody: { name: string; parents?: string[]; mimeType?: string };
@@ -62,7 +83,11 @@ export interface DriveClient {
       },
       options: GoogleCallConfig,
     ): Promise<GoogleAnswer>;
-    get(params: { fileId: string; alt?: string; fields?: string; supportsAllDrives?: boolean }, options: GoogleCallConfig): Promise<GoogleAnswer>;
+    /** `files.get`: metadata, or the bytes with `alt: 'media'`. */
+    get(
+      params: { fileId: string; alt?: string; fields?: string; supportsAllDrives?: boolean },
+      options: GoogleCallConfig,
+    ): Promise<GoogleAnswer>;
   };
 }
 

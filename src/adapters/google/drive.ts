@@ -57,7 +57,10 @@ export class GoogleDrive implements FileStore {
    */
   async put(file: FileInput, options: CallOptions = {}): Promise<StoredFile> {
     const folder = file.folder ?? this.#options.folderId;
-    const requestBody: { name: string; parents?: string[]; mimeType: string } = { name: file.name, mimeType: file.contentType };
+    const requestBody: { name: string; parents?: string[]; mimeType: string } = {
+      name: file.name,
+      mimeType: file.contentType,
+    };
     if (folder) requestBody.parents = [folder];
     const bytes = file.data;
     const where = `"${file.name}"${folder ? ` into Drive folder "${folder}"` : ''}`;
@@ -66,7 +69,10 @@ export class GoogleDrive implements FileStore {
         {
           requestBody,
           // A fresh stream each attempt; one chunk, since Readable.from would iterate a Uint8Array byte by byte.
-          media: { mimeType: file.contentType, body: Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]) },
+          media: {
+            mimeType: file.contentType,
+            body: Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),
+          },
           fields: 'id,webViewLink',
           supportsAllDrives: true,
         },
@@ -75,22 +81,40 @@ export class GoogleDrive implements FileStore {
     );
     const data = (answer.data ?? {}) as { id?: string; webViewLink?: string };
     if (typeof data.webViewLink === 'string') return { url: data.webViewLink };
-    if (typeof data.id === 'string') return { url: `https://drive.google.com/file/d/${encodeURIComponent(data.id)}/view` };
-    throw new UpstreamError(`Drive answered the upload of ${where} without a file id or link`, undefined, { retryable: false });
+    if (typeof data.id === 'string')
+      return { url: `https://drive.google.com/file/d/${encodeURIComponent(data.id)}/view` };
+    throw new UpstreamError(`Drive answered the upload of ${where} without a file id or link`, undefined, {
+      retryable: false,
+    });
   }
 
   /** Downloads a file by its Drive link (`…/file/d/<id>/…` or `…?id=<id>`); `undefined` when it does not exist. */
-  async get(url: string, options: CallOptions = {}): Promise<{ data: Uint8Array; contentType: string } | undefined> {
+  async get(
+    url: string,
+    options: CallOptions = {},
+  ): Promise<{ data: Uint8Array; contentType: string } | undefined> {
     const fileId = fileIdOf(url);
     if (fileId === undefined) return undefined;
     try {
-      const meta = await this.#call(`lookup of file "${fileId}"`, undefined, options.signal, (client, config) =>
-        client.files.get({ fileId, fields: 'id,mimeType', supportsAllDrives: true }, config),
+      const meta = await this.#call(
+        `lookup of file "${fileId}"`,
+        undefined,
+        options.signal,
+        (client, config) =>
+          client.files.get({ fileId, fields: 'id,mimeType', supportsAllDrives: true }, config),
       );
-      const media = await this.#call(`download of file "${fileId}"`, undefined, options.signal, (client, config) =>
-        client.files.get({ fileId, alt: 'media', supportsAllDrives: true }, { ...config, responseType: 'arraybuffer' }),
+      const media = await this.#call(
+        `download of file "${fileId}"`,
+        undefined,
+        options.signal,
+        (client, config) =>
+          client.files.get(
+            { fileId, alt: 'media', supportsAllDrives: true },
+            { ...config, responseType: 'arraybuffer' },
+          ),
       );
-      const contentType = (meta.data as { mimeType?: string } | undefined)?.mimeType ?? 'application/octet-stream';
+      const contentType =
+        (meta.data as { mimeType?: string } | undefined)?.mimeType ?? 'application/octet-stream';
       return { data: toBytes(media.data), contentType };
     } catch (error) {
       if (error instanceof UpstreamError && error.status === 404) return undefined;
@@ -109,7 +133,11 @@ export class GoogleDrive implements FileStore {
     if (signal) config.signal = signal;
     if (this.#options.rootUrl !== undefined) config.rootUrl = this.#options.rootUrl;
     try {
-      return await withRetry(() => run(client, config), { policy: this.#policy, signal, classify: (error) => classifySafe(readGoogleError(error)) });
+      return await withRetry(() => run(client, config), {
+        policy: this.#policy,
+        signal,
+        classify: (error) => classifySafe(readGoogleError(error)),
+      });
     } catch (error) {
       if ((error as Error)?.name === 'CancelledError') throw error;
       throw driveError(error, what, folder);
@@ -117,7 +145,11 @@ export class GoogleDrive implements FileStore {
   }
 
   #getClient(): Promise<DriveClient> {
-    this.#client ??= importOptional('@googleapis/drive', 'GoogleDrive (stepwire/google)', () => import('@googleapis/drive')).then((module) => {
+    this.#client ??= importOptional(
+      '@googleapis/drive',
+      'GoogleDrive (stepwire/google)',
+      () => import('@googleapis/drive'),
+    ).then((module) => {
       const factory = namedExport<(options: object) => DriveClient>(module, 'drive');
       const options: Record<string, unknown> = { version: 'v3', retry: false };
       if (this.#options.auth !== undefined) options.auth = this.#options.auth;

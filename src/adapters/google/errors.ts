@@ -22,7 +22,14 @@ export interface GoogleFailure {
   rateLimited: boolean;
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_INVALID_URL']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ERR_INVALID_URL',
+]);
 const RATE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'RESOURCE_EXHAUSTED']);
 
 interface GaxiosLike {
@@ -49,7 +56,8 @@ export function readGoogleError(error: unknown): GoogleFailure {
       if (item && typeof item.reason === 'string') reasons.push(item.reason);
     }
   } else if (typeof googleError === 'string') {
-    message = typeof body?.error_description === 'string' ? `${googleError}: ${body.error_description}` : googleError;
+    message =
+      typeof body?.error_description === 'string' ? `${googleError}: ${body.error_description}` : googleError;
   }
   if (reason) reasons.push(reason);
   const failure: GoogleFailure = {
@@ -72,7 +80,10 @@ export function readGoogleError(error: unknown): GoogleFailure {
 /** Retry verdict for calls safe to repeat (reads, idempotent writes): rate limits, 408, 5xx and network failures. @internal */
 export function classifySafe(failure: GoogleFailure): RetryVerdict {
   const retry =
-    failure.rateLimited || failure.status === 408 || (failure.status !== undefined && failure.status >= 500) || failure.status === undefined;
+    failure.rateLimited ||
+    failure.status === 408 ||
+    (failure.status !== undefined && failure.status >= 500) ||
+    failure.status === undefined;
   return failure.afterMs === undefined ? { retry } : { retry, afterMs: failure.afterMs };
 }
 
@@ -87,7 +98,8 @@ export function outcomeUnknown(failure: GoogleFailure): boolean {
 
 /** `HTTP 400 INVALID_ARGUMENT: message` or `network error ECONNRESET: message`. @internal */
 export function describeFailure(failure: GoogleFailure): string {
-  if (failure.status === undefined) return `no answer (${failure.reason ?? 'network error'}: ${failure.message})`;
+  if (failure.status === undefined)
+    return `no answer (${failure.reason ?? 'network error'}: ${failure.message})`;
   return `HTTP ${failure.status}${failure.reason ? ` ${failure.reason}` : ''}: ${failure.message}`;
 }
 

@@ -18,5 +18,11 @@
  */
 export { GoogleSheets, type GoogleSheetsOptions } from './sheets.js';
 export { GoogleDrive, type GoogleDriveOptions } from './drive.js';
-export type { SheetsClient, DriveClient, GoogleCallConfig, GoogleAnswer, GoogleAuthInput } from './clients.js';
+export type {
+  SheetsClient,
+  DriveClient,
+  GoogleCallConfig,
+  GoogleAnswer,
+  GoogleAuthInput,
+} from './clients.js';
 export type { RetryOptions } from '../chat/retry.js';

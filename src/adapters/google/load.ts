@@ -27,7 +27,12 @@ export async function importOptional<T>(name: string, user: string, load: () => 
 function isModuleMissing(error: unknown, name: string): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Cannot find (module|package)/.test(message)) && message.includes(name);
+  return (
+    (code === 'ERR_MODULE_NOT_FOUND' ||
+      code === 'MODULE_NOT_FOUND' ||
+      /Cannot find (module|package)/.test(message)) &&
+    message.includes(name)
+  );
 }
 
 /** The module's named export, also when a CJS package arrives as `{ default: exports }`. @internal */

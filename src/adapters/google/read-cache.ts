@@ -33,7 +33,11 @@ export class ReadCache {
   }
 
   set(ref: SheetRef, a1: string, rows: CellRows): void {
-    this.#entries.set(cacheKey(ref.spreadsheet_id, a1), { expires: Date.now() + this.#ttlMs, rows: copyRows(rows), sheet: sheetKey(ref) });
+    this.#entries.set(cacheKey(ref.spreadsheet_id, a1), {
+      expires: Date.now() + this.#ttlMs,
+      rows: copyRows(rows),
+      sheet: sheetKey(ref),
+    });
   }
 
   /** Drops every entry of a sheet. */

@@ -1,5 +1,5 @@
 /**
- * Appends for {@link GoogleSheets}: rows inserted exactly at the requested row in one atomic
+ * Appends for `GoogleSheets`: rows inserted exactly at the requested row in one atomic
  * `spreadsheets.batchUpdate`, and a read-back check when the outcome of an attempt is unknown.
  *
  * Why not `values.append`: it looks for a "table" in the given range and writes after that table's
@@ -30,7 +30,13 @@ export interface AppendDeps {
   /** Fresh grid properties of the target sheet (a missing sheet throws `sheet_not_found`). */
   properties(signal: AbortSignal | undefined): Promise<SheetProperties>;
   /** Reads a fixed box of the target sheet. */
-  readBox(row: number, col: number, rows: number, cols: number, signal: AbortSignal | undefined): Promise<CellRows>;
+  readBox(
+    row: number,
+    col: number,
+    rows: number,
+    cols: number,
+    signal: AbortSignal | undefined,
+  ): Promise<CellRows>;
   /** One `spreadsheets.batchUpdate`, not retried. */
   batchUpdate(requestBody: object, signal: AbortSignal | undefined): Promise<GoogleAnswer>;
   /** Turns a final failure into a stepwire error. */
@@ -56,7 +62,10 @@ export async function appendRows(deps: AppendDeps, request: AppendRequest): Prom
       return;
     } catch (error) {
       if (signal?.aborted) {
-        throw new CancelledError(`The append of ${where} was cancelled while in flight; the rows may or may not have been inserted`, { cause: error });
+        throw new CancelledError(
+          `The append of ${where} was cancelled while in flight; the rows may or may not have been inserted`,
+          { cause: error },
+        );
       }
       const failure = readGoogleError(error);
       const last = attempt >= policy.attempts;
@@ -85,7 +94,13 @@ export async function appendRows(deps: AppendDeps, request: AppendRequest): Prom
 }
 
 /** Whether an attempt with an unknown outcome was applied: our rows at the target and the grid grown by exactly our rows. */
-async function verify(deps: AppendDeps, request: AppendRequest, before: SheetProperties, expectedRowCount: number, width: number): Promise<Check> {
+async function verify(
+  deps: AppendDeps,
+  request: AppendRequest,
+  before: SheetProperties,
+  expectedRowCount: number,
+  width: number,
+): Promise<Check> {
   try {
     const after = await deps.properties(deps.signal);
     if (after.rowCount === before.rowCount) return 'absent';
@@ -104,16 +119,33 @@ function buildRequests(grid: SheetProperties, request: AppendRequest, width: num
   if (request.row < grid.rowCount) {
     requests.push({
       insertDimension: {
-        range: { sheetId: grid.sheetId, dimension: 'ROWS', startIndex: request.row, endIndex: request.row + count },
+        range: {
+          sheetId: grid.sheetId,
+          dimension: 'ROWS',
+          startIndex: request.row,
+          endIndex: request.row + count,
+        },
         inheritFromBefore: request.row > 0,
       },
     });
   } else {
     // Past the grid's end nothing moves: grow the grid up to and including the new rows.
-    requests.push({ appendDimension: { sheetId: grid.sheetId, dimension: 'ROWS', length: request.row + count - grid.rowCount } });
+    requests.push({
+      appendDimension: {
+        sheetId: grid.sheetId,
+        dimension: 'ROWS',
+        length: request.row + count - grid.rowCount,
+      },
+    });
   }
   if (request.col + width > grid.columnCount) {
-    requests.push({ appendDimension: { sheetId: grid.sheetId, dimension: 'COLUMNS', length: request.col + width - grid.columnCount } });
+    requests.push({
+      appendDimension: {
+        sheetId: grid.sheetId,
+        dimension: 'COLUMNS',
+        length: request.col + width - grid.columnCount,
+      },
+    });
   }
   requests.push({
     updateCells: {
@@ -128,7 +160,10 @@ function buildRequests(grid: SheetProperties, request: AppendRequest, width: num
 /** A cell as `CellData`: typed values, so a string starting with `=` stays a string (never a formula). */
 function cellData(value: CellValue): object {
   if (value === null || value === '') return {};
-  if (typeof value === 'number') return Number.isFinite(value) ? { userEnteredValue: { numberValue: value } } : { userEnteredValue: { stringValue: String(value) } };
+  if (typeof value === 'number')
+    return Number.isFinite(value)
+      ? { userEnteredValue: { numberValue: value } }
+      : { userEnteredValue: { stringValue: String(value) } };
   if (typeof value === 'boolean') return { userEnteredValue: { boolValue: value } };
   return { userEnteredValue: { stringValue: value } };
 }

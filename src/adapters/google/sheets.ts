@@ -4,7 +4,16 @@
  */
 import { SheetError, UpstreamError } from '../../errors/index.js';
 import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '../chat/retry.js';
-import type { AppendRequest, CallOptions, CellRows, CellValue, RangeRequest, SheetRef, SpreadsheetAdapter, WriteRequest } from '../types.js';
+import type {
+  AppendRequest,
+  CallOptions,
+  CellRows,
+  CellValue,
+  RangeRequest,
+  SheetRef,
+  SpreadsheetAdapter,
+  WriteRequest,
+} from '../types.js';
 import { boxA1, rangeA1 } from './a1.js';
 import type { GoogleAnswer, GoogleAuthInput, GoogleCallConfig, SheetsClient } from './clients.js';
 import { classifySafe, describeFailure, readGoogleError } from './errors.js';
@@ -40,7 +49,11 @@ export interface GoogleSheetsOptions {
 /** Location of a failure: spreadsheet, sheet and A1 range. @internal */
 export type SheetLocation = { spreadsheet_id: string; sheet_name: string; range?: string };
 
-const READ_OPTIONS = { valueRenderOption: 'UNFORMATTED_VALUE', dateTimeRenderOption: 'FORMATTED_STRING', majorDimension: 'ROWS' };
+const READ_OPTIONS = {
+  valueRenderOption: 'UNFORMATTED_VALUE',
+  dateTimeRenderOption: 'FORMATTED_STRING',
+  majorDimension: 'ROWS',
+};
 const PROPERTIES_FIELDS = 'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))';
 
 /**
@@ -69,7 +82,9 @@ export class GoogleSheets implements SpreadsheetAdapter {
     this.#policy = normalizeRetry(options.retry);
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     if (options.cache !== undefined && !(Number.isFinite(options.cache.ttlMs) && options.cache.ttlMs >= 0)) {
-      throw new TypeError(`cache.ttlMs must be a number of ms of at least 0, got ${String(options.cache.ttlMs)}`);
+      throw new TypeError(
+        `cache.ttlMs must be a number of ms of at least 0, got ${String(options.cache.ttlMs)}`,
+      );
     }
     this.#cache = options.cache && options.cache.ttlMs > 0 ? new ReadCache(options.cache.ttlMs) : undefined;
     if (options.client) this.#client = Promise.resolve(options.client);
@@ -77,7 +92,9 @@ export class GoogleSheets implements SpreadsheetAdapter {
 
   /** Reads ranges; ranges of one spreadsheet go in one `values.batchGet`. Empty cells read as `null`. */
   async read(ranges: readonly RangeRequest[], options: CallOptions = {}): Promise<CellRows[]> {
-    const results: (CellRows | undefined)[] = ranges.map((range) => (range.rows === 0 || range.cols === 0 ? [] : undefined));
+    const results: (CellRows | undefined)[] = ranges.map((range) =>
+      range.rows === 0 || range.cols === 0 ? [] : undefined,
+    );
     const groups = new Map<string, { index: number; range: RangeRequest; a1: string }[]>();
     ranges.forEach((range, index) => {
       if (results[index] !== undefined) return;
@@ -113,9 +130,16 @@ export class GoogleSheets implements SpreadsheetAdapter {
           readBox: (row, col, rows, cols, signal) => this.#readBox(request, row, col, rows, cols, signal),
           batchUpdate: async (requestBody, signal) => {
             const client = await this.#getClient();
-            return client.spreadsheets.batchUpdate({ spreadsheetId: request.spreadsheet_id, requestBody }, this.#config(signal));
+            return client.spreadsheets.batchUpdate(
+              { spreadsheetId: request.spreadsheet_id, requestBody },
+              this.#config(signal),
+            );
           },
-          fail: (error, what) => this.#mapError(error, what, { ...location(request), range: boxA1(request, request.row, request.col, request.values.length, 1) }),
+          fail: (error, what) =>
+            this.#mapError(error, what, {
+              ...location(request),
+              range: boxA1(request, request.row, request.col, request.values.length, 1),
+            }),
         },
         request,
       );
@@ -133,7 +157,12 @@ export class GoogleSheets implements SpreadsheetAdapter {
     const update = (): Promise<GoogleAnswer> =>
       this.#call('write', { ...location(request), range }, options.signal, (client, config) =>
         client.spreadsheets.values.update(
-          { spreadsheetId: request.spreadsheet_id, range, valueInputOption: 'RAW', requestBody: { range, majorDimension: 'ROWS', values } },
+          {
+            spreadsheetId: request.spreadsheet_id,
+            range,
+            valueInputOption: 'RAW',
+            requestBody: { range, majorDimension: 'ROWS', values },
+          },
           config,
         ),
       );
@@ -143,7 +172,12 @@ export class GoogleSheets implements SpreadsheetAdapter {
       } catch (error) {
         // values.update refuses cells past the grid; grow it the way the memory adapter grows, then write.
         if (!(error instanceof SheetError && /exceeds grid limits/i.test(error.message))) throw error;
-        await this.#growGrid(request, request.row + request.values.length, request.col + width, options.signal);
+        await this.#growGrid(
+          request,
+          request.row + request.values.length,
+          request.col + width,
+          options.signal,
+        );
         await update();
       }
     } finally {
@@ -151,7 +185,11 @@ export class GoogleSheets implements SpreadsheetAdapter {
     }
   }
 
-  async #fetchRanges(spreadsheetId: string, group: { range: RangeRequest; a1: string }[], signal?: AbortSignal): Promise<CellRows[]> {
+  async #fetchRanges(
+    spreadsheetId: string,
+    group: { range: RangeRequest; a1: string }[],
+    signal?: AbortSignal,
+  ): Promise<CellRows[]> {
     const first = group[0]!.range;
     if (group.length === 1) {
       const a1 = group[0]!.a1;
@@ -165,15 +203,28 @@ export class GoogleSheets implements SpreadsheetAdapter {
       'read',
       { ...location(first), range: ranges.join(', ') },
       signal,
-      (client, config) => client.spreadsheets.values.batchGet({ spreadsheetId, ranges, ...READ_OPTIONS }, config),
+      (client, config) =>
+        client.spreadsheets.values.batchGet({ spreadsheetId, ranges, ...READ_OPTIONS }, config),
       (message) => group.find((item) => message.includes(item.a1))?.range,
     );
-    const valueRanges = (answer.data as { valueRanges?: { values?: unknown }[] } | undefined)?.valueRanges ?? [];
+    const valueRanges =
+      (answer.data as { valueRanges?: { values?: unknown }[] } | undefined)?.valueRanges ?? [];
     return group.map((_, i) => toRows(valueRanges[i]?.values));
   }
 
-  async #readBox(ref: SheetRef, row: number, col: number, rows: number, cols: number, signal?: AbortSignal): Promise<CellRows> {
-    const [read] = await this.#fetchRanges(ref.spreadsheet_id, [{ range: { ...ref, row, col, rows, cols }, a1: boxA1(ref, row, col, rows, cols) }], signal);
+  async #readBox(
+    ref: SheetRef,
+    row: number,
+    col: number,
+    rows: number,
+    cols: number,
+    signal?: AbortSignal,
+  ): Promise<CellRows> {
+    const [read] = await this.#fetchRanges(
+      ref.spreadsheet_id,
+      [{ range: { ...ref, row, col, rows, cols }, a1: boxA1(ref, row, col, rows, cols) }],
+      signal,
+    );
     return read ?? [];
   }
 
@@ -184,7 +235,11 @@ export class GoogleSheets implements SpreadsheetAdapter {
     const sheets = (answer.data as { sheets?: { properties?: any }[] } | undefined)?.sheets ?? [];
     const properties = sheets.map((sheet) => sheet.properties).find((p) => p?.title === ref.sheet_name);
     if (!properties) {
-      throw new SheetError(`sheet "${ref.sheet_name}" does not exist in spreadsheet "${ref.spreadsheet_id}"`, location(ref), { code: 'sheet_not_found' });
+      throw new SheetError(
+        `sheet "${ref.sheet_name}" does not exist in spreadsheet "${ref.spreadsheet_id}"`,
+        location(ref),
+        { code: 'sheet_not_found' },
+      );
     }
     return {
       sheetId: Number(properties.sheetId ?? 0),
@@ -196,13 +251,22 @@ export class GoogleSheets implements SpreadsheetAdapter {
   async #growGrid(ref: SheetRef, rows: number, cols: number, signal?: AbortSignal): Promise<void> {
     const grid = await this.#properties(ref, signal);
     const requests: object[] = [];
-    if (rows > grid.rowCount) requests.push({ appendDimension: { sheetId: grid.sheetId, dimension: 'ROWS', length: rows - grid.rowCount } });
-    if (cols > grid.columnCount) requests.push({ appendDimension: { sheetId: grid.sheetId, dimension: 'COLUMNS', length: cols - grid.columnCount } });
+    if (rows > grid.rowCount)
+      requests.push({
+        appendDimension: { sheetId: grid.sheetId, dimension: 'ROWS', length: rows - grid.rowCount },
+      });
+    if (cols > grid.columnCount)
+      requests.push({
+        appendDimension: { sheetId: grid.sheetId, dimension: 'COLUMNS', length: cols - grid.columnCount },
+      });
     if (requests.length === 0) return;
     // Only one attempt: appendDimension is not idempotent, and a lost answer just means a bigger grid.
     const client = await this.#getClient();
     try {
-      await client.spreadsheets.batchUpdate({ spreadsheetId: ref.spreadsheet_id, requestBody: { requests } }, this.#config(signal));
+      await client.spreadsheets.batchUpdate(
+        { spreadsheetId: ref.spreadsheet_id, requestBody: { requests } },
+        this.#config(signal),
+      );
     } catch (error) {
       throw this.#mapError(error, 'write', location(ref));
     }
@@ -224,7 +288,12 @@ export class GoogleSheets implements SpreadsheetAdapter {
         classify: (error) => classifySafe(readGoogleError(error)),
       });
     } catch (error) {
-      if (error instanceof SheetError || error instanceof UpstreamError || (error as Error)?.name === 'CancelledError') throw error;
+      if (
+        error instanceof SheetError ||
+        error instanceof UpstreamError ||
+        (error as Error)?.name === 'CancelledError'
+      )
+        throw error;
       const named = locate?.(readGoogleError(error).message);
       throw this.#mapError(error, what, named ? { ...location(named), range: rangeA1(named) } : where);
     }
@@ -237,12 +306,21 @@ export class GoogleSheets implements SpreadsheetAdapter {
   }
 
   #mapError(error: unknown, what: string, where: SheetLocation): Error {
-    if (error instanceof SheetError || error instanceof UpstreamError || (error as Error)?.name === 'CancelledError') return error as Error;
+    if (
+      error instanceof SheetError ||
+      error instanceof UpstreamError ||
+      (error as Error)?.name === 'CancelledError'
+    )
+      return error as Error;
     return sheetsError(readGoogleError(error), what, where, error);
   }
 
   #getClient(): Promise<SheetsClient> {
-    this.#client ??= importOptional('@googleapis/sheets', 'GoogleSheets (stepwire/google)', () => import('@googleapis/sheets')).then((module) => {
+    this.#client ??= importOptional(
+      '@googleapis/sheets',
+      'GoogleSheets (stepwire/google)',
+      () => import('@googleapis/sheets'),
+    ).then((module) => {
       const factory = namedExport<(options: object) => SheetsClient>(module, 'sheets');
       const options: Record<string, unknown> = { version: 'v4', retry: false };
       if (this.#options.auth !== undefined) options.auth = this.#options.auth;
@@ -255,21 +333,36 @@ export class GoogleSheets implements SpreadsheetAdapter {
 }
 
 /** A googleapis failure as a stepwire error naming spreadsheet, sheet and range. @internal */
-export function sheetsError(failure: ReturnType<typeof readGoogleError>, what: string, where: SheetLocation, cause: unknown): Error {
+export function sheetsError(
+  failure: ReturnType<typeof readGoogleError>,
+  what: string,
+  where: SheetLocation,
+  cause: unknown,
+): Error {
   const place = `spreadsheet "${where.spreadsheet_id}", sheet "${where.sheet_name}"${where.range ? `, range ${where.range}` : ''}`;
   const said = describeFailure(failure);
   const { status } = failure;
   if (classifySafe(failure).retry && status !== 401) {
-    return new UpstreamError(`Google Sheets ${what} of ${place} failed: ${said}`, status, { cause, retryable: true });
+    return new UpstreamError(`Google Sheets ${what} of ${place} failed: ${said}`, status, {
+      cause,
+      retryable: true,
+    });
   }
   if (status === 404) {
-    return new SheetError(`spreadsheet "${where.spreadsheet_id}" was not found (${said})`, where, { code: 'sheet_not_found', cause });
-  }
-  if (status === 400 && /unable to parse range/i.test(failure.message)) {
-    return new SheetError(`sheet "${where.sheet_name}" does not exist in spreadsheet "${where.spreadsheet_id}" (${said})`, where, {
+    return new SheetError(`spreadsheet "${where.spreadsheet_id}" was not found (${said})`, where, {
       code: 'sheet_not_found',
       cause,
     });
+  }
+  if (status === 400 && /unable to parse range/i.test(failure.message)) {
+    return new SheetError(
+      `sheet "${where.sheet_name}" does not exist in spreadsheet "${where.spreadsheet_id}" (${said})`,
+      where,
+      {
+        code: 'sheet_not_found',
+        cause,
+      },
+    );
   }
   if (status === 403) {
     return new SheetError(
@@ -280,7 +373,10 @@ export function sheetsError(failure: ReturnType<typeof readGoogleError>, what: s
     );
   }
   if (status === 401) {
-    return new UpstreamError(`Google Sheets refused the credentials for ${place}: ${said}`, status, { cause, retryable: false });
+    return new UpstreamError(`Google Sheets refused the credentials for ${place}: ${said}`, status, {
+      cause,
+      retryable: false,
+    });
   }
   return new SheetError(`Google Sheets ${what} of ${place} failed: ${said}`, where, { cause });
 }

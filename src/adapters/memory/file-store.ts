@@ -34,9 +34,17 @@ export class MemoryFileStore implements FileStore {
 
   /** Stores a copy of the file; the same folder and name replace the earlier file. */
   put(file: FileInput): StoredFile {
-    const path = [file.folder, file.name].filter((part): part is string => !!part).map(encodeURIComponent).join('/');
+    const path = [file.folder, file.name]
+      .filter((part): part is string => !!part)
+      .map(encodeURIComponent)
+      .join('/');
     const url = this.#baseUrl + path;
-    const stored: MemoryFile = { url, name: file.name, contentType: file.contentType, data: file.data.slice() };
+    const stored: MemoryFile = {
+      url,
+      name: file.name,
+      contentType: file.contentType,
+      data: file.data.slice(),
+    };
     if (file.folder !== undefined) stored.folder = file.folder;
     this.#files.set(url, stored);
     return { url };

@@ -1,5 +1,13 @@
 import { SheetError } from '../../errors/index.js';
-import type { AppendRequest, CellRows, CellValue, RangeRequest, SheetRef, SpreadsheetAdapter, WriteRequest } from '../types.js';
+import type {
+  AppendRequest,
+  CellRows,
+  CellValue,
+  RangeRequest,
+  SheetRef,
+  SpreadsheetAdapter,
+  WriteRequest,
+} from '../types.js';
 
 /** Seed data of {@link MemorySpreadsheets}: spreadsheet id -> sheet name -> rows of cells. */
 export type SpreadsheetSeed = Record<string, Record<string, CellValue[][]>>;
@@ -26,13 +34,19 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
   setSheet(spreadsheetId: string, sheetName: string, rows: CellValue[][]): void {
     let book = this.#books.get(spreadsheetId);
     if (!book) this.#books.set(spreadsheetId, (book = new Map()));
-    book.set(sheetName, rows.map((row) => row.slice()));
+    book.set(
+      sheetName,
+      rows.map((row) => row.slice()),
+    );
     this.#touch({ spreadsheet_id: spreadsheetId, sheet_name: sheetName });
   }
 
   /** A copy of every row of a sheet, as held now; `undefined` when there is no such sheet. */
   cells(spreadsheetId: string, sheetName: string): CellValue[][] | undefined {
-    return this.#books.get(spreadsheetId)?.get(sheetName)?.map((row) => row.slice());
+    return this.#books
+      .get(spreadsheetId)
+      ?.get(sheetName)
+      ?.map((row) => row.slice());
   }
 
   /** Reads ranges. */
@@ -44,7 +58,11 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
       for (let r = range.row; r < rowEnd; r++) {
         const row = sheet[r] ?? [];
         const colEnd = range.cols === undefined ? row.length : Math.min(row.length, range.col + range.cols);
-        out.push(range.col === 0 && colEnd === row.length ? row.slice() : row.slice(range.col, Math.max(range.col, colEnd)));
+        out.push(
+          range.col === 0 && colEnd === row.length
+            ? row.slice()
+            : row.slice(range.col, Math.max(range.col, colEnd)),
+        );
       }
       return out;
     });
@@ -86,11 +104,17 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
   #sheet(ref: SheetRef): CellValue[][] {
     const book = this.#books.get(ref.spreadsheet_id);
     if (!book) {
-      throw new SheetError(`spreadsheet "${ref.spreadsheet_id}" does not exist`, ref, { code: 'sheet_not_found' });
+      throw new SheetError(`spreadsheet "${ref.spreadsheet_id}" does not exist`, ref, {
+        code: 'sheet_not_found',
+      });
     }
     const sheet = book.get(ref.sheet_name);
     if (!sheet) {
-      throw new SheetError(`sheet "${ref.sheet_name}" does not exist in spreadsheet "${ref.spreadsheet_id}"`, ref, { code: 'sheet_not_found' });
+      throw new SheetError(
+        `sheet "${ref.sheet_name}" does not exist in spreadsheet "${ref.spreadsheet_id}"`,
+        ref,
+        { code: 'sheet_not_found' },
+      );
     }
     return sheet;
   }

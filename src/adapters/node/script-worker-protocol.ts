@@ -13,6 +13,8 @@ export interface ScriptWorkerRequest {
   input: Omit<ScriptInput, 'signal'>;
 }
 
-/** The answer to one request. @internal */
+/** The answer to one request, or the thread saying it is ready for work. @internal */
 export type ScriptWorkerReply =
-  { id: number; ok: true; result: ScriptResult } | { id: number; ok: false; error: WireError };
+  | { ready: true }
+  | { id: number; ok: true; result: ScriptResult }
+  | { id: number; ok: false; error: WireError };

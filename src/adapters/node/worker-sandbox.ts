@@ -4,6 +4,7 @@
  * @module
  */
 
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { LimitError, StepwireError } from '../../errors/index.js';
@@ -23,6 +24,12 @@ export interface WorkerSandboxOptions {
   workerUrl?: URL;
 }
 
+/** How to start a worker: a file URL, or code evaluated in the thread. */
+interface Entry {
+  script: URL | string;
+  eval: boolean;
+}
+
 interface Job {
   id: number;
   input: ScriptInput;
@@ -32,6 +39,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Set once the thread has loaded QuickJS; the kill timer only covers script time. */
+  ready: boolean;
   job: (Job & { cleanup: () => void }) | undefined;
 }
 
@@ -52,7 +61,7 @@ export class WorkerSandbox implements ScriptSandbox {
   readonly #poolSize: number;
   readonly #killGraceMs: number;
   readonly #resourceLimits: ResourceLimits;
-  readonly #entry: { url: URL; execArgv: string[] };
+  readonly #entry: Entry;
   readonly #slots = new Set<Slot>();
   readonly #queue: Job[] = [];
   #nextId = 1;
@@ -62,7 +71,8 @@ export class WorkerSandbox implements ScriptSandbox {
     this.#poolSize = Math.max(1, Math.floor(options.poolSize ?? 1));
     this.#killGraceMs = options.killGraceMs ?? 1000;
     this.#resourceLimits = options.resourceLimits ?? DEFAULT_RESOURCE_LIMITS;
-    this.#entry = options.workerUrl === undefined ? defaultEntry() : { url: options.workerUrl, execArgv: [] };
+    this.#entry =
+      options.workerUrl === undefined ? defaultEntry() : { script: options.workerUrl, eval: false };
   }
 
   /** Runs the script in a worker thread; see `ScriptSandbox.run`. */
@@ -89,25 +99,35 @@ export class WorkerSandbox implements ScriptSandbox {
 
   #dispatch(): void {
     while (this.#queue.length > 0) {
-      let slot = [...this.#slots].find((candidate) => candidate.job === undefined);
-      if (slot === undefined) {
-        if (this.#slots.size >= this.#poolSize) return;
-        slot = this.#spawn();
+      const slots = [...this.#slots];
+      const idle = slots.find((slot) => slot.ready && slot.job === undefined);
+      if (idle !== undefined) {
+        this.#start(idle, this.#queue.shift() as Job);
+        continue;
       }
-      this.#start(slot, this.#queue.shift() as Job);
+      // Start threads up to the pool size while runs wait; each takes the queue once ready.
+      const starting = slots.filter((slot) => !slot.ready).length;
+      if (starting >= this.#queue.length || this.#slots.size >= this.#poolSize) return;
+      this.#spawn();
     }
   }
 
   #spawn(): Slot {
-    const worker = new Worker(this.#entry.url, {
-      execArgv: this.#entry.execArgv,
+    const worker = new Worker(this.#entry.script, {
+      eval: this.#entry.eval,
+      execArgv: [],
       resourceLimits: this.#resourceLimits,
       stdout: false,
       stderr: false,
     });
-    const slot: Slot = { worker, job: undefined };
+    const slot: Slot = { worker, ready: false, job: undefined };
     worker.unref();
     worker.on('message', (reply: ScriptWorkerReply) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        this.#dispatch();
+        return;
+      }
       const job = slot.job;
       if (job === undefined || job.id !== reply.id) return;
       this.#finish(slot);
@@ -179,10 +199,16 @@ export class WorkerSandbox implements ScriptSandbox {
   }
 }
 
-/** `script-worker.js` beside this module; under the TypeScript sources, the `.ts` file through tsx. */
-function defaultEntry(): { url: URL; execArgv: string[] } {
+/**
+ * `script-worker.js` beside this module. Under the TypeScript sources (tests), a small eval'd
+ * bootstrap registers tsx in the thread and imports `script-worker.ts`.
+ */
+function defaultEntry(): Entry {
   const here = typeof __filename === 'string' ? pathToFileURL(__filename).href : import.meta.url;
-  if (/\.[cm]?ts$/.test(here))
-    return { url: new URL('./script-worker.ts', here), execArgv: ['--import', 'tsx'] };
-  return { url: new URL('./script-worker.js', here), execArgv: [] };
+  if (!/\.[cm]?ts$/.test(here)) return { script: new URL('./script-worker.js', here), eval: false };
+  const worker = new URL('./script-worker.ts', here).href;
+  const tsxPackage = pathToFileURL(createRequire(here).resolve('tsx/package.json'));
+  const tsxApi = new URL('./dist/esm/api/index.mjs', tsxPackage).href;
+  const code = `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(worker)}); });`;
+  return { script: code, eval: true };
 }

@@ -11,6 +11,13 @@ import { compileLogicKeywords } from './keywords-logic.js';
 import { compileObjectKeywords } from './keywords-object.js';
 import { compileAnyValueKeywords, compileNumberKeywords, compileStringKeywords } from './keywords-value.js';
 import {
+  childPointer,
+  createRefCheck,
+  findReferenceLoop,
+  resolveReference,
+  toPointer,
+} from './references.js';
+import {
   ALWAYS,
   allOfChecks,
   readSchemaMap,
@@ -23,8 +30,8 @@ import {
 /** Deepest nesting of schema objects accepted. @internal */
 export const MAX_SCHEMA_DEPTH = 64;
 
-/** Most `$ref`s followed within one another while validating one value (deeply nested data). @internal */
-export const MAX_REF_DEPTH = 400;
+/** Most schema objects in one document (a JavaScript schema may share sub-objects). @internal */
+export const MAX_SCHEMA_NODES = 50_000;
 
 /** Keywords that only annotate, with the JavaScript type their value must have. */
 const ANNOTATIONS: Readonly<Record<string, 'string' | 'boolean' | 'array' | 'any'>> = {
@@ -119,19 +126,6 @@ interface Entry {
   refs: Set<string>;
 }
 
-let refDepth = 0;
-
-function toPointer(segments: readonly SchemaSegment[]): string {
-  let pointer = '';
-  for (const segment of segments) pointer = childPointer(pointer, segment);
-  return pointer;
-}
-
-function childPointer(pointer: string, segment: SchemaSegment): string {
-  const text = String(segment);
-  return `${pointer}/${text.includes('~') || text.includes('/') ? text.replaceAll('~', '~0').replaceAll('/', '~1') : text}`;
-}
-
 function schemaLevels(segments: readonly SchemaSegment[]): number {
   let levels = 0;
   for (let i = 0; i < segments.length; i += 1) {
@@ -143,12 +137,14 @@ function schemaLevels(segments: readonly SchemaSegment[]): number {
 
 /** Compiles one schema document; `issues` lists every problem with the schema itself. @internal */
 export class SchemaCompiler {
+  /** Every problem found in the schema. */
   readonly issues: Issue[] = [];
   readonly #root: unknown;
   readonly #prefix: string;
   /** @internal */
   readonly _entries = new Map<string, Entry>();
   readonly #pending: Entry[] = [];
+  #nodes = 0;
 
   constructor(root: unknown, prefix: string) {
     this.#root = root;
@@ -190,6 +186,11 @@ export class SchemaCompiler {
     const entry = this.#entry(segments, schema, pointer);
     if (entry.check !== null) return entry.check;
     entry.check = ALWAYS; // a structural walk reaches each location once; this only guards re-entry
+    this.#nodes += 1;
+    if (this.#nodes === MAX_SCHEMA_NODES + 1) {
+      this._fail(segments, `the schema has more than ${MAX_SCHEMA_NODES} schema objects`, 'schema_too_large');
+    }
+    if (this.#nodes > MAX_SCHEMA_NODES) return entry.check;
     if (schema === true) return entry.check;
     if (schema === false) {
       entry.check = function checkFalse(_value, path, out) {
@@ -248,95 +249,28 @@ export class SchemaCompiler {
   }
 
   _ref(reference: string, segments: readonly SchemaSegment[], from: Entry): Check {
-    const at = [...segments, '$ref'];
-    if (!reference.startsWith('#')) {
-      this._fail(
-        at,
-        `"$ref" "${reference}" is not supported: only local references such as "#/$defs/name" are`,
-        'unsupported_keyword',
-      );
+    const resolved = resolveReference(this.#root, reference);
+    if (!resolved.ok) {
+      this._fail([...segments, '$ref'], resolved.message, resolved.code);
       return ALWAYS;
     }
-    let fragment: string;
-    try {
-      fragment = decodeURIComponent(reference.slice(1));
-    } catch {
-      this._fail(at, `"$ref" "${reference}" is not a valid reference`);
-      return ALWAYS;
-    }
-    if (fragment !== '' && !fragment.startsWith('/')) {
-      this._fail(
-        at,
-        `"$ref" "${reference}" uses an anchor, which is not supported; use a JSON pointer such as "#/$defs/name"`,
-        'unsupported_keyword',
-      );
-      return ALWAYS;
-    }
-    const targetSegments: SchemaSegment[] = [];
-    let target: unknown = this.#root;
-    for (const token of fragment === '' ? [] : fragment.slice(1).split('/')) {
-      const name = token.replaceAll('~1', '/').replaceAll('~0', '~');
-      if (Array.isArray(target) && /^(0|[1-9]\d*)$/.test(name) && Number(name) < target.length) {
-        target = target[Number(name)];
-        targetSegments.push(Number(name));
-      } else if (isJsonObject(target) && Object.hasOwn(target, name)) {
-        target = target[name];
-        targetSegments.push(name);
-      } else {
-        this._fail(at, `"$ref" "${reference}" does not point to anything in this schema`, 'unresolved_ref');
-        return ALWAYS;
-      }
-    }
-    const entry = this.#entry(targetSegments, target);
-    from.refs.add(toPointer(targetSegments));
+    const entry = this.#entry(resolved.segments, resolved.schema);
+    from.refs.add(toPointer(resolved.segments));
     if (entry.check === null) this.#pending.push(entry);
-    return function checkRef(value, path, out) {
-      if (refDepth >= MAX_REF_DEPTH) {
-        out?.push({ code: 'too_deep', path, message: `${subjectOf(path)} is nested too deeply to validate` });
-        return false;
-      }
-      refDepth += 1;
-      try {
-        return entry.check!(value, path, out);
-      } finally {
-        refDepth -= 1;
-      }
-    };
+    return createRefCheck(() => entry.check!);
   }
 
   /** Rejects `$ref` chains that come back to where they started while staying on the same value. */
   #rejectRefLoops(): void {
-    const state = new Map<string, 'open' | 'done'>();
-    for (const start of this._entries.keys()) {
-      if (state.has(start)) continue;
-      const stack: { pointer: string; next: Iterator<string> }[] = [];
-      const open = (pointer: string): void => {
-        state.set(pointer, 'open');
-        stack.push({ pointer, next: (this._entries.get(pointer)?.refs ?? new Set<string>()).values() });
-      };
-      open(start);
-      while (stack.length > 0) {
-        const top = stack[stack.length - 1]!;
-        const step = top.next.next();
-        if (step.done === true) {
-          state.set(top.pointer, 'done');
-          stack.pop();
-        } else if (state.get(step.value) === 'open') {
-          const loop = [
-            ...stack
-              .slice(stack.findIndex((frame) => frame.pointer === step.value))
-              .map((frame) => frame.pointer),
-            step.value,
-          ];
-          this._fail(
-            this._entries.get(step.value)!.segments,
-            `"$ref" loops back to this schema without reaching a property or item: ${loop.map((pointer) => `#${pointer}`).join(' -> ')}`,
-            'ref_loop',
-          );
-          return;
-        } else if (!state.has(step.value)) open(step.value);
-      }
-    }
+    const edges = new Map<string, ReadonlySet<string>>();
+    for (const [pointer, entry] of this._entries) if (entry.refs.size > 0) edges.set(pointer, entry.refs);
+    const loop = findReferenceLoop(edges);
+    if (loop === null) return;
+    this._fail(
+      this._entries.get(loop[0]!)!.segments,
+      `"$ref" loops back to this schema without reaching a property or item: ${loop.map((pointer) => `#${pointer}`).join(' -> ')}`,
+      'ref_loop',
+    );
   }
 }
 

@@ -18,6 +18,7 @@
  */
 import { ValidationError, formatIssues, type Issue } from '../../errors/index.js';
 import { KEYWORDS, SchemaCompiler } from './compile.js';
+import { exhaustedLimit, startValidation } from './references.js';
 
 /** Every keyword {@link compileSchema} accepts; any other keyword makes it throw. */
 export const SUPPORTED_KEYWORDS: readonly string[] = KEYWORDS;
@@ -67,11 +68,26 @@ export function compileSchema(schema: unknown, options: CompileSchemaOptions = {
     schema,
     validate(value) {
       // Valid values, the common case, take the fast path that builds no paths or messages.
+      startValidation();
       if (check(value, '', null)) return [];
       const issues: Issue[] = [];
+      startValidation();
       check(value, '', issues);
-      if (issues.length === 0)
+      // A limit hit inside anyOf/oneOf is summarized away there; make sure the reason is reported.
+      const limit = exhaustedLimit();
+      if (limit !== null && !issues.some((issue) => issue.code === limit)) {
+        issues.push({
+          code: limit,
+          path: '',
+          message:
+            limit === 'too_deep'
+              ? 'value is nested too deeply to validate'
+              : 'value takes too many steps to validate against this schema',
+        });
+      }
+      if (issues.length === 0) {
         issues.push({ code: 'invalid_value', path: '', message: 'value does not match the schema' });
+      }
       return issues;
     },
   };

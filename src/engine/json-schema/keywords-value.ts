@@ -209,8 +209,8 @@ export const compileStringKeywords: KeywordCompiler = (schema, scope) => {
   return function checkString(value, path, out) {
     if (typeof value !== 'string') return true;
     let ok = true;
-    // UTF-16 length is an upper bound of the code point count: count only when it can matter.
-    if ((value.length < min * 2 && value.length >= min) || value.length > max || value.length < min) {
+    // A string has between length/2 and length code points: count them only when that can matter.
+    if (value.length < min * 2 || value.length > max) {
       const length = codePointLength(value);
       if (length < min) {
         if (out === null) return false;

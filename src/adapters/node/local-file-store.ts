@@ -1,0 +1,107 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { ValidationError } from '../../errors/index.js';
+import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
+
+/** Options of {@link LocalFileStore}. */
+export interface LocalFileStoreOptions {
+  /** The folder files are stored in; created when missing. */
+  dir: string;
+  /**
+   * Base URL the folder is served at (e.g. `https://files.example.com/`); `file_url` is this plus
+   * the file's path. Without it, `file_url` is a `file://` URL.
+   */
+  publicBaseUrl?: string;
+}
+
+/**
+ * A file store on a local folder, for Node. File and folder names can never leave the folder:
+ * `..`, absolute paths, separators inside a name and control characters are refused.
+ * @example
+ * ```ts
+ * const engine = new Engine({ files: { local: new LocalFileStore({ dir: './out' }) } });
+ * ```
+ */
+export class LocalFileStore implements FileStore {
+  readonly #dir: string;
+  readonly #publicBaseUrl: string | undefined;
+
+  constructor(options: LocalFileStoreOptions) {
+    if (typeof options?.dir !== 'string' || options.dir === '')
+      throw new TypeError('LocalFileStore needs options.dir, the folder to store files in');
+    this.#dir = resolve(options.dir);
+    this.#publicBaseUrl =
+      options.publicBaseUrl === undefined ? undefined : options.publicBaseUrl.replace(/\/?$/, '/');
+  }
+
+  /** Writes the file (atomically: a temporary file renamed into place) and returns its url. */
+  async put(file: FileInput, options: CallOptions = {}): Promise<StoredFile> {
+    const parts = [
+      ...(file.folder ? safeSegments(file.folder, 'folder_id') : []),
+      safeName(file.name, 'file_name'),
+    ];
+    const path = join(this.#dir, ...parts);
+    if (!path.startsWith(this.#dir + sep))
+      throw invalid('file_name', 'the file would be stored outside the folder');
+    options.signal?.throwIfAborted();
+    await mkdir(join(this.#dir, ...parts.slice(0, -1)), { recursive: true });
+    const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(temporary, file.data, { signal: options.signal });
+    await rename(temporary, path);
+    const url = this.#publicBaseUrl
+      ? this.#publicBaseUrl + parts.map(encodeURIComponent).join('/')
+      : pathToFileURL(path).href;
+    return { url };
+  }
+
+  /** Reads a stored file back by its url; `undefined` when it is not one of this store's. */
+  async get(url: string): Promise<{ data: Uint8Array; contentType: string } | undefined> {
+    let path: string;
+    if (this.#publicBaseUrl && url.startsWith(this.#publicBaseUrl)) {
+      const parts = url.slice(this.#publicBaseUrl.length).split('/').map(decodeURIComponent);
+      path = join(this.#dir, ...parts);
+    } else if (url.startsWith('file:')) {
+      path = fileURLToPath(url);
+    } else return undefined;
+    if (!path.startsWith(this.#dir + sep)) return undefined;
+    try {
+      const data = new Uint8Array(await readFile(path));
+      return { data, contentType: contentTypeFor(path) };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function safeName(name: string, field: string): string {
+  if (name === '' || name === '.' || name === '..') throw invalid(field, `"${name}" is not a file name`);
+  if (/[/\\]/.test(name)) throw invalid(field, `"${name}" may not contain "/" or "\\"`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f]/.test(name)) throw invalid(field, 'control characters are not allowed in names');
+  return name;
+}
+
+function safeSegments(folder: string, field: string): string[] {
+  return folder
+    .split('/')
+    .filter((part) => part !== '')
+    .map((part) => safeName(part, field));
+}
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError([{ code: 'invalid_file_name', path, message }]);
+}
+
+const TYPES: Record<string, string> = {
+  pdf: 'application/pdf',
+  csv: 'text/csv',
+  txt: 'text/plain',
+  json: 'application/json',
+  html: 'text/html',
+  png: 'image/png',
+};
+
+function contentTypeFor(path: string): string {
+  return TYPES[path.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+}

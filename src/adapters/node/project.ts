@@ -1,0 +1,300 @@
+/**
+ * `loadProject`: an engine built from a project folder of JSON definitions, scripts and CSV seed
+ * sheets, the convention the `stepwire` command reads.
+ * @module
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { Engine } from '../../engine/engine.js';
+import type { EngineOptions } from '../../engine/options.js';
+import { MemoryChat, MemoryFileStore, MemorySpreadsheets } from '../memory/index.js';
+import type { CellValue, FileInput, FileStore, StoredFile } from '../types.js';
+import { isStepwireError, ValidationError, type Issue } from '../../errors/index.js';
+import type { Entity } from '../../schema/index.js';
+import { locateJsonError } from '../../http/json-error.js';
+import { LocalFileStore } from './local-file-store.js';
+
+/** Options of {@link loadProject}. */
+export interface LoadProjectOptions {
+  /**
+   * Options of the engine. Adapters given here win over the in-memory ones the project makes: with
+   * `spreadsheets` set, `sheets/` is not loaded; `files` entries are added beside (or over) `memory`.
+   */
+  engineOptions?: EngineOptions;
+  /** When set, every file stored in the `memory` file store is also written into this folder. */
+  outDir?: string;
+  /** Told the path of every file written into `outDir`. */
+  onFileWritten?: (path: string) => void;
+  /** Prefix of the `file_url`s the `memory` file store hands out. @default "memory://files/" */
+  filesBaseUrl?: string;
+}
+
+/** A loaded project: its engine and the in-memory adapters it runs on. */
+export interface LoadedProject {
+  /** The engine, with every definition of the folder stored. */
+  engine: Engine;
+  /** The spreadsheets seeded from `sheets/` (unused when `engineOptions.spreadsheets` was given). */
+  spreadsheets: MemorySpreadsheets;
+  /** The `memory` file store that `upload_file` steps name. */
+  files: MemoryFileStore;
+  /** Where `send_message` posts (unless `engineOptions.chat` was given). */
+  chat: MemoryChat;
+  /** Warnings that do not stop the project from loading (an unused sheet, an unknown folder), with file and path. */
+  problems: Issue[];
+}
+
+const FOLDERS = ['entities', 'relationships', 'workflows', 'applications', 'scripts', 'sheets'] as const;
+
+/**
+ * Loads a project folder into a new engine. The folder holds `entities/*.json`,
+ * `relationships/*.json`, `workflows/*.json` and `applications/*.json` (bodies as the HTTP API takes
+ * them; an application's name is its file name), `scripts/*.js` (the `code_file` is the file name,
+ * e.g. `summarize.js`) and `sheets/<spreadsheet_id>/<sheet_name>.csv` (seed rows; cells stay text and
+ * the entity's column types coerce them; empty cells are null). They load in that order: entities,
+ * relationships, scripts, workflows, applications. Finally every entity is read once, so bad cells show.
+ * @throws {@link ValidationError} listing every problem, each `path` being `<file>: <json path>`.
+ * @example
+ * ```ts
+ * const { engine, files } = await loadProject('examples/invoices');
+ * const run = await engine.run('invoice', { customer_id: 1 });
+ * ```
+ */
+export async function loadProject(dir: string, options: LoadProjectOptions = {}): Promise<LoadedProject> {
+  const root = resolve(dir);
+  const info = await stat(root).catch(() => undefined);
+  if (!info?.isDirectory()) throw new ValidationError([{ code: 'not_found', path: dir, message: `${dir} is not a folder` }]);
+  const issues: Issue[] = [];
+  const problems: Issue[] = [];
+  const engineOptions = options.engineOptions ?? {};
+
+  const spreadsheets = new MemorySpreadsheets();
+  const sheetFiles = new Map<string, string>();
+  if (engineOptions.spreadsheets === undefined) await loadSheets(root, spreadsheets, sheetFiles, issues);
+  else if (await isDir(join(root, 'sheets'))) problems.push({ code: 'ignored', path: 'sheets', message: 'not loaded: engineOptions.spreadsheets is given' });
+
+  const files = new MemoryFileStore(options.filesBaseUrl === undefined ? {} : { baseUrl: options.filesBaseUrl });
+  const chat = new MemoryChat();
+  const memory = options.outDir === undefined ? files : mirror(files, new LocalFileStore({ dir: options.outDir }), options.onFileWritten);
+  const engine = new Engine({
+    ...engineOptions,
+    spreadsheets: engineOptions.spreadsheets ?? spreadsheets,
+    files: { memory, ...engineOptions.files },
+    chat: engineOptions.chat ?? chat,
+  });
+
+  for (const entry of await readdir(root, { withFileTypes: true })) {
+    if (entry.isDirectory() && !(FOLDERS as readonly string[]).includes(entry.name) && !entry.name.startsWith('.') && entry.name !== 'out' && entry.name !== 'node_modules') {
+      problems.push({ code: 'unknown_folder', path: entry.name, message: `folder "${entry.name}" is not part of a project (known: ${FOLDERS.join(', ')})` });
+    }
+  }
+
+  const entities: Entity[] = [];
+  for (const file of await listFiles(root, 'entities', '.json', problems)) {
+    const body = await readJson(root, file, issues);
+    if (body !== undefined) await attempt(file, issues, async () => entities.push(await engine.catalog.registerEntity(named(body, file))));
+  }
+  for (const file of await listFiles(root, 'relationships', '.json', problems)) {
+    const body = await readJson(root, file, issues);
+    if (body !== undefined) await attempt(file, issues, () => engine.catalog.createRelationship(named(body, file)));
+  }
+  const scripts = new Set<string>();
+  for (const file of await listFiles(root, 'scripts', '.js', problems)) {
+    const name = file.slice('scripts/'.length);
+    await engine.scripts.put(name, await readFile(join(root, file), 'utf8'));
+    scripts.add(name);
+  }
+  for (const file of await listFiles(root, 'workflows', '.json', problems)) {
+    const body = await readJson(root, file, issues);
+    if (body === undefined) continue;
+    const missing = missingScripts(body, scripts).map((m) => ({ code: 'unknown_script', path: `${file}: ${m.path}`, message: `script "${m.name}" is not in scripts/ (found: ${[...scripts].join(', ') || 'none'})` }));
+    issues.push(...missing);
+    if (missing.length === 0) await attempt(file, issues, () => engine.workflows.create(named(body, file)));
+  }
+  for (const file of await listFiles(root, 'applications', '.json', problems)) {
+    const body = await readJson(root, file, issues);
+    if (body !== undefined) await attempt(file, issues, () => engine.applications.put(baseName(file, '.json'), body));
+  }
+
+  if (engineOptions.spreadsheets === undefined) {
+    const used = new Set<string>();
+    for (const entity of entities) {
+      const { spreadsheet_id: id, sheet_name: sheet } = entity.spreadsheet_config;
+      used.add(`${id}/${sheet}`);
+      if (!sheetFiles.has(`${id}/${sheet}`)) {
+        // An entity without a seed file starts empty: its header row at the origin.
+        const { row, col } = entity.spreadsheet_config.origin;
+        const rows: CellValue[][] = Array.from({ length: row }, () => []);
+        rows.push([...(Array(col).fill(null) as null[]), ...entity.columns.map((c) => c.name)]);
+        if (spreadsheets.cells(id, sheet) === undefined) spreadsheets.setSheet(id, sheet, rows);
+      }
+      const read = await engine.catalog.getEntity({ entity_name: entity.name, operation: {}, page_size: engine.options.limits.maxPageSize });
+      const where = sheetFiles.get(`${id}/${sheet}`) ?? `entities/${entity.name}.json`;
+      for (const message of read.body.error?.is_error ? (read.body.error.errors ?? []) : []) issues.push({ code: 'sheet_error', path: where, message: `entity "${entity.name}": ${message}` });
+    }
+    for (const [key, file] of sheetFiles) if (!used.has(key)) problems.push({ code: 'unused_sheet', path: file, message: 'no entity reads this sheet' });
+  }
+
+  if (issues.length > 0) {
+    throw new ValidationError(issues, `The project in ${dir} has ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
+  }
+  return { engine, spreadsheets, files, chat, problems };
+}
+
+/**
+ * Parses CSV text (RFC 4180): quoted fields may hold commas, newlines and `""` for a quote; CRLF or
+ * LF line ends; a leading byte-order mark is skipped; the last line end is optional.
+ * @throws {@link ValidationError} for a quote left open or text after a closing quote, naming the line.
+ */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  let line = 1;
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const fail = (message: string): never => {
+    throw new ValidationError([{ code: 'invalid_csv', path: `line ${line}`, message }]);
+  };
+  const endField = () => {
+    row.push(field);
+    field = '';
+    quoted = false;
+  };
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"' && field === '' && !quoted) {
+      const start = line;
+      quoted = true;
+      for (i++; ; i++) {
+        if (i >= text.length) {
+          line = start;
+          fail('a quoted field is not closed');
+        }
+        if (text[i] === '"' && text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else if (text[i] === '"') break;
+        else {
+          if (text[i] === '\n') line++;
+          field += text[i];
+        }
+      }
+      i++;
+      if (i < text.length && !',\r\n'.includes(text[i]!)) fail(`unexpected ${JSON.stringify(text[i])} after a closing quote`);
+    } else if (c === ',') {
+      endField();
+      i++;
+    } else if (c === '\r' || c === '\n') {
+      endField();
+      rows.push(row);
+      row = [];
+      i = c === '\r' && text[i + 1] === '\n' ? i + 2 : i + 1;
+      line++;
+    } else {
+      field += c;
+      i++;
+    }
+  }
+  if (field !== '' || quoted || row.length > 0) {
+    endField();
+    rows.push(row);
+  }
+  return rows;
+}
+
+async function loadSheets(root: string, spreadsheets: MemorySpreadsheets, sheetFiles: Map<string, string>, issues: Issue[]): Promise<void> {
+  const base = join(root, 'sheets');
+  if (!(await isDir(base))) return;
+  for (const book of (await readdir(base, { withFileTypes: true })).filter((e) => e.isDirectory()).sort(byName)) {
+    for (const sheet of (await readdir(join(base, book.name), { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.csv')).sort(byName)) {
+      const file = `sheets/${book.name}/${sheet.name}`;
+      try {
+        const cells = parseCsv(await readFile(join(base, book.name, sheet.name), 'utf8'));
+        const rows = cells.map((r) => (r.length === 1 && r[0] === '' ? [] : r.map((cell) => (cell === '' ? null : cell))));
+        spreadsheets.setSheet(book.name, baseName(sheet.name, '.csv'), rows);
+        sheetFiles.set(`${book.name}/${baseName(sheet.name, '.csv')}`, file);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        issues.push(...error.issues.map((issue) => ({ ...issue, path: `${file}: ${issue.path}` })));
+      }
+    }
+  }
+}
+
+/** `dir/*.ext` as project-relative paths, sorted; other files become warnings. */
+async function listFiles(root: string, folder: string, ext: string, problems: Issue[]): Promise<string[]> {
+  if (!(await isDir(join(root, folder)))) return [];
+  const out: string[] = [];
+  for (const entry of (await readdir(join(root, folder), { withFileTypes: true })).sort(byName)) {
+    if (entry.isFile() && entry.name.endsWith(ext)) out.push(`${folder}/${entry.name}`);
+    else if (!entry.name.startsWith('.')) problems.push({ code: 'ignored', path: `${folder}/${entry.name}`, message: `ignored: only *${ext} files are read in ${folder}/` });
+  }
+  return out;
+}
+
+async function readJson(root: string, file: string, issues: Issue[]): Promise<unknown> {
+  const text = await readFile(join(root, file), 'utf8');
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
+  } catch {
+    const { index, reason } = locateJsonError(text);
+    const before = text.slice(0, index).split('\n');
+    issues.push({ code: 'invalid_json', path: file, message: `invalid JSON at line ${before.length}, column ${before.at(-1)!.length + 1}: ${reason}` });
+    return undefined;
+  }
+}
+
+/** Runs one registration and turns its errors into issues under the file. */
+async function attempt(file: string, issues: Issue[], work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof ValidationError) issues.push(...error.issues.map((issue) => ({ ...issue, path: issue.path ? `${file}: ${issue.path}` : file })));
+    else if (isStepwireError(error)) issues.push({ code: error.code, path: file, message: error.message });
+    else throw error;
+  }
+}
+
+/** A body without `name` takes its file's name. */
+function named(body: unknown, file: string): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || 'name' in body) return body;
+  return { name: baseName(file, '.json'), ...body };
+}
+
+/** `code_file`s of transform steps that are not in scripts/. */
+function missingScripts(body: unknown, scripts: Set<string>): { name: string; path: string }[] {
+  const steps = (body as { steps?: unknown } | null)?.steps;
+  if (!Array.isArray(steps)) return [];
+  return steps.flatMap((step: unknown, i) => {
+    const file = (step as { atlas_data?: { action?: unknown; input_data?: { code_file?: unknown } } } | null)?.atlas_data;
+    const name = file?.action === 'transform' ? file.input_data?.code_file : undefined;
+    return typeof name === 'string' && name !== '' && !scripts.has(name) ? [{ name, path: `steps[${i}].atlas_data.input_data.code_file` }] : [];
+  });
+}
+
+/** The memory store, copying every file it stores into a local folder too. */
+function mirror(files: MemoryFileStore, local: LocalFileStore, onWritten: ((path: string) => void) | undefined): FileStore {
+  return {
+    async put(file: FileInput): Promise<StoredFile> {
+      const stored = files.put(file);
+      const written = await local.put(file);
+      onWritten?.(fileURLToPath(written.url));
+      return stored;
+    },
+    get: (url) => files.get(url),
+  };
+}
+
+function baseName(file: string, ext: string): string {
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  return name.endsWith(ext) ? name.slice(0, -ext.length) : name;
+}
+
+async function isDir(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}

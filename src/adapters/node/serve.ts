@@ -1,0 +1,170 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Options of {@link serve}. */
+export interface ServeOptions {
+  /** Port to listen on; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Address to listen on. @default "127.0.0.1" */
+  hostname?: string;
+}
+
+/** A running server. */
+export interface RunningServer {
+  /** Base URL of the server, e.g. `http://127.0.0.1:54321`. */
+  url: string;
+  /** The underlying Node server. */
+  server: Server;
+  /** Stops accepting connections, closes idle keep-alive ones and resolves when the server is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a web-standard fetch handler (such as `createHandler(engine)`) with Node's `http` module:
+ * each request becomes a `Request` whose body streams in, and the `Response` streams back out.
+ * The request's `signal` aborts when the client goes away before the answer is sent.
+ * @example
+ * ```ts
+ * const server = await serve(createHandler(engine), { port: 8787 });
+ * console.log(`listening on ${server.url}`);
+ * ```
+ */
+export async function serve(
+  handler: (request: Request) => Response | Promise<Response>,
+  options: ServeOptions = {},
+): Promise<RunningServer> {
+  const hostname = options.hostname ?? '127.0.0.1';
+  const server = createServer(function stepwireNodeBridge(req, res) {
+    void bridge(handler, req, res, hostname);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, hostname, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = hostname.includes(':') ? `[${hostname}]` : hostname;
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+async function bridge(
+  handler: (request: Request) => Response | Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  hostname: string,
+): Promise<void> {
+  const aborter = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) aborter.abort();
+  });
+  let response: Response;
+  try {
+    response = await handler(toRequest(req, hostname, aborter.signal));
+  } catch {
+    response = new Response(
+      JSON.stringify({
+        type: 'about:blank',
+        status: 500,
+        title: 'Internal Server Error',
+        detail: 'The handler failed.',
+        code: 'internal_error',
+        errors: [],
+      }),
+      {
+        status: 500,
+        headers: { 'content-type': 'application/problem+json' },
+      },
+    );
+  }
+  // A body the handler did not read (a 404, a 413) is drained when it has fully arrived, so the
+  // connection can be reused; one still arriving is cut off after the answer instead.
+  const cutOff = !req.complete;
+  if (cutOff) {
+    res.setHeader('connection', 'close');
+    res.once('finish', () => req.destroy());
+  } else req.resume();
+  await writeResponse(response, res);
+}
+
+/** The request body as a web stream with backpressure; cancelling it stops reading but keeps the socket. */
+function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on('data', (chunk: Uint8Array) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 1) <= 0) req.pause();
+        });
+        req.once('end', () => controller.close());
+        req.once('error', (error) => controller.error(error));
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        req.pause();
+        req.removeAllListeners('data');
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    if (name.startsWith(':')) continue;
+    headers.append(name, req.rawHeaders[i + 1]!);
+  }
+  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? hostname}`);
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
+  if (hasBody) {
+    init.body = bodyStream(req);
+    init.duplex = 'half';
+  }
+  return new Request(url, init);
+}
+
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  res.writeHead(response.status, response.statusText || undefined, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) {
+        await reader.cancel();
+        return;
+      }
+      if (!res.write(value))
+        await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The `stepwire` command line: `validate`, `run`, `serve` and `types` over a project folder.
+ * @module
+ */
+import { isStepwireError, ValidationError } from '../errors/index.js';
+import { EXIT, UsageError, processIo, type CliIo } from './io.js';
+import { HELP } from './help.js';
+import { readVersion } from './version.js';
+import { validateCommand } from './validate.js';
+import { runCommand } from './run.js';
+import { serveCommand } from './serve.js';
+import { typesCommand } from './generate-types.js';
+import { printIssues } from './report.js';
+
+const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
+  validate: validateCommand,
+  run: runCommand,
+  serve: serveCommand,
+  types: typesCommand,
+};
+
+/**
+ * Runs the `stepwire` command line with `argv` (without `node` and the script) and resolves with
+ * the exit code: 0 ok, 1 failure, 2 usage error.
+ * @internal
+ */
+export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' && rest[0] !== undefined ? HELP[rest[0]] : undefined;
+    io.out(topic ?? HELP['main']!);
+    return EXIT.ok;
+  }
+  if (first === '--version' || first === '-v') {
+    io.out(await readVersion());
+    return EXIT.ok;
+  }
+  const command = first === undefined ? undefined : COMMANDS[first];
+  if (command === undefined) {
+    io.err(first === undefined ? 'stepwire: missing command' : `stepwire: unknown command "${first}"`);
+    io.err('');
+    io.err(HELP['main']!);
+    return EXIT.usage;
+  }
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`stepwire ${first}: ${error.message}`);
+      io.err('');
+      io.err(HELP[error.command ?? first!] ?? HELP['main']!);
+      return EXIT.usage;
+    }
+    if (error instanceof ValidationError) {
+      printIssues(io, error.issues, error.message.split('\n')[0]!);
+      return EXIT.failure;
+    }
+    if (isStepwireError(error)) {
+      io.err(`stepwire ${first}: ${error.message}`);
+      return EXIT.failure;
+    }
+    throw error;
+  }
+}

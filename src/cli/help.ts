@@ -1,0 +1,64 @@
+/** Help text of `stepwire` and of each command. @internal */
+export const HELP: Record<string, string> = {
+  main: `Usage: stepwire <command> [options]
+
+Runs a stepwire project folder (entities/, relationships/, workflows/, applications/,
+scripts/, sheets/<spreadsheet_id>/<sheet_name>.csv) on in-memory adapters.
+
+Commands:
+  validate <dir>                       check every file; list each problem with file and path
+  run <dir> <workflow> [--input JSON]  run a workflow, show its steps and print its output
+  serve <dir> [--port N]               serve the HTTP API and the application screens
+  types <dir> [--out FILE]             TypeScript types of each workflow's input and output
+
+Options:
+  -h, --help     show help (also after a command: stepwire run --help)
+  -v, --version  show the version
+
+Exit codes: 0 ok, 1 failure (invalid project, failed run), 2 usage error.`,
+
+  validate: `Usage: stepwire validate <dir>
+
+Loads the project folder and checks every definition, script and CSV sheet, then reads
+every entity once. Prints each problem as "<file>: <path>: <message>".
+
+Exit codes: 0 valid, 1 problems found, 2 usage error.`,
+
+  run: `Usage: stepwire run <dir> <workflow> [--input JSON] [--out DIR]
+
+Runs a workflow of the project and prints a line per step as it finishes, then the
+output as JSON on standard output. Files the run stores in the "memory" file store
+are written to --out.
+
+Options:
+  -i, --input JSON  the workflow input, e.g. '{"customer_id":1}', or @file.json
+  -o, --out DIR     where stored files are written (default: ./out)
+  -h, --help        show this help
+
+Exit codes: 0 succeeded, 1 failed (or invalid project or input), 2 usage error.`,
+
+  serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--out DIR]
+
+Serves the HTTP API of the project and its application screens, logging each request.
+Stored files are served under /files/ (and written to --out when given). Stop with Ctrl-C.
+
+Options:
+  -p, --port N      port to listen on; 0 picks a free one (default: 8787)
+      --host ADDR   address to listen on (default: 127.0.0.1)
+  -o, --out DIR     also write stored files into this folder
+  -h, --help        show this help
+
+Exit codes: 0 stopped, 1 invalid project or port in use, 2 usage error.`,
+
+  types: `Usage: stepwire types <dir> [--out FILE]
+
+Writes TypeScript types of each workflow's input (from workflow_input.input_schema) and
+output (from workflow_output.output_data; "unknown" where a value cannot be derived).
+Needs the json-schema-to-typescript package.
+
+Options:
+  -o, --out FILE  write to FILE instead of standard output
+  -h, --help      show this help
+
+Exit codes: 0 ok, 1 invalid project, 2 usage error.`,
+};

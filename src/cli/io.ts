@@ -1,0 +1,60 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** Where a command writes: standard output for results, standard error for progress and problems. @internal */
+export interface CliIo {
+  /** Writes a line to standard output. */
+  out(line: string): void;
+  /** Writes a line to standard error. */
+  err(line: string): void;
+  /** Resolves when the process is asked to stop (Ctrl-C, SIGTERM); used by `serve`. */
+  stopped(): Promise<void>;
+}
+
+/** Exit codes: 0 ok, 1 failure, 2 usage error. @internal */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** The command line was wrong: printed with a hint to `--help`, exit code 2. @internal */
+export class UsageError extends Error {
+  override name = 'UsageError';
+  constructor(
+    message: string,
+    /** The command whose help to point at. */
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The process's own streams and signals. @internal */
+export function processIo(): CliIo {
+  return {
+    out: (line) => void process.stdout.write(`${line}\n`),
+    err: (line) => void process.stderr.write(`${line}\n`),
+    stopped: () =>
+      new Promise((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      }),
+  };
+}
+
+/** Options of a command, as `node:util` `parseArgs` takes them. @internal */
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Parses a command's arguments strictly; unknown options and missing values are usage errors.
+ * `--help`/`-h` is accepted by every command.
+ * @internal
+ */
+export function parseCommand(command: string, args: string[], options: OptionSpec, positionals: { min: number; max: number }) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '.') : String(error), command);
+  }
+  const help = parsed.values['help'] === true;
+  if (!help && parsed.positionals.length < positionals.min) throw new UsageError(`missing arguments`, command);
+  if (!help && parsed.positionals.length > positionals.max) throw new UsageError(`unexpected argument "${parsed.positionals[positionals.max]}"`, command);
+  return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals, help };
+}

@@ -1,0 +1,42 @@
+import type { Issue } from '../errors/index.js';
+import type { CliIo } from './io.js';
+
+/** Prints problems one a line as `<file>: <path>: <message>` under a heading, on standard error. @internal */
+export function printIssues(io: CliIo, issues: readonly Issue[], heading: string, write: (line: string) => void = io.err): void {
+  write(heading);
+  for (const issue of issues) write(`  ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+}
+
+/** Prints warnings that did not stop the project from loading. @internal */
+export function printWarnings(io: CliIo, problems: readonly Issue[]): void {
+  for (const problem of problems) io.err(`warning: ${problem.path}: ${problem.message}`);
+}
+
+/** A duration for people: `3 ms`, `1.2 s`. @internal */
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * JSON for people: like `JSON.stringify(value, null, 2)`, but arrays of plain values and short
+ * objects of plain values stay on one line, so table rows read as rows.
+ * @internal
+ */
+export function formatJson(value: unknown, indent = ''): string {
+  const plain = (v: unknown) => v === null || typeof v !== 'object';
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    if (value.every(plain)) return `[${value.map((v) => JSON.stringify(v) ?? 'null').join(', ')}]`;
+    return `[\n${value.map((v) => inner + formatJson(v, inner)).join(',\n')}\n${indent}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return '{}';
+    const parts = entries.map(([k, v]) => `${JSON.stringify(k)}: ${formatJson(v, inner)}`);
+    const line = `{ ${parts.join(', ')} }`;
+    if (entries.every(([, v]) => plain(v)) && line.length + indent.length <= 80) return line;
+    return `{\n${parts.map((p) => inner + p).join(',\n')}\n${indent}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,91 @@
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { loadProject } from '../adapters/node/project.js';
+import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
+import type { RunEvent } from '../engine/record.js';
+import { HELP } from './help.js';
+import { EXIT, UsageError, parseCommand, type CliIo } from './io.js';
+import { formatJson, formatMs, printIssues, printWarnings } from './report.js';
+import { NotFoundError, ValidationError } from '../errors/index.js';
+
+/**
+ * `stepwire run <dir> <workflow> [--input JSON] [--out DIR]`: a line per step as it finishes, then
+ * the output as JSON on standard output; exit 0 succeeded, 1 failed.
+ * @internal
+ */
+export async function runCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals, help } = parseCommand('run', args, { input: { type: 'string', short: 'i' }, out: { type: 'string', short: 'o' } }, { min: 2, max: 2 });
+  if (help) return io.out(HELP['run']!), EXIT.ok;
+  const [dir, workflow] = positionals as [string, string];
+  const input = await readInput(values['input'] as string | undefined);
+  const outDir = (values['out'] as string | undefined) ?? 'out';
+  const sandbox = new WorkerSandbox();
+  try {
+    const written: string[] = [];
+    const project = await loadProject(dir, { engineOptions: { sandbox }, outDir, onFileWritten: (path) => written.push(path) });
+    printWarnings(io, project.problems);
+    let handle;
+    try {
+      handle = await project.engine.start(workflow, input);
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        const names = (await project.engine.workflows.list()).map((w) => w.name);
+        io.err(`✗ there is no workflow "${workflow}" in ${dir} (workflows: ${names.join(', ') || 'none'})`);
+        return EXIT.failure;
+      }
+      if (!(error instanceof ValidationError)) throw error;
+      printIssues(io, error.issues, `✗ the input of workflow "${workflow}" is invalid:`);
+      return EXIT.failure;
+    }
+    io.err(`▶ ${workflow} (run ${handle.id})`);
+    for await (const event of handle.events) {
+      const line = progressLine(event);
+      if (line !== undefined) io.err(line);
+    }
+    const record = await handle.result;
+    for (const { channel, message } of project.chat.messages) io.err(`  chat #${channel}: ${message}`);
+    for (const path of written) io.err(`  wrote ${relative(process.cwd(), path) || path}`);
+    if (record.status !== 'succeeded') {
+      io.err(`✗ run ${record.status}: ${record.error?.message ?? 'no reason given'}`);
+      return EXIT.failure;
+    }
+    io.out(formatJson(record.output));
+    return EXIT.ok;
+  } finally {
+    await sandbox.close();
+  }
+}
+
+/** The line shown for an event, or nothing. */
+function progressLine(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case 'step.succeeded':
+      return `  ✓ ${event.step.padEnd(16)} ${formatMs(event.duration_ms)}`;
+    case 'step.skipped':
+      return `  – ${event.step.padEnd(16)} skipped`;
+    case 'step.failed':
+      return `  ✗ ${event.step.padEnd(16)} failed: ${event.error.message}`;
+    case 'step.retrying':
+      return `  ↻ ${event.step.padEnd(16)} retrying in ${formatMs(event.delay_ms)}: ${event.error.message}`;
+    case 'step.log':
+      return `    ${event.step}: ${event.message}`;
+    default:
+      return undefined;
+  }
+}
+
+/** `--input` as JSON text, or `@file.json`; absent means `{}`. */
+async function readInput(value: string | undefined): Promise<unknown> {
+  if (value === undefined) return {};
+  let text = value;
+  if (value.startsWith('@')) {
+    text = await readFile(value.slice(1), 'utf8').catch(() => {
+      throw new UsageError(`--input ${value}: cannot read ${value.slice(1)}`, 'run');
+    });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`--input is not valid JSON (${(error as Error).message}); e.g. --input '{"customer_id":1}'`, 'run');
+  }
+}

@@ -1,0 +1,77 @@
+import { serve } from '../adapters/node/serve.js';
+import { loadProject } from '../adapters/node/project.js';
+import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
+import type { MemoryFileStore } from '../adapters/memory/index.js';
+import { createHandler } from '../http/handler.js';
+import { HELP } from './help.js';
+import { EXIT, UsageError, parseCommand, type CliIo } from './io.js';
+import { formatMs, printWarnings } from './report.js';
+
+const FILES = '/files/';
+
+/**
+ * `stepwire serve <dir> [--port N]`: the HTTP API and the app screens, a log line per request,
+ * files stored in the `memory` file store under `/files/`. Resolves when the process is stopped.
+ * @internal
+ */
+export async function serveCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals, help } = parseCommand(
+    'serve',
+    args,
+    { port: { type: 'string', short: 'p' }, host: { type: 'string' }, out: { type: 'string', short: 'o' } },
+    { min: 1, max: 1 },
+  );
+  if (help) return io.out(HELP['serve']!), EXIT.ok;
+  const port = Number(values['port'] ?? 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${String(values['port'])}"`, 'serve');
+  const hostname = (values['host'] as string | undefined) ?? '127.0.0.1';
+  const dir = positionals[0]!;
+  const outDir = values['out'] as string | undefined;
+  const sandbox = new WorkerSandbox();
+  // Listen first, so stored files get addresses on this server; requests wait for the project.
+  let inner: ((request: Request) => Promise<Response>) | undefined;
+  let server;
+  try {
+    server = await serve((request) => (inner ? inner(request) : Promise.resolve(new Response('Starting…\n', { status: 503 }))), { port, hostname });
+  } catch (error) {
+    io.err(`stepwire serve: cannot listen on ${hostname}:${port}: ${(error as Error).message}`);
+    return EXIT.failure;
+  }
+  try {
+    const filesBaseUrl = `${server.url}${FILES}`;
+    const project = await loadProject(dir, {
+      engineOptions: { sandbox },
+      filesBaseUrl,
+      ...(outDir === undefined ? {} : { outDir, onFileWritten: (path: string) => io.err(`wrote ${path}`) }),
+    });
+    printWarnings(io, project.problems);
+    const api = createHandler(project.engine, { onError: (error) => io.err(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) });
+    inner = async function stepwireServe(request: Request): Promise<Response> {
+      const started = performance.now();
+      const url = new URL(request.url);
+      const response = url.pathname.startsWith(FILES) && request.method === 'GET' ? serveFile(project.files, filesBaseUrl + url.pathname.slice(FILES.length)) : await api(request);
+      io.err(`${request.method} ${url.pathname}${url.search} ${response.status} ${formatMs(performance.now() - started)}`);
+      return response;
+    };
+    io.out(`stepwire serving ${dir} at ${server.url}`);
+    io.out(`  API: ${server.url}/openapi.json`);
+    for (const name of await project.engine.applications.list()) {
+      const app = await project.engine.applications.get(name);
+      io.out(`  app "${name}": ${server.url}/applications/${encodeURIComponent(name)}/screens/${app.start_screen_url}`);
+    }
+    io.out(`  files: ${filesBaseUrl}<name> (what upload_file steps store with provider "memory")`);
+    io.out('Press Ctrl-C to stop.');
+    await io.stopped();
+    return EXIT.ok;
+  } finally {
+    await server.close();
+    await sandbox.close();
+  }
+}
+
+/** A file of the memory store by its url. */
+function serveFile(files: MemoryFileStore, url: string): Response {
+  const file = files.get(url);
+  if (!file) return new Response('No such file.\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  return new Response(file.data as Uint8Array<ArrayBuffer>, { headers: { 'content-type': file.contentType, 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; sandbox" } });
+}

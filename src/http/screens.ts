@@ -1,0 +1,141 @@
+import type { Engine } from '../engine/engine.js';
+import { NotFoundError, isStepwireError } from '../errors/index.js';
+import { renderMessagePage, renderScreen } from '../app/render.js';
+
+/** Parameters of a screen route, taken from the path (already URL-decoded). @internal */
+export interface ScreenRouteParams {
+  /** Application name. */
+  app: string;
+  /** Screen url. */
+  screen: string;
+  /** Form component name, for `POST .../forms/{component}`. */
+  form?: string;
+}
+
+/** Options of {@link handleScreenRoute}. @internal */
+export interface ScreenRouteOptions {
+  /** Path the handler is mounted at (e.g. `/api`); links and redirects start with it. @default "" */
+  basePath?: string;
+  /** Largest form body read, in bytes. @default 1048576 (1 MiB) */
+  maxBodyBytes?: number;
+}
+
+/** Headers of every HTML answer: no scripts, no framing, styles inline only, forms to this origin. */
+const HTML_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Serves application screens as HTML: `GET /applications/{app}/screens/{screen}` renders the
+ * screen (query string passed through); `POST .../screens/{screen}/forms/{form}` submits a form and
+ * answers 303 to the redirect, or 422 with the screen re-rendered with the errors. Unknown app,
+ * screen or form: 404 HTML page.
+ * @internal
+ */
+export async function handleScreenRoute(
+  engine: Engine,
+  request: Request,
+  params: ScreenRouteParams,
+  options: ScreenRouteOptions = {},
+): Promise<Response> {
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '').replace(/^\/+/, '/');
+  const query = new URL(request.url).searchParams;
+  const isForm = params.form !== undefined;
+  if (request.method !== (isForm ? 'POST' : 'GET')) {
+    return html(405, renderMessagePage('Method not allowed', `Use ${isForm ? 'POST' : 'GET'} here.`), {
+      allow: isForm ? 'POST' : 'GET',
+    });
+  }
+  try {
+    const app = await engine.applications.open(params.app);
+    if (!isForm)
+      return html(200, renderScreen(app.name, await app.screen(params.screen, query), { basePath }));
+
+    const values = await readForm(request, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    if (values instanceof Response) return values;
+    const result = await app.submit(params.screen, params.form!, values, query);
+    if (result.ok) {
+      const location = `${basePath}/applications/${encodeURIComponent(app.name)}${result.redirect}`;
+      return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
+    }
+    const status = result.reason === 'redirect' ? 500 : 422;
+    return html(status, renderScreen(app.name, result.screen, { basePath }));
+  } catch (error) {
+    if (error instanceof NotFoundError) return html(404, renderMessagePage('Not found', error.message));
+    if (isStepwireError(error))
+      return html(500, renderMessagePage('This screen could not be shown', error.message));
+    throw error;
+  }
+}
+
+/** The string fields of a urlencoded or multipart body, read up to `limit` bytes; or an error answer. */
+async function readForm(request: Request, limit: number): Promise<Record<string, string> | Response> {
+  const type = (request.headers.get('content-type') ?? '').toLowerCase();
+  const urlencoded = type.startsWith('application/x-www-form-urlencoded');
+  if (!urlencoded && !type.startsWith('multipart/form-data')) {
+    return html(
+      415,
+      renderMessagePage(
+        'Unsupported form encoding',
+        'Send the form as application/x-www-form-urlencoded or multipart/form-data.',
+      ),
+    );
+  }
+  const bytes = await readBody(request, limit);
+  if (bytes === undefined)
+    return html(413, renderMessagePage('Form too large', `The form may be at most ${limit} bytes.`));
+  let fields: Iterable<[string, FormDataEntryValue]>;
+  try {
+    fields = urlencoded
+      ? new URLSearchParams(new TextDecoder().decode(bytes))
+      : await new Response(bytes, {
+          headers: { 'content-type': request.headers.get('content-type')! },
+        }).formData();
+  } catch {
+    return html(400, renderMessagePage('Bad form', 'The form body could not be read.'));
+  }
+  const values: Record<string, string> = {};
+  for (const [key, value] of fields) {
+    if (typeof value !== 'string' || Object.hasOwn(values, key)) continue;
+    Object.defineProperty(values, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return values;
+}
+
+/** The body as bytes, or undefined when it is larger than `limit`. */
+async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limit) return undefined;
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+function html(status: number, body: string, extra: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { ...HTML_HEADERS, ...extra } });
+}

@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AppRuntime,
+  NotFoundError,
+  StepwireError,
+  type Application,
+  type ResolvedDatagrid,
+  type ResolvedForm,
+  type ResolvedScreen,
+} from '../../src/index.js';
+import { appEngine } from './helpers.js';
+
+async function shop() {
+  const { engine } = await appEngine();
+  return { engine, app: await engine.applications.open('shop') };
+}
+
+function component<T extends ResolvedScreen['rows'][number][number]['type']>(
+  screen: ResolvedScreen,
+  type: T,
+  name?: string,
+) {
+  const found = screen.rows.flat().find((c) => c.type === type && (name === undefined || c.name === name));
+  if (!found) throw new Error(`no ${type} ${name ?? ''}`);
+  return found as Extract<ResolvedScreen['rows'][number][number], { type: T }>;
+}
+
+describe('screens', () => {
+  it('resolves the start screen: heading and form items', async () => {
+    const { app } = await shop();
+    const screen = await app.screen('start');
+    expect(screen.startUrl).toBe('start');
+    expect(component(screen, 'text')).toMatchObject({ heading: true, contents: 'Find orders' });
+    const form = component(screen, 'form');
+    expect(form.workflow).toBe('lookup');
+    expect(form.items).toEqual([
+      {
+        label: 'Customer',
+        property: 'customer_id',
+        type: 'number',
+        required: true,
+        numberConfig: {},
+        value: null,
+        error: null,
+      },
+    ]);
+  });
+
+  it('fills {{query_params.x}} into texts and leaves a missing one empty', async () => {
+    const { app } = await shop();
+    const screen = await app.screen('orders', new URLSearchParams('customer=7'));
+    expect(component(screen, 'text', 'title').contents).toBe('Orders of customer 7');
+    expect(component(screen, 'text', 'count').contents).toBe(' orders found');
+  });
+
+  it('pages a grid: 45 rows, 20 per page, page from <name>_page', async () => {
+    const { app } = await shop();
+    const first = component(await app.screen('orders', { customer: '1' }), 'datagrid');
+    expect(first).toMatchObject({
+      page: 1,
+      pageSize: 20,
+      hasPrevious: false,
+      hasNext: true,
+      previousHref: null,
+      nextHref: '/screens/orders?customer=1&grid_page=2',
+    });
+    expect(first.rows).toHaveLength(20);
+    expect(first.columns.map((c) => c.name)).toEqual(['order_id', 'customer_id', 'item', 'amount']);
+    const second = component(await app.screen('orders', { customer: '1', grid_page: '2' }), 'datagrid');
+    expect(second.rows[0]![0]).toBe(21);
+    expect(second).toMatchObject({
+      hasPrevious: true,
+      hasNext: true,
+      previousHref: '/screens/orders?customer=1',
+    });
+    const third = component(await app.screen('orders', { grid_page: '3' }), 'datagrid');
+    expect(third.rows.map((r) => r[0])).toEqual([41, 42, 43, 44, 45]);
+    expect(third.hasNext).toBe(false);
+  });
+
+  it('knows there is no next page when the last page is exactly full', async () => {
+    const { app } = await shop();
+    // notes: 3 rows, 2 per page
+    const page1 = component(await app.screen('notes', {}), 'datagrid');
+    const page2 = component(await app.screen('notes', { grid_page: '2' }), 'datagrid');
+    expect([page1.hasNext, page2.hasNext, page2.rows.length]).toEqual([true, false, 1]);
+  });
+
+  it.each(['0', '-1', 'abc', '1e3', ''])('reads a bad page number %j as page 1', async (page) => {
+    const { app } = await shop();
+    const grid: ResolvedDatagrid = component(await app.screen('orders', { grid_page: page }), 'datagrid');
+    expect(grid.page).toBe(1);
+    expect(grid.rows[0]![0]).toBe(1);
+  });
+
+  it('resolves a button with the query parameter URL-encoded', async () => {
+    const { app } = await shop();
+    const screen = await app.screen('notes', { who: 'a&b=c #d' });
+    expect(component(screen, 'button').href).toBe('/screens/notes?who=a%26b%3Dc%20%23d');
+    expect(await app.button('notes', 'who', { who: 'x/y' })).toBe('/screens/notes?who=x%2Fy');
+  });
+
+  it('throws NotFoundError for an unknown screen, form or button', async () => {
+    const { app, engine } = await shop();
+    await expect(app.screen('nope')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(app.screen('..')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(app.submit('start', 'title', {})).rejects.toBeInstanceOf(NotFoundError);
+    await expect(app.button('start', 'lookup')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(engine.applications.open('nope')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('form submission', () => {
+  it('coerces the number, runs the workflow and builds the redirect from its output', async () => {
+    const { app } = await shop();
+    const result = await app.submit('start', 'lookup', { customer_id: ' 2 ' });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.redirect).toBe('/screens/orders?customer=2&count=15');
+    expect(result.run.input).toEqual({ customer_id: 2 });
+  });
+
+  it('rejects "abc" for a number item, with the error on that item, and runs nothing', async () => {
+    const { app, engine } = await shop();
+    const result = await app.submit('start', 'lookup', { customer_id: 'abc' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.reason).toBe('invalid');
+    expect(result.run).toBeNull();
+    expect(result.errors).toEqual([expect.objectContaining({ code: 'invalid_number', path: 'customer_id' })]);
+    const form = component(result.screen, 'form');
+    expect(form.items[0]).toMatchObject({ value: 'abc', error: 'Customer must be a number, got "abc"' });
+    expect((await engine.options.storage.list('runs')).length).toBe(0);
+  });
+
+  it('puts a workflow input error (minimum) on the item whose property it names', async () => {
+    const { app } = await shop();
+    const result = await app.submit('start', 'lookup', { customer_id: '0' });
+    if (result.ok) throw new Error('expected a failure');
+    expect(result.reason).toBe('invalid');
+    expect(result.errors[0]!.path).toBe('customer_id');
+    const form = component(result.screen, 'form');
+    expect(form.items[0]!.error).toBe('Customer must be at least 1, got 0');
+    expect(form.error).toBeNull();
+  });
+
+  it('requires a required item and leaves an empty optional one out of the input', async () => {
+    const { app } = await shop();
+    const missing = await app.submit('notes', 'add', { note: '  ', amount: '' });
+    if (missing.ok) throw new Error('expected a failure');
+    expect(missing.errors.map((e) => [e.path, e.code])).toEqual([
+      ['note', 'required'],
+      ['amount', 'required'],
+    ]);
+    const ok = await app.submit('notes', 'add', { note: 'hi', amount: '2.5', due: '', comment: '' });
+    if (!ok.ok) throw new Error(JSON.stringify(ok.errors));
+    expect(ok.run.input).toEqual({ note: 'hi', amount: 2.5, paid: false });
+  });
+
+  it('coerces booleans, dates and keeps to number_config', async () => {
+    const { app } = await shop();
+    const ok = await app.submit('notes', 'add', { note: 'x', amount: '10.5', paid: 'on', due: '2024-02-29' });
+    if (!ok.ok) throw new Error(JSON.stringify(ok.errors));
+    expect(ok.run.input).toEqual({ note: 'x', amount: 10.5, paid: true, due: '2024-02-29' });
+    const bad = await app.submit('notes', 'add', {
+      note: 'x',
+      amount: '10.25',
+      paid: 'maybe',
+      due: '2023-02-29',
+    });
+    if (bad.ok) throw new Error('expected a failure');
+    expect(bad.errors.map((e) => e.code)).toEqual(['invalid_step', 'invalid_boolean', 'invalid_date']);
+    const big = await app.submit('notes', 'add', { note: 'x', amount: '1001' });
+    expect(!big.ok && big.errors[0]!.code).toBe('too_big');
+    const small = await app.submit('notes', 'add', { note: 'x', amount: '-1' });
+    expect(!small.ok && small.errors[0]!.code).toBe('too_small');
+  });
+
+  it("attaches a failed workflow's error to the form", async () => {
+    const { app } = await shop();
+    const result = await app.submit('notes', 'boom', { n: '1' });
+    if (result.ok) throw new Error('expected a failure');
+    expect(result.reason).toBe('failed');
+    expect(result.run?.status).toBe('failed');
+    const form: ResolvedForm = component(result.screen, 'form', 'boom');
+    expect(form.error).toContain('the ledger is locked');
+    expect(form.items[0]).toMatchObject({ value: '1', error: null });
+    // other forms on the screen are not touched
+    expect(component(result.screen, 'form', 'add').error).toBeNull();
+  });
+
+  it('URL-encodes every value placed in the redirect, and fills a missing query param as empty', async () => {
+    const { app } = await shop();
+    const result = await app.submit(
+      'notes',
+      'add',
+      { note: 'a&b=1#x/../?é', amount: '1' },
+      { who: 'Zoë & co' },
+    );
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.redirect).toBe(
+      '/screens/notes?who=a%26b%3D1%23x%2F..%2F%3F%C3%A9&from=Zo%C3%AB%20%26%20co',
+    );
+    const noQuery = await app.submit('notes', 'add', { note: 'n', amount: '1' });
+    expect(noQuery.ok && noQuery.redirect).toBe('/screens/notes?who=n&from=');
+  });
+
+  it('without `do`, redirects back to the same screen with its query', async () => {
+    const { app } = await shop();
+    const result = await app.submit('notes', 'again', { note: 'n', amount: '1' }, { who: 'me' });
+    expect(result.ok && result.redirect).toBe('/screens/notes?who=me');
+  });
+
+  it('a missing {{output.x}} is an error on the form, never a half-built URL', async () => {
+    const { app } = await shop();
+    const result = await app.submit('notes', 'extra', { note: 'n', amount: '1' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.reason).toBe('redirect');
+    expect(result.run?.status).toBe('succeeded');
+    expect(component(result.screen, 'form', 'extra').error).toMatch(/output has no "extra"/);
+  });
+});
+
+describe('redirects of a config that skipped validation', () => {
+  it.each([
+    '//evil.com',
+    'https://evil.com',
+    '/screens/../x',
+    'javascript:alert(1)',
+    '/screens/..',
+    '/screens/nope',
+  ])('refuses %s instead of building a link', async (url) => {
+    const { engine } = await appEngine();
+    const application: Application = {
+      start_screen_url: 'start',
+      screens: [
+        {
+          url: 'start',
+          components: [
+            [
+              {
+                name: 'go',
+                type: 'button',
+                button: { label: 'Go', event: { type: 'redirect', redirect_data: { url } } },
+              },
+            ],
+          ],
+        },
+        { url: '..', components: [] },
+      ],
+    };
+    const app = new AppRuntime(engine, 'raw', application);
+    await expect(app.button('start', 'go')).rejects.toBeInstanceOf(StepwireError);
+    await expect(app.screen('start')).rejects.toThrow(/redirect url/);
+    await expect(app.screen('..')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

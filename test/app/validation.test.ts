@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/index.js';
+import { appEngine, shopApp } from './helpers.js';
+
+type Json = Record<string, any>;
+
+/** Stores `config` and returns the issues it was refused with. */
+async function issuesOf(config: unknown) {
+  const { engine } = await appEngine();
+  const error = await engine.applications.put('bad', config).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  return (error as ValidationError).issues;
+}
+
+function startForm(app: Json): Json {
+  return app.screens[0].components[1][0].form;
+}
+
+describe('application config validation', () => {
+  it('stores the shop app and reads it back', async () => {
+    const { engine } = await appEngine();
+    expect(await engine.applications.list()).toEqual(['shop']);
+    expect((await engine.applications.get('shop')).start_screen_url).toBe('start');
+  });
+
+  it('refuses a form naming an unknown workflow, with its path', async () => {
+    const app = shopApp() as Json;
+    startForm(app).job.workflow_name = 'nope';
+    const issues = await issuesOf(app);
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        code: 'unknown_workflow',
+        path: 'screens[0].components[1][0].form.job.workflow_name',
+      }),
+    );
+  });
+
+  it('refuses a grid naming an unknown entity', async () => {
+    const app = shopApp() as Json;
+    app.screens[1].components[2][0].datagrid.entity_name = 'invoices';
+    const issues = await issuesOf(app);
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        code: 'unknown_entity',
+        path: 'screens[1].components[2][0].datagrid.entity_name',
+      }),
+    );
+  });
+
+  it('refuses a form item that is not an input property of the workflow', async () => {
+    const app = shopApp() as Json;
+    startForm(app).form_items.push({ label: 'Colour', type: 'text' });
+    const issues = await issuesOf(app);
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        code: 'unknown_property',
+        path: 'screens[0].components[1][0].form.form_items[1]',
+      }),
+    );
+  });
+
+  it('refuses an item whose type does not fit the input property', async () => {
+    const app = shopApp() as Json;
+    startForm(app).form_items[0].type = 'date';
+    const issues = await issuesOf(app);
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        code: 'type_mismatch',
+        path: 'screens[0].components[1][0].form.form_items[0].type',
+      }),
+    );
+  });
+
+  it('refuses a redirect to an unknown screen', async () => {
+    const app = shopApp() as Json;
+    startForm(app).do.redirect_data.url = '/screens/invoices?id={{output.count}}';
+    const issues = await issuesOf(app);
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        code: 'unknown_screen',
+        path: 'screens[0].components[1][0].form.do.redirect_data.url',
+      }),
+    );
+  });
+
+  it.each([
+    'https://evil.com/screens/orders',
+    '//evil.com',
+    '/screens/../x',
+    'javascript:alert(1)',
+    '/screens/orders#x',
+    '/other/orders',
+    '/screens/',
+  ])('refuses a redirect outside the app: %s', async (url) => {
+    const app = shopApp() as Json;
+    app.screens[1].components[3][0].button.event.redirect_data.url = url;
+    const issues = await issuesOf(app);
+    expect(issues.some((i) => i.path === 'screens[1].components[3][0].button.event.redirect_data.url')).toBe(
+      true,
+    );
+  });
+
+  it('refuses {{output.x}} that the workflow does not output', async () => {
+    const app = shopApp() as Json;
+    startForm(app).do.redirect_data.url = '/screens/orders?c={{output.customer}}';
+    const issues = await issuesOf(app);
+    const issue = issues.find((i) => i.code === 'unknown_output');
+    expect(issue?.path).toBe('screens[0].components[1][0].form.do.redirect_data.url');
+    expect(issue?.message).toContain('customer_id, count');
+  });
+
+  it('refuses {{output.x}} in a button, which has no run', async () => {
+    const app = shopApp() as Json;
+    app.screens[1].components[3][0].button.event.redirect_data.url = '/screens/start?c={{output.count}}';
+    const issues = await issuesOf(app);
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        code: 'invalid_redirect',
+        path: 'screens[1].components[3][0].button.event.redirect_data.url',
+      }),
+    );
+  });
+
+  it('lists every problem at once', async () => {
+    const app = shopApp() as Json;
+    startForm(app).job.workflow_name = 'nope';
+    app.screens[1].components[2][0].datagrid.entity_name = 'invoices';
+    const issues = await issuesOf(app);
+    expect(issues.map((i) => i.code).sort()).toEqual(['unknown_entity', 'unknown_workflow']);
+  });
+});

@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pdfText, serveProcess, stepwire, tempDir, type Served } from '../cli/helpers.js';
+
+const temp = tempDir('examples');
+afterAll(() => temp.remove());
+
+describe('examples/invoices', () => {
+  it('runs with one command: progress per step, output JSON, the PDF written to --out', async () => {
+    const out = join(temp.dir, 'out');
+    const result = await stepwire(['run', 'examples/invoices', 'invoice', '--input', '{"customer_id":1}', '--out', out]);
+    expect(result.stderr).toMatch(/^▶ invoice \(run [\w-]+\)$/m);
+    for (const step of ['customer', 'orders', 'pdf', 'upload', 'notify']) expect(result.stderr).toMatch(new RegExp(`^ {2}✓ ${step} +\\d+(\\.\\d)? m?s$`, 'm'));
+    expect(result.stderr).toContain('chat #billing: Invoice for Ada Lovelace is ready: memory://files/invoice-1.pdf');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ file_url: 'memory://files/invoice-1.pdf', customer_name: 'Ada Lovelace', order_count: 3 });
+    const pdf = readFileSync(join(out, 'invoice-1.pdf'));
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const text = pdfText(join(out, 'invoice-1.pdf'));
+    if (text === undefined) console.warn('pdftotext is not installed (apt-get install poppler-utils): the PDF text is not checked');
+    else {
+      expect(text).toContain('Invoice for Ada Lovelace');
+      expect(text).toContain('Desk, oak');
+      expect(text).toContain('Notebook "Analytical"');
+      expect(text).not.toContain('Chair');
+    }
+  });
+});
+
+describe('examples/summary', () => {
+  it('runs the transform with one command and outputs the totals it appended', async () => {
+    const result = await stepwire(['run', 'examples/summary', 'summarize_orders', '--out', join(temp.dir, 'none')]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^ {4}summarize: summarized 3 customers$/m);
+    expect(result.stderr).toMatch(/✓ summarize .*\n.*✓ totals /);
+    const output = JSON.parse(result.stdout);
+    expect(output.rows_written).toBe(3);
+    expect(output.totals.rows).toEqual([
+      [1, 3, 179.75],
+      [2, 1, 80],
+      [3, 1, 2],
+    ]);
+    expect(existsSync(join(temp.dir, 'none'))).toBe(false);
+  });
+});
+
+describe('examples/app with stepwire serve', () => {
+  let served: Served;
+  const out = join(temp.dir, 'served');
+  beforeAll(async () => {
+    served = await serveProcess(['examples/app', '--port', '0', '--out', out]);
+  });
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  it('prints the URL and the app screen URLs, and serves the API', async () => {
+    expect(served.stdout()).toContain(`app "invoices": ${served.url}/applications/invoices/screens/start`);
+    const response = await fetch(`${served.url}/catalog/entities`, { signal: AbortSignal.timeout(10_000) });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { name: string }[]).map((e) => e.name)).toEqual(['customers', 'orders']);
+  });
+
+  it('shows the start screen, runs the form and redirects to the invoice screen; the PDF is served and written', async () => {
+    const start = await fetch(`${served.url}/applications/invoices/screens/start`, { signal: AbortSignal.timeout(10_000) });
+    expect(start.status).toBe(200);
+    const html = await start.text();
+    expect(html).toContain('<h1>Make an invoice</h1>');
+    expect(html).toContain('Grace Hopper');
+
+    const submit = await fetch(`${served.url}/applications/invoices/screens/start/forms/make`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: served.url },
+      body: 'customer_id=2',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(30_000),
+    });
+    expect(submit.status).toBe(303);
+    const location = new URL(submit.headers.get('location')!, served.url);
+    expect(location.pathname).toBe('/applications/invoices/screens/invoice');
+    const file = `${served.url}/files/invoice-2.pdf`;
+    expect(Object.fromEntries(location.searchParams)).toEqual({ customer: '2', name: 'Grace Hopper', orders: '1', file });
+
+    const screen = await (await fetch(location, { signal: AbortSignal.timeout(10_000) })).text();
+    expect(screen).toContain('Invoice for Grace Hopper');
+    expect(screen).toContain(`The PDF is at ${file}`);
+    expect(screen).toContain('Make another invoice');
+
+    const pdf = await fetch(file, { signal: AbortSignal.timeout(10_000) });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const bytes = Buffer.from(await pdf.arrayBuffer());
+    expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(readFileSync(join(out, 'invoice-2.pdf'))).toEqual(bytes);
+    expect((await fetch(`${served.url}/files/nothing.pdf`)).status).toBe(404);
+
+    expect(served.stderr()).toMatch(/^GET \/catalog\/entities 200 \d+(\.\d)? m?s$/m);
+    expect(served.stderr()).toMatch(/^POST \/applications\/invoices\/screens\/start\/forms\/make 303 /m);
+  });
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    expect(await served.stop()).toBe(0);
+  });
+});

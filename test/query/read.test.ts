@@ -1,0 +1,375 @@
+import { describe, expect, it } from 'vitest';
+import type { CellRows } from '../../src/adapters/types.js';
+import { mapSheet } from '../../src/catalog/sheet-mapping.js';
+import { executeRead } from '../../src/query/index.js';
+import type { Entity } from '../../src/schema/entity.js';
+import type { Filter, GetEntityOutput } from '../../src/schema/get-entity.js';
+
+const LIMITS = { maxPageSize: 50, defaultPageSize: 100 };
+const BIG = { maxPageSize: 10_000, defaultPageSize: 100 };
+
+const people: Entity = {
+  name: 'people',
+  columns: [
+    { name: 'id', type: 'NUMBER' },
+    { name: 'name', type: 'STRING' },
+    { name: 'age', type: 'NUMBER' },
+    { name: 'active', type: 'BOOLEAN' },
+    { name: 'born', type: 'DATE' },
+  ],
+  primary_key: ['id'],
+  spreadsheet_config: { spreadsheet_id: 'doc', sheet_name: 'People', origin: { row: 0, col: 0 } },
+};
+
+const cells: CellRows = [
+  ['id', 'name', 'age', 'active', 'born'],
+  [1, 'Ann', 30, true, '1994-03-01'],
+  [2, 'bob', null, false, null],
+  [3, 'Cleo', 25, null, '1999-12-31'],
+  [4, null, 30, true, '1994-03-01'],
+  [5, 'Ann', -2, false, '2001-07-04'],
+  [6, 'Émile', 41.5, true, null],
+];
+const table = mapSheet(people, cells);
+
+function read(operation: unknown, paging: Record<string, unknown> = {}, limits = BIG): GetEntityOutput {
+  return executeRead('people', table, { entity_name: 'people', operation, ...paging }, limits);
+}
+function ids(operation: unknown, paging: Record<string, unknown> = {}): unknown[] {
+  const output = read({ ...(operation as object), select_columns: [{ column: 'id' }] }, paging);
+  expect(output.body.error).toEqual({ is_error: false, errors: [] });
+  return output.body.table.rows!.map((row) => row[0]);
+}
+const where = (...filters: Filter[]): unknown[] => ids({ filters });
+function errors(input: unknown, limits = BIG): string[] {
+  const output = executeRead('people', table, input, limits);
+  expect(output.body.table).toEqual({ columns: null, rows: null });
+  expect(output.body.error?.is_error).toBe(true);
+  return output.body.error?.errors ?? [];
+}
+
+describe('filters', () => {
+  it('compares numbers as numbers, and empty cells match no comparison', () => {
+    expect(where({ column: 'age', operator: 'EQUALS', value: 30 })).toEqual([1, 4]);
+    expect(where({ column: 'age', operator: 'NOT_EQUALS', value: 30 })).toEqual([3, 5, 6]);
+    expect(where({ column: 'age', operator: 'GREATER_THAN', value: 25 })).toEqual([1, 4, 6]);
+    expect(where({ column: 'age', operator: 'GREATER_THAN_OR_EQUALS', value: 25 })).toEqual([1, 3, 4, 6]);
+    expect(where({ column: 'age', operator: 'LESS_THAN', value: 25 })).toEqual([5]);
+    expect(where({ column: 'age', operator: 'LESS_THAN_OR_EQUALS', value: 25 })).toEqual([3, 5]);
+    expect(where({ column: 'age', operator: 'IN', value: [25, -2, 99] })).toEqual([3, 5]);
+    expect(where({ column: 'age', operator: 'NOT_IN', value: [30] })).toEqual([3, 5, 6]);
+    expect(where({ column: 'age', operator: 'IS_NULL' })).toEqual([2]);
+    expect(where({ column: 'age', operator: 'IS_NOT_NULL' })).toEqual([1, 3, 4, 5, 6]);
+  });
+
+  it('compares text by code unit, case-sensitive', () => {
+    expect(where({ column: 'name', operator: 'EQUALS', value: 'ann' })).toEqual([]);
+    expect(where({ column: 'name', operator: 'GREATER_THAN', value: 'Z' })).toEqual([2, 6]); // "bob" and "Émile" sort after "Z"
+    expect(where({ column: 'name', operator: 'LESS_THAN', value: 'B' })).toEqual([1, 5]);
+    expect(where({ column: 'name', operator: 'CONTAINS', value: 'n' })).toEqual([1, 5]);
+    expect(where({ column: 'name', operator: 'CONTAINS', value: 'N' })).toEqual([]);
+    expect(where({ column: 'name', operator: 'STARTS_WITH', value: 'C' })).toEqual([3]);
+    expect(where({ column: 'name', operator: 'ENDS_WITH', value: 'le' })).toEqual([6]);
+    expect(where({ column: 'name', operator: 'ENDS_WITH', value: ' le' })).toEqual([]);
+    expect(where({ column: 'name', operator: 'CONTAINS', value: '' })).toEqual([1, 2, 3, 5, 6]);
+    expect(where({ column: 'name', operator: 'NOT_EQUALS', value: 'Ann' })).toEqual([2, 3, 6]);
+    expect(where({ column: 'name', operator: 'NOT_IN', value: ['Ann', 'bob'] })).toEqual([3, 6]);
+    expect(where({ column: 'name', operator: 'IS_NULL' })).toEqual([4]);
+  });
+
+  it('orders booleans false before true and treats DATE as its text', () => {
+    expect(where({ column: 'active', operator: 'EQUALS', value: true })).toEqual([1, 4, 6]);
+    expect(where({ column: 'active', operator: 'EQUALS', value: 'FALSE' })).toEqual([2, 5]);
+    expect(where({ column: 'active', operator: 'GREATER_THAN', value: false })).toEqual([1, 4, 6]);
+    expect(where({ column: 'active', operator: 'LESS_THAN_OR_EQUALS', value: true })).toEqual([
+      1, 2, 4, 5, 6,
+    ]);
+    expect(where({ column: 'active', operator: 'NOT_EQUALS', value: true })).toEqual([2, 5]);
+    expect(where({ column: 'active', operator: 'IS_NULL' })).toEqual([3]);
+    expect(where({ column: 'born', operator: 'LESS_THAN', value: '2000-01-01' })).toEqual([1, 3, 4]);
+    expect(where({ column: 'born', operator: 'STARTS_WITH', value: '1994' })).toEqual([1, 4]);
+  });
+
+  it('joins filters with AND', () => {
+    expect(
+      where(
+        { column: 'name', operator: 'EQUALS', value: 'Ann' },
+        { column: 'age', operator: 'GREATER_THAN', value: 0 },
+      ),
+    ).toEqual([1]);
+  });
+
+  it('follows SQL for null filter values and nulls in lists', () => {
+    expect(where({ column: 'age', operator: 'EQUALS', value: null })).toEqual([]);
+    expect(where({ column: 'age', operator: 'NOT_EQUALS', value: null })).toEqual([]);
+    expect(where({ column: 'age', operator: 'IN', value: [30, null] })).toEqual([1, 4]);
+    expect(where({ column: 'age', operator: 'NOT_IN', value: [30, null] })).toEqual([]);
+    expect(where({ column: 'age', operator: 'IN', value: [] })).toEqual([]);
+    expect(where({ column: 'age', operator: 'NOT_IN', value: [] })).toEqual([1, 3, 4, 5, 6]);
+    expect(where({ column: 'age', operator: 'IS_NULL', value: null })).toEqual([2]);
+  });
+
+  it('coerces values by value_type, then to the column type', () => {
+    expect(where({ column: 'age', operator: 'EQUALS', value_type: 'NUMBER', value: '30' })).toEqual([1, 4]);
+    expect(where({ column: 'age', operator: 'EQUALS', value: ' 25 ' })).toEqual([3]);
+    expect(where({ column: 'name', operator: 'EQUALS', value_type: 'STRING', value: 'bob' })).toEqual([2]);
+    expect(where({ column: 'active', operator: 'EQUALS', value_type: 'BOOLEAN', value: 'true' })).toEqual([
+      1, 4, 6,
+    ]);
+  });
+});
+
+describe('order and paging', () => {
+  it('puts empty cells last in both directions', () => {
+    expect(ids({ order_by: [{ column: 'age', direction: 'ASC' }] })).toEqual([5, 3, 1, 4, 6, 2]);
+    expect(ids({ order_by: [{ column: 'age', direction: 'DESC' }] })).toEqual([6, 1, 4, 3, 5, 2]);
+    expect(ids({ order_by: [{ column: 'name', direction: 'DESC' }] })).toEqual([6, 2, 3, 1, 5, 4]);
+    expect(ids({ order_by: [{ column: 'active', direction: 'ASC' }] })).toEqual([2, 5, 1, 4, 6, 3]);
+    expect(ids({ order_by: [{ column: 'active', direction: 'DESC' }] })).toEqual([1, 4, 6, 2, 5, 3]);
+  });
+
+  it('orders by every key in sequence and keeps sheet order for ties', () => {
+    expect(
+      ids({
+        order_by: [
+          { column: 'born', direction: 'ASC' },
+          { column: 'id', direction: 'DESC' },
+        ],
+      }),
+    ).toEqual([4, 1, 3, 5, 6, 2]);
+    expect(
+      ids({
+        order_by: [
+          { column: 'active', direction: 'DESC' },
+          { column: 'age', direction: 'ASC' },
+        ],
+      }),
+    ).toEqual([1, 4, 6, 5, 2, 3]);
+    expect(ids({ order_by: [{ column: 'born', direction: 'DESC' }] })).toEqual([5, 3, 1, 4, 2, 6]);
+  });
+
+  it('pages from 1, defaults page_size to 100, and gives an empty page past the end', () => {
+    expect(ids({}, { page_size: 2 })).toEqual([1, 2]);
+    expect(ids({}, { page_size: 2, page_number: 3 })).toEqual([5, 6]);
+    expect(ids({}, { page_size: 4, page_number: 2 })).toEqual([5, 6]);
+    expect(ids({}, { page_size: 4, page_number: 9 })).toEqual([]);
+    expect(
+      ids({ order_by: [{ column: 'age', direction: 'ASC' }] }, { page_size: 2, page_number: 2 }),
+    ).toEqual([1, 4]);
+    expect(
+      ids({ filters: [{ column: 'age', operator: 'IS_NOT_NULL' }] }, { page_size: 2, page_number: 3 }),
+    ).toEqual([6]);
+
+    const many = mapSheet(people, [
+      cells[0]!,
+      ...Array.from({ length: 250 }, (_, i) => [i, 'x', i % 7, true, null]),
+    ]);
+    const page = (paging: Record<string, unknown>): unknown[][] =>
+      executeRead('people', many, { entity_name: 'people', operation: {}, ...paging }, BIG).body.table.rows!;
+    expect(page({}).length).toBe(100);
+    expect(page({ page_number: 3 }).map((r) => r[0])).toEqual(Array.from({ length: 50 }, (_, i) => 200 + i));
+  });
+
+  it('keeps only the needed rows with a bounded heap, giving the same page as a full sort', () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => [
+      i,
+      `n${(i * 7919) % 101}`,
+      (i * 31) % 97,
+      i % 3 === 0 ? null : i % 2 === 0,
+      null,
+    ]);
+    const big = mapSheet(people, [cells[0]!, ...rows]);
+    const order = [
+      { column: 'age', direction: 'DESC' as const },
+      { column: 'name', direction: 'ASC' as const },
+    ];
+    const sorted = rows
+      .map((row, index) => ({ row, index }))
+      .filter(({ row }) => (row[2] as number) > 10)
+      .sort(
+        (a, b) =>
+          (b.row[2] as number) - (a.row[2] as number) ||
+          (a.row[1]! < b.row[1]! ? -1 : a.row[1]! > b.row[1]! ? 1 : 0) ||
+          a.index - b.index,
+      )
+      .map(({ row }) => row[0]);
+    for (const [size, number] of [
+      [10, 1],
+      [10, 7],
+      [100, 25],
+      [1000, 3],
+    ] as const) {
+      const output = executeRead(
+        'people',
+        big,
+        {
+          entity_name: 'people',
+          operation: {
+            filters: [{ column: 'age', operator: 'GREATER_THAN', value: 10 }],
+            order_by: order,
+            select_columns: [{ column: 'id' }],
+          },
+          page_size: size,
+          page_number: number,
+        },
+        BIG,
+      );
+      expect(output.body.table.rows!.map((r) => r[0])).toEqual(
+        sorted.slice((number - 1) * size, number * size),
+      );
+    }
+  });
+});
+
+describe('output', () => {
+  it('selects columns in order with aliases, the same column twice allowed', () => {
+    const output = read({
+      select_columns: [{ column: 'name', alias: 'who' }, { column: 'id' }, { column: 'id', alias: 'again' }],
+      filters: [{ column: 'id', operator: 'EQUALS', value: 1 }],
+    });
+    expect(output.body.table).toEqual({
+      columns: [
+        { name: 'who', type: 'string', string: { is_json: false, is_url: false } },
+        { name: 'id', type: 'number', number: { latin_numbering: true } },
+        { name: 'again', type: 'number', number: { latin_numbering: true } },
+      ],
+      rows: [['Ann', 1, 1]],
+    });
+    expect(output.body.error).toEqual({ is_error: false, errors: [] });
+  });
+
+  it('gives every column in entity order when nothing is selected', () => {
+    const output = read({ select_columns: [] }, { page_size: 1 });
+    expect(output.body.table.columns?.map((c) => [c.name, c.type])).toEqual([
+      ['id', 'number'],
+      ['name', 'string'],
+      ['age', 'number'],
+      ['active', 'boolean'],
+      ['born', 'date'],
+    ]);
+    expect(output.body.table.columns?.[3]).toEqual({ name: 'active', type: 'boolean', boolean: {} });
+    expect(output.body.table.rows).toEqual([[1, 'Ann', 30, true, '1994-03-01']]);
+  });
+});
+
+describe('bad input never throws', () => {
+  const base = { entity_name: 'people', operation: {} };
+
+  it('refuses extra properties at every level', () => {
+    expect(errors({ ...base, extra: 1 })).toEqual([
+      'unknown property "extra"; no other properties are allowed',
+    ]);
+    expect(errors({ ...base, operation: { limit: 1 } })).toEqual([
+      'operation: unknown property "limit" in operation; no other properties are allowed',
+    ]);
+    expect(
+      errors({ ...base, operation: { filters: [{ column: 'id', operator: 'IS_NULL', x: 1 }] } })[0],
+    ).toMatch(/^operation\.filters\[0\]: unknown property "x"/);
+    expect(errors({ ...base, operation: { select_columns: [{ column: 'id', as: 'x' }] } })[0]).toMatch(
+      /^operation\.select_columns\[0\]: unknown property "as"/,
+    );
+    expect(
+      errors({ ...base, operation: { order_by: [{ column: 'id', direction: 'ASC', nulls: 'first' }] } })[0],
+    ).toMatch(/^operation\.order_by\[0\]: unknown property "nulls"/);
+  });
+
+  it('refuses wrong types, unknown operators and directions, and missing fields', () => {
+    expect(errors({ entity_name: 'people' })).toEqual(['operation: operation is required']);
+    expect(errors({ ...base, page_size: '10' })).toEqual([
+      'page_size: page_size must be a number, got the string "10"',
+    ]);
+    expect(errors({ ...base, page_number: 0 })).toEqual(['page_number: page_number must be at least 1']);
+    expect(errors({ ...base, page_size: 1.5 })[0]).toMatch(/^page_size: /);
+    expect(
+      errors({ ...base, operation: { filters: [{ column: 'id', operator: 'LIKE', value: 1 }] } })[0],
+    ).toMatch(
+      /^operation\.filters\[0\]\.operator: operator must be one of "EQUALS", .*got the string "LIKE"/,
+    );
+    expect(errors({ ...base, operation: { order_by: [{ column: 'id', direction: 'UP' }] } })[0]).toMatch(
+      /^operation\.order_by\[0\]\.direction: /,
+    );
+    expect(
+      errors({
+        ...base,
+        operation: { filters: [{ column: 'id', operator: 'EQUALS', value: 1, value_type: 'DATE' }] },
+      })[0],
+    ).toMatch(/^operation\.filters\[0\]\.value_type: /);
+    expect(errors(null)).toHaveLength(1);
+    expect(errors('read everything')).toHaveLength(1);
+  });
+
+  it('names unknown columns with the entity and its columns, everywhere at once', () => {
+    expect(
+      errors({
+        ...base,
+        operation: {
+          select_columns: [{ column: 'nme' }],
+          filters: [{ column: 'x', operator: 'IS_NULL' }],
+          order_by: [{ column: 'y', direction: 'ASC' }],
+        },
+      }),
+    ).toEqual([
+      'operation.select_columns[0].column: unknown column "nme" of entity "people" (columns: id, name, age, active, born)',
+      'operation.filters[0].column: unknown column "x" of entity "people" (columns: id, name, age, active, born)',
+      'operation.order_by[0].column: unknown column "y" of entity "people" (columns: id, name, age, active, born)',
+    ]);
+  });
+
+  it('checks filter values against operator and column', () => {
+    const filter = (f: Record<string, unknown>): string[] => errors({ ...base, operation: { filters: [f] } });
+    expect(filter({ column: 'age', operator: 'EQUALS', value_type: 'NUMBER', value: 'abc' })).toEqual([
+      'operation.filters[0].value: "abc" is not a NUMBER (value_type)',
+    ]);
+    expect(filter({ column: 'age', operator: 'EQUALS', value: 'abc' })).toEqual([
+      'operation.filters[0].value: "abc" cannot be compared with column "age" of type NUMBER',
+    ]);
+    expect(filter({ column: 'age', operator: 'EQUALS', value_type: 'BOOLEAN', value: true })).toEqual([
+      'operation.filters[0].value: true (as BOOLEAN) cannot be compared with column "age" of type NUMBER',
+    ]);
+    expect(filter({ column: 'age', operator: 'IN', value: 30 })).toEqual([
+      'operation.filters[0].value: operator IN needs an array of values, got 30',
+    ]);
+    expect(filter({ column: 'age', operator: 'NOT_IN', value: [1, 'x'] })).toEqual([
+      'operation.filters[0].value[1]: "x" cannot be compared with column "age" of type NUMBER',
+    ]);
+    expect(filter({ column: 'age', operator: 'IS_NULL', value: 3 })).toEqual([
+      'operation.filters[0].value: operator IS_NULL takes no value, got 3',
+    ]);
+    expect(filter({ column: 'age', operator: 'GREATER_THAN' })).toEqual([
+      'operation.filters[0].value: operator GREATER_THAN needs a value',
+    ]);
+    expect(filter({ column: 'age', operator: 'CONTAINS', value: '3' })).toEqual([
+      'operation.filters[0].operator: CONTAINS works on text columns only; column "age" is NUMBER',
+    ]);
+    expect(filter({ column: 'name', operator: 'EQUALS', value: { a: 1 } })).toEqual([
+      'operation.filters[0].value: must be a string, number, boolean or null, got an object',
+    ]);
+    expect(filter({ column: 'born', operator: 'EQUALS', value: '2024-02-30' })).toEqual([
+      'operation.filters[0].value: "2024-02-30" cannot be compared with column "born" of type DATE',
+    ]);
+  });
+
+  it('refuses a page_size above the cap, naming it', () => {
+    expect(errors({ ...base, page_size: 51 }, LIMITS)).toEqual([
+      'page_size: must be at most 50 (limits.maxPageSize), got 51',
+    ]);
+    expect(executeRead('people', table, { ...base, page_size: 50 }, LIMITS).body.error?.is_error).toBe(false);
+  });
+
+  it('refuses duplicate output names and empty aliases', () => {
+    expect(
+      errors({ ...base, operation: { select_columns: [{ column: 'id' }, { column: 'name', alias: 'id' }] } }),
+    ).toEqual([
+      'operation.select_columns[1]: output column name "id" is already used by select_columns[0]; give one of them a different alias',
+    ]);
+    expect(errors({ ...base, operation: { select_columns: [{ column: 'id', alias: ' ' }] } })).toEqual([
+      'operation.select_columns[0].alias: alias must not be empty',
+    ]);
+  });
+
+  it('refuses an entity_name that is not the entity read', () => {
+    expect(errors({ ...base, entity_name: 'orders' })).toEqual([
+      'entity_name: "orders" does not name entity "people"',
+    ]);
+  });
+});
