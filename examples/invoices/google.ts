@@ -27,7 +27,10 @@ const { engine } = await loadProject(fileURLToPath(new URL('.', import.meta.url)
 
 // 2. Point the entities at the real spreadsheet (or write its id into entities/*.json).
 for (const entity of await engine.catalog.listEntities()) {
-  await engine.catalog.upsertEntity({ ...entity, spreadsheet_config: { ...entity.spreadsheet_config, spreadsheet_id: spreadsheetId } });
+  await engine.catalog.upsertEntity({
+    ...entity,
+    spreadsheet_config: { ...entity.spreadsheet_config, spreadsheet_id: spreadsheetId },
+  });
 }
 
 // 3. Upload to Drive: the provider name of the upload step, and the folder (or edit workflows/invoice.json).
@@ -36,7 +39,14 @@ await engine.workflows.replace({
   ...invoice,
   steps: invoice.steps.map((step) =>
     step.name === 'upload' && step.l2_data
-      ? { ...step, l2_data: { ...step.l2_data, provider: 'drive', input_data: { ...step.l2_data.input_data, folder_id: folderId } } }
+      ? {
+          ...step,
+          l2_data: {
+            ...step.l2_data,
+            provider: 'drive',
+            input_data: { ...step.l2_data.input_data, folder_id: folderId },
+          },
+        }
       : step,
   ),
 });

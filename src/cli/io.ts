@@ -46,15 +46,34 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
  * `--help`/`-h` is accepted by every command.
  * @internal
  */
-export function parseCommand(command: string, args: string[], options: OptionSpec, positionals: { min: number; max: number }) {
+export function parseCommand(
+  command: string,
+  args: string[],
+  options: OptionSpec,
+  positionals: { min: number; max: number },
+) {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '.') : String(error), command);
+    throw new UsageError(
+      error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '.') : String(error),
+      command,
+    );
   }
   const help = parsed.values['help'] === true;
-  if (!help && parsed.positionals.length < positionals.min) throw new UsageError(`missing arguments`, command);
-  if (!help && parsed.positionals.length > positionals.max) throw new UsageError(`unexpected argument "${parsed.positionals[positionals.max]}"`, command);
-  return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals, help };
+  if (!help && parsed.positionals.length < positionals.min)
+    throw new UsageError(`missing arguments`, command);
+  if (!help && parsed.positionals.length > positionals.max)
+    throw new UsageError(`unexpected argument "${parsed.positionals[positionals.max]}"`, command);
+  return {
+    values: parsed.values as Record<string, string | boolean | undefined>,
+    positionals: parsed.positionals,
+    help,
+  };
 }

@@ -2,7 +2,12 @@ import type { Issue } from '../errors/index.js';
 import type { CliIo } from './io.js';
 
 /** Prints problems one a line as `<file>: <path>: <message>` under a heading, on standard error. @internal */
-export function printIssues(io: CliIo, issues: readonly Issue[], heading: string, write: (line: string) => void = io.err): void {
+export function printIssues(
+  io: CliIo,
+  issues: readonly Issue[],
+  heading: string,
+  write: (line: string) => void = io.err,
+): void {
   write(heading);
   for (const issue of issues) write(`  ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
 }

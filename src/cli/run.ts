@@ -14,15 +14,24 @@ import { NotFoundError, ValidationError } from '../errors/index.js';
  * @internal
  */
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals, help } = parseCommand('run', args, { input: { type: 'string', short: 'i' }, out: { type: 'string', short: 'o' } }, { min: 2, max: 2 });
-  if (help) return io.out(HELP['run']!), EXIT.ok;
+  const { values, positionals, help } = parseCommand(
+    'run',
+    args,
+    { input: { type: 'string', short: 'i' }, out: { type: 'string', short: 'o' } },
+    { min: 2, max: 2 },
+  );
+  if (help) return (io.out(HELP['run']!), EXIT.ok);
   const [dir, workflow] = positionals as [string, string];
   const input = await readInput(values['input'] as string | undefined);
   const outDir = (values['out'] as string | undefined) ?? 'out';
   const sandbox = new WorkerSandbox();
   try {
     const written: string[] = [];
-    const project = await loadProject(dir, { engineOptions: { sandbox }, outDir, onFileWritten: (path) => written.push(path) });
+    const project = await loadProject(dir, {
+      engineOptions: { sandbox },
+      outDir,
+      onFileWritten: (path) => written.push(path),
+    });
     printWarnings(io, project.problems);
     let handle;
     try {
@@ -86,6 +95,9 @@ async function readInput(value: string | undefined): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new UsageError(`--input is not valid JSON (${(error as Error).message}); e.g. --input '{"customer_id":1}'`, 'run');
+    throw new UsageError(
+      `--input is not valid JSON (${(error as Error).message}); e.g. --input '{"customer_id":1}'`,
+      'run',
+    );
   }
 }

@@ -21,9 +21,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     { port: { type: 'string', short: 'p' }, host: { type: 'string' }, out: { type: 'string', short: 'o' } },
     { min: 1, max: 1 },
   );
-  if (help) return io.out(HELP['serve']!), EXIT.ok;
+  if (help) return (io.out(HELP['serve']!), EXIT.ok);
   const port = Number(values['port'] ?? 8787);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${String(values['port'])}"`, 'serve');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(
+      `--port must be a whole number from 0 to 65535, got "${String(values['port'])}"`,
+      'serve',
+    );
   const hostname = (values['host'] as string | undefined) ?? '127.0.0.1';
   const dir = positionals[0]!;
   const outDir = values['out'] as string | undefined;
@@ -32,7 +36,10 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   let inner: ((request: Request) => Promise<Response>) | undefined;
   let server;
   try {
-    server = await serve((request) => (inner ? inner(request) : Promise.resolve(new Response('Starting…\n', { status: 503 }))), { port, hostname });
+    server = await serve(
+      (request) => (inner ? inner(request) : Promise.resolve(new Response('Starting…\n', { status: 503 }))),
+      { port, hostname },
+    );
   } catch (error) {
     io.err(`stepwire serve: cannot listen on ${hostname}:${port}: ${(error as Error).message}`);
     return EXIT.failure;
@@ -45,19 +52,29 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       ...(outDir === undefined ? {} : { outDir, onFileWritten: (path: string) => io.err(`wrote ${path}`) }),
     });
     printWarnings(io, project.problems);
-    const api = createHandler(project.engine, { onError: (error) => io.err(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) });
+    const api = createHandler(project.engine, {
+      onError: (error) =>
+        io.err(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    });
     inner = async function stepwireServe(request: Request): Promise<Response> {
       const started = performance.now();
       const url = new URL(request.url);
-      const response = url.pathname.startsWith(FILES) && request.method === 'GET' ? serveFile(project.files, filesBaseUrl + url.pathname.slice(FILES.length)) : await api(request);
-      io.err(`${request.method} ${url.pathname}${url.search} ${response.status} ${formatMs(performance.now() - started)}`);
+      const response =
+        url.pathname.startsWith(FILES) && request.method === 'GET'
+          ? serveFile(project.files, filesBaseUrl + url.pathname.slice(FILES.length))
+          : await api(request);
+      io.err(
+        `${request.method} ${url.pathname}${url.search} ${response.status} ${formatMs(performance.now() - started)}`,
+      );
       return response;
     };
     io.out(`stepwire serving ${dir} at ${server.url}`);
     io.out(`  API: ${server.url}/openapi.json`);
     for (const name of await project.engine.applications.list()) {
       const app = await project.engine.applications.get(name);
-      io.out(`  app "${name}": ${server.url}/applications/${encodeURIComponent(name)}/screens/${app.start_screen_url}`);
+      io.out(
+        `  app "${name}": ${server.url}/applications/${encodeURIComponent(name)}/screens/${app.start_screen_url}`,
+      );
     }
     io.out(`  files: ${filesBaseUrl}<name> (what upload_file steps store with provider "memory")`);
     io.out('Press Ctrl-C to stop.');
@@ -72,6 +89,16 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
 /** A file of the memory store by its url. */
 function serveFile(files: MemoryFileStore, url: string): Response {
   const file = files.get(url);
-  if (!file) return new Response('No such file.\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
-  return new Response(file.data as Uint8Array<ArrayBuffer>, { headers: { 'content-type': file.contentType, 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; sandbox" } });
+  if (!file)
+    return new Response('No such file.\n', {
+      status: 404,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    });
+  return new Response(file.data as Uint8Array<ArrayBuffer>, {
+    headers: {
+      'content-type': file.contentType,
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+    },
+  });
 }

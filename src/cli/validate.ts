@@ -7,7 +7,7 @@ import { printIssues, printWarnings } from './report.js';
 /** `stepwire validate <dir>`: every problem with its file and path; exit 1 when there is any. @internal */
 export async function validateCommand(args: string[], io: CliIo): Promise<number> {
   const { positionals, help } = parseCommand('validate', args, {}, { min: 1, max: 1 });
-  if (help) return io.out(HELP['validate']!), EXIT.ok;
+  if (help) return (io.out(HELP['validate']!), EXIT.ok);
   const dir = positionals[0]!;
   try {
     const { engine, problems } = await loadProject(dir);

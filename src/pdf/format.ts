@@ -74,13 +74,13 @@ export function plainText(value: unknown): string {
 
 /** Whether a column holds numbers (declared `number` type or config). @internal */
 export function isNumberColumn(column: Column | undefined): boolean {
-  return column !== undefined && (column.number !== undefined || column.type === 'number');
+  return column !== undefined && (column.number !== undefined || column.type?.toLowerCase() === 'number');
 }
 
 /** Text of a table cell following its column's configuration. @internal */
 export function formatCell(value: unknown, column: Column | undefined): string {
   if (value === null || value === undefined) return '';
-  if (column?.number !== undefined || column?.type === 'number') {
+  if (column?.number !== undefined || column?.type?.toLowerCase() === 'number') {
     const decimals = decimalsOfStep(column.number?.step);
     let text: string;
     if (typeof value === 'number') text = formatNumber(value, decimals);
@@ -92,8 +92,8 @@ export function formatCell(value: unknown, column: Column | undefined): string {
     }
     return column.number?.latin_numbering === false ? text : toLatinDigits(text);
   }
-  if (column?.date !== undefined || column?.type === 'date') return formatDate(value) ?? plainText(value);
-  if (column?.datetime !== undefined || column?.type === 'datetime') {
+  if (column?.date !== undefined || column?.type?.toLowerCase() === 'date') return formatDate(value) ?? plainText(value);
+  if (column?.datetime !== undefined || column?.type?.toLowerCase() === 'datetime') {
     return formatDateTime(value) ?? plainText(value);
   }
   return plainText(value);

@@ -22,15 +22,15 @@ export function readFailure(errors: string[]): GetEntityOutput {
 export function outputColumn(name: string, type: ColumnType): Column {
   switch (type) {
     case 'NUMBER':
-      return { name, type: 'number', number: { latin_numbering: true } };
+      return { name, type: 'NUMBER', number: { latin_numbering: true } };
     case 'STRING':
-      return { name, type: 'string', string: { is_json: false, is_url: false } };
+      return { name, type: 'STRING', string: { is_json: false, is_url: false } };
     case 'BOOLEAN':
-      return { name, type: 'boolean', boolean: {} };
+      return { name, type: 'BOOLEAN', boolean: {} };
     case 'DATE':
-      return { name, type: 'date', date: {} };
+      return { name, type: 'DATE', date: {} };
     case 'DATETIME':
-      return { name, type: 'datetime', datetime: {} };
+      return { name, type: 'DATETIME', datetime: {} };
   }
 }
 

@@ -28,7 +28,8 @@ describe('stepwire as a process', () => {
     ]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: stepwire <command>/);
-    for (const command of ['validate', 'run', 'serve', 'types']) expect(help.stdout).toContain(`  ${command} <dir>`);
+    for (const command of ['validate', 'run', 'serve', 'types'])
+      expect(help.stdout).toContain(`  ${command} <dir>`);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
     expect(none.code).toBe(2);
@@ -36,27 +37,51 @@ describe('stepwire as a process', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/stepwire run: missing arguments[\s\S]*Usage: stepwire run <dir> <workflow>/);
+    expect(missing.stderr).toMatch(
+      /stepwire run: missing arguments[\s\S]*Usage: stepwire run <dir> <workflow>/,
+    );
     expect(missing.stdout).toBe('');
   });
 
   it('validate: ok exits 0; broken files list every problem with file and path and exit 1', async () => {
     const broken = join(temp.dir, 'broken');
     cpSync(join(ROOT, 'examples/invoices'), broken, { recursive: true });
-    writeFileSync(join(broken, 'relationships/orders_customer.json'), JSON.stringify({ name: 'orders_customer', relationship_type: 'foreign_key', source_entity: 'orders', target_entity: 'clients', foreign_key_config: { source_columns: ['customer_id'], target_columns: ['id'], enforce_foreign_key: true } }));
+    writeFileSync(
+      join(broken, 'relationships/orders_customer.json'),
+      JSON.stringify({
+        name: 'orders_customer',
+        relationship_type: 'foreign_key',
+        source_entity: 'orders',
+        target_entity: 'clients',
+        foreign_key_config: {
+          source_columns: ['customer_id'],
+          target_columns: ['id'],
+          enforce_foreign_key: true,
+        },
+      }),
+    );
     const workflow = JSON.parse(readFileSync(join(broken, 'workflows/invoice.json'), 'utf8'));
     workflow.workflow_output.output_data.file_url = '{{uplaod.file_url}}';
     writeFileSync(join(broken, 'workflows/invoice.json'), JSON.stringify(workflow, null, 2));
     writeFileSync(join(broken, 'entities/extra.json'), '{ "name": "extra", }');
 
-    const [ok, bad] = await Promise.all([stepwire(['validate', 'examples/invoices']), stepwire(['validate', broken])]);
+    const [ok, bad] = await Promise.all([
+      stepwire(['validate', 'examples/invoices']),
+      stepwire(['validate', broken]),
+    ]);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain('examples/invoices is valid: 2 entities, 1 relationship, 0 scripts, 1 workflow, 0 applications');
+    expect(ok.stdout).toContain(
+      'examples/invoices is valid: 2 entities, 1 relationship, 0 scripts, 1 workflow, 0 applications',
+    );
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/has 3 problems:/);
-    expect(bad.stdout).toMatch(/^ {2}entities\/extra\.json: invalid JSON at line 1, column 20: unexpected "}"/m);
+    expect(bad.stdout).toMatch(
+      /^ {2}entities\/extra\.json: invalid JSON at line 1, column 20: unexpected "}"/m,
+    );
     expect(bad.stdout).toMatch(/^ {2}relationships\/orders_customer\.json: .*clients/m);
-    expect(bad.stdout).toMatch(/^ {2}workflows\/invoice\.json: workflow_output\.output_data(\.file_url)?: .*uplaod/m);
+    expect(bad.stdout).toMatch(
+      /^ {2}workflows\/invoice\.json: workflow_output\.output_data(\.file_url)?: .*uplaod/m,
+    );
   });
 
   it('run: a failing run prints the failed step and exits 1; bad input is refused', async () => {
@@ -74,19 +99,28 @@ describe('stepwire as a process', () => {
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/input of workflow "invoice" is invalid:\n {2}customer_id: /);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('there is no workflow "invoices" in examples/invoices (workflows: invoice)');
+    expect(unknown.stderr).toContain(
+      'there is no workflow "invoices" in examples/invoices (workflows: invoice)',
+    );
   });
 
   it('types: input and output interfaces of each workflow', async () => {
     const file = join(temp.dir, 'workflows.d.ts');
-    const [toFile, toStdout] = await Promise.all([stepwire(['types', 'examples/summary', '--out', file]), stepwire(['types', 'examples/invoices'])]);
+    const [toFile, toStdout] = await Promise.all([
+      stepwire(['types', 'examples/summary', '--out', file]),
+      stepwire(['types', 'examples/invoices']),
+    ]);
     expect(toFile.code).toBe(0);
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('export interface SummarizeOrdersInput');
-    expect(text).toMatch(/export interface SummarizeOrdersOutput \{\s+rows_written: unknown;\s+totals: unknown;\s+\}/);
+    expect(text).toMatch(
+      /export interface SummarizeOrdersOutput \{\s+rows_written: unknown;\s+totals: unknown;\s+\}/,
+    );
     expect(toStdout.code).toBe(0);
     expect(toStdout.stdout).toMatch(/export interface InvoiceInput \{\s+customer_id: number;\s+\}/);
-    expect(toStdout.stdout).toMatch(/export interface InvoiceOutput \{\s+file_url: string;\s+customer_name: unknown;\s+order_count: number;\s+\}/);
+    expect(toStdout.stdout).toMatch(
+      /export interface InvoiceOutput \{\s+file_url: string;\s+customer_name: unknown;\s+order_count: number;\s+\}/,
+    );
     expect(toStdout.stdout).toContain('"invoice": { input: InvoiceInput; output: InvoiceOutput };');
   });
 });

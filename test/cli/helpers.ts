@@ -15,7 +15,10 @@ export interface Finished {
 }
 
 /** Runs `stepwire <args>` as a user would and waits for it to end (bounded). */
-export function stepwire(args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<Finished> {
+export function stepwire(
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<Finished> {
   const child = start(args, options.cwd);
   let stdout = '';
   let stderr = '';
@@ -24,7 +27,9 @@ export function stepwire(args: string[], options: { cwd?: string; timeoutMs?: nu
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`stepwire ${args.join(' ')} took longer than ${options.timeoutMs ?? 60_000} ms\n${stderr}`));
+      reject(
+        new Error(`stepwire ${args.join(' ')} took longer than ${options.timeoutMs ?? 60_000} ms\n${stderr}`),
+      );
     }, options.timeoutMs ?? 60_000);
     child.once('error', reject);
     child.once('close', (code) => {

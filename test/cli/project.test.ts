@@ -50,9 +50,15 @@ describe('loadProject', () => {
   it('loads an example: CSV cells are coerced by column type, empty cells are null', async () => {
     const { engine, problems } = await loadProject(join(ROOT, 'examples/invoices'));
     expect(problems).toEqual([]);
-    const read = await engine.catalog.getEntity({ entity_name: 'orders', operation: { filters: [{ column: 'order_id', operator: 'EQUALS', value_type: 'NUMBER', value: 12 }] } });
+    const read = await engine.catalog.getEntity({
+      entity_name: 'orders',
+      operation: { filters: [{ column: 'order_id', operator: 'EQUALS', value_type: 'NUMBER', value: 12 }] },
+    });
     expect(read.body.table.rows).toEqual([[12, 1, 'Notebook "Analytical"', 4.25]]);
-    const grace = await engine.catalog.getEntity({ entity_name: 'customers', operation: { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: 2 }] } });
+    const grace = await engine.catalog.getEntity({
+      entity_name: 'customers',
+      operation: { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: 2 }] },
+    });
     expect(grace.body.table.rows).toEqual([[2, 'Grace Hopper', 'Arlington, Virginia']]);
   });
 
@@ -71,17 +77,24 @@ describe('loadProject', () => {
     const issues = await issuesOf(dir);
     const where = issues.map((i) => i.path);
     expect(where).toContain('entities/orders.json');
-    expect(issues.find((i) => i.path === 'entities/orders.json')!.message).toMatch(/invalid JSON at line 4, column 1/);
+    expect(issues.find((i) => i.path === 'entities/orders.json')!.message).toMatch(
+      /invalid JSON at line 4, column 1/,
+    );
     expect(where).toContain('entities/customers.json: columns[1].type');
     expect(where).toContain('entities/customers.json: primary_key[0]');
     expect(where).toContain('workflows/invoice.json: steps[2].l2_data');
-    expect(issues.find((i) => i.path === 'workflows/invoice.json: steps[2].l2_data')!.message).toMatch(/create_pfd/);
+    expect(issues.find((i) => i.path === 'workflows/invoice.json: steps[2].l2_data')!.message).toMatch(
+      /create_pfd/,
+    );
     expect(where).toContain('sheets/shop/customers.csv: line 2');
   });
 
   it('reports cells an entity cannot read, naming the CSV file and the cell', async () => {
     const dir = copyExample('invoices');
-    writeFileSync(join(dir, 'sheets/shop/orders.csv'), 'order_id,customer_id,item,amount\n10,1,Lamp,twenty\n');
+    writeFileSync(
+      join(dir, 'sheets/shop/orders.csv'),
+      'order_id,customer_id,item,amount\n10,1,Lamp,twenty\n',
+    );
     const issues = await issuesOf(dir);
     expect(issues).toHaveLength(1);
     expect(issues[0]!.path).toBe('sheets/shop/orders.csv');
@@ -97,7 +110,12 @@ describe('loadProject', () => {
     workflow.steps[0].atlas_data.input_data.code_file = 'sumarize.js';
     writeFileSync(join(dir, 'workflows/summarize_orders.json'), JSON.stringify(workflow));
     const issues = await issuesOf(dir);
-    expect(issues).toEqual([expect.objectContaining({ code: 'unknown_script', path: 'workflows/summarize_orders.json: steps[0].atlas_data.input_data.code_file' })]);
+    expect(issues).toEqual([
+      expect.objectContaining({
+        code: 'unknown_script',
+        path: 'workflows/summarize_orders.json: steps[0].atlas_data.input_data.code_file',
+      }),
+    ]);
   });
 
   it('warns about what it ignores, and mirrors stored files into outDir', async () => {
@@ -107,19 +125,37 @@ describe('loadProject', () => {
     writeFileSync(join(dir, 'sheets/shop/unused.csv'), 'a\n1\n');
     const out = join(dir, 'pdfs');
     const written: string[] = [];
-    const { engine, files, problems, chat } = await loadProject(dir, { outDir: out, onFileWritten: (p) => written.push(p), filesBaseUrl: 'http://files.test/' });
-    expect(problems.map((p) => `${p.code} ${p.path}`).sort()).toEqual(['ignored entities/notes.txt', 'unknown_folder workflow', 'unused_sheet sheets/shop/unused.csv']);
+    const { engine, files, problems, chat } = await loadProject(dir, {
+      outDir: out,
+      onFileWritten: (p) => written.push(p),
+      filesBaseUrl: 'http://files.test/',
+    });
+    expect(problems.map((p) => `${p.code} ${p.path}`).sort()).toEqual([
+      'ignored entities/notes.txt',
+      'unknown_folder workflow',
+      'unused_sheet sheets/shop/unused.csv',
+    ]);
     const run = await engine.run('invoice', { customer_id: 3 });
     expect(run.status).toBe('succeeded');
-    expect(run.output).toMatchObject({ file_url: 'http://files.test/invoice-3.pdf', customer_name: 'Linus Torvalds', order_count: 1 });
+    expect(run.output).toMatchObject({
+      file_url: 'http://files.test/invoice-3.pdf',
+      customer_name: 'Linus Torvalds',
+      order_count: 1,
+    });
     expect(written).toEqual([join(out, 'invoice-3.pdf')]);
-    expect(readFileSync(join(out, 'invoice-3.pdf'))).toEqual(Buffer.from(files.read('http://files.test/invoice-3.pdf')!));
-    expect(chat.messages).toEqual([{ channel: 'billing', message: 'Invoice for Linus Torvalds is ready: http://files.test/invoice-3.pdf' }]);
+    expect(readFileSync(join(out, 'invoice-3.pdf'))).toEqual(
+      Buffer.from(files.read('http://files.test/invoice-3.pdf')!),
+    );
+    expect(chat.messages).toEqual([
+      { channel: 'billing', message: 'Invoice for Linus Torvalds is ready: http://files.test/invoice-3.pdf' },
+    ]);
   });
 
   it('enforces the foreign key of the relationship file on appends', async () => {
     const { engine } = await loadProject(join(ROOT, 'examples/invoices'));
-    await expect(engine.catalog.append('orders', [{ order_id: 99, customer_id: 42, item: 'Ghost', amount: 1 }])).rejects.toThrow(/customer/);
+    await expect(
+      engine.catalog.append('orders', [{ order_id: 99, customer_id: 42, item: 'Ghost', amount: 1 }]),
+    ).rejects.toThrow(/customer/);
   });
 
   it('names a folder that does not exist', async () => {

@@ -9,16 +9,32 @@ afterAll(() => temp.remove());
 describe('examples/invoices', () => {
   it('runs with one command: progress per step, output JSON, the PDF written to --out', async () => {
     const out = join(temp.dir, 'out');
-    const result = await stepwire(['run', 'examples/invoices', 'invoice', '--input', '{"customer_id":1}', '--out', out]);
+    const result = await stepwire([
+      'run',
+      'examples/invoices',
+      'invoice',
+      '--input',
+      '{"customer_id":1}',
+      '--out',
+      out,
+    ]);
     expect(result.stderr).toMatch(/^▶ invoice \(run [\w-]+\)$/m);
-    for (const step of ['customer', 'orders', 'pdf', 'upload', 'notify']) expect(result.stderr).toMatch(new RegExp(`^ {2}✓ ${step} +\\d+(\\.\\d)? m?s$`, 'm'));
-    expect(result.stderr).toContain('chat #billing: Invoice for Ada Lovelace is ready: memory://files/invoice-1.pdf');
+    for (const step of ['customer', 'orders', 'pdf', 'upload', 'notify'])
+      expect(result.stderr).toMatch(new RegExp(`^ {2}✓ ${step} +\\d+(\\.\\d)? m?s$`, 'm'));
+    expect(result.stderr).toContain(
+      'chat #billing: Invoice for Ada Lovelace is ready: memory://files/invoice-1.pdf',
+    );
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ file_url: 'memory://files/invoice-1.pdf', customer_name: 'Ada Lovelace', order_count: 3 });
+    expect(JSON.parse(result.stdout)).toEqual({
+      file_url: 'memory://files/invoice-1.pdf',
+      customer_name: 'Ada Lovelace',
+      order_count: 3,
+    });
     const pdf = readFileSync(join(out, 'invoice-1.pdf'));
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const text = pdfText(join(out, 'invoice-1.pdf'));
-    if (text === undefined) console.warn('pdftotext is not installed (apt-get install poppler-utils): the PDF text is not checked');
+    if (text === undefined)
+      console.warn('pdftotext is not installed (apt-get install poppler-utils): the PDF text is not checked');
     else {
       expect(text).toContain('Invoice for Ada Lovelace');
       expect(text).toContain('Desk, oak');
@@ -30,7 +46,13 @@ describe('examples/invoices', () => {
 
 describe('examples/summary', () => {
   it('runs the transform with one command and outputs the totals it appended', async () => {
-    const result = await stepwire(['run', 'examples/summary', 'summarize_orders', '--out', join(temp.dir, 'none')]);
+    const result = await stepwire([
+      'run',
+      'examples/summary',
+      'summarize_orders',
+      '--out',
+      join(temp.dir, 'none'),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/^ {4}summarize: summarized 3 customers$/m);
     expect(result.stderr).toMatch(/✓ summarize .*\n.*✓ totals /);
@@ -59,11 +81,16 @@ describe('examples/app with stepwire serve', () => {
     expect(served.stdout()).toContain(`app "invoices": ${served.url}/applications/invoices/screens/start`);
     const response = await fetch(`${served.url}/catalog/entities`, { signal: AbortSignal.timeout(10_000) });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { name: string }[]).map((e) => e.name)).toEqual(['customers', 'orders']);
+    expect(((await response.json()) as { name: string }[]).map((e) => e.name)).toEqual([
+      'customers',
+      'orders',
+    ]);
   });
 
   it('shows the start screen, runs the form and redirects to the invoice screen; the PDF is served and written', async () => {
-    const start = await fetch(`${served.url}/applications/invoices/screens/start`, { signal: AbortSignal.timeout(10_000) });
+    const start = await fetch(`${served.url}/applications/invoices/screens/start`, {
+      signal: AbortSignal.timeout(10_000),
+    });
     expect(start.status).toBe(200);
     const html = await start.text();
     expect(html).toContain('<h1>Make an invoice</h1>');
@@ -80,7 +107,12 @@ describe('examples/app with stepwire serve', () => {
     const location = new URL(submit.headers.get('location')!, served.url);
     expect(location.pathname).toBe('/applications/invoices/screens/invoice');
     const file = `${served.url}/files/invoice-2.pdf`;
-    expect(Object.fromEntries(location.searchParams)).toEqual({ customer: '2', name: 'Grace Hopper', orders: '1', file });
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      customer: '2',
+      name: 'Grace Hopper',
+      orders: '1',
+      file,
+    });
 
     const screen = await (await fetch(location, { signal: AbortSignal.timeout(10_000) })).text();
     expect(screen).toContain('Invoice for Grace Hopper');

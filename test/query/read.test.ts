@@ -229,9 +229,9 @@ describe('output', () => {
     });
     expect(output.body.table).toEqual({
       columns: [
-        { name: 'who', type: 'string', string: { is_json: false, is_url: false } },
-        { name: 'id', type: 'number', number: { latin_numbering: true } },
-        { name: 'again', type: 'number', number: { latin_numbering: true } },
+        { name: 'who', type: 'STRING', string: { is_json: false, is_url: false } },
+        { name: 'id', type: 'NUMBER', number: { latin_numbering: true } },
+        { name: 'again', type: 'NUMBER', number: { latin_numbering: true } },
       ],
       rows: [['Ann', 1, 1]],
     });
@@ -241,13 +241,13 @@ describe('output', () => {
   it('gives every column in entity order when nothing is selected', () => {
     const output = read({ select_columns: [] }, { page_size: 1 });
     expect(output.body.table.columns?.map((c) => [c.name, c.type])).toEqual([
-      ['id', 'number'],
-      ['name', 'string'],
-      ['age', 'number'],
-      ['active', 'boolean'],
-      ['born', 'date'],
+      ['id', 'NUMBER'],
+      ['name', 'STRING'],
+      ['age', 'NUMBER'],
+      ['active', 'BOOLEAN'],
+      ['born', 'DATE'],
     ]);
-    expect(output.body.table.columns?.[3]).toEqual({ name: 'active', type: 'boolean', boolean: {} });
+    expect(output.body.table.columns?.[3]).toEqual({ name: 'active', type: 'BOOLEAN', boolean: {} });
     expect(output.body.table.rows).toEqual([[1, 'Ann', 30, true, '1994-03-01']]);
   });
 });

@@ -63,7 +63,8 @@ const FOLDERS = ['entities', 'relationships', 'workflows', 'applications', 'scri
 export async function loadProject(dir: string, options: LoadProjectOptions = {}): Promise<LoadedProject> {
   const root = resolve(dir);
   const info = await stat(root).catch(() => undefined);
-  if (!info?.isDirectory()) throw new ValidationError([{ code: 'not_found', path: dir, message: `${dir} is not a folder` }]);
+  if (!info?.isDirectory())
+    throw new ValidationError([{ code: 'not_found', path: dir, message: `${dir} is not a folder` }]);
   const issues: Issue[] = [];
   const problems: Issue[] = [];
   const engineOptions = options.engineOptions ?? {};
@@ -71,11 +72,21 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   const spreadsheets = new MemorySpreadsheets();
   const sheetFiles = new Map<string, string>();
   if (engineOptions.spreadsheets === undefined) await loadSheets(root, spreadsheets, sheetFiles, issues);
-  else if (await isDir(join(root, 'sheets'))) problems.push({ code: 'ignored', path: 'sheets', message: 'not loaded: engineOptions.spreadsheets is given' });
+  else if (await isDir(join(root, 'sheets')))
+    problems.push({
+      code: 'ignored',
+      path: 'sheets',
+      message: 'not loaded: engineOptions.spreadsheets is given',
+    });
 
-  const files = new MemoryFileStore(options.filesBaseUrl === undefined ? {} : { baseUrl: options.filesBaseUrl });
+  const files = new MemoryFileStore(
+    options.filesBaseUrl === undefined ? {} : { baseUrl: options.filesBaseUrl },
+  );
   const chat = new MemoryChat();
-  const memory = options.outDir === undefined ? files : mirror(files, new LocalFileStore({ dir: options.outDir }), options.onFileWritten);
+  const memory =
+    options.outDir === undefined
+      ? files
+      : mirror(files, new LocalFileStore({ dir: options.outDir }), options.onFileWritten);
   const engine = new Engine({
     ...engineOptions,
     spreadsheets: engineOptions.spreadsheets ?? spreadsheets,
@@ -84,19 +95,33 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   });
 
   for (const entry of await readdir(root, { withFileTypes: true })) {
-    if (entry.isDirectory() && !(FOLDERS as readonly string[]).includes(entry.name) && !entry.name.startsWith('.') && entry.name !== 'out' && entry.name !== 'node_modules') {
-      problems.push({ code: 'unknown_folder', path: entry.name, message: `folder "${entry.name}" is not part of a project (known: ${FOLDERS.join(', ')})` });
+    if (
+      entry.isDirectory() &&
+      !(FOLDERS as readonly string[]).includes(entry.name) &&
+      !entry.name.startsWith('.') &&
+      entry.name !== 'out' &&
+      entry.name !== 'node_modules'
+    ) {
+      problems.push({
+        code: 'unknown_folder',
+        path: entry.name,
+        message: `folder "${entry.name}" is not part of a project (known: ${FOLDERS.join(', ')})`,
+      });
     }
   }
 
   const entities: Entity[] = [];
   for (const file of await listFiles(root, 'entities', '.json', problems)) {
     const body = await readJson(root, file, issues);
-    if (body !== undefined) await attempt(file, issues, async () => entities.push(await engine.catalog.registerEntity(named(body, file))));
+    if (body !== undefined)
+      await attempt(file, issues, async () =>
+        entities.push(await engine.catalog.registerEntity(named(body, file))),
+      );
   }
   for (const file of await listFiles(root, 'relationships', '.json', problems)) {
     const body = await readJson(root, file, issues);
-    if (body !== undefined) await attempt(file, issues, () => engine.catalog.createRelationship(named(body, file)));
+    if (body !== undefined)
+      await attempt(file, issues, () => engine.catalog.createRelationship(named(body, file)));
   }
   const scripts = new Set<string>();
   for (const file of await listFiles(root, 'scripts', '.js', problems)) {
@@ -107,13 +132,18 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   for (const file of await listFiles(root, 'workflows', '.json', problems)) {
     const body = await readJson(root, file, issues);
     if (body === undefined) continue;
-    const missing = missingScripts(body, scripts).map((m) => ({ code: 'unknown_script', path: `${file}: ${m.path}`, message: `script "${m.name}" is not in scripts/ (found: ${[...scripts].join(', ') || 'none'})` }));
+    const missing = missingScripts(body, scripts).map((m) => ({
+      code: 'unknown_script',
+      path: `${file}: ${m.path}`,
+      message: `script "${m.name}" is not in scripts/ (found: ${[...scripts].join(', ') || 'none'})`,
+    }));
     issues.push(...missing);
     if (missing.length === 0) await attempt(file, issues, () => engine.workflows.create(named(body, file)));
   }
   for (const file of await listFiles(root, 'applications', '.json', problems)) {
     const body = await readJson(root, file, issues);
-    if (body !== undefined) await attempt(file, issues, () => engine.applications.put(baseName(file, '.json'), body));
+    if (body !== undefined)
+      await attempt(file, issues, () => engine.applications.put(baseName(file, '.json'), body));
   }
 
   if (engineOptions.spreadsheets === undefined) {
@@ -128,15 +158,25 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
         rows.push([...(Array(col).fill(null) as null[]), ...entity.columns.map((c) => c.name)]);
         if (spreadsheets.cells(id, sheet) === undefined) spreadsheets.setSheet(id, sheet, rows);
       }
-      const read = await engine.catalog.getEntity({ entity_name: entity.name, operation: {}, page_size: engine.options.limits.maxPageSize });
+      const read = await engine.catalog.getEntity({
+        entity_name: entity.name,
+        operation: {},
+        page_size: engine.options.limits.maxPageSize,
+      });
       const where = sheetFiles.get(`${id}/${sheet}`) ?? `entities/${entity.name}.json`;
-      for (const message of read.body.error?.is_error ? (read.body.error.errors ?? []) : []) issues.push({ code: 'sheet_error', path: where, message: `entity "${entity.name}": ${message}` });
+      for (const message of read.body.error?.is_error ? (read.body.error.errors ?? []) : [])
+        issues.push({ code: 'sheet_error', path: where, message: `entity "${entity.name}": ${message}` });
     }
-    for (const [key, file] of sheetFiles) if (!used.has(key)) problems.push({ code: 'unused_sheet', path: file, message: 'no entity reads this sheet' });
+    for (const [key, file] of sheetFiles)
+      if (!used.has(key))
+        problems.push({ code: 'unused_sheet', path: file, message: 'no entity reads this sheet' });
   }
 
   if (issues.length > 0) {
-    throw new ValidationError(issues, `The project in ${dir} has ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
+    throw new ValidationError(
+      issues,
+      `The project in ${dir} has ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`,
+    );
   }
   return { engine, spreadsheets, files, chat, problems };
 }
@@ -181,7 +221,8 @@ export function parseCsv(text: string): string[][] {
         }
       }
       i++;
-      if (i < text.length && !',\r\n'.includes(text[i]!)) fail(`unexpected ${JSON.stringify(text[i])} after a closing quote`);
+      if (i < text.length && !',\r\n'.includes(text[i]!))
+        fail(`unexpected ${JSON.stringify(text[i])} after a closing quote`);
     } else if (c === ',') {
       endField();
       i++;
@@ -203,15 +244,26 @@ export function parseCsv(text: string): string[][] {
   return rows;
 }
 
-async function loadSheets(root: string, spreadsheets: MemorySpreadsheets, sheetFiles: Map<string, string>, issues: Issue[]): Promise<void> {
+async function loadSheets(
+  root: string,
+  spreadsheets: MemorySpreadsheets,
+  sheetFiles: Map<string, string>,
+  issues: Issue[],
+): Promise<void> {
   const base = join(root, 'sheets');
   if (!(await isDir(base))) return;
-  for (const book of (await readdir(base, { withFileTypes: true })).filter((e) => e.isDirectory()).sort(byName)) {
-    for (const sheet of (await readdir(join(base, book.name), { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.csv')).sort(byName)) {
+  for (const book of (await readdir(base, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .sort(byName)) {
+    for (const sheet of (await readdir(join(base, book.name), { withFileTypes: true }))
+      .filter((e) => e.isFile() && e.name.endsWith('.csv'))
+      .sort(byName)) {
       const file = `sheets/${book.name}/${sheet.name}`;
       try {
         const cells = parseCsv(await readFile(join(base, book.name, sheet.name), 'utf8'));
-        const rows = cells.map((r) => (r.length === 1 && r[0] === '' ? [] : r.map((cell) => (cell === '' ? null : cell))));
+        const rows = cells.map((r) =>
+          r.length === 1 && r[0] === '' ? [] : r.map((cell) => (cell === '' ? null : cell)),
+        );
         spreadsheets.setSheet(book.name, baseName(sheet.name, '.csv'), rows);
         sheetFiles.set(`${book.name}/${baseName(sheet.name, '.csv')}`, file);
       } catch (error) {
@@ -228,7 +280,12 @@ async function listFiles(root: string, folder: string, ext: string, problems: Is
   const out: string[] = [];
   for (const entry of (await readdir(join(root, folder), { withFileTypes: true })).sort(byName)) {
     if (entry.isFile() && entry.name.endsWith(ext)) out.push(`${folder}/${entry.name}`);
-    else if (!entry.name.startsWith('.')) problems.push({ code: 'ignored', path: `${folder}/${entry.name}`, message: `ignored: only *${ext} files are read in ${folder}/` });
+    else if (!entry.name.startsWith('.'))
+      problems.push({
+        code: 'ignored',
+        path: `${folder}/${entry.name}`,
+        message: `ignored: only *${ext} files are read in ${folder}/`,
+      });
   }
   return out;
 }
@@ -240,7 +297,11 @@ async function readJson(root: string, file: string, issues: Issue[]): Promise<un
   } catch {
     const { index, reason } = locateJsonError(text);
     const before = text.slice(0, index).split('\n');
-    issues.push({ code: 'invalid_json', path: file, message: `invalid JSON at line ${before.length}, column ${before.at(-1)!.length + 1}: ${reason}` });
+    issues.push({
+      code: 'invalid_json',
+      path: file,
+      message: `invalid JSON at line ${before.length}, column ${before.at(-1)!.length + 1}: ${reason}`,
+    });
     return undefined;
   }
 }
@@ -250,7 +311,10 @@ async function attempt(file: string, issues: Issue[], work: () => Promise<unknow
   try {
     await work();
   } catch (error) {
-    if (error instanceof ValidationError) issues.push(...error.issues.map((issue) => ({ ...issue, path: issue.path ? `${file}: ${issue.path}` : file })));
+    if (error instanceof ValidationError)
+      issues.push(
+        ...error.issues.map((issue) => ({ ...issue, path: issue.path ? `${file}: ${issue.path}` : file })),
+      );
     else if (isStepwireError(error)) issues.push({ code: error.code, path: file, message: error.message });
     else throw error;
   }
@@ -267,14 +331,21 @@ function missingScripts(body: unknown, scripts: Set<string>): { name: string; pa
   const steps = (body as { steps?: unknown } | null)?.steps;
   if (!Array.isArray(steps)) return [];
   return steps.flatMap((step: unknown, i) => {
-    const file = (step as { atlas_data?: { action?: unknown; input_data?: { code_file?: unknown } } } | null)?.atlas_data;
+    const file = (step as { atlas_data?: { action?: unknown; input_data?: { code_file?: unknown } } } | null)
+      ?.atlas_data;
     const name = file?.action === 'transform' ? file.input_data?.code_file : undefined;
-    return typeof name === 'string' && name !== '' && !scripts.has(name) ? [{ name, path: `steps[${i}].atlas_data.input_data.code_file` }] : [];
+    return typeof name === 'string' && name !== '' && !scripts.has(name)
+      ? [{ name, path: `steps[${i}].atlas_data.input_data.code_file` }]
+      : [];
   });
 }
 
 /** The memory store, copying every file it stores into a local folder too. */
-function mirror(files: MemoryFileStore, local: LocalFileStore, onWritten: ((path: string) => void) | undefined): FileStore {
+function mirror(
+  files: MemoryFileStore,
+  local: LocalFileStore,
+  onWritten: ((path: string) => void) | undefined,
+): FileStore {
   return {
     async put(file: FileInput): Promise<StoredFile> {
       const stored = files.put(file);
