@@ -12,6 +12,7 @@ export const ENTRIES = {
 /** Extra files that are not subpaths: the worker thread of `WorkerSandbox`, found beside `dist/node.*`. */
 const INTERNAL = {
   'script-worker': 'src/adapters/node/script-worker.ts',
+  cli: 'src/cli/main.ts',
 };
 
 export default defineConfig({

@@ -25,6 +25,8 @@ export interface PlannedStep {
   conditions: PlannedCondition[];
   /** Indexes of the steps this one waits for. */
   dependsOn: number[];
+  /** The runner's retry policy; undefined: one attempt (request steps retry inside the request). */
+  retry: { attempts: number; baseMs: number; capMs: number } | undefined;
 }
 
 /** A workflow turned into what the runner needs: pure data, computed once per definition. @internal */
@@ -83,6 +85,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     }
   };
 
+  const stepDeps: Set<number>[] = [];
   const steps: PlannedStep[] = workflow.steps.map((step, index) => {
     const at = `steps[${index}]`;
     const deps = new Set<number>();
@@ -120,9 +123,16 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       checkRoot(parsed, path, index, deps);
       return { reference: parsed, value: condition.value };
     });
-    return { index, step, data, wires: [], conditions, dependsOn: [] as number[], deps } as PlannedStep & {
-      deps: Set<number>;
-    };
+    const retry =
+      step.retry && step.type !== 'request'
+        ? {
+            attempts: step.retry.attempts,
+            baseMs: step.retry.backoff_ms ?? 1000,
+            capMs: step.retry.max_backoff_ms ?? 30_000,
+          }
+        : undefined;
+    stepDeps.push(deps);
+    return { index, step, data, wires: [], conditions, dependsOn: [], retry };
   });
 
   workflow.wires.forEach((wire, w) => {
@@ -149,8 +159,8 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
         message: `wire from the input reads "${sourcePath.segments[0]}", which is not a property of the input schema`,
       });
     }
-    const planned = steps[target]! as PlannedStep & { deps: Set<number> };
-    if (source !== undefined) planned.deps.add(source);
+    const planned = steps[target]!;
+    if (source !== undefined) stepDeps[target]!.add(source);
     planned.wires.push({
       source: wire.source_name,
       sourcePath: sourcePath.segments,
@@ -158,10 +168,9 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     });
   });
 
-  for (const planned of steps as (PlannedStep & { deps: Set<number> })[]) {
-    planned.dependsOn = [...planned.deps].sort((a, b) => a - b);
-    delete (planned as { deps?: Set<number> }).deps;
-  }
+  steps.forEach((planned, i) => {
+    planned.dependsOn = [...stepDeps[i]!].sort((a, b) => a - b);
+  });
 
   const order = orderSteps(steps, workflow, issues);
   const output = workflow.workflow_output?.output_data;

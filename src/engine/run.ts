@@ -161,7 +161,7 @@ export class Execution {
   async #runStep(planned: PlannedStep): Promise<RunError | null> {
     const record = this.#records[planned.index]!;
     const step = planned.step;
-    const scope = this.#scope();
+    const scope = this.#scopeOnce;
     if (
       planned.conditions.length > 0 &&
       !planned.conditions.every((c) =>
@@ -183,10 +183,17 @@ export class Execution {
     const started = Date.now();
     record.status = 'running';
     record.started_at = iso(started);
-    const retry = retryPolicy(step);
+    const retry = planned.retry ?? NO_RETRY;
     for (let attempt = 1; ; attempt++) {
       record.attempts = attempt;
-      this.#event({ type: 'step.started', run_id: this.id, step: step.name, attempt, at: iso(Date.now()) });
+      if (this.#emit)
+        this.#event({
+          type: 'step.started',
+          run_id: this.id,
+          step: step.name,
+          attempt,
+          at: attempt === 1 ? record.started_at : iso(Date.now()),
+        });
       try {
         if (this.#signal.aborted) throw this.#abortError();
         const data = this.#stepData(planned, scope);
@@ -302,6 +309,9 @@ export class Execution {
     };
   }
 
+  /** Looks up step outputs and the input for references; one per run. */
+  readonly #scopeOnce: Scope = this.#scope();
+
   #scope(): Scope {
     return {
       value: (root) => (root === this.#plan.inputName ? this.#input : this.#outputs[this.#indexOf(root)]),
@@ -314,7 +324,7 @@ export class Execution {
   }
 
   #output(): unknown {
-    if (this.#plan.output) return this.#plan.output(this.#scope());
+    if (this.#plan.output) return this.#plan.output(this.#scopeOnce);
     const byName: Record<string, unknown> = {};
     this.#plan.steps.forEach((s, i) => setOwn(byName, s.step.name, this.#outputs[i]));
     return byName;
@@ -370,15 +380,8 @@ export class Execution {
   }
 }
 
-/** Normalized retry policy of a step. */
-function retryPolicy(step: Step): { attempts: number; baseMs: number; capMs: number } {
-  if (!step.retry || step.type === 'request') return { attempts: 1, baseMs: 0, capMs: 0 };
-  return {
-    attempts: step.retry.attempts,
-    baseMs: step.retry.backoff_ms ?? 1000,
-    capMs: step.retry.max_backoff_ms ?? 30_000,
-  };
-}
+/** One attempt, no retry. */
+const NO_RETRY = { attempts: 1, baseMs: 0, capMs: 0 };
 
 function isRetryable(error: unknown, _step: Step): boolean {
   if (
@@ -505,6 +508,14 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+let lastMs = -1;
+let lastIso = '';
+
+/** ISO time of `ms`; steps finishing within the same millisecond share one string. */
 function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }

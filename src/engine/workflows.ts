@@ -7,9 +7,14 @@ import { planWorkflow, type Plan } from './plan.js';
 /** A stored workflow ready to run: its plan and its compiled input schema. @internal */
 export interface PreparedWorkflow {
   json: string;
+  /** When the stored definition was last compared with this one (ms). */
+  checkedAt: number;
   plan: Plan;
   input: CompiledSchema | undefined;
 }
+
+/** How long a cached definition is trusted before it is compared with storage again, in ms. @internal */
+export const DEFINITION_RECHECK_MS = 1000;
 
 /**
  * Workflow definitions, reached as `engine.workflows`. A definition is validated when stored:
@@ -102,15 +107,25 @@ export class WorkflowRegistry {
     issues.push(...planIssues);
     if (issues.length > 0)
       throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${describe(issues)}`);
-    return { json: JSON.stringify(workflow), plan, input };
+    return { json: JSON.stringify(workflow), checkedAt: Date.now(), plan, input };
   }
 
-  /** The stored workflow, planned and compiled (cached while the definition is unchanged). @internal */
+  /**
+   * The stored workflow, planned and compiled. Definitions this engine stored are used from memory;
+   * others are re-read from storage at most every {@link DEFINITION_RECHECK_MS}, in case another engine
+   * sharing the storage changed them. @internal
+   */
   async prepared(name: string): Promise<PreparedWorkflow> {
-    const workflow = await this.get(name);
+    await this.#ready();
     const cached = this.#prepared.get(name);
+    const now = Date.now();
+    if (cached && now - cached.checkedAt < DEFINITION_RECHECK_MS) return cached;
+    const workflow = await this.get(name);
     const json = JSON.stringify(workflow);
-    if (cached && cached.json === json) return cached;
+    if (cached && cached.json === json) {
+      cached.checkedAt = now;
+      return cached;
+    }
     const prepared = this.validate(workflow);
     this.#prepared.set(name, prepared);
     return prepared;

@@ -48,7 +48,10 @@ export const SendMessageOutputSchema = z.object({
 });
 
 /** Input of `platform/dummy/dummy_task`: any object. */
-export const DummyTaskInputSchema = z.record(z.string(), z.unknown());
+export const DummyTaskInputSchema = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  { message: 'input_data must be an object' },
+);
 
 /** Input of `create_pdf`. */
 export type CreatePdfInput = z.infer<typeof CreatePdfInputSchema>;

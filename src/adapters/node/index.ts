@@ -7,3 +7,4 @@ export { LocalFileStore, type LocalFileStoreOptions } from './local-file-store.j
 export { WorkerSandbox, type WorkerSandboxOptions } from './worker-sandbox.js';
 export { nodeResolver } from './dns-resolver.js';
 export { serve, type ServeOptions, type RunningServer } from './serve.js';
+export { loadProject, parseCsv, type LoadProjectOptions, type LoadedProject } from './project.js';
