@@ -12,7 +12,14 @@ export function invoiceWorkflow(provider: string, channel = 'general', folder = 
           provider: 'catalog',
           module: 'action',
           action: 'get_entity',
-          input_data: { entity_name: 'customers', operation: { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: '{{input.customer_id}}' }] } },
+          input_data: {
+            entity_name: 'customers',
+            operation: {
+              filters: [
+                { column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: '{{input.customer_id}}' },
+              ],
+            },
+          },
           metadata: {},
         },
       },
@@ -26,8 +33,19 @@ export function invoiceWorkflow(provider: string, channel = 'general', folder = 
           input_data: {
             entity_name: 'orders',
             operation: {
-              select_columns: [{ column: 'order_id', alias: 'Order' }, { column: 'item', alias: 'Item' }, { column: 'amount', alias: 'Amount' }],
-              filters: [{ column: 'customer_id', operator: 'EQUALS', value_type: 'NUMBER', value: '{{input.customer_id}}' }],
+              select_columns: [
+                { column: 'order_id', alias: 'Order' },
+                { column: 'item', alias: 'Item' },
+                { column: 'amount', alias: 'Amount' },
+              ],
+              filters: [
+                {
+                  column: 'customer_id',
+                  operator: 'EQUALS',
+                  value_type: 'NUMBER',
+                  value: '{{input.customer_id}}',
+                },
+              ],
               order_by: [{ column: 'order_id', direction: 'ASC' }],
             },
           },
@@ -59,17 +77,34 @@ export function invoiceWorkflow(provider: string, channel = 'general', folder = 
           provider,
           module: 'files',
           action: 'upload_file',
-          input_data: { file_data: '{{pdf.pdf_data}}', file_name: 'invoice-{{input.customer_id}}.pdf', file_type: 'pdf', folder_id: folder },
+          input_data: {
+            file_data: '{{pdf.pdf_data}}',
+            file_name: 'invoice-{{input.customer_id}}.pdf',
+            file_type: 'pdf',
+            folder_id: folder,
+          },
         },
       },
       {
         name: 'notify',
         type: 'l2',
-        l2_data: { provider: 'chat', module: 'bot', action: 'send_message', input_data: { channel, message: 'Invoice for customer {{input.customer_id}}: {{upload.file_url}}' } },
+        l2_data: {
+          provider: 'chat',
+          module: 'bot',
+          action: 'send_message',
+          input_data: { channel, message: 'Invoice for customer {{input.customer_id}}: {{upload.file_url}}' },
+        },
       },
     ],
     wires: [],
-    workflow_input: { name: 'input', input_schema: { type: 'object', properties: { customer_id: { type: 'integer' } }, required: ['customer_id'] } },
+    workflow_input: {
+      name: 'input',
+      input_schema: {
+        type: 'object',
+        properties: { customer_id: { type: 'integer' } },
+        required: ['customer_id'],
+      },
+    },
     workflow_output: { name: 'output', output_data: { file_url: '{{upload.file_url}}' } },
   };
 }

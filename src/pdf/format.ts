@@ -92,7 +92,8 @@ export function formatCell(value: unknown, column: Column | undefined): string {
     }
     return column.number?.latin_numbering === false ? text : toLatinDigits(text);
   }
-  if (column?.date !== undefined || column?.type?.toLowerCase() === 'date') return formatDate(value) ?? plainText(value);
+  if (column?.date !== undefined || column?.type?.toLowerCase() === 'date')
+    return formatDate(value) ?? plainText(value);
   if (column?.datetime !== undefined || column?.type?.toLowerCase() === 'datetime') {
     return formatDateTime(value) ?? plainText(value);
   }

@@ -45,7 +45,10 @@ describe('the invoice workflow on Google Sheets, Drive and Slack (local fakes)',
     await engine.catalog.registerEntity(ordersEntity);
     await engine.catalog.createRelationship(ordersCustomerFk);
     await engine.workflows.create(invoiceWorkflow('drive', 'general', 'invoices'));
-    sheets.faults.push({ status: 429, reason: 'RESOURCE_EXHAUSTED', retryAfter: '0' }, { status: 500, reason: 'INTERNAL' });
+    sheets.faults.push(
+      { status: 429, reason: 'RESOURCE_EXHAUSTED', retryAfter: '0' },
+      { status: 500, reason: 'INTERNAL' },
+    );
     drive.faults.push({ status: 503, reason: 'UNAVAILABLE' });
     slack.fail({ status: 429, retryAfter: '0', body: '{"ok":false,"error":"ratelimited"}' });
 
@@ -71,10 +74,14 @@ describe('the invoice workflow on Google Sheets, Drive and Slack (local fakes)',
     await engine.catalog.registerEntity(customersEntity);
     await engine.catalog.registerEntity(ordersEntity);
     await engine.catalog.createRelationship(ordersCustomerFk);
-    await expect(engine.catalog.append('orders', [{ order_id: 20, customer_id: 9, item: 'x', amount: 1 }])).rejects.toThrow(/customer_id=9/);
+    await expect(
+      engine.catalog.append('orders', [{ order_id: 20, customer_id: 9, item: 'x', amount: 1 }]),
+    ).rejects.toThrow(/customer_id=9/);
     await engine.catalog.append('orders', [{ order_id: 20, customer_id: 3, item: 'Ink', amount: 4 }]);
     const sheet = sheets.sheet('shop', 'orders')!;
-    const values = sheet.cells.map((row) => row.map((cell) => (cell === null || cell === undefined ? null : cell)));
+    const values = sheet.cells.map((row) =>
+      row.map((cell) => (cell === null || cell === undefined ? null : cell)),
+    );
     expect(values.at(-1)?.slice(1, 5)).toEqual([20, 3, 'Ink', 4]);
   });
 });
