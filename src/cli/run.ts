@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { loadProject } from '../adapters/node/project.js';
 import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
+import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { RunEvent } from '../engine/record.js';
 import { HELP } from './help.js';
 import { EXIT, UsageError, parseCommand, type CliIo } from './io.js';
@@ -28,7 +29,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   try {
     const written: string[] = [];
     const project = await loadProject(dir, {
-      engineOptions: { sandbox },
+      engineOptions: { sandbox, security: { resolve: nodeResolver } },
       outDir,
       onFileWritten: (path) => written.push(path),
     });

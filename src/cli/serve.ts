@@ -1,6 +1,7 @@
 import { serve } from '../adapters/node/serve.js';
 import { loadProject } from '../adapters/node/project.js';
 import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
+import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { MemoryFileStore } from '../adapters/memory/index.js';
 import { createHandler } from '../http/handler.js';
 import { HELP } from './help.js';
@@ -47,7 +48,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   try {
     const filesBaseUrl = `${server.url}${FILES}`;
     const project = await loadProject(dir, {
-      engineOptions: { sandbox },
+      engineOptions: { sandbox, security: { resolve: nodeResolver } },
       filesBaseUrl,
       ...(outDir === undefined ? {} : { outDir, onFileWritten: (path: string) => io.err(`wrote ${path}`) }),
     });

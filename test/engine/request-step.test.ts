@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, type Workflow } from '../../src/index.js';
+import { Engine, type WorkflowInputBody } from '../../src/index.js';
 
 let server: Server;
 let origin: string;
@@ -22,19 +22,32 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function workflow(url: string): Workflow {
+function workflow(url: string): WorkflowInputBody {
   return {
     name: 'call',
     steps: [
       {
         name: 'post',
         type: 'request',
-        request_data: { url, method: 'post', path_params: { id: '{{input.id}}' }, query_params: { q: 'a b' }, headers: { 'x-test': 'yes' }, body: { id: '{{input.id}}' } },
+        request_data: {
+          url,
+          method: 'post',
+          path_params: { id: '{{input.id}}' },
+          query_params: { q: 'a b' },
+          headers: { 'x-test': 'yes' },
+          body: { id: '{{input.id}}' },
+        },
       },
     ],
     wires: [],
-    workflow_input: { name: 'input', input_schema: { type: 'object', properties: { id: { type: 'integer' } } } },
-    workflow_output: { name: 'output', output_data: { status: '{{post.status}}', echoed: '{{post.body.received.id}}' } },
+    workflow_input: {
+      name: 'input',
+      input_schema: { type: 'object', properties: { id: { type: 'integer' } } },
+    },
+    workflow_output: {
+      name: 'output',
+      output_data: { status: '{{post.status}}', echoed: '{{post.body.received.id}}' },
+    },
   };
 }
 
@@ -54,7 +67,13 @@ describe('request steps in a workflow', () => {
       calls += 1;
       return new Response('{}');
     };
-    for (const url of [`http://${origin}/x`, 'http://10.0.0.8/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://localhost/x']) {
+    for (const url of [
+      `http://${origin}/x`,
+      'http://10.0.0.8/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/x',
+      'http://localhost/x',
+    ]) {
       const engine = new Engine({ fetch: fetchSpy });
       await engine.workflows.create(workflow(url));
       const run = await engine.run('call', { id: 1 });

@@ -17,7 +17,12 @@ describe('LocalFileStore', () => {
   it('stores bytes exactly, in a folder, and reads them back by url', async () => {
     const store = new LocalFileStore({ dir });
     const data = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x0a]);
-    const { url } = await store.put({ name: 'a b.pdf', folder: 'invoices/2026', contentType: 'application/pdf', data });
+    const { url } = await store.put({
+      name: 'a b.pdf',
+      folder: 'invoices/2026',
+      contentType: 'application/pdf',
+      data,
+    });
     expect(url.startsWith('file://')).toBe(true);
     expect(new Uint8Array(await readFile(join(dir, 'invoices', '2026', 'a b.pdf')))).toEqual(data);
     expect(await store.get(url)).toEqual({ data, contentType: 'application/pdf' });
@@ -25,7 +30,11 @@ describe('LocalFileStore', () => {
 
   it('hands out urls under publicBaseUrl when given', async () => {
     const store = new LocalFileStore({ dir, publicBaseUrl: 'https://files.example.com/x' });
-    const { url } = await store.put({ name: 'r&d.txt', contentType: 'text/plain', data: new TextEncoder().encode('hi') });
+    const { url } = await store.put({
+      name: 'r&d.txt',
+      contentType: 'text/plain',
+      data: new TextEncoder().encode('hi'),
+    });
     expect(url).toBe('https://files.example.com/x/r%26d.txt');
     expect(new TextDecoder().decode((await store.get(url))!.data)).toBe('hi');
   });
@@ -41,7 +50,9 @@ describe('LocalFileStore', () => {
   ])('refuses a name that could leave the folder: %j in %j', async (name, folder) => {
     const store = new LocalFileStore({ dir });
     const file = { name, contentType: 'text/plain', data: new Uint8Array([1]) };
-    await expect(store.put(folder === undefined ? file : { ...file, folder })).rejects.toBeInstanceOf(ValidationError);
+    await expect(store.put(folder === undefined ? file : { ...file, folder })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 
@@ -49,18 +60,47 @@ describe('LocalFileStore', () => {
     const engine = new Engine({ files: { local: new LocalFileStore({ dir }) } });
     await engine.workflows.create({
       name: 'upload',
-      steps: [{ name: 'put', type: 'l2', l2_data: { provider: 'local', module: 'files', action: 'upload_file', input_data: { file_data: btoa('hello'), file_name: 'hello.txt', file_type: 'txt', folder_id: 'notes' } } }],
+      steps: [
+        {
+          name: 'put',
+          type: 'l2',
+          l2_data: {
+            provider: 'local',
+            module: 'files',
+            action: 'upload_file',
+            input_data: {
+              file_data: btoa('hello'),
+              file_name: 'hello.txt',
+              file_type: 'txt',
+              folder_id: 'notes',
+            },
+          },
+        },
+      ],
       wires: [],
       workflow_output: { name: 'output', output_data: { file_url: '{{put.file_url}}' } },
     });
     const run = await engine.run('upload');
     expect(run.status).toBe('succeeded');
     expect(await readFile(join(dir, 'notes', 'hello.txt'), 'utf8')).toBe('hello');
-    const bad = await engine.workflows.create({
-      name: 'escape',
-      steps: [{ name: 'put', type: 'l2', l2_data: { provider: 'local', module: 'files', action: 'upload_file', input_data: { file_data: btoa('x'), file_name: '../../etc/passwd' } } }],
-      wires: [],
-    }).then(() => engine.run('escape'));
+    const bad = await engine.workflows
+      .create({
+        name: 'escape',
+        steps: [
+          {
+            name: 'put',
+            type: 'l2',
+            l2_data: {
+              provider: 'local',
+              module: 'files',
+              action: 'upload_file',
+              input_data: { file_data: btoa('x'), file_name: '../../etc/passwd' },
+            },
+          },
+        ],
+        wires: [],
+      })
+      .then(() => engine.run('escape'));
     expect(bad.status).toBe('failed');
     expect(bad.error?.message).toMatch(/file_name/);
   });
