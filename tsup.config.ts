@@ -1,4 +1,5 @@
-import { defineConfig } from 'tsup';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Options } from 'tsup';
 
 /** One entry per subpath export; see package.json "exports". */
 export const ENTRIES = {
@@ -9,21 +10,40 @@ export const ENTRIES = {
   testing: 'src/testing/index.ts',
 };
 
-/** Extra files that are not subpaths: the worker thread of `WorkerSandbox`, found beside `dist/node.*`. */
+/** Extra files that are not subpaths: the worker thread of `WorkerSandbox` (found beside `dist/node.*`) and the CLI. */
 const INTERNAL = {
   'script-worker': 'src/adapters/node/script-worker.ts',
   cli: 'src/cli/main.ts',
 };
 
-export default defineConfig({
-  entry: { ...ENTRIES, ...INTERNAL },
-  format: ['esm', 'cjs'],
+const shared: Options = {
   dts: true,
   splitting: true,
   treeshake: true,
   sourcemap: false,
-  clean: true,
+  clean: false,
   target: 'es2022',
   platform: 'neutral',
   external: [/^node:/, '@googleapis/sheets', '@googleapis/drive', 'vitest'],
-});
+};
+
+const { testing, ...withoutTesting } = ENTRIES;
+
+export default defineConfig([
+  { ...shared, entry: { ...ENTRIES, ...INTERNAL }, format: ['esm'] },
+  { ...shared, entry: { ...withoutTesting, ...INTERNAL }, format: ['cjs'] },
+  {
+    // vitest is ESM-only and refuses require(): the CJS build of stepwire/testing loads, and its
+    // suites explain that they need `import`, through a stand-in for vitest.
+    ...shared,
+    entry: { testing },
+    format: ['cjs'],
+    external: [/^node:/],
+    noExternal: ['vitest'],
+    esbuildOptions(options) {
+      options.alias = {
+        vitest: fileURLToPath(new URL('./src/testing/vitest-unavailable.ts', import.meta.url)),
+      };
+    },
+  },
+]);

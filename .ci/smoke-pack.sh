@@ -7,7 +7,8 @@ trap 'rm -rf "$work"' EXIT
 tarball="$(cd "$root" && npm pack --silent --pack-destination "$work" | tail -n 1)"
 cd "$work"
 npm init -y >/dev/null
-npm install --no-audit --no-fund "./$tarball" >/dev/null
+# stepwire/testing runs under vitest, an optional peer: install it as a user of that entry would.
+npm install --no-audit --no-fund "./$tarball" vitest@^4 >/dev/null
 subpaths="stepwire stepwire/http stepwire/google stepwire/node stepwire/testing"
 for sub in $subpaths; do
   node --input-type=module -e "const m = await import('$sub'); if (Object.keys(m).length === 0) throw new Error('$sub exports nothing'); console.log('import  $sub:', Object.keys(m).length, 'exports');"
@@ -21,3 +22,10 @@ const out = await engine.catalog.getEntity({ entity_name: 'e', operation: {} });
 if (out.body.table.rows?.length !== 2) throw new Error('smoke read failed: ' + JSON.stringify(out));
 console.log('smoke engine read ok');
 "
+# The worker-thread sandbox finds its worker file inside the installed package, from ESM and CJS.
+sandbox_check='const input = { source: "writeEntity(\"out\", getEntity(\"in\").map((r) => ({ n: r.n * 2 })))", inputs: { in: { columns: [{ name: "n", type: "NUMBER" }], rows: [[1], [2]] } }, outputs: ["out"], limits: { timeoutMs: 5000, memoryBytes: 64 * 1024 * 1024, stackBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024 } };
+const sandbox = new WorkerSandbox();
+sandbox.run(input).then((result) => { if (JSON.stringify(result.writes.out) !== "[{\"n\":2},{\"n\":4}]") throw new Error("sandbox gave " + JSON.stringify(result)); console.log("worker sandbox ok"); return sandbox.close(); });'
+node --input-type=module -e "import { WorkerSandbox } from 'stepwire/node'; $sandbox_check"
+node -e "const { WorkerSandbox } = require('stepwire/node'); $sandbox_check"
+npx --no-install stepwire --version

@@ -53,7 +53,7 @@ const FOLDERS = ['entities', 'relationships', 'workflows', 'applications', 'scri
  * e.g. `summarize.js`) and `sheets/<spreadsheet_id>/<sheet_name>.csv` (seed rows; cells stay text and
  * the entity's column types coerce them; empty cells are null). They load in that order: entities,
  * relationships, scripts, workflows, applications. Finally every entity is read once, so bad cells show.
- * @throws {@link ValidationError} listing every problem, each `path` being `<file>: <json path>`.
+ * @throws `ValidationError` listing every problem, each `path` being `<file>: <json path>`.
  * @example
  * ```ts
  * const { engine, files } = await loadProject('examples/invoices');
@@ -184,7 +184,7 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
 /**
  * Parses CSV text (RFC 4180): quoted fields may hold commas, newlines and `""` for a quote; CRLF or
  * LF line ends; a leading byte-order mark is skipped; the last line end is optional.
- * @throws {@link ValidationError} for a quote left open or text after a closing quote, naming the line.
+ * @throws `ValidationError` for a quote left open or text after a closing quote, naming the line.
  */
 export function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
