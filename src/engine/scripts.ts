@@ -54,12 +54,12 @@ export class ScriptRegistry {
     return { name, source };
   }
 
-  /** A stored script. @throws {@link NotFoundError} */
-  async get(name: string): Promise<StoredScript> {
+  /** The source of a stored script. @throws {@link NotFoundError} */
+  async get(name: string): Promise<string> {
     await this.#ready();
     const script = await this.#storage.get<StoredScript>('scripts', name);
     if (!script) throw new NotFoundError('script', name);
-    return script;
+    return script.source;
   }
 
   /** Every stored script's name, ordered. */

@@ -1,4 +1,4 @@
-import { NotFoundError, StepwireError, ValidationError, WriteRejectedError } from '../errors/index.js';
+import { StepwireError, ValidationError, WriteRejectedError } from '../errors/index.js';
 import type { ActionContext } from '../actions/registry.js';
 import type { AtlasData, DataTable, RequestData } from '../schema/index.js';
 import { findReferences, isWholeReference } from '../schema/index.js';
@@ -163,13 +163,10 @@ async function runTransform(
   if (trusted) {
     ({ writes, logs } = await runTrusted(trusted, inputs, outputs));
   } else {
-    const script = await services.scripts.get(codeFile).catch((error: unknown) => {
-      if (error instanceof NotFoundError) throw new NotFoundError('script', codeFile, { cause: error });
-      throw error;
-    });
+    const source = await services.scripts.get(codeFile);
     const limits = services.options.limits;
     ({ writes, logs } = await services.sandbox.run({
-      source: script.source,
+      source,
       filename: codeFile,
       inputs,
       outputs,

@@ -203,8 +203,8 @@ export const ROUTES: readonly Route[] = [
     path: '/scripts/{name}',
     name: 'scripts.get',
     action: async ({ engine, params }) => {
-      const script = await engine.scripts.get(params['name']!);
-      return new Response(script.source, {
+      const source = await engine.scripts.get(params['name']!);
+      return new Response(source, {
         status: 200,
         headers: { 'content-type': 'text/javascript; charset=utf-8' },
       });

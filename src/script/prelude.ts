@@ -13,10 +13,16 @@ export const PRELUDE_FILENAME = 'stepwire:prelude';
  * Source of a function expression `(hostGet, hostWrite, hostLog, namesJson) => void`, where
  * `namesJson` is `{"i":[input names],"o":[output names]}`.
  *
- * - `hostGet(name)` returns the entity as JSON `{"c":[names],"n":rows,"v":[[column values]...]}`
- *   (column-major: one array per column, so parsing builds few arrays); rows are made here.
- * - `hostWrite(name, kind, json)` takes rows as one JSON string (`kind` 0: array of objects,
- *   1: `{"c":[names],"r":[[...]]}`) and returns an error message or `undefined`.
+ * - `hostGet(name, -1)` returns the entity's JSON header
+ *   `{"c":[names],"n":rows,"k":[kinds],"d":[dictionary, values or 0 per column]}` and
+ *   `hostGet(name, j)` the ArrayBuffer of column `j` (kinds 0-1: Float64Array, NaN for `null`;
+ *   2: Uint32Array of indexes into the dictionary; 3: values in the header; 4: Int32Array). Rows are made here.
+ * - `hostWrite(name, kind, json, ...buffers)` takes rows as one JSON string (`kind` 0: array of
+ *   objects, 1: `{"c":[names],"r":[[...]]}`) or packed by column (`kind` 2: the same header as
+ *   `hostGet`, then the buffers of kinds 0-2 in column order), and returns an error message or
+ *   `undefined`. Rows are packed only when every row is a plain object with exactly the first
+ *   row's keys and only numbers, strings, booleans or `null` as values; else they go as JSON, so
+ *   what the host receives is always what `JSON.stringify` would make of them.
  * - `hostLog(level, line)` returns `false` once the log cap is reached.
  *
  * Built-ins are captured first, so a script that replaces `JSON` or `Array.prototype` only
@@ -26,29 +32,35 @@ export const PRELUDE_FILENAME = 'stepwire:prelude';
 export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog, namesJson) {
   'use strict';
   var G = globalThis;
-  var parse = JSON.parse, stringify = JSON.stringify, isArray = Array.isArray;
+  var parse = JSON.parse, stringify = JSON.stringify, isArray = Array.isArray, apply = Reflect.apply;
   var names = parse(namesJson), inputNames = names.i, outputNames = names.o;
   var defineProperty = Object.defineProperty, freeze = Object.freeze, create = Object.create;
+  var getPrototypeOf = Object.getPrototypeOf, objectKeys = Object.keys, ObjectProto = Object.prototype;
   var StringCtor = String, ErrorCtor = Error, TypeErrorCtor = TypeError, FunctionCtor = Function;
-  var inputSet = create(null), outputSet = create(null), makers = create(null), i;
+  var F64 = Float64Array, U32 = Uint32Array, I32 = Int32Array, ArrayCtor = Array, NaNValue = NaN;
+  var inputSet = create(null), outputSet = create(null), makers = create(null), extractors = create(null), i;
   for (i = 0; i < inputNames.length; i++) inputSet[inputNames[i]] = true;
   for (i = 0; i < outputNames.length; i++) outputSet[outputNames[i]] = true;
   function list(names) { return names.length === 0 ? '(none)' : names.join(', '); }
+  function quote(key) { return stringify(StringCtor(key)); }
 
-  // Builds, once per column list, a function that turns column arrays into row objects
+  // Builds, once per column list and kinds, a function that turns columns into row objects
   // with a literal of constant keys (one shape for every row, no per-cell property lookup).
-  function rowMaker(columns) {
-    var key = stringify(columns);
+  function rowMaker(columns, kinds) {
+    var key = stringify([columns, kinds]);
     var made = makers[key];
     if (made !== undefined) return made;
     var locals = '', fields = '';
     for (var j = 0; j < columns.length; j++) {
-      var quoted = stringify(StringCtor(columns[j]));
-      locals += 'var c' + j + ' = v[' + j + '];';
-      fields += (j ? ',' : '') + (columns[j] === '__proto__' ? '[' + quoted + ']' : quoted) + ': c' + j + '[i]';
+      var name = columns[j], kind = kinds[j], cell;
+      locals += 'var c' + j + ' = v[' + j + '], d' + j + ' = d[' + j + '];';
+      if (kind === 1) cell = '(x = c' + j + '[i]) === x ? x : null';
+      else if (kind === 2) cell = 'd' + j + '[c' + j + '[i]]';
+      else cell = 'c' + j + '[i]';
+      fields += (j ? ',' : '') + (name === '__proto__' ? '[' + quote(name) + ']' : quote(name)) + ': ' + cell;
     }
-    made = FunctionCtor('v', 'n',
-      '"use strict";' + locals + 'var out = new Array(n);for (var i = 0; i < n; i++) out[i] = {' + fields + '};return out;');
+    made = FunctionCtor('v', 'd', 'n', 'A',
+      '"use strict";' + locals + 'var out = new A(n), x;for (var i = 0; i < n; i++) out[i] = {' + fields + '};return out;');
     makers[key] = made;
     return made;
   }
@@ -57,30 +69,113 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
     if (typeof name !== 'string' || inputSet[name] !== true) {
       throw new ErrorCtor('entity ' + StringCtor(name) + ' is not an input of this step; inputs: ' + list(inputNames));
     }
-    var data = parse(hostGet(name));
-    return rowMaker(data.c)(data.v, data.n);
+    var data = parse(hostGet(name, -1)), kinds = data.k, n = data.n, columns = [], dictionaries = [];
+    for (var j = 0; j < kinds.length; j++) {
+      var kind = kinds[j];
+      if (kind === 3) columns[j] = data.d[j];
+      else {
+        columns[j] = kind === 2 ? new U32(hostGet(name, j)) : kind === 4 ? new I32(hostGet(name, j)) : new F64(hostGet(name, j));
+        dictionaries[j] = data.d[j];
+      }
+    }
+    return rowMaker(data.c, kinds)(columns, dictionaries, n, ArrayCtor);
+  }
+
+  // Builds, once per key list, a function that checks every row has exactly these own enumerable
+  // keys, in this order, on a plain object, and copies the values into one array per key with a
+  // bit set per column of the value types seen (1 number, 2 string, 4 null, 8 boolean, 16 other).
+  function extractor(keys) {
+    var key = stringify(keys);
+    var made = extractors[key];
+    if (made !== undefined) return made;
+    var locals = '', body = '', arrays = '', flags = '';
+    for (var j = 0; j < keys.length; j++) {
+      locals += 'var a' + j + ' = new A(n), f' + j + ' = 0;';
+      body += 'v = r[' + quote(keys[j]) + ']; a' + j + '[i] = v; f' + j +
+        ' |= typeof v === "number" ? 1 : typeof v === "string" ? 2 : v === null ? 4 : typeof v === "boolean" ? 8 : 16;';
+      arrays += (j ? ',' : '') + 'a' + j;
+      flags += (j ? ',' : '') + 'f' + j;
+    }
+    made = FunctionCtor('rows', 'n', 'K', 'gp', 'OP', 'A',
+      '"use strict";' + locals + 'var m = K.length, r, v, j, k;for (var i = 0; i < n; i++) {' +
+      'r = rows[i]; if (r === null || typeof r !== "object" || gp(r) !== OP) return null;' +
+      'j = 0; for (k in r) { if (k !== K[j]) return null; j++; } if (j !== m) return null;' +
+      body + '} return [[' + arrays + '], [' + flags + ']];');
+    extractors[key] = made;
+    return made;
+  }
+
+  // Packs an array of row objects by column into the arguments of hostWrite, or returns undefined
+  // when they must go as JSON.
+  function pack(name, rows) {
+    var n = rows.length;
+    if (typeof n !== 'number' || n === 0 || rows.toJSON !== undefined || 'toJSON' in ObjectProto) return undefined;
+    var first = rows[0];
+    if (first === null || typeof first !== 'object' || getPrototypeOf(first) !== ObjectProto) return undefined;
+    var keys = objectKeys(first), m = keys.length, j, k;
+    if (m === 0) return undefined;
+    for (j = 0; j < m; j++) if (keys[j] === '__proto__' || keys[j] in ObjectProto) return undefined;
+    var got = extractor(keys)(rows, n, keys, getPrototypeOf, ObjectProto, ArrayCtor);
+    if (got === null) return undefined;
+    var arrays = got[0], flags = got[1], kinds = [], extra = [], buffers = [], b = 0;
+    for (j = 0; j < m; j++) {
+      var f = flags[j], a = arrays[j], out, v;
+      if (f & 16) return undefined;
+      if (f === 1 || f === 5) {
+        out = new F64(n);
+        if (f === 1) for (k = 0; k < n; k++) out[k] = a[k];
+        else for (k = 0; k < n; k++) { v = a[k]; out[k] = v === null ? NaNValue : v; }
+        kinds[j] = f === 1 ? 0 : 1; extra[j] = 0; buffers[b++] = out.buffer;
+      } else if ((f & 9) === 0 && (out = dictionary(a, n)) !== undefined) {
+        kinds[j] = 2; extra[j] = out[0]; buffers[b++] = out[1].buffer;
+      } else {
+        kinds[j] = 3; extra[j] = a;
+      }
+    }
+    var args = [name, 2, stringify({ c: keys, n: n, k: kinds, d: extra })];
+    for (j = 0; j < b; j++) args[3 + j] = buffers[j];
+    return args;
+  }
+
+  // Dictionary-encodes strings and nulls, or returns undefined when too few repeat.
+  function dictionary(a, n) {
+    var seen = create(null), values = [], count = 0, limit = (n >>> 1) + 16, nullAt = -1;
+    var indexes = new U32(n), v, x;
+    for (var k = 0; k < n; k++) {
+      v = a[k];
+      if (v === null) {
+        if (nullAt < 0) { nullAt = count; values[count++] = null; }
+        x = nullAt;
+      } else {
+        x = seen[v];
+        if (x === undefined) {
+          if (count >= limit) return undefined;
+          x = count; seen[v] = x; values[count++] = v;
+        }
+      }
+      indexes[k] = x;
+    }
+    return [values, indexes];
   }
 
   function writeEntity(name, rows) {
     if (typeof name !== 'string' || outputSet[name] !== true) {
       throw new ErrorCtor('entity ' + StringCtor(name) + ' is not an output of this step; outputs: ' + list(outputNames));
     }
-    var kind, json;
+    var problem;
     if (isArray(rows)) {
-      kind = 0;
-      json = stringify(rows);
+      var packed = pack(name, rows);
+      problem = packed === undefined ? hostWrite(name, 0, stringify(rows)) : apply(hostWrite, undefined, packed);
     } else if (rows !== null && typeof rows === 'object' && isArray(rows.columns) && isArray(rows.rows)) {
       var columnNames = [];
       for (var j = 0; j < rows.columns.length; j++) {
         var column = rows.columns[j];
         columnNames.push(typeof column === 'string' ? column : column !== null && typeof column === 'object' ? column.name : column);
       }
-      kind = 1;
-      json = stringify({ c: columnNames, r: rows.rows });
+      problem = hostWrite(name, 1, stringify({ c: columnNames, r: rows.rows }));
     } else {
       throw new TypeErrorCtor('writeEntity("' + name + '", rows): rows must be an array of objects or a data table {columns, rows}');
     }
-    var problem = hostWrite(name, kind, json);
     if (problem !== undefined) throw new ErrorCtor(problem);
   }
 

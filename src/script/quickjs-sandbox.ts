@@ -15,7 +15,8 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { LimitError, ScriptError, StepwireError } from '../errors/index.js';
-import { decodeWrite, encodeEntity } from './marshal.js';
+import { decodePacked, decodeWrite, type DecodedWrite } from './decode.js';
+import { encodeEntity, type EncodedEntity } from './marshal.js';
 import { cancelledError, guestError, memoryError, stackError, timeoutError } from './outcome.js';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE } from './prelude.js';
 import type { ScriptInput, ScriptLimits, ScriptResult, ScriptSandbox } from './types.js';
@@ -42,11 +43,11 @@ const MAX_PAGES = 32768;
 /** What one run accumulates while it executes. */
 interface RunState {
   fatal: StepwireError | undefined;
-  outputChars: number;
+  outputBytes: number;
   logChars: number;
   logs: string[];
   writes: Record<string, Record<string, unknown>[]>;
-  encoded: Map<string, string>;
+  encoded: Map<string, EncodedEntity>;
 }
 
 /**
@@ -132,7 +133,7 @@ function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () =
   const lineCount = countLines(input.source);
   const state: RunState = {
     fatal: undefined,
-    outputChars: 0,
+    outputBytes: 0,
     logChars: 0,
     logs: [],
     writes: Object.fromEntries(input.outputs.map((name) => [name, []])),
@@ -218,14 +219,15 @@ function installPrelude(context: QuickJSContext, input: ScriptInput, state: RunS
   const handles: QuickJSHandle[] = [];
   try {
     handles.push(
-      context.newFunction('hostGet', (nameHandle) => {
+      context.newFunction('hostGet', (nameHandle, partHandle) => {
         const name = context.getString(nameHandle);
-        let json = state.encoded.get(name);
-        if (json === undefined) {
+        const part = context.getNumber(partHandle);
+        let encoded = state.encoded.get(name);
+        if (encoded === undefined) {
           const entity = input.inputs[name];
           if (entity === undefined || !Object.hasOwn(input.inputs, name)) throw new Error(`no input ${name}`);
           try {
-            json = encodeEntity(entity);
+            encoded = encodeEntity(entity);
           } catch (error) {
             state.fatal = new StepwireError(
               'script_input',
@@ -233,22 +235,39 @@ function installPrelude(context: QuickJSContext, input: ScriptInput, state: RunS
             );
             throw error;
           }
-          state.encoded.set(name, json);
+          state.encoded.set(name, encoded);
         }
-        return context.newString(json);
+        if (part < 0) return context.newString(encoded.header);
+        const buffer = encoded.buffers[part];
+        if (buffer === undefined) throw new Error(`no binary column ${part} in ${name}`);
+        return context.newArrayBuffer(buffer);
       }),
-      context.newFunction('hostWrite', (nameHandle, kindHandle, jsonHandle) => {
+      context.newFunction('hostWrite', (nameHandle, kindHandle, jsonHandle, ...bufferHandles) => {
         const name = context.getString(nameHandle);
+        const kind = context.getNumber(kindHandle);
         const json = context.getString(jsonHandle);
-        state.outputChars += json.length;
-        if (state.outputChars > limits.maxOutputBytes) {
+        const buffers: Uint8Array[] = [];
+        let size = json.length;
+        for (const handle of bufferHandles) {
+          const view = context.getArrayBuffer(handle);
+          try {
+            size += view.value.byteLength;
+            if (state.outputBytes + size <= limits.maxOutputBytes) buffers.push(view.value.slice());
+          } finally {
+            view.dispose();
+          }
+        }
+        state.outputBytes += size;
+        if (state.outputBytes > limits.maxOutputBytes) {
           state.fatal ??= new LimitError(
             'script.output',
-            `script wrote more than its output limit of ${limits.maxOutputBytes} characters of JSON`,
+            `script wrote more than its output limit of ${limits.maxOutputBytes} bytes ` +
+              '(JSON text, 8 bytes per packed number, 4 per packed string index)',
           );
           return context.newString(state.fatal.message);
         }
-        const decoded = decodeWrite(name, context.getNumber(kindHandle), json);
+        const decoded: DecodedWrite =
+          kind === 2 ? decodePacked(name, json, buffers) : decodeWrite(name, kind, json);
         if ('problem' in decoded) return context.newString(decoded.problem);
         const target = state.writes[name] as Record<string, unknown>[];
         for (const row of decoded.rows) target.push(row);

@@ -19,7 +19,10 @@ export interface ScriptLimits {
   memoryBytes: number;
   /** Stack of the script in bytes (default 1 MiB). */
   stackBytes: number;
-  /** Total JSON characters the script may write across all `writeEntity` calls (default 16 MiB). */
+  /**
+   * Total size the script may write across all `writeEntity` calls (default 16 MiB): characters of
+   * JSON, plus 8 bytes per number and 4 per string index for rows packed by column.
+   */
   maxOutputBytes: number;
   /** Total characters of `console` output kept; the rest is dropped with a note (default 64 KiB). */
   maxLogBytes?: number;
