@@ -127,14 +127,11 @@ export class ActionRegistry {
     };
   }
 
-  /** Runs an action: validates the input with its schema, then calls it (or its stub). @internal */
-  async invoke(
-    provider: string,
-    module: string,
-    action: string,
-    input: unknown,
-    context: ActionContext,
-  ): Promise<unknown> {
+  /**
+   * Runs an action: validates the input with its schema, then calls it (or its stub). Returns the
+   * action's value or promise as it is (one await in the caller, not one per layer). @internal
+   */
+  invoke(provider: string, module: string, action: string, input: unknown, context: ActionContext): unknown {
     const key = actionKey(provider, module, action);
     const stub = this.#stubs.get(key);
     if (stub) {

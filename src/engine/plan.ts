@@ -39,6 +39,8 @@ export interface Plan {
   output: Resolver | undefined;
   /** Step index by name. */
   indexByName: ReadonlyMap<string, number>;
+  /** For each step, the indexes of the steps that wait for it. */
+  dependents: number[][];
 }
 
 /** Inputs of {@link planWorkflow}. @internal */
@@ -173,6 +175,8 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
   });
 
   const order = orderSteps(steps, workflow, issues);
+  const dependents: number[][] = steps.map(() => []);
+  for (const planned of steps) for (const d of planned.dependsOn) dependents[d]!.push(planned.index);
   const output = workflow.workflow_output?.output_data;
   const outputResolver =
     output === undefined
@@ -184,7 +188,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
             issues.push({ code: 'invalid_reference', path: 'workflow_output.output_data', message }),
         ).resolve;
   return {
-    plan: { workflow, inputName, steps, order, output: outputResolver, indexByName: indexOf },
+    plan: { workflow, inputName, steps, order, output: outputResolver, indexByName: indexOf, dependents },
     issues,
   };
 }

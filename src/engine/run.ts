@@ -62,7 +62,7 @@ export class Execution {
   #skipped: boolean[];
   #records: StepRecord[];
   #startedAt = Date.now();
-  #lastPersist = 0;
+  #lastPersist = Date.now();
   #persisting: Promise<unknown> = Promise.resolve();
 
   constructor(plan: Plan, input: unknown, services: RunServices, options: RunOptions) {
@@ -132,27 +132,30 @@ export class Execution {
   }
 
   async #schedule(): Promise<RunError | null> {
-    const { order, steps } = this.#plan;
-    const done = new Array<boolean>(steps.length).fill(false);
+    const { order, steps, dependents } = this.#plan;
+    // Steps each step still waits for; a step may start when its count is 0 and every step before
+    // it in `order` has started.
+    const waiting = steps.map((s) => s.dependsOn.length);
     let next = 0;
+    let running = 0;
     let failure: RunError | null = null;
-    const running = new Set<Promise<void>>();
     return new Promise<RunError | null>((resolve) => {
+      const finish = (planned: PlannedStep, error: RunError | null) => {
+        running -= 1;
+        for (const d of dependents[planned.index]!) waiting[d]! -= 1;
+        if (error && failure === null) failure = error;
+        pump();
+      };
       const pump = () => {
         if (failure === null && this.#signal.aborted) failure = this.#abortError();
-        while (failure === null && next < order.length && running.size < this.#concurrency) {
+        while (failure === null && next < order.length && running < this.#concurrency) {
           const planned = steps[order[next]!]!;
-          if (!planned.dependsOn.every((d) => done[d])) break;
+          if (waiting[planned.index] !== 0) break;
           next += 1;
-          const task = this.#runStep(planned).then((error) => {
-            running.delete(task);
-            done[planned.index] = true;
-            if (error && failure === null) failure = error;
-            pump();
-          });
-          running.add(task);
+          running += 1;
+          void this.#runStep(planned).then((error) => finish(planned, error));
         }
-        if (running.size === 0) resolve(failure);
+        if (running === 0) resolve(failure);
       };
       pump();
     });
@@ -269,9 +272,17 @@ export class Execution {
     return data;
   }
 
-  async #withTimeout<T>(step: Step, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  #withTimeout<T>(step: Step, work: (signal: AbortSignal) => T): T | Promise<Awaited<T>> {
     if (!step.timeout_ms) return work(this.#signal);
-    const timer = AbortSignal.timeout(step.timeout_ms);
+    return this.#raceTimeout(step, step.timeout_ms, work);
+  }
+
+  async #raceTimeout<T>(
+    step: Step,
+    timeoutMs: number,
+    work: (signal: AbortSignal) => T,
+  ): Promise<Awaited<T>> {
+    const timer = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([this.#signal, timer]);
     let onAbort!: () => void;
     const timedOut = new Promise<never>((_, reject) => {
@@ -280,7 +291,7 @@ export class Execution {
           timer.aborted && !this.#signal.aborted
             ? new LimitError(
                 'timeout_ms',
-                `step "${step.name}" took longer than its timeout of ${step.timeout_ms} ms`,
+                `step "${step.name}" took longer than its timeout of ${timeoutMs} ms`,
               )
             : this.#abortError(),
         );

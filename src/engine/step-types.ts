@@ -9,13 +9,13 @@ import type { PlannedStep } from './plan.js';
 import type { RunServices } from './run.js';
 import type { TransformContext } from './scripts.js';
 
-/** Runs one step of any type with its resolved data. @internal */
-export async function runStepType(
+/** Runs one step of any type with its resolved data; returns the output or a promise of it. @internal */
+export function runStepType(
   planned: PlannedStep,
   data: unknown,
   context: ActionContext,
   services: RunServices,
-): Promise<unknown> {
+): unknown {
   const step = planned.step;
   switch (step.type) {
     case 'l2': {
