@@ -150,9 +150,8 @@ export function planRead(
     });
   });
 
-  const pageSize = input.page_size ?? limits.defaultPageSize;
-  if (pageSize > limits.maxPageSize)
-    errors.push(`page_size: must be at most ${limits.maxPageSize} (limits.maxPageSize), got ${pageSize}`);
+  // DESIGN 4: page_size is capped by limits.maxPageSize: a larger one reads pages of the cap's size.
+  const pageSize = Math.min(input.page_size ?? limits.defaultPageSize, limits.maxPageSize);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, plan: { select, filters, order, pageSize, pageNumber: input.page_number ?? 1 } };
 }

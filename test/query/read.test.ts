@@ -349,11 +349,14 @@ describe('bad input never throws', () => {
     ]);
   });
 
-  it('refuses a page_size above the cap, naming it', () => {
-    expect(errors({ ...base, page_size: 51 }, LIMITS)).toEqual([
-      'page_size: must be at most 50 (limits.maxPageSize), got 51',
-    ]);
-    expect(executeRead('people', table, { ...base, page_size: 50 }, LIMITS).body.error?.is_error).toBe(false);
+  it('caps page_size at limits.maxPageSize', () => {
+    const many = Array.from({ length: 120 }, (_, i) => [i + 1, `p${i}`, 20, true, '2000-01-01']);
+    const big = mapSheet(people, [cells[0]!, ...many]);
+    const capped = executeRead('people', big, { ...base, page_size: 51 }, LIMITS);
+    expect(capped.body.error?.is_error).toBe(false);
+    expect(capped.body.table.rows).toHaveLength(50);
+    const second = executeRead('people', big, { ...base, page_size: 1000, page_number: 2 }, LIMITS);
+    expect(second.body.table.rows?.[0]?.[0]).toBe(51);
   });
 
   it('refuses duplicate output names and empty aliases', () => {
