@@ -27,10 +27,11 @@ import {
 } from '../schema/index.js';
 import { executeRead } from '../query/index.js';
 import { KeyedLock } from './keyed-lock.js';
+import { coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
 import {
   appendRows,
   cellFromValue,
-  coerceCell,
+  headerIndexes,
   mapSheet,
   tableRow,
   type EntityTable,
@@ -43,8 +44,7 @@ export interface CatalogLimits {
   maxRowsPerWrite: number;
 }
 
-/** Rows to write to one entity: objects keyed by column name, or arrays in column order. */
-export type EntityRows = readonly (Readonly<Record<string, unknown>> | readonly unknown[])[];
+export type { EntityRows };
 
 /** One entity's part of an all-or-nothing write. */
 export interface EntityWrite {
@@ -452,13 +452,11 @@ export class Catalog {
     );
     const table = mapSheet(entity, cells);
     const header = cells[0] ?? [];
-    const headerIndexes = entity.columns.map((column) =>
-      header.findIndex((cell) => typeof cell === 'string' && cell.trim() === column.name),
-    );
+    const indexes = headerIndexes(entity, header);
     const loaded: LoadedSheet = {
       table,
-      headerIndexes,
-      headerWidth: Math.max(header.length, ...headerIndexes.map((i) => i + 1)),
+      headerIndexes: indexes,
+      headerWidth: Math.max(header.length, ...indexes.map((i) => i + 1)),
       revision,
     };
     if (revision !== undefined) this.#cache.set(entity.name, loaded);
@@ -474,80 +472,10 @@ interface WritePlan {
   original: (unknown[] | undefined)[];
 }
 
-function coerceRows(entity: Entity, rows: EntityRows, issues: Issue[]): (unknown[] | undefined)[] {
-  const names = entity.columns.map((c) => c.name);
-  return rows.map((input, i) => {
-    const label = `row ${i + 1} of "${entity.name}"`;
-    let values: readonly unknown[];
-    if (Array.isArray(input)) {
-      if (input.length !== names.length) {
-        issues.push({
-          code: 'row_shape',
-          path: `${entity.name}[${i}]`,
-          message: `${label} has ${input.length} values but the entity has ${names.length} columns (${names.join(', ')})`,
-        });
-        return undefined;
-      }
-      values = input;
-    } else if (typeof input === 'object' && input !== null) {
-      const record = input as Record<string, unknown>;
-      const unknown = Object.keys(record).filter((k) => !names.includes(k));
-      if (unknown.length > 0) {
-        issues.push({
-          code: 'unknown_column',
-          path: `${entity.name}[${i}]`,
-          message: `${label} has ${unknown.map((k) => `"${k}"`).join(', ')}, not ${unknown.length === 1 ? 'a column' : 'columns'} of the entity (columns: ${names.join(', ')})`,
-        });
-        return undefined;
-      }
-      values = names.map((n) => (Object.prototype.hasOwnProperty.call(record, n) ? record[n] : null));
-    } else {
-      issues.push({
-        code: 'row_shape',
-        path: `${entity.name}[${i}]`,
-        message: `${label} must be an object keyed by column name or an array of values`,
-      });
-      return undefined;
-    }
-    const out: unknown[] = [];
-    let bad = false;
-    entity.columns.forEach((column, c) => {
-      const result = coerceCell(column.type, values[c] === undefined ? null : values[c]);
-      if (result.ok) out.push(result.value);
-      else {
-        bad = true;
-        issues.push({
-          code: 'invalid_type',
-          path: `${entity.name}[${i}].${column.name}`,
-          message: `${label}: column "${column.name}" must be ${column.type}, got ${JSON.stringify(values[c])}`,
-        });
-      }
-    });
-    if (bad) return undefined;
-    if (out.every((v) => v === null)) {
-      issues.push({
-        code: 'empty_row',
-        path: `${entity.name}[${i}]`,
-        message: `${label} is empty; an empty row would end the table in the sheet`,
-      });
-      return undefined;
-    }
-    return out;
-  });
-}
-
 function headerCells(entity: Entity, loaded: LoadedSheet): CellValue[] {
   const header: CellValue[] = new Array<CellValue>(loaded.headerWidth).fill(null);
   entity.columns.forEach((column, c) => (header[loaded.headerIndexes[c]!] = column.name));
   return header;
-}
-
-function keyOf(row: readonly unknown[], columns: readonly number[]): string {
-  return JSON.stringify(columns.map((c) => row[c] ?? null));
-}
-
-function describeKey(names: readonly string[], columns: readonly number[], row: readonly unknown[]): string {
-  return `(${names.map((n, i) => `${n}=${JSON.stringify(row[columns[i]!] ?? null)}`).join(', ')})`;
 }
 
 function sheetKey(config: Entity['spreadsheet_config']): string {

@@ -1,25 +1,17 @@
-import {
-  CancelledError,
-  LimitError,
-  NonRetryableError,
-  ScriptError,
-  StepwireError,
-  UpstreamError,
-  ValidationError,
-  isStepwireError,
-} from '../errors/index.js';
+import { LimitError, ValidationError, isStepwireError } from '../errors/index.js';
 import type { ActionContext, ActionRegistry } from '../actions/registry.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import type { Step } from '../schema/index.js';
-import type { PathSegment } from '../schema/index.js';
+import type { ScriptSandbox } from '../script/index.js';
 import type { Plan, PlannedStep } from './plan.js';
 import { readPath, setOwn, type Scope } from './references.js';
 import type { ResolvedOptions } from './options.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
+import { NO_RETRY, backoff, isRetryable, sleep } from './retry.js';
+import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { runStepType } from './step-types.js';
 import type { ScriptRegistry } from './scripts.js';
-import type { ScriptSandbox } from '../script/index.js';
 
 /** What an execution needs from the engine. @internal */
 export interface RunServices {
@@ -389,113 +381,6 @@ export class Execution {
     if (wait) await write;
     return record;
   }
-}
-
-/** One attempt, no retry. */
-const NO_RETRY = { attempts: 1, baseMs: 0, capMs: 0 };
-
-function isRetryable(error: unknown, _step: Step): boolean {
-  if (
-    error instanceof NonRetryableError ||
-    error instanceof ValidationError ||
-    error instanceof CancelledError ||
-    error instanceof ScriptError ||
-    error instanceof LimitError
-  )
-    return false;
-  if (error instanceof UpstreamError) return error.retryable;
-  if (isStepwireError(error))
-    return ![
-      'validation_failed',
-      'non_retryable',
-      'write_rejected',
-      'reference_error',
-      'not_found',
-      'conflict',
-    ].includes(error.code);
-  return true;
-}
-
-function backoff(policy: { baseMs: number; capMs: number }, attempt: number, error: unknown): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** (attempt - 1));
-  const jittered = Math.random() * ceiling;
-  const retryAfter = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
-  return typeof retryAfter === 'number' ? Math.min(policy.capMs, Math.max(jittered, retryAfter)) : jittered;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function conditionHolds(root: unknown, path: readonly PathSegment[], expected: unknown): boolean {
-  const found = readPath(root, path);
-  return jsonEqual(found.ok ? (found.value ?? null) : null, expected ?? null);
-}
-
-/** Equality of JSON values: objects by their keys regardless of order. @internal */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length && a.every((item, i) => jsonEqual(item, other[i]));
-  }
-  const keysA = Object.keys(a);
-  const keysB = Object.keys(b);
-  return (
-    keysA.length === keysB.length &&
-    keysA.every(
-      (k) =>
-        Object.prototype.hasOwnProperty.call(b, k) &&
-        jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-    )
-  );
-}
-
-/** Places `value` at `path` inside a copy of `data`; an empty path merges an object into the root. */
-function placeAt(data: unknown, path: readonly PathSegment[], value: unknown): unknown {
-  if (path.length === 0) {
-    if (isPlainObject(value) && (isPlainObject(data) || data === undefined || data === null)) {
-      const merged: Record<string, unknown> = { ...(data as Record<string, unknown> | null) };
-      for (const [k, v] of Object.entries(value)) setOwn(merged, k, v);
-      return merged;
-    }
-    return value;
-  }
-  const [head, ...rest] = path;
-  if (typeof head === 'number') {
-    const array = Array.isArray(data) ? data.slice() : [];
-    array[head] = placeAt(array[head], rest, value);
-    return array;
-  }
-  const object: Record<string, unknown> = isPlainObject(data) ? { ...data } : {};
-  setOwn(object, head!, placeAt(object[head!], rest, value));
-  return object;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
-  );
-}
-
-function missingWire(source: string, path: readonly PathSegment[]): never {
-  throw new StepwireError(
-    'reference_error',
-    `wire from "${source}" reads "${path.join('.')}", which does not exist in its output`,
-  );
 }
 
 function toRunError(error: unknown, abort?: RunError): RunError {

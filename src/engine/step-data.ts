@@ -1,0 +1,65 @@
+import { StepwireError } from '../errors/index.js';
+import type { PathSegment } from '../schema/index.js';
+import { readPath, setOwn } from './references.js';
+
+/** Whether the value at `path` equals `expected` (a missing path compares as null). @internal */
+export function conditionHolds(root: unknown, path: readonly PathSegment[], expected: unknown): boolean {
+  const found = readPath(root, path);
+  return jsonEqual(found.ok ? (found.value ?? null) : null, expected ?? null);
+}
+
+/** Equality of JSON values: objects by their keys regardless of order. @internal */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((item, i) => jsonEqual(item, other[i]));
+  }
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  return (
+    keysA.length === keysB.length &&
+    keysA.every(
+      (k) =>
+        Object.prototype.hasOwnProperty.call(b, k) &&
+        jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
+}
+
+/** Places `value` at `path` inside a copy of `data`; an empty path merges an object into the root. @internal */
+export function placeAt(data: unknown, path: readonly PathSegment[], value: unknown): unknown {
+  if (path.length === 0) {
+    if (isPlainObject(value) && (isPlainObject(data) || data === undefined || data === null)) {
+      const merged: Record<string, unknown> = { ...(data as Record<string, unknown> | null) };
+      for (const [k, v] of Object.entries(value)) setOwn(merged, k, v);
+      return merged;
+    }
+    return value;
+  }
+  const [head, ...rest] = path;
+  if (typeof head === 'number') {
+    const array = Array.isArray(data) ? data.slice() : [];
+    array[head] = placeAt(array[head], rest, value);
+    return array;
+  }
+  const object: Record<string, unknown> = isPlainObject(data) ? { ...data } : {};
+  setOwn(object, head!, placeAt(object[head!], rest, value));
+  return object;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
+  );
+}
+
+/** Fails a wire whose source path does not exist. @internal */
+export function missingWire(source: string, path: readonly PathSegment[]): never {
+  throw new StepwireError(
+    'reference_error',
+    `wire from "${source}" reads "${path.join('.')}", which does not exist in its output`,
+  );
+}
