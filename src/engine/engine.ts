@@ -185,9 +185,8 @@ export class Engine {
         (s: StepRecord) => s.status === 'succeeded' || s.status === 'skipped' || s.status === 'failed',
       );
       const last = finished.sort((a, b) => String(a.finished_at).localeCompare(String(b.finished_at))).at(-1);
-      const steps = value.steps.map((s) =>
-        s.status === 'running' ? { ...s, status: 'pending' as const } : s,
-      );
+      const inFlight = value.steps.filter((s) => s.status === 'running').map((s) => `"${s.name}"`);
+      const steps = value.steps.filter((s) => s.status !== 'running' && s.status !== 'pending');
       await this.options.storage.put('runs', key, {
         ...value,
         steps,
@@ -195,9 +194,11 @@ export class Engine {
         finished_at: new Date().toISOString(),
         error: {
           code: 'interrupted',
-          message: last
-            ? `the engine running this run stopped; the last finished step was "${last.name}"`
-            : 'the engine running this run stopped before any step finished',
+          message:
+            (last
+              ? `the engine running this run stopped; the last finished step was "${last.name}"`
+              : 'the engine running this run stopped before any step finished') +
+            (inFlight.length > 0 ? `; ${inFlight.join(', ')} had started, with an unknown outcome` : ''),
           ...(last ? { step: last.name } : {}),
         },
       });

@@ -1,7 +1,10 @@
 /** Status of a run. `interrupted`: the engine running it stopped before it finished. */
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
 
-/** Status of a step in a run. `pending`: not started (yet, or because the run ended first). */
+/**
+ * Status of a step in a run record. `running` only shows while the run goes on; steps that never
+ * started are not listed (`pending` is internal).
+ */
 export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
 /** An error as kept in a run record. */
@@ -54,7 +57,7 @@ export interface RunRecord {
   started_at: string;
   /** ISO end time, or null while running. */
   finished_at: string | null;
-  /** Every step of the workflow, in definition order. */
+  /** The steps that started or were skipped, in definition order. */
   steps: StepRecord[];
 }
 

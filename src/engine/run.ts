@@ -374,7 +374,8 @@ export class Execution {
       error,
       started_at: iso(this.#startedAt),
       finished_at: finished === undefined ? null : iso(finished),
-      steps: this.#records.map((s) => ({ ...s })),
+      // Steps that never started are left out (DESIGN 5 lists succeeded, failed and skipped steps).
+      steps: this.#records.filter((s) => s.status !== 'pending').map((s) => ({ ...s })),
     };
     const write = this.#persisting.then(() => this.#services.storage.put('runs', this.id, record));
     this.#persisting = write.catch(() => undefined);

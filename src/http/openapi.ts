@@ -64,7 +64,7 @@ const RUN_RECORD = {
         required: ['name', 'status', 'attempts', 'started_at', 'finished_at', 'output', 'error'],
         properties: {
           name: { type: 'string' },
-          status: { enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] },
+          status: { enum: ['running', 'succeeded', 'failed', 'skipped'] },
           attempts: { type: 'integer', minimum: 0 },
           started_at: { type: ['string', 'null'] },
           finished_at: { type: ['string', 'null'] },
