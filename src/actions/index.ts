@@ -10,4 +10,5 @@ export { getEntityAction } from './get-entity.js';
 export { dummyTaskAction } from './dummy-task.js';
 export { sendMessageAction } from './send-message.js';
 export { createPdfAction } from './create-pdf.js';
-export { uploadFileAction, contentTypeOf } from './upload-file.js';
+export { uploadFileAction } from './upload-file.js';
+export { contentTypeOf } from '../adapters/content-type.js';

@@ -1,26 +1,9 @@
 import { LimitError, NonRetryableError } from '../errors/index.js';
 import { UploadFileInputSchema } from '../schema/index.js';
 import type { FileStore } from '../adapters/types.js';
+import { contentTypeOf } from '../adapters/content-type.js';
 import { decodeBase64 } from '../pdf/base64.js';
 import type { ActionDefinition } from './registry.js';
-
-const CONTENT_TYPES: Record<string, string> = {
-  pdf: 'application/pdf',
-  csv: 'text/csv',
-  txt: 'text/plain',
-  json: 'application/json',
-  html: 'text/html',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-};
-
-/** The MIME type for a `file_type` such as `pdf`; a value with a `/` is taken as a MIME type already. @internal */
-export function contentTypeOf(fileType: string | undefined, fileName: string): string {
-  const type = (fileType ?? fileName.split('.').pop() ?? '').toLowerCase();
-  if (type.includes('/')) return type;
-  return CONTENT_TYPES[type] ?? 'application/octet-stream';
-}
 
 /** `<provider>/files/upload_file` for the file store registered under `provider`. @internal */
 export function uploadFileAction(

@@ -1,3 +1,4 @@
+import { readLimited } from '../bytes/read-limited.js';
 import { locateJsonError } from './json-error.js';
 import { HttpProblem, problem } from './problem.js';
 
@@ -72,33 +73,15 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
       new DecompressionStream(encoding) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>,
     );
   }
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  let bytes: Uint8Array | undefined;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge(maxBytes);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof HttpProblem) throw error;
+    bytes = await readLimited(stream, maxBytes);
+  } catch {
     throw new HttpProblem(
       problem(400, 'unreadable_body', 'The request body could not be read (or decoded).'),
     );
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  if (bytes === undefined) throw tooLarge(maxBytes);
   return bytes;
 }
 

@@ -1,3 +1,4 @@
+import { readLimited } from '../bytes/read-limited.js';
 import type { Engine } from '../engine/engine.js';
 import { NotFoundError, isStepwireError } from '../errors/index.js';
 import { renderMessagePage, renderScreen } from '../app/render.js';
@@ -95,7 +96,7 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
   try {
     fields = urlencoded
       ? new URLSearchParams(new TextDecoder().decode(bytes))
-      : await new Response(bytes, {
+      : await new Response(bytes as Uint8Array<ArrayBuffer>, {
           headers: { 'content-type': request.headers.get('content-type')! },
         }).formData();
   } catch {
@@ -110,30 +111,11 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
 }
 
 /** The body as bytes, or undefined when it is larger than `limit`. */
-async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+async function readBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) return undefined;
   if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+  return readLimited(request.body, limit);
 }
 
 function html(status: number, body: string, extra: Record<string, string> = {}): Response {

@@ -13,7 +13,8 @@ import {
 } from '../errors/index.js';
 import { checkDestinationCompiled, compileAllowHosts, type AllowEntry } from './policy.js';
 import { IDEMPOTENT_METHODS, prepareRequest, type PreparedRequest } from './prepare.js';
-import { decodeBody, headersToRecord, readBodyBytes, untilAborted } from './response.js';
+import { untilAborted } from '../bytes/read-limited.js';
+import { decodeBody, headersToRecord, readBodyBytes } from './response.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
 import type { RequestData, RequestOptions, RequestOutput } from './types.js';
 

@@ -2,6 +2,7 @@
  * Reading a response: headers to a record, the body as a bounded stream, then JSON or text.
  * @module
  */
+import { readLimited } from '../bytes/read-limited.js';
 import { LimitError, UpstreamError } from '../errors/index.js';
 
 /** Response headers as a record with lower-case names; repeated headers joined with `, `. @internal */
@@ -24,25 +25,6 @@ export function isJsonContentType(contentType: string | null): boolean {
 function charsetOf(contentType: string | null): string {
   const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
   return match?.[1]?.toLowerCase() ?? 'utf-8';
-}
-
-/** Settles like `promise`, or rejects with the signal's reason once `signal` aborts. @internal */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function tooLarge(what: string, max: number): LimitError {
@@ -69,30 +51,8 @@ export async function readBodyBytes(
     throw tooLarge(what, max);
   }
   if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await untilAborted(reader.read(), signal);
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) throw tooLarge(what, max);
-      chunks.push(value);
-    }
-  } catch (error) {
-    await reader.cancel().catch(() => undefined);
-    throw error;
-  } finally {
-    reader.releaseLock();
-  }
-  if (chunks.length === 1 && chunks[0]) return chunks[0];
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readLimited(response.body, max, signal);
+  if (bytes === undefined) throw tooLarge(what, max);
   return bytes;
 }
 

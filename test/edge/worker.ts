@@ -1,5 +1,8 @@
 // The worker run by test/edge/workerd.test.ts: the stepwire engine and its HTTP handler inside workerd.
-import { Engine, MemorySpreadsheets } from '../../src/index.js';
+// Workers cannot compile WebAssembly from bytes, so QuickJS's .wasm is a module import: the test's
+// bundler leaves this import external and hands the file to workerd as a compiled Wasm module.
+import quickjsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm';
+import { Engine, MemorySpreadsheets, QuickJsSandbox } from '../../src/index.js';
 import { createHandler, type FetchHandler } from '../../src/http/index.js';
 
 let handler: FetchHandler | undefined;
@@ -13,9 +16,18 @@ function build(): FetchHandler {
         [2, 'Grace', 'New York'],
         [3, 'Linus', 'Helsinki'],
       ],
+      orders: [
+        ['id', 'customer_id', 'amount'],
+        [10, 1, 100],
+        [11, 1, 75.5],
+        [12, 2, 80],
+        [13, 3, 2],
+      ],
+      totals: [['customer_id', 'orders', 'total']],
     },
   });
-  return createHandler(new Engine({ spreadsheets }));
+  const sandbox = new QuickJsSandbox({ wasmModule: quickjsWasm });
+  return createHandler(new Engine({ spreadsheets, sandbox }));
 }
 
 export default {

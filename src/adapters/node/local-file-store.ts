@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { ValidationError } from '../../errors/index.js';
+import { contentTypeOf } from '../content-type.js';
 import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
 
 /** Options of {@link LocalFileStore}. */
@@ -67,7 +68,7 @@ export class LocalFileStore implements FileStore {
     if (!path.startsWith(this.#dir + sep)) return undefined;
     try {
       const data = new Uint8Array(await readFile(path));
-      return { data, contentType: contentTypeFor(path) };
+      return { data, contentType: contentTypeOf(undefined, path) };
     } catch {
       return undefined;
     }
@@ -91,17 +92,4 @@ function safeSegments(folder: string, field: string): string[] {
 
 function invalid(path: string, message: string): ValidationError {
   return new ValidationError([{ code: 'invalid_file_name', path, message }]);
-}
-
-const TYPES: Record<string, string> = {
-  pdf: 'application/pdf',
-  csv: 'text/csv',
-  txt: 'text/plain',
-  json: 'application/json',
-  html: 'text/html',
-  png: 'image/png',
-};
-
-function contentTypeFor(path: string): string {
-  return TYPES[path.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
 }
