@@ -9,3 +9,4 @@ export {
   type SpreadsheetContractOptions,
 } from './spreadsheet-contract.js';
 export { describeStorageContract, type StorageContractOptions } from './storage-contract.js';
+export { describeFileStoreContract, type FileStoreContractOptions } from './file-store-contract.js';

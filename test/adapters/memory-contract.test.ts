@@ -1,5 +1,9 @@
-import { MemorySpreadsheets, MemoryStorage } from '../../src/index.js';
-import { describeSpreadsheetContract, describeStorageContract } from '../../src/testing/index.js';
+import { MemoryFileStore, MemorySpreadsheets, MemoryStorage } from '../../src/index.js';
+import {
+  describeFileStoreContract,
+  describeSpreadsheetContract,
+  describeStorageContract,
+} from '../../src/testing/index.js';
 
 describeSpreadsheetContract({
   name: 'MemorySpreadsheets',
@@ -8,3 +12,5 @@ describeSpreadsheetContract({
 });
 
 describeStorageContract({ name: 'MemoryStorage', create: () => new MemoryStorage() });
+
+describeFileStoreContract({ name: 'MemoryFileStore', create: () => new MemoryFileStore() });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalFileStore } from '../../src/adapters/node/index.js';
 import { Engine, ValidationError } from '../../src/index.js';
+import { describeFileStoreContract } from '../../src/testing/index.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -104,4 +105,9 @@ describe('LocalFileStore', () => {
     expect(bad.status).toBe('failed');
     expect(bad.error?.message).toMatch(/file_name/);
   });
+});
+
+describeFileStoreContract({
+  name: 'LocalFileStore',
+  create: async () => new LocalFileStore({ dir: await mkdtemp(join(tmpdir(), 'stepwire-contract-')) }),
 });
