@@ -27,6 +27,7 @@ import {
 } from '../schema/index.js';
 import { executeRead } from '../query/index.js';
 import { KeyedLock } from './keyed-lock.js';
+import { redefinitionIssues, relationshipIssues } from './relationships.js';
 import { coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
 import {
   appendRows,
@@ -125,26 +126,7 @@ export class Catalog {
     const entity = parse(EntitySchema, definition, 'entity');
     const previous = await this.#storage.get<Entity>('entities', entity.name);
     if (previous) {
-      const issues: Issue[] = [];
-      for (const rel of await this.listRelationships()) {
-        for (const [side, entityName, columns] of [
-          ['source_columns', rel.source_entity, rel.foreign_key_config.source_columns],
-          ['target_columns', rel.target_entity, rel.foreign_key_config.target_columns],
-        ] as const) {
-          if (entityName !== entity.name) continue;
-          for (const column of columns) {
-            const now = entity.columns.find((c) => c.name === column);
-            const before = previous.columns.find((c) => c.name === column);
-            if (!now || (before && now.type !== before.type)) {
-              issues.push({
-                code: 'relationship_conflict',
-                path: 'columns',
-                message: `relationship "${rel.name}" uses column "${column}" (${side}), which the new definition ${now ? `changes from ${before?.type} to ${now.type}` : 'removes'}`,
-              });
-            }
-          }
-        }
-      }
+      const issues = redefinitionIssues(entity, previous, await this.listRelationships());
       if (issues.length > 0) throw new ValidationError(issues);
     }
     await this.#storage.put('entities', entity.name, entity);
@@ -178,41 +160,7 @@ export class Catalog {
     const target = await this.#storage.get<Entity>('entities', rel.target_entity);
     if (!source) throw new NotFoundError('entity', rel.source_entity);
     if (!target) throw new NotFoundError('entity', rel.target_entity);
-    const issues: Issue[] = [];
-    const { source_columns, target_columns } = rel.foreign_key_config;
-    const typeOf = (entity: Entity, column: string) => entity.columns.find((c) => c.name === column)?.type;
-    source_columns.forEach((column, i) => {
-      if (!typeOf(source, column)) {
-        issues.push({
-          code: 'unknown_column',
-          path: `foreign_key_config.source_columns[${i}]`,
-          message: `"${column}" is not a column of entity "${source.name}" (columns: ${source.columns.map((c) => c.name).join(', ')})`,
-        });
-      }
-    });
-    target_columns.forEach((column, i) => {
-      if (!typeOf(target, column)) {
-        issues.push({
-          code: 'unknown_column',
-          path: `foreign_key_config.target_columns[${i}]`,
-          message: `"${column}" is not a column of entity "${target.name}" (columns: ${target.columns.map((c) => c.name).join(', ')})`,
-        });
-      }
-    });
-    if (issues.length === 0) {
-      source_columns.forEach((column, i) => {
-        const targetColumn = target_columns[i]!;
-        const a = typeOf(source, column);
-        const b = typeOf(target, targetColumn);
-        if (a !== b) {
-          issues.push({
-            code: 'incompatible_types',
-            path: `foreign_key_config.target_columns[${i}]`,
-            message: `"${source.name}.${column}" is ${a} but "${target.name}.${targetColumn}" is ${b}; paired columns must have the same type`,
-          });
-        }
-      });
-    }
+    const issues = relationshipIssues(rel, source, target);
     if (issues.length > 0) throw new ValidationError(issues);
     if (!(await this.#storage.put('relationships', rel.name, rel, { ifAbsent: true })))
       throw new ConflictError('relationship', rel.name);

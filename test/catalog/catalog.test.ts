@@ -26,6 +26,26 @@ describe('catalog registration', () => {
     expect((await engine.catalog.getDefinition('customers')).description).toBe('changed');
   });
 
+  it('refuses to replace an entity in a way that breaks a relationship', async () => {
+    const { engine } = await shopEngine();
+    const retyped = {
+      ...ordersEntity,
+      columns: ordersEntity.columns.map((c) =>
+        c.name === 'customer_id' ? { ...c, type: 'STRING' as const } : c,
+      ),
+    };
+    const error = (await engine.catalog.upsertEntity(retyped).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.message).toContain('orders_customer');
+    expect(error.message).toContain('changes from NUMBER to STRING');
+    const removed = {
+      ...ordersEntity,
+      columns: ordersEntity.columns.filter((c) => c.name !== 'customer_id'),
+    };
+    await expect(engine.catalog.upsertEntity(removed)).rejects.toThrow(/removes/);
+    expect((await engine.catalog.getDefinition('orders')).columns).toEqual(ordersEntity.columns);
+  });
+
   it('rejects an invalid entity with every problem and its path', async () => {
     const engine = new Engine();
     const error = await engine.catalog
