@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError, type Issue } from '../errors/index.js';
 import { ApplicationSchema, NameSchema, check, type Application, type Workflow } from '../schema/index.js';
 import type { Engine } from '../engine/engine.js';
+import { itemProperty } from './form.js';
 import { AppRuntime } from './runtime.js';
 
 /**
@@ -116,11 +117,6 @@ export class Applications {
     if (issues.length > 0) throw new ValidationError(issues);
     return application;
   }
-}
-
-/** The workflow input property a form item fills: its `name`, else its `label`. @internal */
-export function itemProperty(item: { name?: string | undefined; label: string }): string {
-  return item.name ?? item.label;
 }
 
 function checkFormItems(

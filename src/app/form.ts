@@ -1,7 +1,6 @@
 import type { Issue } from '../errors/index.js';
 import type { FormItem } from '../schema/index.js';
 import { keyPath } from '../engine/json-schema/describe.js';
-import { itemProperty } from './applications.js';
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -128,4 +127,9 @@ export function assignIssues(
     else if (!owner) form.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
   }
   return { byItem, form };
+}
+
+/** The workflow input property a form item fills: its `name`, else its `label`. @internal */
+export function itemProperty(item: { name?: string | undefined; label: string }): string {
+  return item.name ?? item.label;
 }

@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError, isStepwireError, type Issue } from '../
 import type { Engine } from '../engine/engine.js';
 import type { RunRecord } from '../engine/record.js';
 import type { Application, Component, Screen } from '../schema/index.js';
-import { itemProperty } from './applications.js';
+import { itemProperty } from './form.js';
 import { assignIssues, coerceForm } from './form.js';
 import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
 import type {
