@@ -20,7 +20,7 @@ export {
   type TransformFunction,
   type StoredScript,
 } from './engine/scripts.js';
-export { ReferenceError as StepReferenceError } from './engine/references.js';
+export { StepReferenceError } from './engine/references.js';
 export { compileSchema, type CompiledSchema } from './engine/json-schema/index.js';
 export {
   Catalog,

@@ -24,6 +24,7 @@ export type ResolvedComponent = ResolvedText | ResolvedForm | ResolvedDatagrid |
 
 /** A `text` component with `{{query_params.x}}` filled in (as text, never markup). */
 export interface ResolvedText {
+  /** The component type. */
   type: 'text';
   /** Component name. */
   name: string;
@@ -35,6 +36,7 @@ export interface ResolvedText {
 
 /** A `form` component: its items with their current values and errors. */
 export interface ResolvedForm {
+  /** The component type. */
   type: 'form';
   /** Component name; also the last path segment of the form's POST address. */
   name: string;
@@ -66,6 +68,7 @@ export interface ResolvedFormItem {
 
 /** A `datagrid` component: one page of its entity. */
 export interface ResolvedDatagrid {
+  /** The component type. */
   type: 'datagrid';
   /** Component name; its page is read from the query parameter `<name>_page`. */
   name: string;
@@ -93,6 +96,7 @@ export interface ResolvedDatagrid {
 
 /** A `button` component: a link to another screen. */
 export interface ResolvedButton {
+  /** The component type. */
   type: 'button';
   /** Component name. */
   name: string;

@@ -2,8 +2,9 @@ import { StepwireError } from '../errors/index.js';
 import { findReferences, isWholeReference, parsePath, type PathSegment } from '../schema/index.js';
 
 /** A reference failed to resolve; the step that holds it fails. */
-export class ReferenceError extends StepwireError {
-  override name = 'ReferenceError';
+export class StepReferenceError extends StepwireError {
+  /** Always `"StepReferenceError"`, so guards also work across package copies. */
+  override name = 'StepReferenceError';
   constructor(
     message: string,
     /** The reference as written, e.g. `{{read.body.table}}`. */
@@ -68,7 +69,7 @@ export function readPath(
   return { ok: true, value: current };
 }
 
-/** Resolves one reference against a scope. @throws {@link ReferenceError} when its path does not exist. @internal */
+/** Resolves one reference against a scope. @throws {@link StepReferenceError} when its path does not exist. @internal */
 export function resolveReference(ref: Reference, scope: Scope): unknown {
   const root = scope.value(ref.root);
   if (root === null && scope.skipped(ref.root)) return null;
@@ -79,7 +80,7 @@ export function resolveReference(ref: Reference, scope: Scope): unknown {
     .map((s) => (typeof s === 'number' ? `[${s}]` : s))
     .join('.')
     .replace(/\.\[/g, '[');
-  throw new ReferenceError(
+  throw new StepReferenceError(
     `reference ${ref.text} does not resolve: "${upTo}" does not exist in the output of "${ref.root}"`,
     ref.text,
   );

@@ -24,6 +24,7 @@ export interface StepwireErrorOptions {
 export class StepwireError extends Error {
   /** Stable machine-readable code of the error kind. */
   readonly code: string;
+  /** Always `"StepwireError"`, so guards also work across package copies. */
   override name = 'StepwireError';
 
   constructor(code: string, message: string, options: StepwireErrorOptions = {}) {
@@ -34,6 +35,7 @@ export class StepwireError extends Error {
 
 /** Input failed validation; `issues` lists every problem with its path. */
 export class ValidationError extends StepwireError {
+  /** Always `"ValidationError"`, so guards also work across package copies. */
   override name = 'ValidationError';
   /** Every problem found, never only the first. */
   readonly issues: Issue[];
@@ -46,6 +48,7 @@ export class ValidationError extends StepwireError {
 
 /** A resource with that name already exists. */
 export class ConflictError extends StepwireError {
+  /** Always `"ConflictError"`, so guards also work across package copies. */
   override name = 'ConflictError';
   constructor(
     /** Kind of resource, e.g. `entity`. */
@@ -60,6 +63,7 @@ export class ConflictError extends StepwireError {
 
 /** A named resource does not exist. */
 export class NotFoundError extends StepwireError {
+  /** Always `"NotFoundError"`, so guards also work across package copies. */
   override name = 'NotFoundError';
   constructor(
     /** Kind of resource, e.g. `workflow`. */
@@ -74,6 +78,7 @@ export class NotFoundError extends StepwireError {
 
 /** A spreadsheet cell could not be read as its column's type. `cell` is in A1 notation. */
 export class SheetError extends StepwireError {
+  /** Always `"SheetError"`, so guards also work across package copies. */
   override name = 'SheetError';
   constructor(
     message: string,
@@ -87,6 +92,7 @@ export class SheetError extends StepwireError {
 
 /** A write broke a rule (type, primary key, foreign key); nothing was written. */
 export class WriteRejectedError extends StepwireError {
+  /** Always `"WriteRejectedError"`, so guards also work across package copies. */
   override name = 'WriteRejectedError';
   constructor(
     /** Every rule broken, each naming the entity, row and key. */
@@ -99,6 +105,7 @@ export class WriteRejectedError extends StepwireError {
 
 /** A configured limit (time, memory, size, count) was exceeded. */
 export class LimitError extends StepwireError {
+  /** Always `"LimitError"`, so guards also work across package copies. */
   override name = 'LimitError';
   constructor(
     /** Which limit, e.g. `script.timeout`, `request.maxResponseBytes`. */
@@ -112,6 +119,7 @@ export class LimitError extends StepwireError {
 
 /** An outbound request was refused before any connection (address not allowed, bad scheme). */
 export class RequestRefusedError extends StepwireError {
+  /** Always `"RequestRefusedError"`, so guards also work across package copies. */
   override name = 'RequestRefusedError';
   constructor(message: string, options?: StepwireErrorOptions) {
     super('request_refused', message, options);
@@ -120,6 +128,7 @@ export class RequestRefusedError extends StepwireError {
 
 /** The operation was cancelled through an `AbortSignal`. */
 export class CancelledError extends StepwireError {
+  /** Always `"CancelledError"`, so guards also work across package copies. */
   override name = 'CancelledError';
   constructor(message = 'The operation was cancelled', options?: StepwireErrorOptions) {
     super('cancelled', message, options);
@@ -128,6 +137,7 @@ export class CancelledError extends StepwireError {
 
 /** An error an action throws to say that retrying cannot help. */
 export class NonRetryableError extends StepwireError {
+  /** Always `"NonRetryableError"`, so guards also work across package copies. */
   override name = 'NonRetryableError';
   constructor(message: string, options?: StepwireErrorOptions) {
     super('non_retryable', message, options);
@@ -136,6 +146,7 @@ export class NonRetryableError extends StepwireError {
 
 /** A transform script failed: its own error, with the script's line when known. */
 export class ScriptError extends StepwireError {
+  /** Always `"ScriptError"`, so guards also work across package copies. */
   override name = 'ScriptError';
   constructor(
     message: string,
@@ -149,6 +160,7 @@ export class ScriptError extends StepwireError {
 
 /** An outside service (spreadsheet, file store, chat, HTTP) answered with an error. */
 export class UpstreamError extends StepwireError {
+  /** Always `"UpstreamError"`, so guards also work across package copies. */
   override name = 'UpstreamError';
   constructor(
     message: string,

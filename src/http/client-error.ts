@@ -6,6 +6,7 @@ import type { ProblemDetails } from './problem.js';
  * the status when the answer had none, e.g. from a proxy), `issues` every problem with its path.
  */
 export class HttpProblemError extends StepwireError {
+  /** Always `"HttpProblemError"`, so guards also work across package copies. */
   override name = 'HttpProblemError';
   /** HTTP status of the answer. */
   readonly status: number;
