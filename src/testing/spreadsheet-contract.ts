@@ -61,6 +61,7 @@ export function describeSpreadsheetContract(options: SpreadsheetContractOptions)
         await options.dispose?.(adapter);
       }
     };
+    // A caller may skip a case its backend cannot support; the reason it gives is shown in the report.
     if (reason) it.skip(`${title} (skipped: ${reason})`, run);
     else it(title, run);
   };

@@ -34,6 +34,7 @@ export function describeStorageContract(options: StorageContractOptions): void {
         await options.dispose?.(adapter);
       }
     };
+    // A caller may skip a case its backend cannot support; the reason it gives is shown in the report.
     if (reason) it.skip(`${title} (skipped: ${reason})`, run);
     else it(title, run);
   };

@@ -58,6 +58,41 @@ const readThenChat: Workflow = {
   },
 };
 
+/** Four steps with every kind of reference problem: a cycle, an unknown step, an unknown action, unknown input paths. */
+const brokenSteps: Workflow['steps'] = [
+  {
+    name: 'a',
+    type: 'l2',
+    l2_data: {
+      provider: 'platform',
+      module: 'dummy',
+      action: 'dummy_task',
+      input_data: { x: '{{b.value}}' },
+    },
+  },
+  {
+    name: 'b',
+    type: 'l2',
+    l2_data: {
+      provider: 'platform',
+      module: 'dummy',
+      action: 'dummy_task',
+      input_data: { y: '{{a.value}} and {{ghost.x}}' },
+    },
+  },
+  { name: 'c', type: 'l2', l2_data: { provider: 'nope', module: 'x', action: 'y' } },
+  {
+    name: 'd',
+    type: 'l2',
+    l2_data: {
+      provider: 'platform',
+      module: 'dummy',
+      action: 'dummy_task',
+      input_data: { z: '{{input.missing}}', p: '{{a.__proto__}}' },
+    },
+  },
+];
+
 describe('workflow definitions', () => {
   it('creates, lists, replaces and deletes', async () => {
     const { engine } = await shopEngine();
@@ -83,39 +118,7 @@ describe('workflow definitions', () => {
     const error = (await engine.workflows
       .create({
         name: 'broken',
-        steps: [
-          {
-            name: 'a',
-            type: 'l2',
-            l2_data: {
-              provider: 'platform',
-              module: 'dummy',
-              action: 'dummy_task',
-              input_data: { x: '{{b.value}}' },
-            },
-          },
-          {
-            name: 'b',
-            type: 'l2',
-            l2_data: {
-              provider: 'platform',
-              module: 'dummy',
-              action: 'dummy_task',
-              input_data: { y: '{{a.value}} and {{ghost.x}}' },
-            },
-          },
-          { name: 'c', type: 'l2', l2_data: { provider: 'nope', module: 'x', action: 'y' } },
-          {
-            name: 'd',
-            type: 'l2',
-            l2_data: {
-              provider: 'platform',
-              module: 'dummy',
-              action: 'dummy_task',
-              input_data: { z: '{{input.missing}}', p: '{{a.__proto__}}' },
-            },
-          },
-        ],
+        steps: brokenSteps,
         wires: [{ source_name: 'a', target_name: 'zzz' }],
         workflow_input: {
           name: 'input',
@@ -130,39 +133,7 @@ describe('workflow definitions', () => {
     const second = (await engine.workflows
       .create({
         name: 'broken',
-        steps: [
-          {
-            name: 'a',
-            type: 'l2',
-            l2_data: {
-              provider: 'platform',
-              module: 'dummy',
-              action: 'dummy_task',
-              input_data: { x: '{{b.value}}' },
-            },
-          },
-          {
-            name: 'b',
-            type: 'l2',
-            l2_data: {
-              provider: 'platform',
-              module: 'dummy',
-              action: 'dummy_task',
-              input_data: { y: '{{a.value}} and {{ghost.x}}' },
-            },
-          },
-          { name: 'c', type: 'l2', l2_data: { provider: 'nope', module: 'x', action: 'y' } },
-          {
-            name: 'd',
-            type: 'l2',
-            l2_data: {
-              provider: 'platform',
-              module: 'dummy',
-              action: 'dummy_task',
-              input_data: { z: '{{input.missing}}', p: '{{a.__proto__}}' },
-            },
-          },
-        ],
+        steps: brokenSteps,
         wires: [],
         workflow_input: {
           name: 'input',
