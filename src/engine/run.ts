@@ -8,7 +8,7 @@ import type { Plan, PlannedStep } from './plan.js';
 import { readPath, setOwn, type Scope } from './references.js';
 import type { ResolvedOptions } from './options.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
-import { NO_RETRY, backoff, isRetryable, sleep } from './retry.js';
+import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
 import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { runStepType } from './step-types.js';
 import type { ScriptRegistry } from './scripts.js';
@@ -215,8 +215,8 @@ export class Execution {
           step: step.name,
         };
         const delay =
-          attempt < retry.attempts && !this.#signal.aborted && isRetryable(error, step)
-            ? backoff(retry, attempt, error)
+          attempt < retry.attempts && !this.#signal.aborted && isRetryableError(error)
+            ? backoffDelay(attempt, retry, retryAfterOf(error))
             : undefined;
         if (delay !== undefined) {
           this.#event({
@@ -228,7 +228,11 @@ export class Execution {
             error: runError,
             at: iso(Date.now()),
           });
-          if (await sleep(delay, this.#signal)) continue;
+          const waited = await sleep(delay, this.#signal).then(
+            () => true,
+            () => false,
+          );
+          if (waited) continue;
         }
         runError.message = `step "${step.name}" failed: ${runError.message}`;
         record.status = 'failed';

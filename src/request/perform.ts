@@ -15,7 +15,7 @@ import { checkDestinationCompiled, compileAllowHosts, type AllowEntry } from './
 import { IDEMPOTENT_METHODS, prepareRequest, type PreparedRequest } from './prepare.js';
 import { untilAborted } from '../bytes/read-limited.js';
 import { decodeBody, headersToRecord, readBodyBytes } from './response.js';
-import { isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
+import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep } from '../retry/index.js';
 import type { RequestData, RequestOptions, RequestOutput } from './types.js';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -203,7 +203,7 @@ async function withRetries(run: Run, request: PreparedRequest): Promise<RequestO
     try {
       const { response, url, method } = await followRedirects(run, request);
       if (retry && n < attempts && isRetryableStatus(response.status)) {
-        const ms = retryDelay(n, retry, parseRetryAfter(response.headers.get('retry-after')));
+        const ms = backoffDelay(n, retry, parseRetryAfter(response.headers.get('retry-after')));
         if (fits(run, ms)) {
           await response.body?.cancel().catch(() => undefined);
           wait = ms;
@@ -213,7 +213,7 @@ async function withRetries(run: Run, request: PreparedRequest): Promise<RequestO
     } catch (error) {
       const retryable = error instanceof UpstreamError && error.retryable && error.status === undefined;
       if (!retry || n >= attempts || !retryable || run.signal.aborted) throw error;
-      const ms = retryDelay(n, retry, undefined);
+      const ms = backoffDelay(n, retry);
       if (!fits(run, ms)) throw error;
       wait = ms;
     }

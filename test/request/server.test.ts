@@ -76,6 +76,10 @@ beforeAll(async () => {
       if (count('busy-then-ok') === 1) res.writeHead(503, { 'retry-after': '1' }).end('busy');
       else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     },
+    '/busy-decimal': (_req, res) => {
+      if (count('busy-decimal') === 1) res.writeHead(503, { 'retry-after': '1.5' }).end('busy');
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    },
     '/busy-long': (_req, res) => {
       if (count('busy-long') === 1) res.writeHead(503, { 'retry-after': '120' }).end('busy');
       else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
@@ -312,6 +316,14 @@ describe('retries', () => {
     expect(out).toMatchObject({ status: 200, body: 'ok' });
     expect(counters['busy-then-ok']).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it('reads a decimal Retry-After as seconds, not as a date in the past', async () => {
+    const started = Date.now();
+    const out = await performRequest({ url: `${server.origin}/busy-decimal` }, opts({ retry }));
+    expect(out).toMatchObject({ status: 200, body: 'ok' });
+    expect(counters['busy-decimal']).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
   });
 
   it('waits no longer than capMs however long Retry-After is', async () => {

@@ -4,4 +4,4 @@
  */
 export { SlackChat, type SlackChatOptions } from './slack.js';
 export { WebhookChat, type WebhookChatOptions } from './webhook.js';
-export type { RetryOptions } from './retry.js';
+export type { RetryOptions } from '../../retry/index.js';

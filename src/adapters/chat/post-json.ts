@@ -4,7 +4,7 @@
  */
 import ky, { TimeoutError } from 'ky';
 import { isStepwireError, UpstreamError } from '../../errors/index.js';
-import { parseRetryAfter, withRetry, type RetryPolicy, type RetryVerdict } from './retry.js';
+import { parseRetryAfter, withRetry, type RetryPolicy, type RetryVerdict } from '../../retry/index.js';
 
 /** An answer as read: status, headers and body text. @internal */
 export interface PostAnswer {

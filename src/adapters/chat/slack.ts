@@ -5,7 +5,7 @@
  */
 import type { CallOptions, ChatAdapter, ChatMessage } from '../types.js';
 import { postJson, snippet, upstreamError, type PostAnswer } from './post-json.js';
-import { normalizeRetry, type RetryOptions, type RetryPolicy } from './retry.js';
+import { normalizeRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
 
 /** Options of {@link SlackChat}: give `token` or `webhookUrl`, not both. */
 export interface SlackChatOptions {

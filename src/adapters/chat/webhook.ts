@@ -4,7 +4,7 @@
  */
 import type { CallOptions, ChatAdapter, ChatMessage } from '../types.js';
 import { postJson, snippet, upstreamError, type PostAnswer } from './post-json.js';
-import { normalizeRetry, type RetryOptions, type RetryPolicy } from './retry.js';
+import { normalizeRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
 
 /** Options of {@link WebhookChat}. */
 export interface WebhookChatOptions {

@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { UpstreamError } from '../../errors/index.js';
-import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '../chat/retry.js';
+import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
 import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
 import type { DriveClient, GoogleAnswer, GoogleAuthInput, GoogleCallConfig } from './clients.js';
 import { classifySafe, describeFailure, readGoogleError } from './errors.js';

@@ -3,8 +3,8 @@
  * request may have reached Google.
  * @module
  */
-import type { RetryVerdict } from '../chat/retry.js';
-import { parseRetryAfter } from '../chat/retry.js';
+import type { RetryVerdict } from '../../retry/index.js';
+import { parseRetryAfter } from '../../retry/index.js';
 
 /** What a failed googleapis call tells. @internal */
 export interface GoogleFailure {

@@ -25,4 +25,4 @@ export type {
   GoogleAnswer,
   GoogleAuthInput,
 } from './clients.js';
-export type { RetryOptions } from '../chat/retry.js';
+export type { RetryOptions } from '../../retry/index.js';

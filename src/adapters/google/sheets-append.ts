@@ -10,7 +10,7 @@
  * @module
  */
 import { CancelledError, UpstreamError } from '../../errors/index.js';
-import { backoffDelay, sleep, type RetryPolicy } from '../chat/retry.js';
+import { backoffDelay, sleep, type RetryPolicy } from '../../retry/index.js';
 import type { AppendRequest, CellRows, CellValue } from '../types.js';
 import { boxA1 } from './a1.js';
 import type { GoogleAnswer } from './clients.js';

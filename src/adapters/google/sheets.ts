@@ -3,7 +3,7 @@
  * @module
  */
 import { SheetError, UpstreamError } from '../../errors/index.js';
-import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '../chat/retry.js';
+import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
 import type {
   AppendRequest,
   CallOptions,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, normalizeRetry, parseRetryAfter, withRetry } from '../../src/adapters/chat/retry.js';
-import { CancelledError } from '../../src/errors/index.js';
+import { backoffDelay, normalizeRetry, parseRetryAfter, withRetry } from '../src/retry/index.js';
+import { CancelledError } from '../src/errors/index.js';
 
 describe('retry helpers', () => {
   const policy = normalizeRetry({ attempts: 5, baseMs: 100, capMs: 1000 });
@@ -27,6 +27,18 @@ describe('retry helpers', () => {
     expect(parseRetryAfter('soon')).toBeUndefined();
     const now = Date.parse('2025-01-01T00:00:00Z');
     expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:05 GMT', now)).toBe(5000);
+  });
+
+  it('reads decimal seconds and the three HTTP date formats, and refuses every other shape', () => {
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(parseRetryAfter('1.5', now)).toBe(1500);
+    expect(parseRetryAfter(' 0.25 ', now)).toBe(250);
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter('Wednesday, 01-Jan-25 00:00:02 GMT', now)).toBe(2000);
+    expect(parseRetryAfter('Wed Jan  1 00:00:03 2025', now)).toBe(3000);
+    expect(parseRetryAfter('Tue, 31 Dec 2024 23:00:00 GMT', now)).toBe(0);
+    for (const shape of ['-1', '1e3', '0x10', '1.', '.5', '2025-01-01', 'Wed, 01 Jan 2025', 'soon', ''])
+      expect(parseRetryAfter(shape, now), shape).toBeUndefined();
   });
 
   it('stops after the attempts and throws the last error', async () => {
