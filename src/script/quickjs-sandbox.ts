@@ -43,6 +43,8 @@ const MAX_PAGES = 32768;
 /** What one run accumulates while it executes. */
 interface RunState {
   fatal: StepwireError | undefined;
+  /** Whether the interrupt handler stopped the script (time limit, cancel or a fatal host error). */
+  interrupted: boolean;
   outputBytes: number;
   logChars: number;
   logs: string[];
@@ -133,6 +135,7 @@ function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () =
   const lineCount = countLines(input.source);
   const state: RunState = {
     fatal: undefined,
+    interrupted: false,
     outputBytes: 0,
     logChars: 0,
     logs: [],
@@ -146,29 +149,27 @@ function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () =
     runtime = module.newRuntime();
     runtime.setMemoryLimit(limits.memoryBytes);
     runtime.setMaxStackSize(limits.stackBytes);
-    runtime.setInterruptHandler(
-      () => state.fatal !== undefined || Date.now() > deadline || signal?.aborted === true,
-    );
+    // Remembered, because an interrupt inside a promise job only rejects that job's promise.
+    runtime.setInterruptHandler(() => {
+      if (state.fatal !== undefined || Date.now() > deadline || signal?.aborted === true)
+        state.interrupted = true;
+      return state.interrupted;
+    });
     context = runtime.newContext();
     installPrelude(context, input, state);
-    const sentinel = `stepwire:done:${Math.random().toString(36).slice(2)}`;
-    const evaluated = context.evalCode(`${input.source}\n;${JSON.stringify(sentinel)}`, filename, {
-      type: 'global',
-    });
+    const evaluated = context.evalCode(input.source, filename, { type: 'global' });
     let thrown: StepwireError | undefined;
     if (evaluated.error) {
       thrown = guestError(dumpSafely(context, evaluated.error), filename, lineCount, limits);
       evaluated.error.dispose();
     } else {
-      const completed =
-        context.typeof(evaluated.value) === 'string' && context.getString(evaluated.value) === sentinel;
+      thrown = drainJobs(runtime, context, filename, lineCount, limits);
+      thrown ??= settledValue(context, evaluated.value, filename, lineCount, limits);
       evaluated.value.dispose();
-      // QuickJS can lose the exception when it cannot even allocate the error object.
-      if (!completed) thrown = memoryError(limits);
-      else thrown = drainJobs(runtime, context, filename, lineCount, limits);
     }
     if (state.fatal !== undefined) throw state.fatal;
     if (signal?.aborted) throw cancelledError();
+    if (state.interrupted) throw timeoutError(limits);
     if (thrown !== undefined) {
       if (Date.now() > deadline && !(thrown instanceof ScriptError)) throw timeoutError(limits);
       throw thrown;
@@ -210,6 +211,30 @@ function drainJobs(
   if (!jobs.error) return undefined;
   const error = guestError(dumpSafely(context, jobs.error), filename, lineCount, limits);
   jobs.error.dispose();
+  return error;
+}
+
+/**
+ * A script whose last statement is a promise (`main();` with an async `main`) is done when that promise
+ * is: its rejection fails the step, and it must have settled once the promise jobs are drained.
+ */
+function settledValue(
+  context: QuickJSContext,
+  value: QuickJSHandle,
+  filename: string,
+  lineCount: number,
+  limits: ScriptLimits,
+): StepwireError | undefined {
+  if (context.typeof(value) !== 'object') return undefined;
+  const state = context.getPromiseState(value);
+  if (state.type === 'fulfilled') {
+    if (!state.notAPromise) state.value.dispose();
+    return undefined;
+  }
+  if (state.type === 'pending')
+    return new ScriptError('the promise the script ended with never settled: nothing resolves it');
+  const error = guestError(dumpSafely(context, state.error), filename, lineCount, limits);
+  state.error.dispose();
   return error;
 }
 

@@ -119,6 +119,61 @@ writeEntity('totals', { columns: [{ name: 'region' }, { name: 'total' }], rows: 
     expect((error as LimitError).limit).toBe('script.stack');
   });
 
+  it('fails a script whose promise jobs outlive the time limit', async () => {
+    const error = await failure(
+      sandbox.run(input('(async () => { for (;;) await null; })();', { timeoutMs: 300 })),
+    );
+    expect((error as LimitError).limit).toBe('script.timeout');
+    expect(error.message).toBe('script exceeded its time limit of 300 ms');
+  });
+
+  it('fails a script whose dropped promise loops past the time limit', async () => {
+    const error = await failure(
+      sandbox.run(
+        input("Promise.resolve().then(() => { for (;;) {} }); writeEntity('totals', [])", { timeoutMs: 300 }),
+      ),
+    );
+    expect((error as LimitError).limit).toBe('script.timeout');
+  });
+
+  it('stops a memory bomb inside an async function at the memory limit', async () => {
+    const error = await failure(
+      sandbox.run(
+        input("(async () => { await null; const a = []; for (;;) a.push('x'.repeat(1e5) + a.length); })();", {
+          memoryBytes: 16 * 1024 * 1024,
+          timeoutMs: 20_000,
+        }),
+      ),
+    );
+    expect((error as LimitError).limit).toBe('script.memory');
+  });
+
+  it('stops deep recursion inside an async function at the stack limit', async () => {
+    const error = await failure(
+      sandbox.run(input('(async () => { await null; const down = (n) => down(n + 1) + 1; down(0); })();')),
+    );
+    expect((error as LimitError).limit).toBe('script.stack');
+  });
+
+  it('fails the run when the promise the script ends with rejects, and writes nothing', async () => {
+    const error = await failure(
+      sandbox.run(
+        input(
+          "(async () => { writeEntity('totals', [{ region: 'x' }]); await null; throw new Error('late'); })();",
+        ),
+      ),
+    );
+    expect(error).toBeInstanceOf(ScriptError);
+    expect(error.message).toContain('late');
+  });
+
+  it('waits for the promise the script ends with', async () => {
+    const result = await sandbox.run(
+      input("async function main() { await null; writeEntity('totals', [{ region: 'late' }]); }\nmain();"),
+    );
+    expect(result.writes).toEqual({ totals: [{ region: 'late' }] });
+  });
+
   it('stops huge output at the output limit', async () => {
     const error = await failure(
       sandbox.run(
