@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError, type Issue } from '../errors/index.js';
-import { ApplicationSchema, NameSchema, check, type Application, type Workflow } from '../schema/index.js';
+import { ApplicationSchema, ResourceNameSchema, check, type Application, type Workflow } from '../schema/index.js';
 import type { Engine } from '../engine/engine.js';
 import { itemProperty } from './form.js';
 import { AppRuntime } from './runtime.js';
@@ -26,7 +26,7 @@ export class Applications {
    */
   async put(name: string, config: unknown): Promise<{ application: Application; created: boolean }> {
     await this.#ready();
-    const validName = check(NameSchema, name);
+    const validName = check(ResourceNameSchema, name);
     if (!validName.ok) throw new ValidationError(validName.issues.map((i) => ({ ...i, path: 'name' })));
     const application = await this.validate(config);
     const storage = this.#engine.options.storage;

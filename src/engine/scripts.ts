@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import type { StorageAdapter } from '../adapters/types.js';
-import { NameSchema, check } from '../schema/index.js';
+import { ResourceNameSchema, check } from '../schema/index.js';
 
 /** What a trusted transform function receives: the same contract as a sandboxed script. */
 export interface TransformContext {
@@ -44,7 +44,7 @@ export class ScriptRegistry {
   /** Stores (or replaces) a script's source under `name`. */
   async put(name: string, source: string): Promise<StoredScript> {
     await this.#ready();
-    const checked = check(NameSchema, name);
+    const checked = check(ResourceNameSchema, name);
     if (!checked.ok) throw new ValidationError(checked.issues.map((i) => ({ ...i, path: 'name' })));
     if (typeof source !== 'string')
       throw new ValidationError([

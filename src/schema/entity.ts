@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { addIssue } from './issues.js';
+import { ResourceNameSchema } from './resource-name.js';
 
 /** Column types an entity may declare. `NUMBER` and `STRING` come from the spec; the others match the data-table column configs. */
 export const COLUMN_TYPES = ['NUMBER', 'STRING', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
@@ -33,7 +34,7 @@ export const SpreadsheetConfigSchema = z.object({
 /** An entity registration body (SPEC 2.1), with its cross-field rules. */
 export const EntitySchema = z
   .object({
-    name: NameSchema,
+    name: ResourceNameSchema,
     description: z.string().optional(),
     columns: z.array(EntityColumnSchema).min(1),
     primary_key: z.array(z.string()).min(1),

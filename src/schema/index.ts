@@ -4,6 +4,7 @@
  */
 export * from './data-table.js';
 export * from './entity.js';
+export * from './resource-name.js';
 export * from './relationship.js';
 export * from './get-entity.js';
 export * from './workflow.js';

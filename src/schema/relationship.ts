@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { NameSchema } from './entity.js';
+import { ResourceNameSchema } from './resource-name.js';
 
 /** Relationship types supported. The spec shows `foreign_key`; no other type is defined. */
 export const RELATIONSHIP_TYPES = ['foreign_key'] as const;
@@ -8,7 +9,7 @@ export const RELATIONSHIP_TYPES = ['foreign_key'] as const;
 /** A relationship between two entities (SPEC 2.3). */
 export const RelationshipSchema = z
   .object({
-    name: NameSchema,
+    name: ResourceNameSchema,
     relationship_type: z.enum(RELATIONSHIP_TYPES),
     source_entity: NameSchema,
     target_entity: NameSchema,

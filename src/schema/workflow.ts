@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { NameSchema, hasArrays } from './entity.js';
+import { ResourceNameSchema } from './resource-name.js';
 import { OperationSchema } from './get-entity.js';
 import { parsePath } from './path.js';
 
@@ -181,7 +182,7 @@ export const WorkflowOutputSchema = z.object({
 /** A workflow definition (SPEC 2.4). */
 export const WorkflowSchema = z
   .object({
-    name: NameSchema,
+    name: ResourceNameSchema,
     description: z.string().optional(),
     steps: z.array(StepSchema),
     wires: z.array(WireSchema),

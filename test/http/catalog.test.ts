@@ -105,15 +105,18 @@ describe('POST /catalog/entity/relationship', () => {
 describe('GET /catalog/entities[/{name}]', () => {
   it('lists definitions and reads one; 404 for an unknown name; names with spaces work', async () => {
     const { handler } = emptyShop();
-    const spaced = { ...customersEntity, name: 'big customers / EU' };
+    const spaced = { ...customersEntity, name: 'big customers - EU' };
     await call(handler, 'POST', '/catalog/entity', customersEntity);
+    const slashed = await call(handler, 'POST', '/catalog/entity', { ...spaced, name: 'big customers / EU' });
+    expect(slashed.status).toBe(400);
+    expect(slashed.body.errors[0]).toMatchObject({ code: 'invalid_name', path: 'name' });
     const created = await call(handler, 'POST', '/catalog/entity', spaced);
-    expect(created.response.headers.get('location')).toBe('/catalog/entities/big%20customers%20%2F%20EU');
+    expect(created.response.headers.get('location')).toBe('/catalog/entities/big%20customers%20-%20EU');
     const list = await call(handler, 'GET', '/catalog/entities');
     expect(list.status).toBe(200);
-    expect(list.body.map((e: { name: string }) => e.name)).toEqual(['big customers / EU', 'customers']);
+    expect(list.body.map((e: { name: string }) => e.name)).toEqual(['big customers - EU', 'customers']);
     expectDocumented('catalog.listEntities', 200, list.response, list.body);
-    const one = await call(handler, 'GET', '/catalog/entities/big%20customers%20%2F%20EU');
+    const one = await call(handler, 'GET', '/catalog/entities/big%20customers%20-%20EU');
     expect(one.status).toBe(200);
     expect(one.body).toEqual(spaced);
     expectDocumented('catalog.getEntityDefinition', 200, one.response, one.body);

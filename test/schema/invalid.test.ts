@@ -153,7 +153,7 @@ const cases: Case[] = [
     'name with a trailing space',
     (b) => (b.name = 'customers '),
     'name',
-    'must not start or end with spaces',
+    '"customers " is not a valid name: use a name of 1 to 128 characters',
   ),
   E(
     'columns not an array',
