@@ -29,14 +29,8 @@ import { executeRead } from '../query/index.js';
 import { KeyedLock } from './keyed-lock.js';
 import { redefinitionIssues, relationshipIssues } from './relationships.js';
 import { coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
-import {
-  appendRows,
-  cellFromValue,
-  headerIndexes,
-  mapSheet,
-  tableRow,
-  type EntityTable,
-} from './sheet-mapping.js';
+import { commitPlan, undoPlans, type LoadedSheet, type Undo, type WritePlan } from './sheet-commit.js';
+import { appendRows, headerIndexes, mapSheet, tableRow, type EntityTable } from './sheet-mapping.js';
 
 /** Limits the catalog needs. @internal */
 export interface CatalogLimits {
@@ -69,14 +63,6 @@ export interface UpsertResult {
   entity: Entity;
   /** True when no entity of that name existed. */
   created: boolean;
-}
-
-interface LoadedSheet {
-  table: EntityTable;
-  /** Column positions of the header row, relative to the origin column, by entity column order. */
-  headerIndexes: number[];
-  headerWidth: number;
-  revision: string | number | undefined;
 }
 
 /**
@@ -210,7 +196,9 @@ export class Catalog {
 
   /**
    * Writes to several entities at once, all or nothing: every row of every entity is checked
-   * before the first row is written.
+   * before the first row is written, and when writing a later entity fails, the rows already
+   * written to the earlier ones are taken back (overwritten with what was there before).
+   * @throws {@link WriteRejectedError} naming every bad row; nothing is written then.
    */
   async write(writes: readonly EntityWrite[], options: CallOptions = {}): Promise<WriteResult> {
     await this.#ready();
@@ -233,11 +221,30 @@ export class Catalog {
     const lockKeys = [...entities.values()].map((e) => sheetKey(e.spreadsheet_config));
     return this.#writes.run(lockKeys, async () => {
       const plans = await this.#planWrites(writes, entities, relationships, options);
+      // A write to several entities takes back what it wrote when a later entity fails, so it needs
+      // an adapter that can overwrite cells; a write to one entity is all or nothing by itself.
+      const undoable = plans.filter((p) => p.rows.length > 0 || p.mode === 'replace').length > 1;
+      if (undoable && !this.#sheets.write)
+        throw new ValidationError([
+          {
+            code: 'unsupported',
+            path: 'writes',
+            message:
+              'this spreadsheet adapter cannot overwrite cells, so a write to several entities could not be taken back if one failed; write them one by one',
+          },
+        ]);
       const written: Record<string, number> = {};
-      for (const plan of plans) {
-        options.signal?.throwIfAborted();
-        await this.#commit(plan, options);
-        written[plan.entity.name] = (written[plan.entity.name] ?? 0) + plan.rows.length;
+      const undos: { entity: string; undo: Undo }[] = [];
+      try {
+        for (const plan of plans) {
+          options.signal?.throwIfAborted();
+          const undo = await this.#commit(plan, options, undoable);
+          if (undo) undos.push({ entity: plan.entity.name, undo });
+          written[plan.entity.name] = (written[plan.entity.name] ?? 0) + plan.rows.length;
+        }
+      } catch (error) {
+        await undoPlans(undos, error);
+        throw error;
       }
       return { written };
     });
@@ -344,48 +351,23 @@ export class Catalog {
     return plans;
   }
 
-  async #commit(plan: WritePlan, options: CallOptions): Promise<void> {
+  /** Writes one plan and keeps the cached table in step with what is now in the sheet. */
+  async #commit(plan: WritePlan, options: CallOptions, undoable: boolean): Promise<Undo | undefined> {
     const { entity, loaded } = plan;
     const config = entity.spreadsheet_config;
     const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
-    const values = plan.rows.map((row) => {
-      const cells: CellValue[] = new Array<CellValue>(loaded.headerWidth).fill(null);
-      entity.columns.forEach((column, c) => {
-        cells[loaded.headerIndexes[c]!] = cellFromValue(column.type, row[c]);
-      });
-      return cells;
-    });
-    if (plan.mode === 'replace') {
-      if (!this.#sheets.write)
-        throw new ValidationError([
-          {
-            code: 'unsupported',
-            path: 'write_mode',
-            message:
-              'this spreadsheet adapter cannot overwrite cells, so write_mode "replace" is not available',
-          },
-        ]);
-      const height = Math.max(values.length, loaded.table.length);
-      const grid: CellValue[][] = [];
-      for (let i = 0; i < height; i++)
-        grid.push(values[i] ?? new Array<CellValue>(loaded.headerWidth).fill(null));
-      if (grid.length > 0)
-        await this.#sheets.write(
-          { ...ref, row: config.origin.row + 1, col: config.origin.col, values: grid },
-          options,
-        );
-    } else if (values.length > 0) {
-      await this.#sheets.append(
-        { ...ref, row: config.origin.row + 1 + loaded.table.length, col: config.origin.col, values },
-        options,
-      );
-    }
+    const undo = await commitPlan(this.#sheets, plan, options, undoable);
     const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
     const base =
       plan.mode === 'replace'
         ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]) }
         : loaded;
     this.#cache.set(entity.name, { ...base, table: appendRows(base.table, plan.rows), revision });
+    if (!undo) return undefined;
+    return async () => {
+      this.#cache.delete(entity.name);
+      await undo();
+    };
   }
 
   async #load(entity: Entity, options: CallOptions): Promise<LoadedSheet> {
@@ -410,14 +392,6 @@ export class Catalog {
     if (revision !== undefined) this.#cache.set(entity.name, loaded);
     return loaded;
   }
-}
-
-interface WritePlan {
-  entity: Entity;
-  mode: 'append' | 'replace';
-  rows: unknown[][];
-  loaded: LoadedSheet;
-  original: (unknown[] | undefined)[];
 }
 
 function headerCells(entity: Entity, loaded: LoadedSheet): CellValue[] {

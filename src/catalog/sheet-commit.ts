@@ -1,0 +1,130 @@
+/**
+ * Putting a checked write into its sheet, and taking it out again when a later entity of the same
+ * all-or-nothing write fails.
+ * @module
+ */
+import type { CallOptions, CellValue, SheetRef, SpreadsheetAdapter } from '../adapters/types.js';
+import { StepwireError, ValidationError } from '../errors/index.js';
+import type { Entity } from '../schema/index.js';
+import { cellFromValue, type EntityTable } from './sheet-mapping.js';
+
+/** A sheet as the catalog last read it. @internal */
+export interface LoadedSheet {
+  table: EntityTable;
+  /** Column positions of the header row, relative to the origin column, by entity column order. */
+  headerIndexes: number[];
+  headerWidth: number;
+  revision: string | number | undefined;
+}
+
+/** One entity's checked rows, ready to be written. @internal */
+export interface WritePlan {
+  entity: Entity;
+  mode: 'append' | 'replace';
+  rows: unknown[][];
+  loaded: LoadedSheet;
+  original: (unknown[] | undefined)[];
+}
+
+/** Puts the cells back as they were before a committed plan. @internal */
+export type Undo = () => Promise<void> | void;
+
+/**
+ * Writes one plan's rows. With `undoable`, first keeps what it needs to put the sheet back (the cells a
+ * replace overwrites; where an append's rows went) and returns that as an {@link Undo}.
+ * @internal
+ */
+export async function commitPlan(
+  sheets: SpreadsheetAdapter,
+  plan: WritePlan,
+  options: CallOptions,
+  undoable: boolean,
+): Promise<Undo | undefined> {
+  const { entity, loaded } = plan;
+  const config = entity.spreadsheet_config;
+  const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
+  const values = plan.rows.map((row) => {
+    const cells: CellValue[] = new Array<CellValue>(loaded.headerWidth).fill(null);
+    entity.columns.forEach((column, c) => {
+      cells[loaded.headerIndexes[c]!] = cellFromValue(column.type, row[c]);
+    });
+    return cells;
+  });
+  const first = config.origin.row + 1;
+  if (plan.mode === 'replace') {
+    const write = overwrite(sheets, 'write_mode "replace" is not available');
+    const height = Math.max(values.length, loaded.table.length);
+    if (height === 0) return undefined;
+    const region = { ...ref, row: first, col: config.origin.col };
+    const before = undoable
+      ? ((await sheets.read([{ ...region, rows: height, cols: loaded.headerWidth }], options))[0] ?? [])
+      : [];
+    const blank = () => new Array<CellValue>(loaded.headerWidth).fill(null);
+    await write(
+      { ...region, values: Array.from({ length: height }, (_, i) => values[i] ?? blank()) },
+      options,
+    );
+    return undoable
+      ? () =>
+          write({
+            ...region,
+            values: Array.from({ length: height }, (_, i) => widen(before[i], loaded.headerWidth)),
+          })
+      : undefined;
+  }
+  if (values.length === 0) return undefined;
+  const at = { ...ref, row: first + loaded.table.length, col: config.origin.col };
+  await sheets.append({ ...at, values }, options);
+  if (!undoable) return undefined;
+  const write = overwrite(sheets, 'a write to several entities cannot be undone');
+  // The appended rows end the data region again once they are empty (a blank row ends an entity's rows).
+  return () =>
+    write({ ...at, values: values.map(() => new Array<CellValue>(loaded.headerWidth).fill(null)) });
+}
+
+/**
+ * Takes back committed plans, newest first, after `failure`. When taking back fails too, the error
+ * says which entities may hold a part of the write. @internal
+ */
+export async function undoPlans(
+  undos: readonly { entity: string; undo: Undo }[],
+  failure: unknown,
+): Promise<void> {
+  const stuck: string[] = [];
+  for (const { entity, undo } of [...undos].reverse()) {
+    try {
+      await undo();
+    } catch {
+      stuck.push(entity);
+    }
+  }
+  if (stuck.length > 0) {
+    throw new StepwireError(
+      'write_partial',
+      `the write failed (${failure instanceof Error ? failure.message : String(failure)}) and the rows already ` +
+        `written to ${stuck.map((e) => `"${e}"`).join(', ')} could not be taken back: check those sheets`,
+      { cause: failure },
+    );
+  }
+}
+
+function overwrite(sheets: SpreadsheetAdapter, what: string): NonNullable<SpreadsheetAdapter['write']> {
+  const write = sheets.write?.bind(sheets);
+  if (!write)
+    throw new ValidationError([
+      {
+        code: 'unsupported',
+        path: 'write_mode',
+        message: `this spreadsheet adapter cannot overwrite cells, so ${what}`,
+      },
+    ]);
+  return write;
+}
+
+function widen(row: CellValue[] | undefined, width: number): CellValue[] {
+  const cells = new Array<CellValue>(width).fill(null);
+  row?.forEach((value, i) => {
+    if (i < width) cells[i] = value ?? null;
+  });
+  return cells;
+}
