@@ -162,7 +162,7 @@ function checkFormItems(
   const required = Array.isArray(schema?.required) ? (schema.required as string[]) : [];
   const defaults = workflow.workflow_input?.default_data ?? {};
   for (const property of required) {
-    if (!filled.has(property) && !(property in defaults)) {
+    if (!filled.has(property) && !Object.hasOwn(defaults, property)) {
       issues.push({
         code: 'missing_item',
         path,

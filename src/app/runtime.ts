@@ -84,7 +84,11 @@ export class AppRuntime {
       errors: Issue[],
       run: RunRecord | null,
     ): Promise<SubmitResult> => {
-      const { byItem, form: formLevel } = assignIssues(items, errors);
+      // A person using the screen sees a plain sentence; the details stay in `errors`, the run record and the API.
+      const { byItem, form: formLevel } =
+        reason === 'invalid'
+          ? assignIssues(items, errors)
+          : { byItem: new Map<string, string>(), form: [plainFailure(run)] };
       const state: FormState = {
         component,
         values,
@@ -297,4 +301,11 @@ function pageHref(url: string, query: ScreenQuery, key: string, page: number): s
   else params.set(key, String(page));
   const search = params.toString();
   return `/screens/${url}${search ? `?${search}` : ''}`;
+}
+
+/** What the screen says when a form's workflow fails or its redirect cannot be built. @internal */
+export function plainFailure(run: RunRecord | null): string {
+  return run
+    ? `Something went wrong while processing this form. Reference: run ${run.id}.`
+    : 'Something went wrong while processing this form.';
 }

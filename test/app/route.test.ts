@@ -107,7 +107,14 @@ describe('handleScreenRoute', () => {
       {},
     );
     expect(response.status).toBe(422);
-    expect(await response.text()).toMatch(/role="alert"[^>]*><p>[^<]*the ledger is locked/);
+    const html = await response.text();
+    expect(html).toMatch(
+      /role="alert"[^>]*><p>Something went wrong while processing this form\. Reference: run [0-9a-f-]{36}\./,
+    );
+    // Engine internals stay out of the page; the run record keeps them.
+    expect(html).not.toContain('the ledger is locked');
+    const id = /Reference: run ([0-9a-f-]{36})/.exec(html)![1]!;
+    expect((await engine.getRun(id)).error?.message).toContain('the ledger is locked');
   });
 
   it('refuses other encodings, oversized bodies, unknown forms and wrong methods', async () => {

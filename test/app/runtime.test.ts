@@ -183,7 +183,13 @@ describe('form submission', () => {
     expect(result.reason).toBe('failed');
     expect(result.run?.status).toBe('failed');
     const form: ResolvedForm = component(result.screen, 'form', 'boom');
-    expect(form.error).toContain('the ledger is locked');
+    // The person sees a plain sentence with the run id; the details stay in the result and the record.
+    expect(form.error).toBe(
+      `Something went wrong while processing this form. Reference: run ${result.run!.id}.`,
+    );
+    expect(form.error).not.toContain('ledger');
+    expect(result.errors[0]!.message).toContain('the ledger is locked');
+    expect(result.run?.error?.message).toContain('the ledger is locked');
     expect(form.items[0]).toMatchObject({ value: '1', error: null });
     // other forms on the screen are not touched
     expect(component(result.screen, 'form', 'add').error).toBeNull();
@@ -218,7 +224,10 @@ describe('form submission', () => {
     if (result.ok) return;
     expect(result.reason).toBe('redirect');
     expect(result.run?.status).toBe('succeeded');
-    expect(component(result.screen, 'form', 'extra').error).toMatch(/output has no "extra"/);
+    expect(component(result.screen, 'form', 'extra').error).toBe(
+      `Something went wrong while processing this form. Reference: run ${result.run!.id}.`,
+    );
+    expect(result.errors[0]!.message).toMatch(/output has no "extra"/);
   });
 });
 

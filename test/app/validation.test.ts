@@ -50,6 +50,36 @@ describe('application config validation', () => {
     );
   });
 
+  it('refuses a form missing a required input named like an Object.prototype member', async () => {
+    const { engine } = await appEngine();
+    await engine.workflows.create({
+      name: 'protoish',
+      steps: [
+        { name: 'a', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task' } },
+      ],
+      wires: [],
+      workflow_input: {
+        name: 'input',
+        input_schema: {
+          type: 'object',
+          properties: { toString: { type: 'string' }, note: { type: 'string' } },
+          required: ['toString'],
+        },
+      },
+    });
+    const app = shopApp() as Json;
+    startForm(app).job.workflow_name = 'protoish';
+    startForm(app).form_items = [{ label: 'note', type: 'text' }];
+    const error = await engine.applications.put('proto', app).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toContainEqual(
+      expect.objectContaining({ code: 'missing_item', path: 'screens[0].components[1][0].form.form_items' }),
+    );
+  });
+
   it('refuses a form item that is not an input property of the workflow', async () => {
     const app = shopApp() as Json;
     startForm(app).form_items.push({ label: 'Colour', type: 'text' });

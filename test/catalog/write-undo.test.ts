@@ -21,7 +21,7 @@ const entity = (name: string) => ({
 /** The memory adapter, but appends to one sheet fail as a spreadsheet service's outage would. */
 function failingOn(sheet: string, memory: MemorySpreadsheets, withWrite = true): SpreadsheetAdapter {
   const adapter: SpreadsheetAdapter = {
-    read: (ranges, options) => memory.read(ranges, options),
+    read: (ranges) => memory.read(ranges),
     append: (request: AppendRequest) => {
       if (request.sheet_name === sheet)
         throw new UpstreamError(`the service lost the append to ${sheet}`, 503);
@@ -54,7 +54,7 @@ async function engineOn(adapter: SpreadsheetAdapter): Promise<Engine> {
 describe('a write to several entities', () => {
   it('takes back the rows of the first entity when the second fails', async () => {
     const memory = seeded();
-    const before = structuredClone(memory.cells('book', 'first'));
+    const before = structuredClone(memory.cells('book', 'first')!);
     const engine = await engineOn(failingOn('second', memory));
     const error = await engine.catalog
       .write([
@@ -66,7 +66,7 @@ describe('a write to several entities', () => {
     const read = await engine.catalog.getEntity({ entity_name: 'first', operation: {} });
     expect(read.body.table.rows).toEqual([[1, 'one']]);
     // Cells outside the entity's rows are as they were; the taken-back row is blank.
-    const after = memory.cells('book', 'first');
+    const after = memory.cells('book', 'first')!;
     expect(after[1]).toEqual(before[1]);
     expect(after.flat().filter((v) => v !== null && v !== undefined)).toEqual(
       before.flat().filter((v) => v !== null && v !== undefined),
@@ -83,7 +83,7 @@ describe('a write to several entities', () => {
       ])
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(memory.cells('book', 'first')[1]).toEqual([1, 'one', '=kept']);
+    expect(memory.cells('book', 'first')![1]).toEqual([1, 'one', '=kept']);
     const read = await engine.catalog.getEntity({ entity_name: 'first', operation: {} });
     expect(read.body.table.rows).toEqual([[1, 'one']]);
   });
