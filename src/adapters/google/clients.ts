@@ -4,6 +4,7 @@
  * `@googleapis/drive` 19 fits).
  * @module
  */
+import { importOptional, namedExport } from '../optional-import.js';
 
 /** Per-call options handed to a googleapis method (gaxios options). */
 export interface GoogleCallConfig {
@@ -96,3 +97,24 @@ export interface DriveClient {
  * `OAuth2Client`, …) or an API key string (read-only, public data).
  */
 export type GoogleAuthInput = string | object;
+
+/**
+ * Builds a googleapis client from its optional package, loaded on first use: `retry` is off because
+ * stepwire's own retry policy runs around every call. @internal
+ */
+export async function googleClient<T>(
+  name: '@googleapis/sheets' | '@googleapis/drive',
+  exportName: 'sheets' | 'drive',
+  version: 'v4' | 'v3',
+  adapter: { auth?: GoogleAuthInput | undefined; rootUrl?: string | undefined },
+): Promise<T> {
+  const user = exportName === 'sheets' ? 'GoogleSheets (stepwire/google)' : 'GoogleDrive (stepwire/google)';
+  const module = await importOptional(name, user, () =>
+    exportName === 'sheets' ? import('@googleapis/sheets') : import('@googleapis/drive'),
+  );
+  const factory = namedExport<(options: object) => T>(module, exportName);
+  const options: Record<string, unknown> = { version, retry: false };
+  if (adapter.auth !== undefined) options.auth = adapter.auth;
+  if (adapter.rootUrl !== undefined) options.rootUrl = adapter.rootUrl;
+  return factory(options);
+}

@@ -8,7 +8,7 @@ import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '
 import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
 import type { DriveClient, GoogleAnswer, GoogleAuthInput, GoogleCallConfig } from './clients.js';
 import { classifySafe, describeFailure, readGoogleError } from './errors.js';
-import { importOptional, namedExport } from './load.js';
+import { googleClient } from './clients.js';
 
 /** Options of {@link GoogleDrive}. */
 export interface GoogleDriveOptions {
@@ -145,17 +145,7 @@ export class GoogleDrive implements FileStore {
   }
 
   #getClient(): Promise<DriveClient> {
-    this.#client ??= importOptional(
-      '@googleapis/drive',
-      'GoogleDrive (stepwire/google)',
-      () => import('@googleapis/drive'),
-    ).then((module) => {
-      const factory = namedExport<(options: object) => DriveClient>(module, 'drive');
-      const options: Record<string, unknown> = { version: 'v3', retry: false };
-      if (this.#options.auth !== undefined) options.auth = this.#options.auth;
-      if (this.#options.rootUrl !== undefined) options.rootUrl = this.#options.rootUrl;
-      return factory(options);
-    });
+    this.#client ??= googleClient<DriveClient>('@googleapis/drive', 'drive', 'v3', this.#options);
     this.#client.catch(() => (this.#client = undefined));
     return this.#client;
   }

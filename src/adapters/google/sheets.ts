@@ -17,7 +17,7 @@ import type {
 import { boxA1, rangeA1 } from './a1.js';
 import type { GoogleAnswer, GoogleAuthInput, GoogleCallConfig, SheetsClient } from './clients.js';
 import { classifySafe, describeFailure, readGoogleError } from './errors.js';
-import { importOptional, namedExport } from './load.js';
+import { googleClient } from './clients.js';
 import { ReadCache } from './read-cache.js';
 import { appendRows, type SheetProperties } from './sheets-append.js';
 
@@ -316,17 +316,7 @@ export class GoogleSheets implements SpreadsheetAdapter {
   }
 
   #getClient(): Promise<SheetsClient> {
-    this.#client ??= importOptional(
-      '@googleapis/sheets',
-      'GoogleSheets (stepwire/google)',
-      () => import('@googleapis/sheets'),
-    ).then((module) => {
-      const factory = namedExport<(options: object) => SheetsClient>(module, 'sheets');
-      const options: Record<string, unknown> = { version: 'v4', retry: false };
-      if (this.#options.auth !== undefined) options.auth = this.#options.auth;
-      if (this.#options.rootUrl !== undefined) options.rootUrl = this.#options.rootUrl;
-      return factory(options);
-    });
+    this.#client ??= googleClient<SheetsClient>('@googleapis/sheets', 'sheets', 'v4', this.#options);
     this.#client.catch(() => (this.#client = undefined));
     return this.#client;
   }

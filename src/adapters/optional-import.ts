@@ -1,22 +1,27 @@
 /**
- * Lazy loading of the optional googleapis client packages.
+ * Lazy loading of optional peer packages (the googleapis clients, database drivers, exceljs), so the
+ * core never needs them and a missing one is an error that says what to install.
  * @module
  */
-import { StepwireError } from '../../errors/index.js';
+import { StepwireError } from '../errors/index.js';
 
 /**
  * Imports an optional peer dependency on first use; a missing package becomes a `StepwireError`
  * (code `missing_dependency`) naming it and the install command. @internal
  */
-export async function importOptional<T>(name: string, user: string, load: () => Promise<T>): Promise<T> {
+export async function importOptional<T>(
+  name: string,
+  user: string,
+  load: () => Promise<T>,
+  hint = ' (or pass an already-built client as options.client)',
+): Promise<T> {
   try {
     return await load();
   } catch (error) {
     if (isModuleMissing(error, name)) {
       throw new StepwireError(
         'missing_dependency',
-        `${user} needs the package "${name}", which is not installed. Install it with: npm install ${name}` +
-          ` (or pass an already-built client as options.client)`,
+        `${user} needs the package "${name}", which is not installed. Install it with: npm install ${name}${hint}`,
         { cause: error },
       );
     }
