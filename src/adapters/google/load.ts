@@ -6,9 +6,15 @@ import { StepwireError } from '../../errors/index.js';
 
 /**
  * Imports an optional peer dependency on first use; a missing package becomes a `StepwireError`
- * (code `missing_dependency`) naming it and the install command. @internal
+ * (code `missing_dependency`) naming it, the install command and `alternative` (what else the user
+ * can do; empty for nothing). @internal
  */
-export async function importOptional<T>(name: string, user: string, load: () => Promise<T>): Promise<T> {
+export async function importOptional<T>(
+  name: string,
+  user: string,
+  load: () => Promise<T>,
+  alternative = 'pass an already-built client as options.client',
+): Promise<T> {
   try {
     return await load();
   } catch (error) {
@@ -16,7 +22,7 @@ export async function importOptional<T>(name: string, user: string, load: () => 
       throw new StepwireError(
         'missing_dependency',
         `${user} needs the package "${name}", which is not installed. Install it with: npm install ${name}` +
-          ` (or pass an already-built client as options.client)`,
+          (alternative === '' ? '' : ` (or ${alternative})`),
         { cause: error },
       );
     }
