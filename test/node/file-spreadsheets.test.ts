@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileSpreadsheets } from '../../src/adapters/node/index.js';
 import { Engine, SheetError, ValidationError } from '../../src/index.js';
@@ -55,8 +56,18 @@ beforeEach(async () => {
 
 describe('FileSpreadsheets: where a spreadsheet lives', () => {
   it('reads <id>.xlsx when both it and the folder <id>/ exist, and writes only the workbook', async () => {
-    await seedXlsx(dir, 'crm', { people: [['id', 'name'], [1, 'from xlsx']] });
-    await seedCsv(dir, 'crm', { people: [['id', 'name'], [1, 'from csv']] });
+    await seedXlsx(dir, 'crm', {
+      people: [
+        ['id', 'name'],
+        [1, 'from xlsx'],
+      ],
+    });
+    await seedCsv(dir, 'crm', {
+      people: [
+        ['id', 'name'],
+        [1, 'from csv'],
+      ],
+    });
     const sheets = new FileSpreadsheets({ dir });
     expect(await sheets.read([{ ...people, row: 1, col: 0 }])).toEqual([[[1, 'from xlsx']]]);
     await sheets.append({ ...people, row: 2, col: 0, values: [[2, 'new']] });
@@ -88,7 +99,9 @@ describe('FileSpreadsheets: where a spreadsheet lives', () => {
       }
     }
     const error = await sheets.read([{ ...missing[1]!, row: 0, col: 0 }]).catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/sheet "second" does not exist .*book\.xlsx \(its sheets: first\)/);
+    expect((error as Error).message).toMatch(
+      /sheet "second" does not exist .*book\.xlsx \(its sheets: first\)/,
+    );
     expect(await sheets.revision(missing[0]!)).toBeUndefined();
     expect((await readdir(dir)).sort()).toEqual(['book.xlsx']);
   });
@@ -123,25 +136,43 @@ describe('FileSpreadsheets: where a spreadsheet lives', () => {
 
 describe('FileSpreadsheets: reads follow the files', () => {
   it('sees a workbook saved by another program, and so does the engine (revision changes)', async () => {
-    await seedXlsx(dir, 'crm', { people: [['id', 'name'], [1, 'Ada']] });
+    await seedXlsx(dir, 'crm', {
+      people: [
+        ['id', 'name'],
+        [1, 'Ada'],
+      ],
+    });
     const sheets = new FileSpreadsheets({ dir });
     const engine = new Engine({ spreadsheets: sheets });
     await engine.catalog.registerEntity(entity);
     const before = await sheets.revision(people);
-    expect((await engine.catalog.getEntity({ entity_name: 'people', operation: {} })).body.table.rows).toEqual(
-      [[1, 'Ada']],
-    );
+    expect(
+      (await engine.catalog.getEntity({ entity_name: 'people', operation: {} })).body.table.rows,
+    ).toEqual([[1, 'Ada']]);
     expect(await sheets.revision(people)).toBe(before);
-    await seedXlsx(dir, 'crm', { people: [['id', 'name'], [1, 'Ada'], [2, 'Grace']] });
+    await seedXlsx(dir, 'crm', {
+      people: [
+        ['id', 'name'],
+        [1, 'Ada'],
+        [2, 'Grace'],
+      ],
+    });
     expect(await sheets.revision(people)).not.toBe(before);
-    expect((await engine.catalog.getEntity({ entity_name: 'people', operation: {} })).body.table.rows).toEqual([
+    expect(
+      (await engine.catalog.getEntity({ entity_name: 'people', operation: {} })).body.table.rows,
+    ).toEqual([
       [1, 'Ada'],
       [2, 'Grace'],
     ]);
   });
 
   it('sees a CSV file edited in place with the same size (modification time and inode tell)', async () => {
-    await seedCsv(dir, 'crm', { people: [['id', 'name'], [1, 'Ada']] });
+    await seedCsv(dir, 'crm', {
+      people: [
+        ['id', 'name'],
+        [1, 'Ada'],
+      ],
+    });
     const sheets = new FileSpreadsheets({ dir });
     expect(await sheets.read([{ ...people, row: 1, col: 0 }])).toEqual([[[1, 'Ada']]]);
     await writeFile(join(dir, 'crm/people.csv'), 'id,name\n1,Eve\n');
@@ -156,7 +187,10 @@ describe('FileSpreadsheets: reads follow the files', () => {
     expect(error).toBeInstanceOf(SheetError);
     expect((error as SheetError).code).toBe('invalid_file');
     expect((error as Error).message).toMatch(/crm\/people\.csv .*line 2: a quoted field is not closed/);
-    await writeFile(join(dir, 'crm/people.csv'), new Uint8Array([0x69, 0x64, 0x0a, 0x43, 0x61, 0x66, 0xe9, 0x0a]));
+    await writeFile(
+      join(dir, 'crm/people.csv'),
+      new Uint8Array([0x69, 0x64, 0x0a, 0x43, 0x61, 0x66, 0xe9, 0x0a]),
+    );
     const latin1 = await sheets.append({ ...people, row: 2, col: 0, values: [[1]] }).catch((e: unknown) => e);
     expect((latin1 as SheetError).code).toBe('invalid_file');
     expect((latin1 as Error).message).toMatch(/not UTF-8/);
@@ -176,6 +210,25 @@ describe('FileSpreadsheets: cell types', () => {
     ]);
     const [, written] = await xlsxValues(join(dir, 'crm.xlsx'), 'people');
     expect(written![1]).toBe('=1+1'); // exceljs reads a formula as an object { formula }
+  });
+
+  it('.xlsx reads cells unformatted: formula results, dates as ISO text, rich text, links, errors, merges', async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('people');
+    sheet.getRow(1).values = ['computed', 'no result', 'day', 'moment', 'rich', 'link', 'error', 'merged'];
+    sheet.getCell('A2').value = { formula: '1+1', result: 2 };
+    sheet.getCell('B2').value = { formula: 'NOW()' };
+    sheet.getCell('C2').value = new Date(Date.UTC(2026, 2, 1));
+    sheet.getCell('D2').value = new Date(Date.UTC(2026, 2, 1, 9, 30, 15));
+    sheet.getCell('E2').value = { richText: [{ text: 'bold', font: { bold: true } }, { text: ' plain' }] };
+    sheet.getCell('F2').value = { text: 'site', hyperlink: 'https://example.com' };
+    sheet.getCell('G2').value = { error: '#N/A' };
+    sheet.getCell('H2').value = 'wide';
+    sheet.mergeCells('H2:I2');
+    await workbook.xlsx.writeFile(join(dir, 'crm.xlsx'));
+    expect(await new FileSpreadsheets({ dir }).read([{ ...people, row: 1, col: 0 }])).toEqual([
+      [[2, null, '2026-03-01', '2026-03-01T09:30:15', 'bold plain', 'site', '#N/A', 'wide']],
+    ]);
   });
 
   it('.csv reads back what it wrote, quoting text that would read as a number or boolean', async () => {

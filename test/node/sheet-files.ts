@@ -8,7 +8,11 @@ import type { CellValue } from '../../src/adapters/types.js';
 export const ROOT = resolve(import.meta.dirname, '../..');
 
 /** Writes `<dir>/<id>.xlsx` with exceljs, as another program would: one worksheet per sheet. */
-export async function seedXlsx(dir: string, id: string, sheets: Record<string, CellValue[][]>): Promise<string> {
+export async function seedXlsx(
+  dir: string,
+  id: string,
+  sheets: Record<string, CellValue[][]>,
+): Promise<string> {
   const workbook = new ExcelJS.Workbook();
   for (const [name, rows] of Object.entries(sheets)) {
     const sheet = workbook.addWorksheet(name);
@@ -50,17 +54,23 @@ export async function xlsxValues(path: string, sheet: string): Promise<unknown[]
   return Array.from(rows, (row) => row ?? []);
 }
 
-/** Runs `node --import tsx <script> <args>` from the repository root; resolves with its exit and output. */
+/**
+ * Runs `node --import tsx [afterImport] <script> <args>` from the repository root; `done` resolves with
+ * its exit and what it wrote on stderr.
+ */
 export function runScript(
   script: string,
   args: string[],
-  options: { env?: Record<string, string>; nodeArgs?: string[] } = {},
+  options: { afterImport?: string[] } = {},
 ): { done: Promise<{ code: number | null; signal: string | null; stderr: string }>; kill: () => void } {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...(options.afterImport ?? []), script, ...args],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const done = new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolveDone) =>

@@ -195,7 +195,12 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
             throw invalidFile(file, ref, error);
           });
           const sheet = workbook.worksheets.find((s) => s.name === ref.sheet_name);
-          if (!sheet) throw noSheet(ref, file, workbook.worksheets.map((s) => s.name));
+          if (!sheet)
+            throw noSheet(
+              ref,
+              file,
+              workbook.worksheets.map((s) => s.name),
+            );
           change.xlsx(sheet);
           out = await saveWorkbook(workbook);
         }
@@ -262,10 +267,14 @@ function decodeUtf8(file: SheetFile, ref: SheetRef, bytes: Uint8Array): string {
 function invalidFile(file: SheetFile, ref: SheetRef, error: unknown, why?: string): unknown {
   if (error instanceof StepwireError && why === undefined) return error; // e.g. exceljs is missing
   const reason = why ?? (error instanceof Error ? error.message : String(error));
-  return new SheetError(`${file.path} cannot be read as ${file.format.toUpperCase()}: ${reason}`, location(ref), {
-    code: 'invalid_file',
-    cause: error,
-  });
+  return new SheetError(
+    `${file.path} cannot be read as ${file.format.toUpperCase()}: ${reason}`,
+    location(ref),
+    {
+      code: 'invalid_file',
+      cause: error,
+    },
+  );
 }
 
 function noSheet(ref: SheetRef, file: SheetFile, names: string[]): SheetError {

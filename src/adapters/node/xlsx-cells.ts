@@ -12,7 +12,12 @@ let workbookClass: Promise<WorkbookClass> | undefined;
 
 /** Loads a workbook from the bytes of an `.xlsx` file. @internal */
 export async function loadWorkbook(bytes: Uint8Array): Promise<Workbook> {
-  workbookClass ??= importOptional('exceljs', 'FileSpreadsheets (for .xlsx files)', () => import('exceljs'), '')
+  workbookClass ??= importOptional(
+    'exceljs',
+    'FileSpreadsheets (for .xlsx files)',
+    () => import('exceljs'),
+    '',
+  )
     .then((module) => namedExport<WorkbookClass>(module, 'Workbook'))
     .catch((error: unknown) => {
       workbookClass = undefined; // let a later call try again, e.g. after the package is installed
@@ -59,7 +64,12 @@ export function worksheetCells(sheet: Worksheet): CellValue[][] {
  * New rows take the formatting of the row above them (none at the top), like a spreadsheet program.
  * @internal
  */
-export function insertRows(sheet: Worksheet, row: number, col: number, values: readonly (readonly CellValue[])[]) {
+export function insertRows(
+  sheet: Worksheet,
+  row: number,
+  col: number,
+  values: readonly (readonly CellValue[])[],
+) {
   if (values.length === 0) return;
   sheet.insertRows(
     row + 1,
@@ -74,7 +84,12 @@ export function insertRows(sheet: Worksheet, row: number, col: number, values: r
  * characters, never a formula); `null` and `""` empty the cell.
  * @internal
  */
-export function setCells(sheet: Worksheet, row: number, col: number, values: readonly (readonly CellValue[])[]) {
+export function setCells(
+  sheet: Worksheet,
+  row: number,
+  col: number,
+  values: readonly (readonly CellValue[])[],
+) {
   values.forEach((cells, i) => {
     cells.forEach((value, j) => {
       sheet.getCell(row + i + 1, col + j + 1).value = value === '' ? null : value;
