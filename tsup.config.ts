@@ -24,7 +24,7 @@ const shared: Options = {
   clean: false,
   target: 'es2022',
   platform: 'neutral',
-  external: [/^node:/, '@googleapis/sheets', '@googleapis/drive', 'vitest'],
+  external: [/^node:/, '@googleapis/sheets', '@googleapis/drive', 'exceljs', 'vitest'],
 };
 
 const { testing, ...withoutTesting } = ENTRIES;

@@ -1,8 +1,9 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { ValidationError } from '../../errors/index.js';
 import { contentTypeOf } from '../content-type.js';
+import { replaceFile } from './atomic-write.js';
 import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
 
 /** Options of {@link LocalFileStore}. */
@@ -36,7 +37,7 @@ export class LocalFileStore implements FileStore {
       options.publicBaseUrl === undefined ? undefined : options.publicBaseUrl.replace(/\/?$/, '/');
   }
 
-  /** Writes the file (atomically: a temporary file renamed into place) and returns its url. */
+  /** Writes the file atomically (a temporary file, flushed to disk, renamed into place) and returns its url. */
   async put(file: FileInput, options: CallOptions = {}): Promise<StoredFile> {
     const parts = [
       ...(file.folder ? safeSegments(file.folder, 'folder_id') : []),
@@ -47,9 +48,7 @@ export class LocalFileStore implements FileStore {
       throw invalid('file_name', 'the file would be stored outside the folder');
     options.signal?.throwIfAborted();
     await mkdir(join(this.#dir, ...parts.slice(0, -1)), { recursive: true });
-    const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temporary, file.data, { signal: options.signal });
-    await rename(temporary, path);
+    await replaceFile(path, file.data, options.signal);
     const url = this.#publicBaseUrl
       ? this.#publicBaseUrl + parts.map(encodeURIComponent).join('/')
       : pathToFileURL(path).href;
@@ -75,7 +74,13 @@ export class LocalFileStore implements FileStore {
   }
 }
 
-function safeName(name: string, field: string): string {
+/**
+ * `name` when it is a single file or folder name that stays inside its folder; otherwise a
+ * `ValidationError` (code `invalid_file_name`) whose path is `field`. Refuses `""`, `.`, `..`, `/`,
+ * `\\` and control characters (NUL included).
+ * @internal
+ */
+export function safeName(name: string, field: string): string {
   if (name === '' || name === '.' || name === '..') throw invalid(field, `"${name}" is not a file name`);
   if (/[/\\]/.test(name)) throw invalid(field, `"${name}" may not contain "/" or "\\"`);
   // eslint-disable-next-line no-control-regex

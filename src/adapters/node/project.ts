@@ -14,6 +14,9 @@ import { isStepwireError, ValidationError, type Issue } from '../../errors/index
 import type { Entity } from '../../schema/index.js';
 import { locateJsonError } from '../../http/json-error.js';
 import { LocalFileStore } from './local-file-store.js';
+import { parseCsv } from './csv.js';
+
+export { parseCsv };
 
 /** Options of {@link loadProject}. */
 export interface LoadProjectOptions {
@@ -179,69 +182,6 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
     );
   }
   return { engine, spreadsheets, files, chat, problems };
-}
-
-/**
- * Parses CSV text (RFC 4180): quoted fields may hold commas, newlines and `""` for a quote; CRLF or
- * LF line ends; a leading byte-order mark is skipped; the last line end is optional.
- * @throws `ValidationError` for a quote left open or text after a closing quote, naming the line.
- */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let line = 1;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const fail = (message: string): never => {
-    throw new ValidationError([{ code: 'invalid_csv', path: `line ${line}`, message }]);
-  };
-  const endField = () => {
-    row.push(field);
-    field = '';
-    quoted = false;
-  };
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '"' && field === '' && !quoted) {
-      const start = line;
-      quoted = true;
-      for (i++; ; i++) {
-        if (i >= text.length) {
-          line = start;
-          fail('a quoted field is not closed');
-        }
-        if (text[i] === '"' && text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else if (text[i] === '"') break;
-        else {
-          if (text[i] === '\n') line++;
-          field += text[i];
-        }
-      }
-      i++;
-      if (i < text.length && !',\r\n'.includes(text[i]!))
-        fail(`unexpected ${JSON.stringify(text[i])} after a closing quote`);
-    } else if (c === ',') {
-      endField();
-      i++;
-    } else if (c === '\r' || c === '\n') {
-      endField();
-      rows.push(row);
-      row = [];
-      i = c === '\r' && text[i + 1] === '\n' ? i + 2 : i + 1;
-      line++;
-    } else {
-      field += c;
-      i++;
-    }
-  }
-  if (field !== '' || quoted || row.length > 0) {
-    endField();
-    rows.push(row);
-  }
-  return rows;
 }
 
 async function loadSheets(

@@ -1,0 +1,120 @@
+/**
+ * `.xlsx` workbooks through exceljs, loaded on first use: worksheets to rows of cells, and row
+ * inserts and cell writes that keep the rest of the workbook.
+ * @module
+ */
+import type { CellValue as ExcelValue, Workbook, Worksheet } from 'exceljs';
+import { importOptional, namedExport } from '../optional-import.js';
+import type { CellValue } from '../types.js';
+
+type WorkbookClass = new () => Workbook;
+let workbookClass: Promise<WorkbookClass> | undefined;
+
+/** Loads a workbook from the bytes of an `.xlsx` file. @internal */
+export async function loadWorkbook(bytes: Uint8Array): Promise<Workbook> {
+  workbookClass ??= importOptional(
+    'exceljs',
+    'FileSpreadsheets (for .xlsx files)',
+    () => import('exceljs'),
+    '',
+  )
+    .then((module) => namedExport<WorkbookClass>(module, 'Workbook'))
+    .catch((error: unknown) => {
+      workbookClass = undefined; // let a later call try again, e.g. after the package is installed
+      throw error;
+    });
+  const workbook = new (await workbookClass)();
+  // exceljs (JSZip) reads an ArrayBuffer; its typings call that `Buffer`.
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  await workbook.xlsx.load((whole ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer);
+  return workbook;
+}
+
+/** The bytes of an `.xlsx` file for a workbook. @internal */
+export async function saveWorkbook(workbook: Workbook): Promise<Uint8Array> {
+  return new Uint8Array(await workbook.xlsx.writeBuffer());
+}
+
+/**
+ * Every used row of a worksheet as cells, read unformatted: numbers, text and booleans as they are;
+ * a formula's last computed result (`null` when the file holds none); a date as ISO text
+ * (`YYYY-MM-DD`, or `YYYY-MM-DDTHH:MM:SS[.sss]` when it has a time); rich text and hyperlinks as
+ * their text; an error as its code (`#N/A`); the cells a merge covers, except its first, empty.
+ * @internal
+ */
+export function worksheetCells(sheet: Worksheet): CellValue[][] {
+  const rows: CellValue[][] = [];
+  sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
+    const cells: CellValue[] = [];
+    row.eachCell({ includeEmpty: false }, (cell, colNumber) => {
+      if (cell.isMerged && cell.master.address !== cell.address) return;
+      const value = plainValue(cell.value);
+      if (value === null) return;
+      while (cells.length < colNumber - 1) cells.push(null);
+      cells[colNumber - 1] = value;
+    });
+    while (rows.length < rowNumber - 1) rows.push([]);
+    rows[rowNumber - 1] = cells;
+  });
+  return rows;
+}
+
+/**
+ * Inserts `values` as new rows at zero-based `row` and `col`, moving the rows at and below `row` down.
+ * New rows take the formatting of the row above them (none at the top), like a spreadsheet program.
+ * @internal
+ */
+export function insertRows(
+  sheet: Worksheet,
+  row: number,
+  col: number,
+  values: readonly (readonly CellValue[])[],
+) {
+  if (values.length === 0) return;
+  sheet.insertRows(
+    row + 1,
+    values.map(() => []),
+    row > 0 ? 'i' : 'n',
+  );
+  setCells(sheet, row, col, values);
+}
+
+/**
+ * Sets cells from zero-based `row` and `col` on. Text is always a text cell (`=1+1` stays those four
+ * characters, never a formula); `null` and `""` empty the cell.
+ * @internal
+ */
+export function setCells(
+  sheet: Worksheet,
+  row: number,
+  col: number,
+  values: readonly (readonly CellValue[])[],
+) {
+  values.forEach((cells, i) => {
+    cells.forEach((value, j) => {
+      sheet.getCell(row + i + 1, col + j + 1).value = value === '' ? null : value;
+    });
+  });
+}
+
+/** The plain cell value of an exceljs value. */
+function plainValue(value: ExcelValue): CellValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  if (typeof value === 'string') return value === '' ? null : value;
+  if (value instanceof Date) return isoText(value);
+  if ('error' in value) return value.error;
+  if ('richText' in value) return value.richText.map((part) => part.text).join('') || null;
+  if ('formula' in value || 'sharedFormula' in value)
+    return value.result === undefined ? null : plainValue(value.result);
+  if ('hyperlink' in value) return plainValue(value.text as ExcelValue);
+  return null;
+}
+
+/** A date cell as ISO text; exceljs gives its serial as UTC time. */
+function isoText(date: Date): CellValue {
+  if (Number.isNaN(date.getTime())) return null;
+  const iso = date.toISOString();
+  if (iso.endsWith('T00:00:00.000Z')) return iso.slice(0, 10);
+  return iso.endsWith('.000Z') ? iso.slice(0, 19) : iso.slice(0, 23);
+}
