@@ -3,7 +3,17 @@
  * @module
  */
 export * from './data-table.js';
-export * from './entity.js';
+export {
+  COLUMN_TYPES,
+  NameSchema,
+  EntityColumnSchema,
+  SpreadsheetConfigSchema,
+  EntitySchema,
+  type ColumnType,
+  type Entity,
+  type EntityColumn,
+  type SpreadsheetConfig,
+} from './entity.js';
 export * from './relationship.js';
 export * from './get-entity.js';
 export * from './workflow.js';
