@@ -1,5 +1,5 @@
 /**
- * zod schemas of every resource in the spec: the single source of truth for shapes.
+ * zod schemas of every resource: the single source of truth for shapes.
  * @module
  */
 export * from './data-table.js';

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { NameSchema } from './entity.js';
 
-/** Relationship types supported. The spec shows `foreign_key`; no other type is defined. */
+/** Relationship types supported: only `foreign_key`. */
 export const RELATIONSHIP_TYPES = ['foreign_key'] as const;
 
-/** A relationship between two entities (SPEC 2.3). */
+/** A relationship between two entities. */
 export const RelationshipSchema = z
   .object({
     name: NameSchema,
@@ -30,5 +30,5 @@ export const RelationshipSchema = z
     }
   });
 
-/** A relationship definition (SPEC 2.3). */
+/** A relationship definition. */
 export type Relationship = z.infer<typeof RelationshipSchema>;
