@@ -13,10 +13,11 @@ import { SECTION_MENTION } from './section-mention.js';
 let program: ts.Program;
 let published: PublishedTypes;
 
+// Compiling the whole package twice (sources, then the declarations alone) takes a while.
 beforeAll(() => {
   program = declarationProgram();
   published = readAsUser(emitDeclarations(program));
-});
+}, 180_000);
 
 /**
  * Whether the comment right before a declaration marks it `@internal`, the rule `stripInternal`
