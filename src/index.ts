@@ -10,7 +10,6 @@
  */
 export { Engine, type RunHandle } from './engine/engine.js';
 export type { EngineOptions, EngineLimits, EngineSecurity } from './engine/options.js';
-export { DEFAULT_LIMITS } from './engine/options.js';
 export type { RunOptions } from './engine/run.js';
 export type { RunRecord, StepRecord, RunEvent, RunError, RunStatus, StepStatus } from './engine/record.js';
 export { WorkflowRegistry } from './engine/workflows.js';

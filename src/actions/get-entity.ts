@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { ActionDefinition } from './registry.js';
 
-/** `catalog/action/get_entity`: the entity read (SPEC 4.2). Problems come back in `body.error`, as the spec says. */
+/**
+ * `catalog/action/get_entity`: the entity read. Bad input and unreadable data do not fail the step:
+ * they come back in `body.error`.
+ */
 export const getEntityAction: ActionDefinition = {
   provider: 'catalog',
   module: 'action',

@@ -129,7 +129,10 @@ export class ScreenBuilder {
   }
 }
 
-/** Builds an application configuration (SPEC 2.7); the type remembers the screen urls for {@link ApplicationBuilder.start}. */
+/**
+ * Builds an application configuration (its screens and their components); the type remembers the
+ * screen urls for {@link ApplicationBuilder.start}.
+ */
 export class ApplicationBuilder<Screens extends string = never> {
   readonly #screens: ReadonlyArray<{ url: string; components: Component[][] }>;
   readonly #start: string | undefined;
@@ -167,7 +170,7 @@ export class ApplicationBuilder<Screens extends string = never> {
 }
 
 /**
- * Starts an application configuration (SPEC 2.7).
+ * Starts an application configuration: screens of components, and the screen it starts on.
  * @example
  * ```ts
  * const app = application()

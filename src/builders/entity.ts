@@ -38,7 +38,7 @@ interface EntityState {
 }
 
 /**
- * Builds an entity definition (SPEC 2.1). Every method returns a new builder; the type remembers the
+ * Builds an entity definition. Every method returns a new builder; the type remembers the
  * declared column names, so {@link EntityBuilder.primaryKey} accepts only those.
  */
 export class EntityBuilder<Name extends string = string, Columns extends string = never> {
@@ -69,7 +69,7 @@ export class EntityBuilder<Name extends string = string, Columns extends string 
     return new EntityBuilder({ ...this.#state, primaryKey: names });
   }
 
-  /** Sets where the rows live (SPEC 2.2). */
+  /** Sets where the rows live: the spreadsheet, the sheet and the cell of the header row's first column. */
   sheet(options: SheetOptions): EntityBuilder<Name, Columns> {
     const origin = options.origin ?? { row: 0, col: 0 };
     const sheet = {
@@ -96,7 +96,7 @@ export class EntityBuilder<Name extends string = string, Columns extends string 
 }
 
 /**
- * Starts an entity definition (SPEC 2.1): typed columns, a primary key made of them, and the sheet
+ * Starts an entity definition: typed columns, a primary key made of them, and the sheet
  * that holds the rows.
  * @example
  * ```ts

@@ -23,8 +23,9 @@ export type EntityNameOf<E> = E extends string
     : string;
 
 /**
- * A foreign key from `source` to `target` (SPEC 2.3). When the entities are given as definitions or
- * builders, the column names are checked at compile time; tuple literals must also be of equal length.
+ * A foreign key from `source` to `target`: the `source` columns hold values of the `target` columns.
+ * When the entities are given as definitions or builders, the column names are checked at compile
+ * time; tuple literals must also be of equal length.
  */
 export interface ForeignKeyOptions<
   S extends EntityRef,
@@ -55,7 +56,7 @@ export type RelationshipDefinition<S extends string = string, T extends string =
   target_entity: T;
 };
 
-/** Builds a relationship definition (SPEC 2.3). */
+/** Builds a relationship definition between two entities. */
 export class RelationshipBuilder<S extends string = string, T extends string = string> {
   readonly #name: string;
   readonly #config: Relationship['foreign_key_config'] | undefined;
@@ -102,7 +103,7 @@ function nameOf(ref: EntityRef): string {
 }
 
 /**
- * Starts a relationship definition (SPEC 2.3).
+ * Starts a relationship definition between two entities.
  * @example
  * ```ts
  * const ordersCustomer = relationship('orders_customer')

@@ -160,7 +160,7 @@ export class Catalog {
   }
 
   /**
-   * Reads an entity: the `get_entity` action (SPEC 4.2). Never throws for bad input or unreadable
+   * Reads an entity, as the `get_entity` action does. Never throws for bad input or unreadable
    * data: problems come back in `body.error` with `body.table` columns and rows null.
    */
   async getEntity(input: GetEntityInput | unknown, options: CallOptions = {}): Promise<GetEntityOutput> {

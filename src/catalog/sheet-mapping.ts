@@ -1,5 +1,5 @@
 /**
- * Reading an entity's sheet into an {@link EntityTable} (DESIGN 3): the header row names the columns,
+ * Reading an entity's sheet into an {@link EntityTable}: the header row names the columns,
  * data rows follow it and end at the first row whose entity columns are all empty, and every cell is
  * coerced to its column's type.
  * @module

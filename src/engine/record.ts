@@ -39,7 +39,7 @@ export interface StepRecord {
   logs?: string[];
 }
 
-/** The record of one workflow run (DESIGN 5), kept by the storage adapter. */
+/** The record of one workflow run (status, input, output, error, steps), kept by the storage adapter. */
 export interface RunRecord {
   /** Run id. */
   id: string;

@@ -378,7 +378,7 @@ export class Execution {
       error,
       started_at: iso(this.#startedAt),
       finished_at: finished === undefined ? null : iso(finished),
-      // Steps that never started are left out (DESIGN 5 lists succeeded, failed and skipped steps).
+      // Steps that never started are left out: a record lists the steps that ran or were skipped.
       steps: this.#records.filter((s) => s.status !== 'pending').map((s) => ({ ...s })),
     };
     const write = this.#persisting.then(() => this.#services.storage.put('runs', this.id, record));

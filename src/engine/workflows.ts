@@ -40,7 +40,7 @@ export class WorkflowRegistry {
   /** Creates a workflow. @throws {@link ValidationError}; {@link ConflictError} when the name is taken. */
   async create(definition: unknown): Promise<Workflow> {
     await this.#ready();
-    const prepared = this.validate(definition);
+    const prepared = this.#prepare(definition);
     const workflow = prepared.plan.workflow;
     if (!(await this.#storage.put('workflows', workflow.name, workflow, { ifAbsent: true })))
       throw new ConflictError('workflow', workflow.name);
@@ -51,7 +51,7 @@ export class WorkflowRegistry {
   /** Creates or replaces a workflow; resolves with whether it was created. */
   async replace(definition: unknown): Promise<{ workflow: Workflow; created: boolean }> {
     await this.#ready();
-    const prepared = this.validate(definition);
+    const prepared = this.#prepare(definition);
     const workflow = prepared.plan.workflow;
     const existed = (await this.#storage.get('workflows', workflow.name)) !== undefined;
     await this.#storage.put('workflows', workflow.name, workflow);
@@ -81,10 +81,16 @@ export class WorkflowRegistry {
   }
 
   /**
-   * Validates a definition without storing it: every problem, each naming the step and field.
+   * Validates a definition without storing it and returns it as it would be stored; a problem
+   * throws, listing every one, each naming the step and field.
    * @throws {@link ValidationError}
    */
-  validate(definition: unknown): PreparedWorkflow {
+  validate(definition: unknown): Workflow {
+    return this.#prepare(definition).plan.workflow;
+  }
+
+  /** Validates a definition, plans it and compiles its input schema. */
+  #prepare(definition: unknown): PreparedWorkflow {
     const shape = check(WorkflowSchema, definition);
     if (!shape.ok) throw new ValidationError(shape.issues, `Invalid workflow: ${describe(shape.issues)}`);
     const workflow = shape.value;
@@ -126,7 +132,7 @@ export class WorkflowRegistry {
       cached.checkedAt = now;
       return cached;
     }
-    const prepared = this.validate(workflow);
+    const prepared = this.#prepare(workflow);
     this.#prepared.set(name, prepared);
     return prepared;
   }

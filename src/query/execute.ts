@@ -1,5 +1,5 @@
 /**
- * The entity read (`get_entity`, SPEC 4.2; DESIGN 4): filters, then ordering, then the page, over an
+ * The entity read (`get_entity`): filters, then ordering, then the page, over an
  * {@link EntityTable}. Reads never copy the table: they narrow a list of row indexes and materialize
  * only the page's rows and the selected columns.
  * @module

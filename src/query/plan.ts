@@ -150,7 +150,7 @@ export function planRead(
     });
   });
 
-  // DESIGN 4: page_size is capped by limits.maxPageSize: a larger one reads pages of the cap's size.
+  // page_size is capped by limits.maxPageSize: a larger one reads pages of the cap's size, not an error.
   const pageSize = Math.min(input.page_size ?? limits.defaultPageSize, limits.maxPageSize);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, plan: { select, filters, order, pageSize, pageNumber: input.page_number ?? 1 } };

@@ -88,7 +88,7 @@ export interface RequestOptions {
   retry?: RequestRetryOptions;
 }
 
-/** Default limits of a request step (DESIGN section 9). */
+/** Default limits of a request step: its timeouts, largest response body and redirects followed. */
 export const DEFAULT_REQUEST_LIMITS: {
   readonly timeouts: Readonly<RequestTimeouts>;
   readonly maxResponseBytes: number;

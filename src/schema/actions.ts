@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
-/** Variable value types of `create_pdf`. `NUMBER` and `TABLE` are from the spec. */
+/** Variable value types of `create_pdf`: a `TABLE` value is a data table rendered into the document. */
 export const PDF_VALUE_TYPES = ['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE'] as const;
 
-/** Input of `platform/converters/create_pdf` (SPEC 4.3). */
+/** Input of `platform/converters/create_pdf`: HTML whose `[[.name]]` markers take the variables' values. */
 export const CreatePdfInputSchema = z.object({
   template: z.string(),
   template_type: z.literal('html').optional(),
@@ -21,7 +21,7 @@ export const CreatePdfInputSchema = z.object({
 /** Output of `create_pdf`: the PDF as base64. */
 export const CreatePdfOutputSchema = z.object({ pdf_data: z.string() });
 
-/** Input of `<file store>/files/upload_file` (SPEC 4.3). `file_data` is base64 text or bytes. */
+/** Input of `<file store>/files/upload_file`. `file_data` is base64 text or bytes. */
 export const UploadFileInputSchema = z.object({
   file_data: z.union([z.string(), z.instanceof(Uint8Array)], {
     error: 'file_data must be base64 text or bytes',
@@ -34,7 +34,7 @@ export const UploadFileInputSchema = z.object({
 /** Output of `upload_file`: where the file can be opened. */
 export const UploadFileOutputSchema = z.object({ file_url: z.string() });
 
-/** Input of `chat/bot/send_message` (SPEC 4.3). */
+/** Input of `chat/bot/send_message`: the channel to post to and the text. */
 export const SendMessageInputSchema = z.object({
   channel: z.string().min(1),
   message: z.string(),

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { NameSchema } from './entity.js';
 
-/** Form item types. `number` is from the spec; the others are the natural companions. */
+/** Form item types: the kind of value a form field takes. */
 export const FORM_ITEM_TYPES = ['number', 'text', 'string', 'boolean', 'date'] as const;
 
-/** Component types of a screen (SPEC 2.7). */
+/** Component types of a screen. */
 export const COMPONENT_TYPES = ['text', 'form', 'datagrid', 'button'] as const;
 
 const SCREEN_URL = /^[A-Za-z0-9._~-]+$/;
@@ -95,7 +95,7 @@ export function parseRedirectUrl(url: string): { screen: string; query: string }
   return { screen: match[1]!, query: match[2] ?? '' };
 }
 
-/** An application configuration (SPEC 2.7). */
+/** An application configuration: its screens, each a grid of components, and the screen it starts on. */
 export const ApplicationSchema = z
   .object({
     screens: z.array(ScreenSchema).min(1),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** `string` column configuration (SPEC 2.6). */
+/** Configuration of a `string` column of a data table. */
 export const StringConfigSchema = z.object({
   /** The text holds JSON. */
   is_json: z.boolean(),
@@ -8,7 +8,7 @@ export const StringConfigSchema = z.object({
   is_url: z.boolean(),
 });
 
-/** `number` column configuration (SPEC 2.6). */
+/** Configuration of a `number` column of a data table. */
 export const NumberConfigSchema = z.object({
   /** Render with latin (ASCII) digits. */
   latin_numbering: z.boolean(),
@@ -20,7 +20,7 @@ export const NumberConfigSchema = z.object({
 /** Configuration without fields (`boolean`, `date`, `datetime`). */
 export const EmptyConfigSchema = z.object({});
 
-/** A column of a data table (SPEC 2.6). */
+/** A column of a data table. */
 export const ColumnSchema = z.object({
   name: z.string(),
   type: z.string().optional(),
@@ -31,7 +31,7 @@ export const ColumnSchema = z.object({
   datetime: EmptyConfigSchema.optional(),
 });
 
-/** A data table: the result of entity reads (SPEC 2.6). Both fields are null when there is no data. */
+/** A data table: the result of entity reads. Both fields are null when there is no data. */
 export const DataTableSchema = z.object({
   columns: z.array(ColumnSchema).nullable(),
   rows: z.array(z.array(z.unknown())).nullable(),

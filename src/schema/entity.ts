@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { ResourceNameSchema } from './resource-name.js';
 
-/** Column types an entity may declare. `NUMBER` and `STRING` come from the spec; the others match the data-table column configs. */
+/** Column types an entity may declare; each cell read is coerced to its column's type. */
 export const COLUMN_TYPES = ['NUMBER', 'STRING', 'BOOLEAN', 'DATE', 'DATETIME'] as const;
 
 /** A column type of an entity. */
@@ -15,13 +15,13 @@ export const NameSchema = z
   .max(200)
   .refine((s) => s.trim() === s, { message: 'must not start or end with spaces' });
 
-/** A column definition of an entity (SPEC 2.1). */
+/** A column definition of an entity. */
 export const EntityColumnSchema = z.object({
   name: NameSchema,
   type: z.enum(COLUMN_TYPES),
 });
 
-/** Where an entity's rows live (SPEC 2.2). `origin` is zero-based: `{row: 0, col: 0}` is cell A1. */
+/** Where an entity's rows live. `origin` is zero-based: `{row: 0, col: 0}` is cell A1. */
 export const SpreadsheetConfigSchema = z.object({
   spreadsheet_id: z.string().min(1),
   sheet_name: z.string().min(1),
@@ -31,7 +31,7 @@ export const SpreadsheetConfigSchema = z.object({
   }),
 });
 
-/** An entity registration body (SPEC 2.1), with its cross-field rules. */
+/** An entity registration body, with its cross-field rules. */
 export const EntitySchema = z
   .object({
     name: ResourceNameSchema,
@@ -81,7 +81,7 @@ export function hasArrays(value: unknown, ...fields: string[]): boolean {
   return fields.every((field) => Array.isArray((value as Record<string, unknown>)[field]));
 }
 
-/** An entity definition (SPEC 2.1). */
+/** An entity definition: its columns, primary key and sheet. */
 export type Entity = z.infer<typeof EntitySchema>;
 /** A column of an entity. */
 export type EntityColumn = z.infer<typeof EntityColumnSchema>;

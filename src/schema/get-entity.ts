@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DataTableSchema } from './data-table.js';
 
-/** Filter operators of the entity read (DESIGN 4). */
+/** Filter operators of the entity read. */
 export const FILTER_OPERATORS = [
   'EQUALS',
   'NOT_EQUALS',
@@ -47,7 +47,7 @@ export const OrderBySchema = z.strictObject({
   direction: z.enum(DIRECTIONS),
 });
 
-/** The read operation (SPEC 4.2): select, filter, order. All parts optional; no other properties. */
+/** The read operation: select, filter, order. All parts optional; no other properties. */
 export const OperationSchema = z.strictObject({
   select_columns: z.array(SelectColumnSchema).optional(),
   filters: z.array(FilterSchema).optional(),
@@ -60,7 +60,7 @@ const paging = {
   page_number: z.number().int().min(1).optional(),
 };
 
-/** Input of the `get_entity` action (SPEC 4.2). Strict: no other properties at any level. */
+/** Input of the `get_entity` action. Strict: no other properties at any level. */
 export const GetEntityInputSchema = z.strictObject({
   entity_name: z.string().min(1),
   operation: OperationSchema,
@@ -73,7 +73,7 @@ export const ReadEntityBodySchema = z.strictObject({
   ...paging,
 });
 
-/** Output of the `get_entity` action (SPEC 4.2). */
+/** Output of the `get_entity` action: the data table, and the errors when the read failed. */
 export const GetEntityOutputSchema = z.object({
   body: z.object({
     table: DataTableSchema,

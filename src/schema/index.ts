@@ -1,9 +1,19 @@
 /**
- * zod schemas of every resource in the spec: the single source of truth for shapes.
+ * zod schemas of every resource: the single source of truth for shapes.
  * @module
  */
 export * from './data-table.js';
-export * from './entity.js';
+export {
+  COLUMN_TYPES,
+  NameSchema,
+  EntityColumnSchema,
+  SpreadsheetConfigSchema,
+  EntitySchema,
+  type ColumnType,
+  type Entity,
+  type EntityColumn,
+  type SpreadsheetConfig,
+} from './entity.js';
 export * from './resource-name.js';
 export * from './relationship.js';
 export * from './get-entity.js';

@@ -3,10 +3,10 @@ import { addIssue } from './issues.js';
 import { NameSchema } from './entity.js';
 import { ResourceNameSchema } from './resource-name.js';
 
-/** Relationship types supported. The spec shows `foreign_key`; no other type is defined. */
+/** Relationship types supported: only `foreign_key`. */
 export const RELATIONSHIP_TYPES = ['foreign_key'] as const;
 
-/** A relationship between two entities (SPEC 2.3). */
+/** A relationship between two entities. */
 export const RelationshipSchema = z
   .object({
     name: ResourceNameSchema,
@@ -31,5 +31,5 @@ export const RelationshipSchema = z
     }
   });
 
-/** A relationship definition (SPEC 2.3). */
+/** A relationship definition. */
 export type Relationship = z.infer<typeof RelationshipSchema>;

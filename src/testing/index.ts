@@ -1,5 +1,6 @@
 /**
- * Contract suites for adapters: every spreadsheet and storage adapter runs them with one call.
+ * Contract suites for adapters: every spreadsheet, storage, file-store and chat adapter runs its
+ * suite with one call.
  * Needs vitest.
  * @module
  */
@@ -10,3 +11,4 @@ export {
 } from './spreadsheet-contract.js';
 export { describeStorageContract, type StorageContractOptions } from './storage-contract.js';
 export { describeFileStoreContract, type FileStoreContractOptions } from './file-store-contract.js';
+export { describeChatContract, type ChatContractOptions, type ChatContractTarget } from './chat-contract.js';

@@ -41,7 +41,7 @@ const SEED: Record<string, CellValue[][]> = {
 
 /**
  * The contract every spreadsheet adapter must pass: run it with one call from a vitest file.
- * Cases run on the adapter directly and through `new Engine({ spreadsheets })` for the spec's
+ * Cases run on the adapter directly and through `new Engine({ spreadsheets })` for the engine's
  * rules (all-or-nothing append, errors naming the A1 cell).
  * @example
  * ```ts

@@ -4,6 +4,7 @@
  * @module
  */
 import type { CallOptions, ChatAdapter, ChatMessage } from '../types.js';
+import { checkChatMessage } from '../chat-message.js';
 import { postJson, snippet, upstreamError, type PostAnswer } from './post-json.js';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
 
@@ -62,8 +63,13 @@ export class SlackChat implements ChatAdapter {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
   }
 
-  /** Posts the message; resolves with Slack's message `ts` as `id` (none for a webhook). */
+  /**
+   * Posts the message; resolves with Slack's message `ts` as `id` (none for a webhook). Rejects with a
+   * `ValidationError` naming `channel` or `message` when either is empty, and with a `CancelledError`
+   * when `signal` aborts.
+   */
   async send(message: ChatMessage, options: CallOptions = {}): Promise<{ id?: string }> {
+    checkChatMessage(message);
     const common = {
       fetch: this.#fetch,
       policy: this.#policy,

@@ -3,6 +3,7 @@
  * @module
  */
 import type { CallOptions, ChatAdapter, ChatMessage } from '../types.js';
+import { checkChatMessage } from '../chat-message.js';
 import { postJson, snippet, upstreamError, type PostAnswer } from './post-json.js';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
 
@@ -48,8 +49,13 @@ export class WebhookChat implements ChatAdapter {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
   }
 
-  /** POSTs the message; resolves with the receiver's `id` when it sends one. */
+  /**
+   * POSTs the message; resolves with the receiver's `id` when it sends one. Rejects with a
+   * `ValidationError` naming `channel` or `message` when either is empty, and with a `CancelledError`
+   * when `signal` aborts.
+   */
   async send(message: ChatMessage, options: CallOptions = {}): Promise<{ id?: string }> {
+    checkChatMessage(message);
     const what = `Chat webhook post to channel "${message.channel}"`;
     const id = await postJson({
       url: this.#url,
