@@ -6,6 +6,7 @@ export * from './data-table.js';
 export * from './entity.js';
 export * from './relationship.js';
 export * from './get-entity.js';
+export * from './steps/index.js';
 export * from './workflow.js';
 export * from './application.js';
 export * from './actions.js';
