@@ -7,10 +7,29 @@ import {
   ValidationError,
   isStepwireError,
 } from '../errors/index.js';
-import type { Step } from '../schema/index.js';
+import type { Step, StepRetry } from '../schema/index.js';
+
+/** How often and how long apart a step is tried. @internal */
+export interface RetryPolicy {
+  /** Tries in all, the first included. */
+  attempts: number;
+  /** Delay before the first retry, in ms; doubles each retry. */
+  baseMs: number;
+  /** Longest delay, in ms. */
+  capMs: number;
+}
 
 /** One attempt, no retry. @internal */
-export const NO_RETRY = { attempts: 1, baseMs: 0, capMs: 0 };
+export const NO_RETRY: RetryPolicy = { attempts: 1, baseMs: 0, capMs: 0 };
+
+/** A step's `retry` with its defaults filled in: first delay 1 s, longest 30 s. @internal */
+export function retryPolicy(retry: StepRetry): RetryPolicy {
+  return {
+    attempts: retry.attempts,
+    baseMs: retry.backoff_ms ?? 1000,
+    capMs: retry.max_backoff_ms ?? 30_000,
+  };
+}
 
 /** Whether trying a failed step again may help. @internal */
 export function isRetryable(error: unknown, _step: Step): boolean {

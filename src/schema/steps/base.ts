@@ -75,5 +75,7 @@ export function defineStepSchema<const T extends string, D extends z.ZodType>(
   return z.object(shape) as unknown as z.ZodObject<StepVariantShape<T, D>>;
 }
 
+/** The `retry` of a step. */
+export type StepRetry = z.infer<typeof StepRetrySchema>;
 /** A step condition. */
 export type Condition = z.infer<typeof ConditionSchema>;
