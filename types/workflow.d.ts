@@ -4,7 +4,7 @@
  */
 
 /**
- * A workflow definition: steps, wires, input and output (SPEC 2.4, 2.5).
+ * A workflow definition: steps, wires, input and output.
  */
 export interface Workflow {
   name: string;
