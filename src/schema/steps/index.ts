@@ -53,23 +53,32 @@ export type StepBody = z.input<typeof StepSchema>;
 /** A step of one type as written. */
 export type StepBodyOf<T extends StepTypeName> = Extract<StepBody, { type: T }>;
 
+/**
+ * Adds an issue for a missing own data block and for each block of another type. Those issues stop
+ * the union, so the step's other fields are checked here too: every problem is reported at once.
+ */
 function checkDataBlocks(step: unknown, ctx: z.core.$RefinementCtx): void {
   if (typeof step !== 'object' || step === null) return;
   const type = (step as { type?: unknown }).type;
-  const own = STEP_TYPES.find((name) => name === type);
-  if (own === undefined) return; // the union reports the type
+  const index = STEP_TYPES.findIndex((name) => name === type);
+  if (index === -1) return; // the union reports the type
+  const own = STEP_TYPES[index]!;
   const fields = step as Record<string, unknown>;
   const needed = stepDataKey(own);
-  if (fields[needed] === undefined)
-    addIssue(ctx, [needed], `a step of type "${own}" needs ${needed}`, 'required');
-  for (const other of STEP_TYPES) {
+  const missing = fields[needed] === undefined;
+  const foreign = STEP_TYPES.filter((other) => other !== own && fields[stepDataKey(other)] !== undefined);
+  if (!missing && foreign.length === 0) return;
+  if (missing) addIssue(ctx, [needed], `a step of type "${own}" needs ${needed}`, 'required');
+  for (const other of foreign) {
     const block = stepDataKey(other);
-    if (other !== own && fields[block] !== undefined)
-      addIssue(
-        ctx,
-        [block],
-        `${block} does not belong to a step of type "${own}" (it takes ${needed})`,
-        'unexpected_data',
-      );
+    addIssue(
+      ctx,
+      [block],
+      `${block} does not belong to a step of type "${own}" (it takes ${needed})`,
+      'unexpected_data',
+    );
   }
+  const variant: z.ZodObject = STEP_SCHEMAS[index]!;
+  const rest = missing ? variant.omit({ [needed]: true } as Record<string, true>) : variant;
+  for (const issue of rest.safeParse(step).error?.issues ?? []) ctx.addIssue({ ...issue });
 }
