@@ -4,7 +4,7 @@
  */
 
 /**
- * An application configuration: screens of components (SPEC 2.7).
+ * An application configuration: screens of components.
  */
 export interface Application {
   /**

@@ -4,7 +4,7 @@
  */
 
 /**
- * Input of platform/converters/create_pdf (SPEC 4.3).
+ * Input of platform/converters/create_pdf.
  */
 export interface CreatePdfInput {
   template: string;

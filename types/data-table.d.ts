@@ -4,7 +4,7 @@
  */
 
 /**
- * A data table: the result of entity reads (SPEC 2.6).
+ * A data table: the result of entity reads.
  */
 export interface DataTable {
   columns:

@@ -4,7 +4,7 @@
  */
 
 /**
- * An entity registration body (SPEC 2.1, 2.2).
+ * An entity registration body: its columns, primary key and the sheet its rows live in.
  */
 export interface Entity {
   name: string;

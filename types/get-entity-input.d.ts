@@ -4,7 +4,7 @@
  */
 
 /**
- * Input of the get_entity action (SPEC 4.2).
+ * Input of the get_entity action.
  */
 export interface GetEntityInput {
   entity_name: string;

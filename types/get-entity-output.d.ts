@@ -4,7 +4,7 @@
  */
 
 /**
- * Output of the get_entity action (SPEC 4.2).
+ * Output of the get_entity action.
  */
 export interface GetEntityOutput {
   body: {

@@ -4,7 +4,7 @@
  */
 
 /**
- * A relationship between two entities (SPEC 2.3).
+ * A relationship between two entities.
  */
 export interface Relationship {
   name: string;

@@ -4,7 +4,7 @@
  */
 
 /**
- * Input of chat/bot/send_message (SPEC 4.3).
+ * Input of chat/bot/send_message.
  */
 export interface SendMessageInput {
   channel: string;

@@ -4,7 +4,7 @@
  */
 
 /**
- * Input of <file store>/files/upload_file (SPEC 4.3).
+ * Input of <file store>/files/upload_file.
  */
 export interface UploadFileInput {
   file_data: unknown;

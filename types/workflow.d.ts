@@ -4,98 +4,128 @@
  */
 
 /**
- * A workflow definition: steps, wires, input and output (SPEC 2.4, 2.5).
+ * A workflow definition: steps, wires, input and output.
  */
 export interface Workflow {
   name: string;
   description?: string;
-  steps: {
-    name: string;
-    type: 'l2' | 'atlas' | 'request';
-    conditions?: {
-      data_path: string;
-      value: unknown;
-    }[];
-    l2_data?: {
-      provider: string;
-      module: string;
-      action: string;
-      input_data?: {
-        [k: string]: unknown;
-      };
-      metadata?: {
-        [k: string]: unknown;
-      };
-    };
-    request_data?: {
-      url: string;
-      method?: string;
-      headers?: {
-        [k: string]: string;
-      };
-      path_params?: {
-        [k: string]: unknown;
-      };
-      query_params?: {
-        [k: string]: unknown;
-      };
-      body?: unknown;
-    };
-    atlas_data?: {
-      action: 'transform' | 'get';
-      input_data?: {
-        language?: string;
-        code_file?: string;
-        operation?: {
-          select_columns?: {
-            column: string;
-            alias?: string;
-          }[];
-          filters?: {
-            column: string;
-            operator:
-              | 'EQUALS'
-              | 'NOT_EQUALS'
-              | 'GREATER_THAN'
-              | 'GREATER_THAN_OR_EQUALS'
-              | 'LESS_THAN'
-              | 'LESS_THAN_OR_EQUALS'
-              | 'CONTAINS'
-              | 'STARTS_WITH'
-              | 'ENDS_WITH'
-              | 'IN'
-              | 'NOT_IN'
-              | 'IS_NULL'
-              | 'IS_NOT_NULL';
-            value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
-            value?: unknown;
-          }[];
-          order_by?: {
-            column: string;
-            direction: 'ASC' | 'DESC';
+  steps: (
+    | {
+        name: string;
+        type: 'l2';
+        conditions?: {
+          data_path: string;
+          value: unknown;
+        }[];
+        retry?: {
+          attempts: number;
+          backoff_ms?: number;
+          max_backoff_ms?: number;
+        };
+        timeout_ms?: number;
+        l2_data: {
+          provider: string;
+          module: string;
+          action: string;
+          input_data?: {
+            [k: string]: unknown;
+          };
+          metadata?: {
+            [k: string]: unknown;
+          };
+        };
+      }
+    | {
+        name: string;
+        type: 'atlas';
+        conditions?: {
+          data_path: string;
+          value: unknown;
+        }[];
+        retry?: {
+          attempts: number;
+          backoff_ms?: number;
+          max_backoff_ms?: number;
+        };
+        timeout_ms?: number;
+        atlas_data: {
+          action: 'transform' | 'get';
+          input_data?: {
+            language?: string;
+            code_file?: string;
+            operation?: {
+              select_columns?: {
+                column: string;
+                alias?: string;
+              }[];
+              filters?: {
+                column: string;
+                operator:
+                  | 'EQUALS'
+                  | 'NOT_EQUALS'
+                  | 'GREATER_THAN'
+                  | 'GREATER_THAN_OR_EQUALS'
+                  | 'LESS_THAN'
+                  | 'LESS_THAN_OR_EQUALS'
+                  | 'CONTAINS'
+                  | 'STARTS_WITH'
+                  | 'ENDS_WITH'
+                  | 'IN'
+                  | 'NOT_IN'
+                  | 'IS_NULL'
+                  | 'IS_NOT_NULL';
+                value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
+                value?: unknown;
+              }[];
+              order_by?: {
+                column: string;
+                direction: 'ASC' | 'DESC';
+              }[];
+            };
+            page_size?: number;
+            page_number?: number;
+          };
+          input_entities?: (
+            | {
+                name: string;
+              }
+            | string
+          )[];
+          output_entities?: {
+            name: string;
+            write_mode: 'append' | 'replace';
           }[];
         };
-        page_size?: number;
-        page_number?: number;
-      };
-      input_entities?: (
-        | {
-            name: string;
-          }
-        | string
-      )[];
-      output_entities?: {
+      }
+    | {
         name: string;
-        write_mode: 'append' | 'replace';
-      }[];
-    };
-    retry?: {
-      attempts: number;
-      backoff_ms?: number;
-      max_backoff_ms?: number;
-    };
-    timeout_ms?: number;
-  }[];
+        type: 'request';
+        conditions?: {
+          data_path: string;
+          value: unknown;
+        }[];
+        retry?: {
+          attempts: number;
+          backoff_ms?: number;
+          max_backoff_ms?: number;
+        };
+        timeout_ms?: number;
+        request_data: {
+          url: string;
+          method?: string;
+          headers?: {
+            [k: string]: string;
+          };
+          path_params?: {
+            [k: string]: unknown;
+          };
+          query_params?: {
+            [k: string]: unknown;
+          };
+          body?: unknown;
+        };
+      }
+  )[];
   wires: {
     source_name: string;
     source_data_path?: string;

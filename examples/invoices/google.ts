@@ -38,7 +38,7 @@ const invoice = await engine.workflows.get('invoice');
 await engine.workflows.replace({
   ...invoice,
   steps: invoice.steps.map((step) =>
-    step.name === 'upload' && step.l2_data
+    step.name === 'upload' && step.type === 'l2'
       ? {
           ...step,
           l2_data: {

@@ -1,14 +1,12 @@
-import type { WorkflowInputBody } from '../schema/index.js';
+import type { StepBaseBody, StepBody, StepBodyOf } from '../schema/index.js';
 import type { ColumnsOf, EntityRef } from './relationship.js';
 
-type StepBody = WorkflowInputBody['steps'][number];
-
 /** `l2_data` of a step, as written. */
-export type L2DataBody = NonNullable<StepBody['l2_data']>;
+export type L2DataBody = StepBodyOf<'l2'>['l2_data'];
 /** `request_data` of a step, as written. */
-export type RequestDataBody = NonNullable<StepBody['request_data']>;
+export type RequestDataBody = StepBodyOf<'request'>['request_data'];
 /** `atlas_data` of a step, as written. */
-export type AtlasDataBody = NonNullable<StepBody['atlas_data']>;
+export type AtlasDataBody = StepBodyOf<'atlas'>['atlas_data'];
 
 /** A step condition whose `data_path` is a reference path such as `input.amount` or `check.ok`. */
 export interface StepCondition<P extends string = string> {
@@ -18,25 +16,22 @@ export interface StepCondition<P extends string = string> {
   value: unknown;
 }
 
-/** Options shared by every kind of step. */
-export interface StepOptions<P extends string = string> {
+/** Options shared by every kind of step: the common step fields, with conditions typed by their paths. */
+export interface StepOptions<P extends string = string> extends Omit<StepBaseBody, 'name' | 'conditions'> {
   /** The step runs only when every condition holds. */
   conditions?: StepCondition<P>[];
-  /** Opt-in retries with backoff. */
-  retry?: StepBody['retry'];
-  /** Time limit of one attempt, in milliseconds. */
-  timeout_ms?: number;
 }
 
-/** A step without its name: what the step helpers return and `workflow(...).step(name, def)` takes. */
-export type StepDef<P extends string = string> = StepOptions<P> &
-  (
-    | { type: 'l2'; l2_data: L2DataBody }
-    | { type: 'atlas'; atlas_data: AtlasDataBody }
-    | { type: 'request'; request_data: RequestDataBody }
-  );
+/** One member of a union with keys left out. */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** The read operation of an entity (SPEC 4.2) with column names checked when the entity's columns are known. */
+/**
+ * A step without its name: what the step helpers return and `workflow(...).step(name, def)` takes.
+ * It is one of the step types, with its `type` and its own data block.
+ */
+export type StepDef<P extends string = string> = StepOptions<P> & OmitEach<StepBody, keyof StepBaseBody>;
+
+/** The read operation of an entity (as `get_entity` takes it) with column names checked when the entity's columns are known. */
 export interface EntityOperation<C extends string = string> {
   /** Columns returned, optionally renamed. */
   select_columns?: Array<{ column: C; alias?: string }>;
@@ -80,7 +75,7 @@ export function l2(
 }
 
 /**
- * An `l2` step running the entity read `catalog/action/get_entity` (SPEC 4.2). Its output is
+ * An `l2` step running the entity read `catalog/action/get_entity`. Its output is
  * `{ body: { table, error } }`.
  * @example
  * ```ts
@@ -100,7 +95,7 @@ export function getEntity<const E extends EntityRef>(
 }
 
 /**
- * An `atlas` `get` step (SPEC 2.5): reads one entity; later steps use `{{<step>.table}}`.
+ * An `atlas` `get` step: reads one entity; later steps use `{{<step>.table}}`.
  * @example
  * ```ts
  * atlasGet('orders', { order_by: [{ column: 'total', direction: 'DESC' }] }, { page_size: 10 })
@@ -132,7 +127,7 @@ export interface TransformOptions {
 }
 
 /**
- * An `atlas` `transform` step (SPEC 2.5): runs a JavaScript script over input entities and writes its
+ * An `atlas` `transform` step: runs a JavaScript script over input entities and writes its
  * result to output entities.
  * @example
  * ```ts

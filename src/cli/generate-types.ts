@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { loadProject } from '../adapters/node/project.js';
 import { StepwireError } from '../errors/index.js';
 import type { Workflow } from '../schema/index.js';
+import { stepType } from '../engine/steps/index.js';
 import { HELP } from './help.js';
 import { EXIT, parseCommand, type CliIo } from './io.js';
 import { printWarnings } from './report.js';
@@ -123,13 +124,17 @@ function deriveString(value: string, workflow: Workflow): Schema {
     return copy;
   }
   const step = workflow.steps.find((s) => s.name === source);
-  const action = step?.type === 'l2' ? step.l2_data?.action : undefined;
-  const known =
-    (action === 'upload_file' && rest.join('.') === 'file_url') ||
-    (action === 'create_pdf' && rest.join('.') === 'pdf_data');
+  const known = step && stepType(step).outputSchema?.(step, rest);
   if (!known) return UNKNOWN;
   // A step with conditions may be skipped, and a skipped step's fields are null.
-  return step!.conditions && step!.conditions.length > 0 ? { type: ['string', 'null'] } : { type: 'string' };
+  return step.conditions && step.conditions.length > 0 ? orNull(known) : known;
+}
+
+/** `schema`, or null. */
+function orNull(schema: Schema): Schema {
+  return typeof schema['type'] === 'string'
+    ? { ...schema, type: [schema['type'], 'null'] }
+    : { anyOf: [schema, { type: 'null' }] };
 }
 
 /** `summarize_orders` -> `SummarizeOrders`. */

@@ -1,6 +1,8 @@
 import type { Issue } from '../errors/index.js';
 import { parsePath, type PathSegment, type Step, type Workflow } from '../schema/index.js';
 import { compileValue, parseReference, type Reference, type Resolver } from './references.js';
+import { stepRetryPolicy, type RetryPolicy } from '../retry/index.js';
+import { stepType } from './steps/index.js';
 
 /** A wire ready to apply. @internal */
 export interface PlannedWire {
@@ -16,17 +18,17 @@ export interface PlannedCondition {
 }
 
 /** One step of a plan. @internal */
-export interface PlannedStep {
+export interface PlannedStep<S extends Step = Step> {
   index: number;
-  step: Step;
-  /** Resolves the step's own data (l2 input_data, request_data, or atlas_data) with references filled in. */
+  step: S;
+  /** Resolves the step's own data (the part its step type names) with references filled in. */
   data: Resolver;
   wires: PlannedWire[];
   conditions: PlannedCondition[];
   /** Indexes of the steps this one waits for. */
   dependsOn: number[];
-  /** The runner's retry policy; undefined: one attempt (request steps retry inside the request). */
-  retry: { attempts: number; baseMs: number; capMs: number } | undefined;
+  /** The runner's retry policy; undefined: one attempt (also when the step type retries itself). */
+  retry: RetryPolicy | undefined;
 }
 
 /** A workflow turned into what the runner needs: pure data, computed once per definition. @internal */
@@ -91,29 +93,15 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
   const steps: PlannedStep[] = workflow.steps.map((step, index) => {
     const at = `steps[${index}]`;
     const deps = new Set<number>();
-    const field =
-      step.type === 'l2' ? 'l2_data.input_data' : step.type === 'atlas' ? 'atlas_data' : 'request_data';
-    const raw =
-      step.type === 'l2'
-        ? (step.l2_data?.input_data ?? {})
-        : step.type === 'atlas'
-          ? step.atlas_data
-          : step.request_data;
+    const typePlan = stepType(step).plan(step, context);
+    const field = typePlan.data.path;
     const data = compileValue(
-      raw,
+      typePlan.data.value,
       (ref) => checkRoot(ref, `${at}.${field}`, index, deps),
       (message) => issues.push({ code: 'invalid_reference', path: `${at}.${field}`, message }),
     ).resolve;
-    if (step.type === 'l2' && step.l2_data) {
-      const { provider, module, action } = step.l2_data;
-      if (!context.hasAction(provider, module, action)) {
-        issues.push({
-          code: 'unknown_action',
-          path: `${at}.l2_data`,
-          message: `step "${step.name}": no action "${provider}/${module}/${action}" is registered`,
-        });
-      }
-    }
+    for (const issue of typePlan.issues ?? [])
+      issues.push({ ...issue, path: issue.path ? `${at}.${issue.path}` : at });
     const conditions: PlannedCondition[] = (step.conditions ?? []).map((condition, c) => {
       const expression = condition.data_path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
       const parsed = parseReference(expression, `{{${expression}}}`);
@@ -125,14 +113,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       checkRoot(parsed, path, index, deps);
       return { reference: parsed, value: condition.value };
     });
-    const retry =
-      step.retry && step.type !== 'request'
-        ? {
-            attempts: step.retry.attempts,
-            baseMs: step.retry.backoff_ms ?? 1000,
-            capMs: step.retry.max_backoff_ms ?? 30_000,
-          }
-        : undefined;
+    const retry = step.retry && !typePlan.retriesItself ? stepRetryPolicy(step.retry) : undefined;
     stepDeps.push(deps);
     return { index, step, data, wires: [], conditions, dependsOn: [], retry };
   });

@@ -10,7 +10,7 @@ import type { ResolvedOptions } from './options.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
 import { conditionHolds, missingWire, placeAt } from './step-data.js';
-import { runStepType } from './step-types.js';
+import { stepType } from './steps/index.js';
 import type { ScriptRegistry } from './scripts.js';
 
 /** What an execution needs from the engine. @internal */
@@ -193,7 +193,7 @@ export class Execution {
         if (this.#signal.aborted) throw this.#abortError();
         const data = this.#stepData(planned, scope);
         const output = await this.#withTimeout(step, (signal) =>
-          runStepType(planned, data, this.#context(step, attempt, signal, record), this.#services),
+          stepType(step).run(planned, data, this.#context(step, attempt, signal, record), this.#services),
         );
         this.#outputs[planned.index] = output ?? null;
         record.output = output ?? null;

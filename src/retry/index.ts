@@ -12,6 +12,7 @@ export {
   isRetryableStatus,
   normalizeRetry,
   retryAfterOf,
+  stepRetryPolicy,
   type RetryOptions,
   type RetryPolicy,
 } from './policy.js';

@@ -39,6 +39,18 @@ export interface RetryPolicy {
   capMs: number;
 }
 
+/**
+ * A step's `retry` (`attempts`, `backoff_ms`, `max_backoff_ms`) as a policy: first delay 1 s, longest
+ * 30 s unless the step says otherwise. @internal
+ */
+export function stepRetryPolicy(retry: {
+  attempts: number;
+  backoff_ms?: number | undefined;
+  max_backoff_ms?: number | undefined;
+}): RetryPolicy {
+  return { attempts: retry.attempts, baseMs: retry.backoff_ms ?? 1000, capMs: retry.max_backoff_ms ?? 30_000 };
+}
+
 /** One attempt, no retry. @internal */
 export const NO_RETRY: RetryPolicy = { attempts: 1, baseMs: 0, capMs: 0 };
 

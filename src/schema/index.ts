@@ -17,6 +17,7 @@ export {
 export * from './resource-name.js';
 export * from './relationship.js';
 export * from './get-entity.js';
+export * from './steps/index.js';
 export * from './workflow.js';
 export * from './application.js';
 export * from './actions.js';

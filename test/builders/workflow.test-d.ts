@@ -189,3 +189,31 @@ describe('entity step helpers', () => {
     transform({ code_file: 't.js', inputs: ['orders', orders], outputs: ['totals'] });
   });
 });
+
+describe('step definitions', () => {
+  it('take one step type with its own data block', () => {
+    workflow('w').step('a', {
+      type: 'request',
+      request_data: { url: 'https://example.com' },
+      retry: { attempts: 2 },
+    });
+    workflow('w').step('a', {
+      type: 'l2',
+      l2_data: { provider: 'p', module: 'm', action: 'a' },
+      timeout_ms: 1000,
+    });
+  });
+
+  it('reject a data block of another type, a missing block and an unknown type', () => {
+    workflow('w').step('a', {
+      type: 'l2',
+      l2_data: { provider: 'p', module: 'm', action: 'a' },
+      // @ts-expect-error an l2 step takes l2_data only, not request_data
+      request_data: { url: 'https://example.com' },
+    });
+    // @ts-expect-error a request step needs request_data
+    workflow('w').step('a', { type: 'request' });
+    // @ts-expect-error there is no step type "lambda"
+    workflow('w').step('a', { type: 'lambda', lambda_data: {} });
+  });
+});

@@ -63,6 +63,7 @@ describe('valid bodies from the spec tables', () => {
     const body = f.clone(f.exchangeRateWorkflow);
     body.steps[0]!.request_data.method = 'get';
     const result = check(WorkflowSchema, body);
-    expect(result.ok && result.value.steps[0]?.request_data?.method).toBe('GET');
+    const step = result.ok ? result.value.steps[0] : undefined;
+    expect(step?.type === 'request' && step.request_data.method).toBe('GET');
   });
 });

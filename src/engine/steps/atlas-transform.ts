@@ -1,0 +1,130 @@
+import { StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
+import type { ActionContext } from '../../actions/registry.js';
+import type { AtlasData } from '../../schema/index.js';
+import { tableRow } from '../../catalog/sheet-mapping.js';
+import type { EntityData } from '../../script/index.js';
+import type { RunServices } from '../run.js';
+import type { TransformContext } from '../scripts.js';
+import type { InputEntity } from './atlas.js';
+
+/**
+ * Runs an atlas `transform`: loads the input entities, runs the script (a trusted function, or stored
+ * source in the sandbox) and writes what it returns to the output entities, all or nothing. @internal
+ */
+export async function runTransform(
+  inputEntities: InputEntity[],
+  atlas: AtlasData,
+  context: ActionContext,
+  services: RunServices,
+): Promise<unknown> {
+  const codeFile = atlas.input_data?.code_file ?? '';
+  const inputs: Record<string, EntityData> = {};
+  for (const entity of inputEntities) {
+    if (entity.table) {
+      inputs[entity.name] = {
+        columns: (entity.table.columns ?? []).map((c) => ({ name: c.name, type: c.type ?? 'STRING' })),
+        rows: entity.table.rows ?? [],
+      };
+    } else {
+      const { entity: definition, table } = await context.catalog.table(entity.name, {
+        signal: context.signal,
+      });
+      const rows: unknown[][] = new Array(table.length);
+      for (let i = 0; i < table.length; i++) rows[i] = tableRow(table, i);
+      inputs[entity.name] = {
+        columns: definition.columns.map((c) => ({ name: c.name, type: c.type })),
+        rows,
+      };
+    }
+  }
+  const outputs = (atlas.output_entities ?? []).map((o) => o.name);
+  for (const name of outputs) await context.catalog.getDefinition(name);
+  const trusted = services.scripts.trusted(codeFile);
+  let writes: Record<string, Record<string, unknown>[]>;
+  let logs: string[] = [];
+  if (trusted) {
+    ({ writes, logs } = await runTrusted(trusted, inputs, outputs));
+  } else {
+    const source = await services.scripts.get(codeFile);
+    const limits = services.options.limits;
+    ({ writes, logs } = await services.sandbox.run({
+      source,
+      filename: codeFile,
+      inputs,
+      outputs,
+      limits: {
+        timeoutMs: limits.scriptTimeoutMs,
+        memoryBytes: limits.scriptMemoryBytes,
+        stackBytes: limits.scriptStackBytes,
+        maxOutputBytes: limits.scriptOutputBytes,
+      },
+      signal: context.signal,
+    }));
+  }
+  for (const line of logs) context.log(line);
+  const modes = new Map((atlas.output_entities ?? []).map((o) => [o.name, o.write_mode]));
+  try {
+    const result = await context.catalog.write(
+      Object.entries(writes).map(([entity, rows]) => ({ entity, rows, mode: modes.get(entity) ?? 'append' })),
+      { signal: context.signal },
+    );
+    for (const name of outputs) result.written[name] ??= 0;
+    return { written: result.written };
+  } catch (error) {
+    if (error instanceof WriteRejectedError) throw error;
+    throw error instanceof StepwireError
+      ? error
+      : new StepwireError('write_failed', `writing the transform's output failed: ${String(error)}`, {
+          cause: error,
+        });
+  }
+}
+
+async function runTrusted(
+  fn: (context: TransformContext) => void | Promise<void>,
+  inputs: Record<string, EntityData>,
+  outputs: readonly string[],
+) {
+  const writes: Record<string, Record<string, unknown>[]> = {};
+  const logs: string[] = [];
+  const context: TransformContext = {
+    getEntity(name) {
+      const data = inputs[name];
+      if (!data)
+        throw new ValidationError([
+          {
+            code: 'unknown_entity',
+            path: 'getEntity',
+            message: `entity "${name}" is not an input of this step (inputs: ${Object.keys(inputs).join(', ')})`,
+          },
+        ]);
+      return data.rows.map((row) => Object.fromEntries(data.columns.map((c, i) => [c.name, row[i] ?? null])));
+    },
+    writeEntity(name, rows) {
+      if (!outputs.includes(name))
+        throw new ValidationError([
+          {
+            code: 'unknown_entity',
+            path: 'writeEntity',
+            message: `entity "${name}" is not an output of this step (outputs: ${outputs.join(', ')})`,
+          },
+        ]);
+      (writes[name] ??= []).push(...toRowObjects(rows));
+    },
+    log(...values) {
+      logs.push(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' '));
+    },
+  };
+  await fn(context);
+  return { writes, logs };
+}
+
+function toRowObjects(
+  rows: readonly Record<string, unknown>[] | { columns: { name: string }[]; rows: unknown[][] },
+): Record<string, unknown>[] {
+  if (Array.isArray(rows)) return rows as Record<string, unknown>[];
+  const table = rows as { columns: { name: string }[]; rows: unknown[][] };
+  return table.rows.map((row) =>
+    Object.fromEntries(table.columns.map((column, i) => [column.name, row[i] ?? null])),
+  );
+}

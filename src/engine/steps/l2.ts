@@ -1,0 +1,39 @@
+import type { StepOf } from '../../schema/index.js';
+import type { StepType } from './types.js';
+
+/** Outputs of built-in actions whose type is known: action -> output field -> JSON Schema. */
+const KNOWN_OUTPUTS: Readonly<Record<string, Readonly<Record<string, Record<string, unknown>>>>> = {
+  upload_file: { file_url: { type: 'string' } },
+  create_pdf: { pdf_data: { type: 'string' } },
+};
+
+/** The `l2` step type: runs a registered action with `l2_data.input_data` as its input. @internal */
+export const L2_STEP: StepType<StepOf<'l2'>> = {
+  plan(step, context) {
+    const { provider, module, action } = step.l2_data;
+    const known = context.hasAction(provider, module, action);
+    return {
+      data: { path: 'l2_data.input_data', value: step.l2_data.input_data ?? {} },
+      issues: known
+        ? []
+        : [
+            {
+              code: 'unknown_action',
+              path: 'l2_data',
+              message: `step "${step.name}": no action "${provider}/${module}/${action}" is registered`,
+            },
+          ],
+    };
+  },
+
+  run(planned, data, context, services) {
+    const { provider, module, action } = planned.step.l2_data;
+    return services.actions.invoke(provider, module, action, data ?? {}, context);
+  },
+
+  outputSchema(step, path) {
+    const field = path.length === 1 ? path[0] : undefined;
+    const schema = field === undefined ? undefined : KNOWN_OUTPUTS[step.l2_data.action]?.[field];
+    return schema && { ...schema };
+  },
+};

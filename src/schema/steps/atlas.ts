@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { addIssue } from '../issues.js';
+import { OperationSchema } from '../get-entity.js';
+import { defineStepSchema } from './base.js';
+
+/** Write modes of a transform's output entity. */
+export const WRITE_MODES = ['append', 'replace'] as const;
+
+/** An input entity of an `atlas` step: `{ name }` or a plain string (a name or a reference). */
+export const InputEntitySchema = z.union([z.object({ name: z.string().min(1) }), z.string().min(1)], {
+  error: 'each input entity must be an object with a name, or a string',
+});
+
+/** An output entity of a `transform` step. */
+export const OutputEntitySchema = z.object({
+  name: z.string().min(1),
+  write_mode: z.enum(WRITE_MODES),
+});
+
+/**
+ * `atlas_data`: `action: "get"` reads one input entity; `action: "transform"` runs the JavaScript script
+ * named by `input_data.code_file` over the input entities and writes its rows to the output entities.
+ */
+export const AtlasDataSchema = z
+  .object({
+    action: z.enum(['transform', 'get']),
+    input_data: z
+      .object({
+        language: z.string().optional(),
+        code_file: z.string().min(1).optional(),
+        operation: OperationSchema.optional(),
+        page_size: z.number().int().min(1).optional(),
+        page_number: z.number().int().min(1).optional(),
+      })
+      .optional(),
+    input_entities: z.array(InputEntitySchema).optional(),
+    output_entities: z.array(OutputEntitySchema).optional(),
+  })
+  .superRefine((atlas, ctx) => {
+    if (atlas.action === 'transform') {
+      if (!atlas.input_data?.code_file)
+        addIssue(
+          ctx,
+          ['input_data', 'code_file'],
+          'a transform needs input_data.code_file, the name of its script',
+          'required',
+        );
+      const language = atlas.input_data?.language;
+      if (language !== undefined && !['javascript', 'js'].includes(language.toLowerCase())) {
+        addIssue(
+          ctx,
+          ['input_data', 'language'],
+          `language "${language}" is not supported; use "javascript"`,
+          'invalid_value',
+        );
+      }
+      if (!atlas.output_entities || atlas.output_entities.length === 0) {
+        addIssue(ctx, ['output_entities'], 'a transform needs at least one output entity', 'required');
+      }
+    } else {
+      if (!atlas.input_entities || atlas.input_entities.length !== 1) {
+        addIssue(ctx, ['input_entities'], 'a get step reads exactly one input entity', 'invalid');
+      }
+    }
+  });
+
+/** An `atlas` step: reads an entity (`get`) or runs a transform script over entities (`transform`). */
+export const AtlasStepSchema = defineStepSchema('atlas', AtlasDataSchema);
+
+/** `atlas_data` of a step. */
+export type AtlasData = z.infer<typeof AtlasDataSchema>;
