@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { compileSchema } from '../src/engine/json-schema/index.js';
+import { compileSchema } from '../src/json-schema/index.js';
 
 const SCHEMA = {
   type: 'object',

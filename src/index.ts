@@ -20,7 +20,7 @@ export {
   type StoredScript,
 } from './engine/scripts.js';
 export { StepReferenceError } from './engine/references.js';
-export { compileSchema, type CompiledSchema } from './engine/json-schema/index.js';
+export { compileSchema, type CompiledSchema } from './json-schema/index.js';
 export {
   Catalog,
   type EntityRows,

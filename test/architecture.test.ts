@@ -1,105 +1,63 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** Every .ts file under src, with the relative modules it imports (value imports only, or all). */
-function importGraph(valueOnly: boolean): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.ts')) graph.set(path, importsOf(path, valueOnly));
-    }
-  };
-  walk('src');
-  return graph;
+const CONFIG = resolve('.dependency-cruiser.cjs');
+const DEPCRUISE = resolve('node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
 }
 
-function importsOf(file: string, valueOnly: boolean): string[] {
-  const text = readFileSync(file, 'utf8');
-  const found: string[] = [];
-  for (const match of text.matchAll(
-    /^\s*(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s+['"](\.[^'"]+)['"]/gm,
-  )) {
-    const [, typeOnly, names = '', target = ''] = match;
-    const onlyTypes =
-      typeOnly !== undefined ||
-      (/^\{[^}]*\}$/.test(names) &&
-        names
-          .slice(1, -1)
-          .split(',')
-          .every((n) => n.trim() === '' || n.trim().startsWith('type ')));
-    if (valueOnly && onlyTypes) continue;
-    found.push(normalize(join(dirname(file), target.replace(/\.js$/, '.ts'))));
+/** Runs dependency-cruiser with the project's rules over `src` of `dir` and returns what it found. */
+function violations(dir: string): Violation[] {
+  let out: string;
+  try {
+    out = execFileSync(process.execPath, [DEPCRUISE, 'src', '--config', CONFIG, '--output-type', 'json'], {
+      cwd: dir,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    // dependency-cruiser exits non-zero when it finds violations; its report is still on stdout.
+    out = (error as { stdout: string }).stdout;
   }
-  return found;
+  return (JSON.parse(out) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
-/** The part of the code a file belongs to: `engine`, `adapters/google`, `adapters` (types), ... */
-function layer(file: string): string {
-  const parts = relative('src', file).split('/');
-  if (parts[0] === 'adapters' && parts.length > 2) return `adapters/${parts[1]}`;
-  return parts.length === 1 ? parts[0]!.replace(/\.ts$/, '') : parts[0]!;
-}
-
-/** Layers below the engine: they must never reach up into it or into what builds on it. */
-const LOWER = [
-  'errors',
-  'schema',
-  'builders',
-  'query',
-  'catalog',
-  'script',
-  'pdf',
-  'request',
-  'bytes',
-  'adapters',
-  'adapters/memory',
-  'adapters/chat',
-  'adapters/google',
-];
-const UPPER = ['engine', 'actions', 'app', 'http', 'cli', 'index', 'testing', 'adapters/node'];
-/** What the edge-safe core (the `stepwire` and `stepwire/http` entries) may not import. */
-const NODE_ONLY = ['adapters/node', 'adapters/google', 'cli', 'testing'];
-
-describe('architecture (DESIGN section 1)', () => {
-  const all = importGraph(false);
-
-  it('keeps the dependency direction one way: lower layers never import the engine or what builds on it', () => {
-    const wrong: string[] = [];
-    for (const [file, targets] of all) {
-      if (!LOWER.includes(layer(file))) continue;
-      for (const target of targets) if (UPPER.includes(layer(target))) wrong.push(`${file} -> ${target}`);
-    }
-    expect(wrong).toEqual([]);
+describe('architecture: the layering of .dependency-cruiser.cjs', () => {
+  it('holds for src/: no import reaches up a layer, none goes in a circle (type-only imports included)', () => {
+    const found = violations(process.cwd()).map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+    expect(found).toEqual([]);
   });
 
-  it('keeps Node-only parts out of the edge-safe core', () => {
-    const wrong: string[] = [];
-    for (const [file, targets] of all) {
-      if (NODE_ONLY.includes(layer(file))) continue;
-      for (const target of targets) if (NODE_ONLY.includes(layer(target))) wrong.push(`${file} -> ${target}`);
+  it('fails on a forbidden import, so the rules are in force', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stepwire-architecture-'));
+    try {
+      const file = (path: string, text: string) => {
+        mkdirSync(join(dir, path, '..'), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      };
+      file(
+        'tsconfig.json',
+        JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler' } }),
+      );
+      file('src/engine/engine.ts', 'export const engine = 1;\n');
+      file(
+        'src/schema/entity.ts',
+        "import type { engine } from '../engine/engine.js';\nexport type E = typeof engine;\n",
+      );
+      file('src/http/handler.ts', "import { serve } from '../node/serve.js';\nexport const h = serve;\n");
+      file('src/node/serve.ts', 'export const serve = 1;\n');
+      const found = violations(dir).map((v) => v.rule.name);
+      expect(found).toContain('schema-stays-below');
+      expect(found).toContain('http-is-edge-safe');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    expect(wrong).toEqual([]);
-  });
-
-  it('has no import cycles between modules at run time', () => {
-    const graph = importGraph(true);
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const stack: string[] = [];
-    const visit = (file: string) => {
-      state.set(file, 'open');
-      stack.push(file);
-      for (const next of graph.get(file) ?? []) {
-        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' -> '));
-        else if (!state.has(next)) visit(next);
-      }
-      stack.pop();
-      state.set(file, 'done');
-    };
-    for (const file of graph.keys()) if (!state.has(file)) visit(file);
-    expect(cycles).toEqual([]);
   });
 });

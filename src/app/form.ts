@@ -1,6 +1,6 @@
 import type { Issue } from '../errors/index.js';
 import type { FormItem } from '../schema/index.js';
-import { keyPath } from '../engine/json-schema/describe.js';
+import { keyPath } from '../json-schema/describe.js';
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

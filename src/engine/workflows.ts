@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError, type Issue } from '../errors/index.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import { WorkflowSchema, check, type Workflow } from '../schema/index.js';
-import { compileSchema, type CompiledSchema } from './json-schema/index.js';
+import { compileSchema, type CompiledSchema } from '../json-schema/index.js';
 import { planWorkflow, type Plan } from './plan.js';
 
 /** A stored workflow ready to run: its plan and its compiled input schema. @internal */

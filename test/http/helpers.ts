@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { compileSchema } from '../../src/engine/json-schema/index.js';
+import { compileSchema } from '../../src/json-schema/index.js';
 import { buildOpenApi } from '../../src/http/index.js';
 import type { Workflow } from '../../src/index.js';
 

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { compileSchema } from '../../src/engine/json-schema/index.js';
+import { compileSchema } from '../../src/json-schema/index.js';
 import { buildOpenApi, createHandler } from '../../src/http/index.js';
 import { ROUTES } from '../../src/http/routes.js';
 import { Engine } from '../../src/index.js';

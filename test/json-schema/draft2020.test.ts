@@ -4,7 +4,7 @@
  * boolean schemas, code point lengths), written for this project as [schema, value, valid] rows.
  */
 import { describe, expect, it } from 'vitest';
-import { compileSchema } from '../../src/engine/json-schema/index.js';
+import { compileSchema } from '../../src/json-schema/index.js';
 
 type Row = [description: string, value: unknown, valid: boolean];
 

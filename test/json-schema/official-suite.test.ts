@@ -12,7 +12,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SUPPORTED_KEYWORDS, compileSchema } from '../../src/engine/json-schema/index.js';
+import { SUPPORTED_KEYWORDS, compileSchema } from '../../src/json-schema/index.js';
 
 const require = createRequire(import.meta.url);
 const SUITE_DIR = join(dirname(require.resolve('json-schema-test-suite/package.json')), 'tests', 'draft4');

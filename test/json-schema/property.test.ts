@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileSchema } from '../../src/engine/json-schema/index.js';
+import { compileSchema } from '../../src/json-schema/index.js';
 
 const SCHEMA = compileSchema({
   type: 'object',

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ValidationError, type Issue } from '../../src/errors/index.js';
-import { SUPPORTED_KEYWORDS, compileSchema } from '../../src/engine/json-schema/index.js';
+import { SUPPORTED_KEYWORDS, compileSchema } from '../../src/json-schema/index.js';
 
 function compileError(schema: unknown, options?: { path: string }): ValidationError {
   try {

@@ -2,7 +2,7 @@
  * Internal contract between the schema compiler and its keyword compilers.
  * @module
  */
-import type { Issue } from '../../errors/index.js';
+import type { Issue } from '../errors/index.js';
 
 /**
  * A compiled check. With `out === null` it only answers (stopping at the first failure and never

@@ -16,7 +16,7 @@
  * - `anyOf`/`oneOf` failures are reported as one summarized issue, never one per option.
  * @module
  */
-import { ValidationError, formatIssues, type Issue } from '../../errors/index.js';
+import { ValidationError, formatIssues, type Issue } from '../errors/index.js';
 import { KEYWORDS, SchemaCompiler } from './compile.js';
 import { exhaustedLimit, startValidation } from './references.js';
 

@@ -2,7 +2,7 @@
  * Keywords about a value itself: `type`, `enum`, `const`, the number keywords and the string keywords.
  * @module
  */
-import type { Issue } from '../../errors/index.js';
+import type { Issue } from '../errors/index.js';
 import {
   codePointLength,
   describeValue,

@@ -5,7 +5,7 @@
  * or `constructor` are ordinary names.
  * @module
  */
-import type { Issue } from '../../errors/index.js';
+import type { Issue } from '../errors/index.js';
 import { isJsonObject, keyPath, plural, subjectOf } from './describe.js';
 import {
   readCount,

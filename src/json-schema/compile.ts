@@ -4,7 +4,7 @@
  * compiles in bounded stack and a `$ref` loop that never reaches a property or item is rejected.
  * @module
  */
-import type { Issue } from '../../errors/index.js';
+import type { Issue } from '../errors/index.js';
 import { isJsonObject, keyPath, showJson, subjectOf } from './describe.js';
 import { compileArrayKeywords } from './keywords-array.js';
 import { compileLogicKeywords } from './keywords-logic.js';

@@ -4,7 +4,7 @@
  * summarized issue, so nested unions cannot multiply the number of issues.
  * @module
  */
-import type { Issue } from '../../errors/index.js';
+import type { Issue } from '../errors/index.js';
 import { describeValue, orList, subjectOf } from './describe.js';
 import { EXPECTED_TYPE } from './keywords-value.js';
 import { allOfChecks, readSchemaList, type Check, type KeywordCompiler } from './types.js';
