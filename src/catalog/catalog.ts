@@ -11,6 +11,7 @@ import {
   NotFoundError,
   ValidationError,
   WriteRejectedError,
+  formatIssue,
   isStepwireError,
   type Issue,
 } from '../errors/index.js';
@@ -188,7 +189,7 @@ export class Catalog {
       if (!entity) {
         const shape = check(GetEntityInputSchema, input);
         if (!shape.ok)
-          return failure(shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+          return failure(shape.issues.map(formatIssue));
         return failure([`entity_name: entity "${String(name)}" does not exist`]);
       }
       const loaded = await this.#load(entity, options);

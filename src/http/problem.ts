@@ -1,12 +1,4 @@
-import {
-  ConflictError,
-  LimitError,
-  NotFoundError,
-  ValidationError,
-  WriteRejectedError,
-  isStepwireError,
-  type Issue,
-} from '../errors/index.js';
+import { errorAnswer, isLimitError, isStepwireError, type Issue } from '../errors/index.js';
 
 /** The body of every error answer of the HTTP API: RFC 9457 problem details with stepwire's fields. */
 export interface ProblemDetails {
@@ -42,12 +34,18 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** Builds a problem details body. @internal */
-export function problem(status: number, code: string, detail: string, errors: Issue[] = []): ProblemDetails {
+/** Builds a problem details body; the title defaults to the status's reason phrase. @internal */
+export function problem(
+  status: number,
+  code: string,
+  detail: string,
+  errors: Issue[] = [],
+  title = TITLES[status] ?? 'Error',
+): ProblemDetails {
   return {
     type: `urn:stepwire:problem:${code}`,
     status,
-    title: TITLES[status] ?? 'Error',
+    title,
     detail,
     code,
     errors,
@@ -74,29 +72,26 @@ export class HttpProblem extends Error {
 }
 
 /**
- * The one place stepwire errors become HTTP statuses. Unexpected errors become a generic 500 whose
- * body says nothing about the internals (no message, no stack). @internal
+ * The one place errors become problem details: stepwire errors are answered as `ERROR_CODES` says,
+ * with their message and issues. Unexpected errors become a generic 500 whose body says nothing
+ * about the internals (no message, no stack). @internal
  */
 export function problemFromError(error: unknown): ProblemDetails {
   if (error instanceof HttpProblem) return error.details;
-  if (error instanceof ValidationError || error instanceof WriteRejectedError) {
-    return problem(400, error.code, error.message, error.issues);
-  }
-  if (error instanceof NotFoundError) return problem(404, error.code, error.message);
-  if (error instanceof ConflictError) return problem(409, error.code, error.message);
-  if (error instanceof LimitError) {
-    // A limit on what the caller sent is "too large"; a limit hit while doing the work is 422.
-    const status = error.limit.startsWith('http.') ? 413 : 422;
-    return problem(status, error.code, error.message, [
-      { code: error.code, path: '', message: error.message },
-    ]);
-  }
-  if (isStepwireError(error) && error.code === 'cancelled') return problem(503, 'cancelled', error.message);
-  if (isStepwireError(error) && error.code === 'upstream_error')
-    return problem(502, 'upstream_error', error.message);
+  const answer = errorAnswer(error);
+  if (answer && isStepwireError(error))
+    return problem(answer.status, error.code, error.message, issuesOf(error), answer.title);
   return problem(
     500,
     'internal_error',
     'The server could not complete the request because of an unexpected error.',
   );
+}
+
+/** The issues an answer lists: the error's own, or for a limit one issue saying which limit. */
+function issuesOf(error: Error & { code: string }): Issue[] {
+  const own = (error as { issues?: unknown }).issues;
+  if (Array.isArray(own)) return own as Issue[];
+  if (isLimitError(error)) return [{ code: error.code, path: '', message: error.message }];
+  return [];
 }

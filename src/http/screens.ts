@@ -2,6 +2,7 @@ import { readLimited } from '../bytes/read-limited.js';
 import type { Engine } from '../engine/engine.js';
 import { NotFoundError, isStepwireError } from '../errors/index.js';
 import { renderMessagePage, renderScreen } from '../app/render.js';
+import { setOwn } from '../schema/own.js';
 
 /** Parameters of a screen route, taken from the path (already URL-decoded). @internal */
 export interface ScreenRouteParams {
@@ -105,7 +106,7 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
   const values: Record<string, string> = {};
   for (const [key, value] of fields) {
     if (typeof value !== 'string' || Object.hasOwn(values, key)) continue;
-    Object.defineProperty(values, key, { value, enumerable: true, writable: true, configurable: true });
+    setOwn(values, key, value);
   }
   return values;
 }

@@ -9,6 +9,7 @@ export * from './get-entity.js';
 export * from './workflow.js';
 export * from './application.js';
 export * from './actions.js';
+export * from './run-record.js';
 export { check, parse, type CheckResult } from './issues.js';
 export { parsePath, formatSegments, findReferences, isWholeReference, FORBIDDEN_SEGMENTS } from './path.js';
 export type { PathSegment, ParsedPath, ReferenceMatch } from './path.js';

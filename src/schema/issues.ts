@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError, type Issue } from '../errors/index.js';
+import { ValidationError, formatIssues, type Issue } from '../errors/index.js';
 
 /** Formats a path of keys and indexes as `a.b[0].c`. @internal */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -161,7 +161,7 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, what?: str
   throw new ValidationError(
     result.issues,
     what
-      ? `Invalid ${what}: ${result.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`
+      ? `Invalid ${what}: ${formatIssues(result.issues)}`
       : undefined,
   );
 }
