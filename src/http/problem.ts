@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { errorAnswer, isLimitError, isStepwireError, type Issue } from '../errors/index.js';
+import { IssueSchema } from '../schema/index.js';
 
 /** The body of every error answer of the HTTP API: RFC 9457 problem details with stepwire's fields. */
 export interface ProblemDetails {
@@ -15,6 +17,18 @@ export interface ProblemDetails {
   /** Every problem found, each with its path; empty when the problem has no parts. */
   errors: Issue[];
 }
+
+/** The shape of {@link ProblemDetails}, for the OpenAPI document. @internal */
+export const ProblemDetailsSchema = z
+  .object({
+    type: z.string().describe('A URI naming the kind of problem: `urn:stepwire:problem:<code>`.'),
+    status: z.number().int().describe('The HTTP status code, repeated in the body.'),
+    title: z.string().describe('A short summary of the kind of problem.'),
+    detail: z.string().describe('What went wrong this time.'),
+    code: z.string().describe('Stable machine-readable code.'),
+    errors: z.array(IssueSchema).describe('Every problem found, each with its path.'),
+  })
+  .describe('RFC 9457 problem details; `errors` lists every problem with its path.');
 
 /** Media type of problem details. @internal */
 export const PROBLEM_JSON = 'application/problem+json';

@@ -10,6 +10,6 @@ export * from './workflow.js';
 export * from './application.js';
 export * from './actions.js';
 export * from './run-record.js';
-export { check, parse, type CheckResult } from './issues.js';
+export { check, parse, IssueSchema, type CheckResult } from './issues.js';
 export { parsePath, formatSegments, findReferences, isWholeReference, FORBIDDEN_SEGMENTS } from './path.js';
 export type { PathSegment, ParsedPath, ReferenceMatch } from './path.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IssueSchema } from './issues.js';
 
 /**
  * Statuses of a run. `queued`: accepted but not started yet (a durable mode queues runs);
@@ -12,22 +13,12 @@ export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancel
  */
 export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped'] as const;
 
-/** One problem with its path, as kept in a run record. */
-export const RunIssueSchema = z.object({
-  code: z.string().describe('Stable machine-readable code, e.g. `invalid_type`.'),
-  path: z.string().describe('Where the problem is, e.g. `customer.id`; `""` for the root.'),
-  message: z.string().describe('A sentence a person understands.'),
-});
-
 /** An error as kept in a run record. */
 export const RunErrorSchema = z.object({
   code: z.string().describe('Stable code, e.g. `step_failed`, `limit_exceeded`, `cancelled`.'),
   message: z.string().describe('What went wrong, naming the step.'),
   step: z.string().exactOptional().describe('The step that failed, when one did.'),
-  issues: z
-    .array(RunIssueSchema)
-    .exactOptional()
-    .describe('Problems with their paths, for validation errors.'),
+  issues: z.array(IssueSchema).exactOptional().describe('Problems with their paths, for validation errors.'),
 });
 
 /** One step of a run record. */
