@@ -188,8 +188,7 @@ export class Catalog {
       const entity = typeof name === 'string' ? await this.#storage.get<Entity>('entities', name) : undefined;
       if (!entity) {
         const shape = check(GetEntityInputSchema, input);
-        if (!shape.ok)
-          return failure(shape.issues.map(formatIssue));
+        if (!shape.ok) return failure(shape.issues.map(formatIssue));
         return failure([`entity_name: entity "${String(name)}" does not exist`]);
       }
       const loaded = await this.#load(entity, options);

@@ -1,9 +1,9 @@
 import type { Engine } from '../engine/engine.js';
+import { parse } from '../schema/index.js';
+import { readJson, readScript } from './body.js';
 import { buildOpenApi } from './openapi.js';
 import { resolveHandlerOptions, type HandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { HttpProblem, problem, problemFromError, problemResponse } from './problem.js';
-import { parse } from '../schema/index.js';
-import { readJson, readScript } from './body.js';
 import type { Route } from './route.js';
 import { ROUTE_LIST } from './routes.js';
 import { Router } from './router.js';

@@ -55,8 +55,7 @@ export function executeRead(
   limits: ReadLimits,
 ): GetEntityOutput {
   const shape = check(GetEntityInputSchema, input);
-  if (!shape.ok)
-    return readFailure(shape.issues.map(formatIssue));
+  if (!shape.ok) return readFailure(shape.issues.map(formatIssue));
   const planned = planRead(entityName, table.columns, shape.value, limits);
   if (!planned.ok) return readFailure(planned.errors);
   const plan = planned.plan;
