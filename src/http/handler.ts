@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/engine.js';
 import { parse } from '../schema/index.js';
+import { setOwn } from '../schema/own.js';
 import { readJson, readScript } from './body.js';
 import { buildOpenApi } from './openapi.js';
 import { resolveHandlerOptions, type HandlerOptions, type ResolvedHandlerOptions } from './options.js';
@@ -62,6 +63,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         params,
         options: resolved,
         body: () => readBody(route, request, resolved),
+        query: () => readQuery(route, url),
         openapi: document,
       });
     } catch (error) {
@@ -87,4 +89,11 @@ async function readBody(route: Route, request: Request, options: ResolvedHandler
   if (spec.media === 'form') throw new TypeError(`${route.name} reads its own form body`);
   const body = (await readJson(request, options, !spec.required)) ?? {};
   return spec.validate ? parse(spec.schema, body, 'request body') : body;
+}
+
+/** The query string as the route's `query` schema reads it; a repeated name gives its first value. */
+function readQuery(route: Route, url: URL): unknown {
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) if (!Object.hasOwn(query, key)) setOwn(query, key, value);
+  return route.query ? parse(route.query, query, 'query') : query;
 }

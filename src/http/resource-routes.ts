@@ -8,6 +8,9 @@ const enc = encodeURIComponent;
 const NAMES = z.array(z.string());
 const SCRIPT_REF = z.object({ name: z.string() });
 const SCREEN_PARAMS = nameParam('Application').extend({ url: z.string().describe('Screen url') });
+const SCREEN_QUERY = z
+  .record(z.string(), z.string())
+  .describe('Passed to the screen as `query_params` (the first value of a repeated name).');
 const html = (description: string) => ({ description, schema: z.string(), media: 'text/html' }) as const;
 
 /** Routes of transform scripts, applications and their screens, and the OpenAPI document. @internal */
@@ -138,11 +141,11 @@ export const RESOURCE_ROUTES = [
     description:
       'The query string is passed to the screen (`{{query_params.x}}`, grid paging). Errors are HTML pages.',
     params: SCREEN_PARAMS,
-    query: z.record(z.string(), z.string()).describe('Passed to the screen as `query_params`.'),
+    query: SCREEN_QUERY,
     responses: { 200: html('The screen.'), 404: html('No such application or screen.') },
     problems: [],
-    action: ({ engine, request, params, options }) =>
-      handleScreenRoute(engine, request, { app: params.name, screen: params.url }, options),
+    action: ({ engine, request, params, query, options }) =>
+      handleScreenRoute(engine, request, { app: params.name, screen: params.url, query: query() }, options),
   }),
   defineRoute({
     method: 'POST',
@@ -152,6 +155,7 @@ export const RESOURCE_ROUTES = [
     description:
       'Runs the form workflow, then redirects (303); a failed run or invalid input answers 422 with the screen re-rendered, the errors next to the form.',
     params: SCREEN_PARAMS.extend({ component: z.string().describe('Form component name') }),
+    query: SCREEN_QUERY,
     body: {
       media: 'form',
       schema: z.record(z.string(), z.string()),
@@ -167,11 +171,11 @@ export const RESOURCE_ROUTES = [
       422: html('The screen again, with the errors next to the form.'),
     },
     problems: [],
-    action: ({ engine, request, params, options }) =>
+    action: ({ engine, request, params, query, options }) =>
       handleScreenRoute(
         engine,
         request,
-        { app: params.name, screen: params.url, form: params.component },
+        { app: params.name, screen: params.url, form: params.component, query: query() },
         options,
       ),
   }),

@@ -40,7 +40,7 @@ export interface RouteResponse<S extends z.ZodType = z.ZodType> {
 }
 
 /** What a route's action gets. @internal */
-export interface RouteContext<Params = Record<string, string>, Body = unknown> {
+export interface RouteContext<Params = Record<string, string>, Body = unknown, Query = unknown> {
   engine: Engine;
   request: Request;
   /** Path parameters, URL-decoded. */
@@ -48,12 +48,17 @@ export interface RouteContext<Params = Record<string, string>, Body = unknown> {
   options: ResolvedHandlerOptions;
   /** Reads the request body as the route declares it (media type, size and depth limits, validation). */
   body: () => Promise<Body>;
+  /** The query string checked against the route's `query` schema (first value of a repeated name). */
+  query: () => Query;
   /** The OpenAPI document, built on first use. */
   openapi: () => unknown;
 }
 
 /** The value of a route's path parameters. @internal */
 export type ParamsOf<P> = P extends z.ZodType ? z.output<P> : Record<string, never>;
+
+/** The value `query()` gives an action. @internal */
+export type QueryOf<Q> = Q extends z.ZodType ? z.output<Q> : Record<string, never>;
 
 /** The value `body()` gives an action. @internal */
 export type BodyOf<B> = B extends { media: 'script' }
@@ -90,7 +95,7 @@ export interface Route<
   /** Statuses answered with problem details, besides 403 (authorize) and 500 (unexpected). */
   problems: readonly number[];
   /** Answers the request. */
-  action(context: RouteContext<ParamsOf<Params>, BodyOf<Body>>): Promise<Response>;
+  action(context: RouteContext<ParamsOf<Params>, BodyOf<Body>, QueryOf<Query>>): Promise<Response>;
 }
 
 /** Declares a route, keeping its schema types for the client. @internal */

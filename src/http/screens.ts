@@ -12,6 +12,8 @@ export interface ScreenRouteParams {
   screen: string;
   /** Form component name, for `POST .../forms/{component}`. */
   form?: string;
+  /** The screen's query parameters. @default the request URL's query string */
+  query?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link handleScreenRoute}. @internal */
@@ -48,7 +50,7 @@ export async function handleScreenRoute(
   options: ScreenRouteOptions = {},
 ): Promise<Response> {
   const basePath = (options.basePath ?? '').replace(/\/+$/, '').replace(/^\/+/, '/');
-  const query = new URL(request.url).searchParams;
+  const query = params.query ?? new URL(request.url).searchParams;
   const isForm = params.form !== undefined;
   if (request.method !== (isForm ? 'POST' : 'GET')) {
     return html(405, renderMessagePage('Method not allowed', `Use ${isForm ? 'POST' : 'GET'} here.`), {

@@ -8,6 +8,7 @@ import {
   type StepwireClient,
 } from '../../src/http/index.js';
 import { ROUTE_LIST } from '../../src/http/routes.js';
+import { appEngine } from '../app/helpers.js';
 import { shopEngine } from '../engine/helpers.js';
 import { customersEntity, ordersEntity } from '../fixtures.js';
 import { lookupWorkflow } from './helpers.js';
@@ -130,5 +131,27 @@ describe('the route table is the one description of the API', () => {
     const error = (await client.listWorkflows().catch((e: unknown) => e)) as HttpProblemError;
     expect(error).toBeInstanceOf(HttpProblemError);
     expect(error.status).toBe(202);
+  });
+
+  it("hands an action the query string as the route's query schema reads it", async () => {
+    const { engine } = await appEngine();
+    const handler = createHandler(engine);
+    const screen = await handler(
+      new Request('http://localhost/applications/shop/screens/orders?customer=7&customer=8'),
+    );
+    expect(await screen.text()).toContain('<h1>Orders of customer 7</h1>');
+    const form = new FormData();
+    form.set('note', 'a b');
+    form.set('amount', '4');
+    const submitted = await handler(
+      new Request('http://localhost/applications/shop/screens/notes/forms/add?who=Zo%C3%AB', {
+        method: 'POST',
+        body: form,
+      }),
+    );
+    expect(submitted.status).toBe(303);
+    expect(submitted.headers.get('location')).toBe(
+      '/applications/shop/screens/notes?who=a%20b&from=Zo%C3%AB',
+    );
   });
 });
