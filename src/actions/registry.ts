@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ConflictError, ValidationError } from '../errors/index.js';
+import { ConflictError, ValidationError, formatIssues } from '../errors/index.js';
 import type { ChatAdapter, FileStore } from '../adapters/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { check } from '../schema/index.js';
@@ -150,7 +150,7 @@ export class ActionRegistry {
           ...issue,
           path: issue.path ? `input_data.${issue.path}` : 'input_data',
         })),
-        `invalid input of action ${key}: ${parsed.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
+        `invalid input of action ${key}: ${formatIssues(parsed.issues)}`,
       );
     }
     return definition.run(parsed.value, context);

@@ -1,5 +1,6 @@
-import type { Issue } from '../errors/index.js';
+import { formatIssue, type Issue } from '../errors/index.js';
 import type { FormItem } from '../schema/index.js';
+import { setOwn } from '../schema/own.js';
 import { keyPath } from '../json-schema/describe.js';
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -32,15 +33,7 @@ export function coerceForm(
     const raw = Object.hasOwn(values, property) ? String(values[property]) : undefined;
     const result = coerceItem(item, raw);
     if ('message' in result) issues.push({ code: result.code, path: property, message: result.message });
-    else if (result.value !== undefined) {
-      // defineProperty: a property named "__proto__" stays an ordinary own property.
-      Object.defineProperty(input, property, {
-        value: result.value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
+    else if (result.value !== undefined) setOwn(input, property, result.value);
   }
   return { input, issues };
 }
@@ -124,7 +117,7 @@ export function assignIssues(
         ? `${owner.label}${issue.message.slice(owner.property.length)}`
         : issue.message;
     if (owner && !byItem.has(owner.property)) byItem.set(owner.property, message);
-    else if (!owner) form.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
+    else if (!owner) form.push(formatIssue(issue));
   }
   return { byItem, form };
 }

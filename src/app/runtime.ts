@@ -2,6 +2,7 @@ import { NotFoundError, ValidationError, isStepwireError, type Issue } from '../
 import type { Engine } from '../engine/engine.js';
 import type { RunRecord } from '../engine/record.js';
 import type { Application, Component, Screen } from '../schema/index.js';
+import { setOwn } from '../schema/own.js';
 import { itemProperty } from './form.js';
 import { assignIssues, coerceForm } from './form.js';
 import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
@@ -279,13 +280,7 @@ function toQuery(query: ScreenQuery | URLSearchParams | undefined): ScreenQuery 
   const entries =
     query === undefined ? [] : query instanceof URLSearchParams ? [...query] : Object.entries(query);
   for (const [key, value] of entries) {
-    if (!Object.hasOwn(out, key))
-      Object.defineProperty(out, key, {
-        value: String(value),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    if (!Object.hasOwn(out, key)) setOwn(out, key, String(value));
   }
   return out;
 }

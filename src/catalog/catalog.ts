@@ -11,6 +11,7 @@ import {
   NotFoundError,
   ValidationError,
   WriteRejectedError,
+  formatIssue,
   isStepwireError,
   type Issue,
 } from '../errors/index.js';
@@ -173,8 +174,7 @@ export class Catalog {
       const entity = typeof name === 'string' ? await this.#storage.get<Entity>('entities', name) : undefined;
       if (!entity) {
         const shape = check(GetEntityInputSchema, input);
-        if (!shape.ok)
-          return failure(shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)));
+        if (!shape.ok) return failure(shape.issues.map(formatIssue));
         return failure([`entity_name: entity "${String(name)}" does not exist`]);
       }
       const loaded = await this.#load(entity, options);

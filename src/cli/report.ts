@@ -1,4 +1,4 @@
-import type { Issue } from '../errors/index.js';
+import { formatIssue, type Issue } from '../errors/index.js';
 import type { CliIo } from './io.js';
 
 /** Prints problems one a line as `<file>: <path>: <message>` under a heading, on standard error. @internal */
@@ -9,12 +9,12 @@ export function printIssues(
   write: (line: string) => void = io.err,
 ): void {
   write(heading);
-  for (const issue of issues) write(`  ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+  for (const issue of issues) write(`  ${formatIssue(issue)}`);
 }
 
 /** Prints warnings that did not stop the project from loading. @internal */
 export function printWarnings(io: CliIo, problems: readonly Issue[]): void {
-  for (const problem of problems) io.err(`warning: ${problem.path}: ${problem.message}`);
+  for (const problem of problems) io.err(`warning: ${formatIssue(problem)}`);
 }
 
 /** A duration for people: `3 ms`, `1.2 s`. @internal */

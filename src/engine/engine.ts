@@ -5,7 +5,8 @@ import { sendMessageAction } from '../actions/send-message.js';
 import { createPdfAction } from '../actions/create-pdf.js';
 import { uploadFileAction } from '../actions/upload-file.js';
 import { Catalog } from '../catalog/catalog.js';
-import { NotFoundError, ValidationError } from '../errors/index.js';
+import { NotFoundError, ValidationError, formatIssues } from '../errors/index.js';
+import { setOwn } from '../schema/own.js';
 import { QuickJsSandbox, type ScriptSandbox } from '../script/index.js';
 import { Applications } from '../app/applications.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
@@ -220,23 +221,14 @@ function applyInput(
   if (declared?.default_data && typeof value === 'object' && !Array.isArray(value)) {
     const filled: Record<string, unknown> = structuredClone(declared.default_data);
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      if (item !== undefined)
-        Object.defineProperty(filled, key, {
-          value: item,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      if (item !== undefined) setOwn(filled, key, item);
     }
     value = filled;
   }
   if (prepared.input) {
     const issues = prepared.input.validate(value);
     if (issues.length > 0) {
-      throw new ValidationError(
-        issues,
-        `Invalid input: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
-      );
+      throw new ValidationError(issues, `Invalid input: ${formatIssues(issues)}`);
     }
   }
   return value;

@@ -1,11 +1,21 @@
-/** Status of a run. `interrupted`: the engine running it stopped before it finished. */
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
+import type { RUN_STATUSES, STEP_STATUSES } from '../schema/index.js';
+
+/*
+ * These types describe what `RunRecordSchema` (src/schema/run-record.ts) validates; a type test
+ * checks that they stay equal to the schema's output.
+ */
+
+/**
+ * Status of a run. `queued`: accepted but not started yet (a durable mode queues runs);
+ * `interrupted`: the engine running it stopped before it finished.
+ */
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /**
  * Status of a step in a run record. `running` only shows while the run goes on; steps that never
- * started are not listed (`pending` is internal).
+ * started are not listed (`pending` is internal, never stored).
  */
-export type StepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+export type StepStatus = (typeof STEP_STATUSES)[number];
 
 /** An error as kept in a run record. */
 export interface RunError {
@@ -39,7 +49,7 @@ export interface StepRecord {
   logs?: string[];
 }
 
-/** The record of one workflow run (status, input, output, error, steps), kept by the storage adapter. */
+/** The record of one workflow run, kept by the storage adapter. */
 export interface RunRecord {
   /** Run id. */
   id: string;
@@ -81,7 +91,7 @@ export type RunEvent =
   | {
       type: 'run.finished';
       run_id: string;
-      status: Exclude<RunStatus, 'running'>;
+      status: Exclude<RunStatus, 'queued' | 'running'>;
       error: RunError | null;
       at: string;
     };

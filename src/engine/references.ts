@@ -1,5 +1,6 @@
 import { StepwireError } from '../errors/index.js';
 import { findReferences, isWholeReference, parsePath, type PathSegment } from '../schema/index.js';
+import { setOwn } from '../schema/own.js';
 
 /** A reference failed to resolve; the step that holds it fails. */
 export class StepReferenceError extends StepwireError {
@@ -164,11 +165,4 @@ export function toText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
-}
-
-/** Sets an own property, also when the key is `__proto__` (which plain assignment would treat as the prototype). @internal */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__')
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }

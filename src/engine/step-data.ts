@@ -1,6 +1,7 @@
 import { StepwireError } from '../errors/index.js';
 import type { PathSegment } from '../schema/index.js';
-import { readPath, setOwn } from './references.js';
+import { setOwn } from '../schema/own.js';
+import { readPath } from './references.js';
 
 /** Whether the value at `path` equals `expected` (a missing path compares as null). @internal */
 export function conditionHolds(root: unknown, path: readonly PathSegment[], expected: unknown): boolean {

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError, type Issue } from '../errors/index.js';
+import { ConflictError, NotFoundError, ValidationError, formatIssues, type Issue } from '../errors/index.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import { WorkflowSchema, check, type Workflow } from '../schema/index.js';
 import { compileSchema, type CompiledSchema } from '../json-schema/index.js';
@@ -92,7 +92,7 @@ export class WorkflowRegistry {
   /** Validates a definition, plans it and compiles its input schema. */
   #prepare(definition: unknown): PreparedWorkflow {
     const shape = check(WorkflowSchema, definition);
-    if (!shape.ok) throw new ValidationError(shape.issues, `Invalid workflow: ${describe(shape.issues)}`);
+    if (!shape.ok) throw new ValidationError(shape.issues, `Invalid workflow: ${formatIssues(shape.issues)}`);
     const workflow = shape.value;
     const issues: Issue[] = [];
     let input: CompiledSchema | undefined;
@@ -112,7 +112,7 @@ export class WorkflowRegistry {
     });
     issues.push(...planIssues);
     if (issues.length > 0)
-      throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${describe(issues)}`);
+      throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${formatIssues(issues)}`);
     return { json: JSON.stringify(workflow), checkedAt: Date.now(), plan, input };
   }
 
@@ -145,8 +145,4 @@ function declaredProperties(schema: Record<string, unknown>): Set<string> | unde
   if (schema['additionalProperties'] !== false && schema['additionalProperties'] !== undefined)
     return undefined;
   return new Set(Object.keys(properties));
-}
-
-function describe(issues: readonly Issue[]): string {
-  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
 }

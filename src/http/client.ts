@@ -1,4 +1,4 @@
-import ky, { HTTPError, type KyInstance, type Options as KyOptions } from 'ky';
+import ky, { type KyInstance } from 'ky';
 import type { RunRecord } from '../engine/record.js';
 import type {
   Application,
@@ -9,7 +9,7 @@ import type {
   Workflow,
   WorkflowInputBody,
 } from '../schema/index.js';
-import { problemErrorFrom } from './client-error.js';
+import { createCallRoute } from './call-route.js';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -109,71 +109,51 @@ export function createClient(options: ClientOptions): StepwireClient {
     },
   });
   const runTimeout = options.runTimeout ?? 310_000;
-
-  async function send(method: string, path: string, init: KyOptions = {}): Promise<Response> {
-    try {
-      return await api(path, { method, ...init });
-    } catch (error) {
-      if (error instanceof HTTPError) throw await problemErrorFrom(error.response, error);
-      throw error;
-    }
-  }
-  const call = async <T>(method: string, path: string, init?: KyOptions): Promise<T> =>
-    (await (await send(method, path, init)).json()) as T;
-  const withCreated = async <T>(method: string, path: string, init: KyOptions) => {
-    const response = await send(method, path, init);
-    return { value: (await response.json()) as T, created: response.status === 201 };
+  const call = createCallRoute(api);
+  const value = async <T>(answer: Promise<{ value: T }>): Promise<T> => (await answer).value;
+  const created = async <T>(answer: Promise<{ value: T; status: number }>) => {
+    const { value, status } = await answer;
+    return { value, created: status === 201 };
   };
-  const e = encodeURIComponent;
 
   return {
-    registerEntity: (entity) => call('POST', 'catalog/entity', { json: entity }),
+    registerEntity: (entity) => value(call('catalog.registerEntity', { body: entity })),
     upsertEntity: async (entity) => {
-      const { value, created } = await withCreated<Entity>('POST', 'catalog/entities/spreadsheet/register', {
-        json: entity,
-      });
-      return { entity: value, created };
+      const answer = await created(call('catalog.upsertEntity', { body: entity }));
+      return { entity: answer.value, created: answer.created };
     },
-    createRelationship: (relationship) => call('POST', 'catalog/entity/relationship', { json: relationship }),
-    listEntities: () => call('GET', 'catalog/entities'),
-    getEntityDefinition: (name) => call('GET', `catalog/entities/${e(name)}`),
-    readEntity: (name, body = {}) => call('POST', `catalog/entities/${e(name)}/read`, { json: body }),
-    createWorkflow: (workflow) => call('POST', 'workflows', { json: workflow }),
+    createRelationship: (relationship) => value(call('catalog.createRelationship', { body: relationship })),
+    listEntities: () => value(call('catalog.listEntities', {})),
+    getEntityDefinition: (name) => value(call('catalog.getEntityDefinition', { params: { name } })),
+    readEntity: (name, body = {}) => value(call('catalog.readEntity', { params: { name }, body })),
+    createWorkflow: (workflow) => value(call('workflows.create', { body: workflow })),
     replaceWorkflow: async (workflow) => {
-      const { value, created } = await withCreated<Workflow>('PUT', `workflows/${e(workflow.name)}`, {
-        json: workflow,
-      });
-      return { workflow: value, created };
+      const request = { params: { name: workflow.name }, body: workflow };
+      const answer = await created(call('workflows.replace', request));
+      return { workflow: answer.value, created: answer.created };
     },
-    getWorkflow: (name) => call('GET', `workflows/${e(name)}`),
-    listWorkflows: () => call('GET', 'workflows'),
-    deleteWorkflow: async (name) => void (await send('DELETE', `workflows/${e(name)}`)),
+    getWorkflow: (name) => value(call('workflows.get', { params: { name } })),
+    listWorkflows: () => value(call('workflows.list', {})),
+    deleteWorkflow: (name) => value(call('workflows.delete', { params: { name } })),
     runWorkflow: (name, input) =>
-      call('POST', `workflows/${e(name)}/runs`, { json: input ?? {}, timeout: runTimeout }),
-    getRun: (id) => call('GET', `runs/${e(id)}`),
+      value(call('workflows.run', { params: { name }, body: input ?? {} }, { timeout: runTimeout })),
+    getRun: (id) => value(call('runs.get', { params: { id } })),
     putScript: async (name, source) => {
-      const response = await send('PUT', `scripts/${e(name)}`, {
-        body: source,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-      });
-      return { name: ((await response.json()) as { name: string }).name, created: response.status === 201 };
+      const answer = await created(call('scripts.put', { params: { name }, body: source }));
+      return { name: answer.value.name, created: answer.created };
     },
-    getScript: async (name) => (await send('GET', `scripts/${e(name)}`)).text(),
-    listScripts: () => call('GET', 'scripts'),
-    deleteScript: async (name) => void (await send('DELETE', `scripts/${e(name)}`)),
+    getScript: (name) => value(call('scripts.get', { params: { name } })),
+    listScripts: () => value(call('scripts.list', {})),
+    deleteScript: (name) => value(call('scripts.delete', { params: { name } })),
     putApplication: async (name, config) => {
-      const { value, created } = await withCreated<Application>('PUT', `applications/${e(name)}`, {
-        json: config,
-      });
-      return { application: value, created };
+      const answer = await created(call('applications.put', { params: { name }, body: config }));
+      return { application: answer.value, created: answer.created };
     },
-    getApplication: (name) => call('GET', `applications/${e(name)}`),
-    listApplications: () => call('GET', 'applications'),
-    deleteApplication: async (name) => void (await send('DELETE', `applications/${e(name)}`)),
-    renderScreen: async (name, url, query) =>
-      (
-        await send('GET', `applications/${e(name)}/screens/${e(url)}`, query ? { searchParams: query } : {})
-      ).text(),
-    openapi: () => call('GET', 'openapi.json'),
+    getApplication: (name) => value(call('applications.get', { params: { name } })),
+    listApplications: () => value(call('applications.list', {})),
+    deleteApplication: (name) => value(call('applications.delete', { params: { name } })),
+    renderScreen: (name, url, query) =>
+      value(call('applications.renderScreen', { params: { name, url }, ...(query ? { query } : {}) })),
+    openapi: () => value(call('openapi', {})),
   };
 }

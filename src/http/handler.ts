@@ -1,8 +1,12 @@
 import type { Engine } from '../engine/engine.js';
+import { parse } from '../schema/index.js';
+import { setOwn } from '../schema/own.js';
+import { readJson, readScript } from './body.js';
 import { buildOpenApi } from './openapi.js';
-import { resolveHandlerOptions, type HandlerOptions } from './options.js';
+import { resolveHandlerOptions, type HandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { HttpProblem, problem, problemFromError, problemResponse } from './problem.js';
-import { ROUTES, type Route } from './routes.js';
+import type { Route } from './route.js';
+import { ROUTE_LIST } from './routes.js';
 import { Router } from './router.js';
 
 /** A web-standard fetch handler: what `createHandler` returns. */
@@ -19,7 +23,7 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  */
 export function createHandler(engine: Engine, options: HandlerOptions = {}): FetchHandler {
   const resolved = resolveHandlerOptions(options);
-  const router = new Router<Route>(ROUTES);
+  const router = new Router<Route>(ROUTE_LIST);
   let openapi: unknown;
   const document = () => (openapi ??= buildOpenApi({ basePath: resolved.basePath }));
 
@@ -53,7 +57,15 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
             problem(403, 'forbidden', `You are not allowed to ${route.name} (${method} ${path}).`),
           );
       }
-      return await route.action({ engine, request, params, options: resolved, openapi: document });
+      return await route.action({
+        engine,
+        request,
+        params,
+        options: resolved,
+        body: () => readBody(route, request, resolved),
+        query: () => readQuery(route, url),
+        openapi: document,
+      });
     } catch (error) {
       const details = problemFromError(error);
       if (details.status === 500) resolved.onError?.(error, request);
@@ -66,4 +78,22 @@ function notFound(path: string): Response {
   return problemResponse(
     problem(404, 'route_not_found', `There is no route ${path}; GET /openapi.json lists every route.`),
   );
+}
+
+/** Reads a request body as its route declares it; an empty optional JSON body is `{}`. */
+async function readBody(route: Route, request: Request, options: ResolvedHandlerOptions): Promise<unknown> {
+  const spec = route.body;
+  if (spec === undefined) return undefined;
+  if (spec.media === 'script') return readScript(request, options);
+  // Forms answer with HTML pages, so the screen routes read them themselves.
+  if (spec.media === 'form') throw new TypeError(`${route.name} reads its own form body`);
+  const body = (await readJson(request, options, !spec.required)) ?? {};
+  return spec.validate ? parse(spec.schema, body, 'request body') : body;
+}
+
+/** The query string as the route's `query` schema reads it; a repeated name gives its first value. */
+function readQuery(route: Route, url: URL): unknown {
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) if (!Object.hasOwn(query, key)) setOwn(query, key, value);
+  return route.query ? parse(route.query, query, 'query') : query;
 }

@@ -3,13 +3,16 @@
  * its OpenAPI 3.1 document ({@link buildOpenApi}) and a typed client on ky ({@link createClient}).
  * Edge-safe: no Node built-ins.
  *
- * Decisions where DESIGN section 7 is silent (also for docs/semantics.md):
+ * How the API answers:
+ * - Every operation is one entry of a route table that the handler, {@link buildOpenApi} and
+ *   {@link createClient} all read, so the three always agree.
  * - Errors are `application/problem+json`: `{ type: "urn:stepwire:problem:<code>", status, title,
  *   detail, code, errors: [{ code, path, message }] }`; `errors` lists every problem (empty when the
- *   problem has no parts). One function maps errors to statuses: ValidationError and
- *   WriteRejectedError 400, NotFoundError 404, ConflictError 409, LimitError 413 for a limit on what
- *   the caller sent (`http.*`) else 422, CancelledError 503, UpstreamError 502, anything else 500 with
- *   a generic detail (never the message or stack; `onError` receives the error for logging).
+ *   problem has no parts). Statuses come from the error-code table `ERROR_CODES` of the main entry:
+ *   `validation_failed` and `write_rejected` 400, `not_found` 404, `conflict` 409, `limit_exceeded`
+ *   413 for a limit on what the caller sent (`http.*`) else 422, `cancelled` 503, `upstream_error`
+ *   502; anything else is 500 with a generic detail (never the message or stack; `onError` receives
+ *   the error for logging).
  * - Unknown path 404 (`route_not_found`); known path with another method 405 with `Allow`; a JSON route
  *   given another Content-Type (or a body without one) 415 with `Accept`; a body over `maxBodyBytes`
  *   (counted while it streams in, after gzip/deflate decoding) 413; nesting deeper than `maxJsonDepth`
@@ -24,8 +27,9 @@
  *   `POST /catalog/entities/spreadsheet/register` answers 201 or 200 with the entity.
  * - `PUT /workflows/{name}`: a body `name` different from the path is a 400 `name_mismatch`; a body
  *   without `name` takes the path's.
- * - `POST /workflows/{name}/runs`: an empty body means `{}`; 200 with the run record whatever its
- *   status, plus `Location: /runs/{id}`; the request's signal cancels the run when the client goes away.
+ * - An optional JSON body that is empty means `{}`. `POST /workflows/{name}/runs` answers 200 with
+ *   the run record whatever its status, plus `Location: /runs/{id}`; the request's signal cancels the
+ *   run when the client goes away.
  * - `PUT /scripts/{name}` takes `text/plain` or `application/javascript` (or `text/javascript`) and
  *   answers `{ name }` with 201 (new) or 200 (replaced); `GET /scripts/{name}` answers the source as
  *   `text/javascript`. Lists (`GET /catalog/entities`, `/workflows`) are JSON arrays of definitions;

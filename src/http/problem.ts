@@ -1,12 +1,6 @@
-import {
-  ConflictError,
-  LimitError,
-  NotFoundError,
-  ValidationError,
-  WriteRejectedError,
-  isStepwireError,
-  type Issue,
-} from '../errors/index.js';
+import { z } from 'zod';
+import { errorAnswer, isLimitError, isStepwireError, type Issue } from '../errors/index.js';
+import { IssueSchema } from '../schema/index.js';
 
 /** The body of every error answer of the HTTP API: RFC 9457 problem details with stepwire's fields. */
 export interface ProblemDetails {
@@ -23,6 +17,18 @@ export interface ProblemDetails {
   /** Every problem found, each with its path; empty when the problem has no parts. */
   errors: Issue[];
 }
+
+/** The shape of {@link ProblemDetails}, for the OpenAPI document. @internal */
+export const ProblemDetailsSchema = z
+  .object({
+    type: z.string().describe('A URI naming the kind of problem: `urn:stepwire:problem:<code>`.'),
+    status: z.number().int().describe('The HTTP status code, repeated in the body.'),
+    title: z.string().describe('A short summary of the kind of problem.'),
+    detail: z.string().describe('What went wrong this time.'),
+    code: z.string().describe('Stable machine-readable code.'),
+    errors: z.array(IssueSchema).describe('Every problem found, each with its path.'),
+  })
+  .describe('RFC 9457 problem details; `errors` lists every problem with its path.');
 
 /** Media type of problem details. @internal */
 export const PROBLEM_JSON = 'application/problem+json';
@@ -42,12 +48,18 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** Builds a problem details body. @internal */
-export function problem(status: number, code: string, detail: string, errors: Issue[] = []): ProblemDetails {
+/** Builds a problem details body; the title defaults to the status's reason phrase. @internal */
+export function problem(
+  status: number,
+  code: string,
+  detail: string,
+  errors: Issue[] = [],
+  title = TITLES[status] ?? 'Error',
+): ProblemDetails {
   return {
     type: `urn:stepwire:problem:${code}`,
     status,
-    title: TITLES[status] ?? 'Error',
+    title,
     detail,
     code,
     errors,
@@ -74,29 +86,26 @@ export class HttpProblem extends Error {
 }
 
 /**
- * The one place stepwire errors become HTTP statuses. Unexpected errors become a generic 500 whose
- * body says nothing about the internals (no message, no stack). @internal
+ * The one place errors become problem details: stepwire errors are answered as `ERROR_CODES` says,
+ * with their message and issues. Unexpected errors become a generic 500 whose body says nothing
+ * about the internals (no message, no stack). @internal
  */
 export function problemFromError(error: unknown): ProblemDetails {
   if (error instanceof HttpProblem) return error.details;
-  if (error instanceof ValidationError || error instanceof WriteRejectedError) {
-    return problem(400, error.code, error.message, error.issues);
-  }
-  if (error instanceof NotFoundError) return problem(404, error.code, error.message);
-  if (error instanceof ConflictError) return problem(409, error.code, error.message);
-  if (error instanceof LimitError) {
-    // A limit on what the caller sent is "too large"; a limit hit while doing the work is 422.
-    const status = error.limit.startsWith('http.') ? 413 : 422;
-    return problem(status, error.code, error.message, [
-      { code: error.code, path: '', message: error.message },
-    ]);
-  }
-  if (isStepwireError(error) && error.code === 'cancelled') return problem(503, 'cancelled', error.message);
-  if (isStepwireError(error) && error.code === 'upstream_error')
-    return problem(502, 'upstream_error', error.message);
+  const answer = errorAnswer(error);
+  if (answer && isStepwireError(error))
+    return problem(answer.status, error.code, error.message, issuesOf(error), answer.title);
   return problem(
     500,
     'internal_error',
     'The server could not complete the request because of an unexpected error.',
   );
+}
+
+/** The issues an answer lists: the error's own, or for a limit one issue saying which limit. */
+function issuesOf(error: Error & { code: string }): Issue[] {
+  const own = (error as { issues?: unknown }).issues;
+  if (Array.isArray(own)) return own as Issue[];
+  if (isLimitError(error)) return [{ code: error.code, path: '', message: error.message }];
+  return [];
 }

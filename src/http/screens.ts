@@ -2,6 +2,7 @@ import { readLimited } from '../bytes/read-limited.js';
 import type { Engine } from '../engine/engine.js';
 import { NotFoundError, isStepwireError } from '../errors/index.js';
 import { renderMessagePage, renderScreen } from '../app/render.js';
+import { setOwn } from '../schema/own.js';
 
 /** Parameters of a screen route, taken from the path (already URL-decoded). @internal */
 export interface ScreenRouteParams {
@@ -11,6 +12,8 @@ export interface ScreenRouteParams {
   screen: string;
   /** Form component name, for `POST .../forms/{component}`. */
   form?: string;
+  /** The screen's query parameters. @default the request URL's query string */
+  query?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link handleScreenRoute}. @internal */
@@ -47,7 +50,7 @@ export async function handleScreenRoute(
   options: ScreenRouteOptions = {},
 ): Promise<Response> {
   const basePath = (options.basePath ?? '').replace(/\/+$/, '').replace(/^\/+/, '/');
-  const query = new URL(request.url).searchParams;
+  const query = params.query ?? new URL(request.url).searchParams;
   const isForm = params.form !== undefined;
   if (request.method !== (isForm ? 'POST' : 'GET')) {
     return html(405, renderMessagePage('Method not allowed', `Use ${isForm ? 'POST' : 'GET'} here.`), {
@@ -105,7 +108,7 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
   const values: Record<string, string> = {};
   for (const [key, value] of fields) {
     if (typeof value !== 'string' || Object.hasOwn(values, key)) continue;
-    Object.defineProperty(values, key, { value, enumerable: true, writable: true, configurable: true });
+    setOwn(values, key, value);
   }
   return values;
 }

@@ -4,6 +4,7 @@
  * only the page's rows and the selected columns.
  * @module
  */
+import { formatIssue } from '../errors/index.js';
 import type { Column } from '../schema/data-table.js';
 import type { ColumnType } from '../schema/entity.js';
 import { GetEntityInputSchema, type GetEntityOutput } from '../schema/get-entity.js';
@@ -54,10 +55,7 @@ export function executeRead(
   limits: ReadLimits,
 ): GetEntityOutput {
   const shape = check(GetEntityInputSchema, input);
-  if (!shape.ok)
-    return readFailure(
-      shape.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)),
-    );
+  if (!shape.ok) return readFailure(shape.issues.map(formatIssue));
   const planned = planRead(entityName, table.columns, shape.value, limits);
   if (!planned.ok) return readFailure(planned.errors);
   const plan = planned.plan;

@@ -21,6 +21,7 @@ export * from './steps/index.js';
 export * from './workflow.js';
 export * from './application.js';
 export * from './actions.js';
-export { check, parse, type CheckResult } from './issues.js';
+export * from './run-record.js';
+export { check, parse, IssueSchema, type CheckResult } from './issues.js';
 export { parsePath, formatSegments, findReferences, isWholeReference, FORBIDDEN_SEGMENTS } from './path.js';
 export type { PathSegment, ParsedPath, ReferenceMatch } from './path.js';

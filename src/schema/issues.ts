@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ValidationError, type Issue } from '../errors/index.js';
+import { ValidationError, formatIssues, type Issue } from '../errors/index.js';
+
+/** One problem with its path, the shape of {@link Issue}: in run records and problem details. */
+export const IssueSchema = z.object({
+  code: z.string().describe('Stable machine-readable code, e.g. `invalid_type`.'),
+  path: z.string().describe('Where the problem is, e.g. `customer.id`; `""` for the root.'),
+  message: z.string().describe('A sentence a person understands.'),
+});
 
 /** Formats a path of keys and indexes as `a.b[0].c`. @internal */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -160,9 +167,7 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, what?: str
   if (result.ok) return result.value;
   throw new ValidationError(
     result.issues,
-    what
-      ? `Invalid ${what}: ${result.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`
-      : undefined,
+    what ? `Invalid ${what}: ${formatIssues(result.issues)}` : undefined,
   );
 }
 

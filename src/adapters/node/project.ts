@@ -10,7 +10,7 @@ import { Engine } from '../../engine/engine.js';
 import type { EngineOptions } from '../../engine/options.js';
 import { MemoryChat, MemoryFileStore, MemorySpreadsheets } from '../memory/index.js';
 import type { CellValue, FileInput, FileStore, StoredFile } from '../types.js';
-import { isStepwireError, ValidationError, type Issue } from '../../errors/index.js';
+import { formatIssue, isStepwireError, ValidationError, type Issue } from '../../errors/index.js';
 import type { Entity } from '../../schema/index.js';
 import { locateJsonError } from '../../http/json-error.js';
 import { LocalFileStore } from './local-file-store.js';
@@ -178,7 +178,7 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   if (issues.length > 0) {
     throw new ValidationError(
       issues,
-      `The project in ${dir} has ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`,
+      `The project in ${dir} has ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`,
     );
   }
   return { engine, spreadsheets, files, chat, problems };

@@ -1,0 +1,51 @@
+import type { StepwireError } from './classes.js';
+import { isLimitError, isStepwireError } from './guards.js';
+
+/** How errors with one code are answered: an HTTP status and a title, the same for every such error. */
+export interface ErrorAnswer {
+  /** The HTTP status code of the answer. */
+  readonly status: number;
+  /** A short summary of the kind of problem (the problem details `title`). */
+  readonly title: string;
+}
+
+/**
+ * How a stepwire error is answered, by its `code`: the one table the HTTP handler turns errors into
+ * statuses with (the answer's body carries the code, the error's message and its issues).
+ *
+ * | code | status | raised by |
+ * | --- | --- | --- |
+ * | `validation_failed` | 400 | {@link ValidationError}: the input is invalid; every issue is listed |
+ * | `write_rejected` | 400 | {@link WriteRejectedError}: a write broke a rule; every issue is listed |
+ * | `not_found` | 404 | {@link NotFoundError} |
+ * | `conflict` | 409 | {@link ConflictError} |
+ * | `limit_exceeded` | 422, or 413 when the limit is on what the caller sent (its `limit` starts with `http.`) | {@link LimitError} |
+ * | `cancelled` | 503 | {@link CancelledError}: the work was cancelled, e.g. the server is shutting down |
+ * | `upstream_error` | 502 | {@link UpstreamError}: an outside service answered with an error |
+ *
+ * Any other error, stepwire's or not, is unexpected: 500 with a generic message that tells nothing
+ * about the internals.
+ */
+export const ERROR_CODES: Readonly<Record<string, ErrorAnswer>> = {
+  validation_failed: { status: 400, title: 'Bad Request' },
+  write_rejected: { status: 400, title: 'Bad Request' },
+  not_found: { status: 404, title: 'Not Found' },
+  conflict: { status: 409, title: 'Conflict' },
+  limit_exceeded: { status: 422, title: 'Unprocessable Content' },
+  cancelled: { status: 503, title: 'Service Unavailable' },
+  upstream_error: { status: 502, title: 'Bad Gateway' },
+};
+
+/** The answer to a limit on what the caller sent (a {@link LimitError} whose `limit` starts with `http.`). */
+const LIMIT_ON_REQUEST: ErrorAnswer = { status: 413, title: 'Content Too Large' };
+
+/** The answer {@link ERROR_CODES} gives `error`, or `undefined` when the error is unexpected. */
+export function errorAnswer(error: unknown): ErrorAnswer | undefined {
+  if (!isStepwireError(error)) return undefined;
+  if (isLimitError(error) && error.limit.startsWith('http.')) return LIMIT_ON_REQUEST;
+  return answerForCode(error);
+}
+
+function answerForCode(error: StepwireError): ErrorAnswer | undefined {
+  return Object.hasOwn(ERROR_CODES, error.code) ? ERROR_CODES[error.code] : undefined;
+}

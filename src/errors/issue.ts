@@ -1,0 +1,19 @@
+/** One problem found while validating input: where it is and what is wrong. */
+export interface Issue {
+  /** Stable machine-readable code, e.g. `invalid_type`, `unknown_column`. */
+  code: string;
+  /** Where the problem is, as a dotted path with `[i]` indexes, e.g. `steps[0].l2_data.action`; `""` for the root. */
+  path: string;
+  /** A sentence a person understands. */
+  message: string;
+}
+
+/** Formats one issue as `path: message`, or just the message when the issue is about the root. */
+export function formatIssue(issue: Pick<Issue, 'path' | 'message'>): string {
+  return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
+}
+
+/** Formats issues on one line, each as `path: message`, separated by `; `. */
+export function formatIssues(issues: readonly Pick<Issue, 'path' | 'message'>[]): string {
+  return issues.map(formatIssue).join('; ');
+}

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import {
+  EntitySchema,
+  GetEntityOutputSchema,
+  ReadEntityBodySchema,
+  RelationshipSchema,
+} from '../schema/index.js';
+import { defineRoute, json, nameParam } from './route.js';
+
+const enc = encodeURIComponent;
+
+/** Routes of the entity catalog. @internal */
+export const CATALOG_ROUTES = [
+  defineRoute({
+    method: 'POST',
+    path: '/catalog/entity',
+    name: 'catalog.registerEntity',
+    summary: 'Register an entity',
+    body: { media: 'json', schema: EntitySchema, required: true, description: 'The entity definition.' },
+    responses: { 201: { description: 'Registered.', schema: EntitySchema } },
+    problems: [400, 409, 413, 415],
+    action: async ({ engine, body, options }) => {
+      const entity = await engine.catalog.registerEntity(await body());
+      return json(201, entity, { location: `${options.basePath}/catalog/entities/${enc(entity.name)}` });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/catalog/entities/spreadsheet/register',
+    name: 'catalog.upsertEntity',
+    summary: 'Register or replace an entity',
+    body: { media: 'json', schema: EntitySchema, required: true, description: 'The entity definition.' },
+    responses: {
+      200: { description: 'Replaced.', schema: EntitySchema },
+      201: { description: 'Registered.', schema: EntitySchema },
+    },
+    problems: [400, 413, 415],
+    action: async ({ engine, body, options }) => {
+      const { entity, created } = await engine.catalog.upsertEntity(await body());
+      return json(created ? 201 : 200, entity, {
+        location: `${options.basePath}/catalog/entities/${enc(entity.name)}`,
+      });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/catalog/entity/relationship',
+    name: 'catalog.createRelationship',
+    summary: 'Create a relationship',
+    body: {
+      media: 'json',
+      schema: RelationshipSchema,
+      required: true,
+      description: 'The relationship between two entities.',
+    },
+    responses: { 201: { description: 'Created.', schema: RelationshipSchema } },
+    problems: [400, 404, 409, 413, 415],
+    action: async ({ engine, body }) => json(201, await engine.catalog.createRelationship(await body())),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/catalog/entities',
+    name: 'catalog.listEntities',
+    summary: 'List entity definitions',
+    responses: { 200: { description: 'Every entity, ordered by name.', schema: z.array(EntitySchema) } },
+    problems: [],
+    action: async ({ engine }) => json(200, await engine.catalog.listEntities()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/catalog/entities/{name}',
+    name: 'catalog.getEntityDefinition',
+    summary: 'Read an entity definition',
+    params: nameParam('Entity'),
+    responses: { 200: { description: 'The definition.', schema: EntitySchema } },
+    problems: [404],
+    action: async ({ engine, params }) => json(200, await engine.catalog.getDefinition(params.name)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/catalog/entities/{name}/read',
+    name: 'catalog.readEntity',
+    summary: 'Read rows of an entity (get_entity)',
+    description:
+      'Runs the get_entity read. A read that ran answers 200 even when `body.error.is_error` is true (a data error such as an unknown column, as the spec shapes it); an invalid body is a 400 and an unknown entity a 404.',
+    params: nameParam('Entity'),
+    body: {
+      media: 'json',
+      schema: ReadEntityBodySchema,
+      required: false,
+      validate: true,
+      description: 'The operation and paging; an empty body reads the first page of every column.',
+    },
+    responses: { 200: { description: 'The get_entity output.', schema: GetEntityOutputSchema } },
+    problems: [400, 404, 413, 415],
+    action: async ({ engine, request, params, body }) => {
+      await engine.catalog.getDefinition(params.name); // 404 before the body is read
+      const read = await body();
+      const output = await engine.catalog.getEntity(
+        { entity_name: params.name, operation: {}, ...read },
+        { signal: request.signal },
+      );
+      return json(200, output);
+    },
+  }),
+] as const;

@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { NotFoundError } from '../errors/index.js';
+import { ApplicationSchema } from '../schema/index.js';
+import { defineRoute, json, nameParam, noContent } from './route.js';
+import { handleScreenRoute } from './screens.js';
+
+const enc = encodeURIComponent;
+const NAMES = z.array(z.string());
+const SCRIPT_REF = z.object({ name: z.string() });
+const SCREEN_PARAMS = nameParam('Application').extend({ url: z.string().describe('Screen url') });
+const SCREEN_QUERY = z
+  .record(z.string(), z.string())
+  .describe('Passed to the screen as `query_params` (the first value of a repeated name).');
+const html = (description: string) => ({ description, schema: z.string(), media: 'text/html' }) as const;
+
+/** Routes of transform scripts, applications and their screens, and the OpenAPI document. @internal */
+export const RESOURCE_ROUTES = [
+  defineRoute({
+    method: 'GET',
+    path: '/scripts',
+    name: 'scripts.list',
+    summary: 'List script names',
+    responses: { 200: { description: 'Every script name, ordered.', schema: NAMES } },
+    problems: [],
+    action: async ({ engine }) => json(200, await engine.scripts.list()),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/scripts/{name}',
+    name: 'scripts.put',
+    summary: 'Store a transform script',
+    params: nameParam('Script'),
+    body: { media: 'script', schema: z.string(), required: true, description: 'The JavaScript source.' },
+    responses: {
+      200: { description: 'Replaced.', schema: SCRIPT_REF },
+      201: { description: 'Stored.', schema: SCRIPT_REF },
+    },
+    problems: [400, 413, 415],
+    action: async ({ engine, params: { name }, body, options }) => {
+      const source = await body();
+      const existed = await engine.scripts.exists(name);
+      await engine.scripts.put(name, source);
+      return json(
+        existed ? 200 : 201,
+        { name },
+        existed ? {} : { location: `${options.basePath}/scripts/${enc(name)}` },
+      );
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/scripts/{name}',
+    name: 'scripts.get',
+    summary: 'Read a transform script',
+    params: nameParam('Script'),
+    responses: { 200: { description: 'The source.', schema: z.string(), media: 'text/javascript' } },
+    problems: [404],
+    action: async ({ engine, params }) =>
+      new Response(await engine.scripts.get(params.name), {
+        status: 200,
+        headers: { 'content-type': 'text/javascript; charset=utf-8' },
+      }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/scripts/{name}',
+    name: 'scripts.delete',
+    summary: 'Delete a script',
+    params: nameParam('Script'),
+    responses: { 204: { description: 'Deleted.' } },
+    problems: [404],
+    action: async ({ engine, params }) => {
+      if (!(await engine.scripts.delete(params.name))) throw new NotFoundError('script', params.name);
+      return noContent();
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/applications',
+    name: 'applications.list',
+    summary: 'List application names',
+    responses: { 200: { description: 'Every application name, ordered.', schema: NAMES } },
+    problems: [],
+    action: async ({ engine }) => json(200, await engine.applications.list()),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/applications/{name}',
+    name: 'applications.put',
+    summary: 'Store an application config',
+    params: nameParam('Application'),
+    body: {
+      media: 'json',
+      schema: ApplicationSchema,
+      required: true,
+      description: 'The application configuration: screens and their components.',
+    },
+    responses: {
+      200: { description: 'Replaced.', schema: ApplicationSchema },
+      201: { description: 'Stored.', schema: ApplicationSchema },
+    },
+    problems: [400, 413, 415],
+    action: async ({ engine, params: { name }, body, options }) => {
+      const { application, created } = await engine.applications.put(name, await body());
+      return json(
+        created ? 201 : 200,
+        application,
+        created ? { location: `${options.basePath}/applications/${enc(name)}` } : {},
+      );
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/applications/{name}',
+    name: 'applications.get',
+    summary: 'Read an application config',
+    params: nameParam('Application'),
+    responses: { 200: { description: 'The config.', schema: ApplicationSchema } },
+    problems: [404],
+    action: async ({ engine, params }) => json(200, await engine.applications.get(params.name)),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/applications/{name}',
+    name: 'applications.delete',
+    summary: 'Delete an application',
+    params: nameParam('Application'),
+    responses: { 204: { description: 'Deleted.' } },
+    problems: [404],
+    action: async ({ engine, params }) => {
+      if (!(await engine.applications.delete(params.name)))
+        throw new NotFoundError('application', params.name);
+      return noContent();
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/applications/{name}/screens/{url}',
+    name: 'applications.renderScreen',
+    summary: 'Render a screen as HTML',
+    description:
+      'The query string is passed to the screen (`{{query_params.x}}`, grid paging). Errors are HTML pages.',
+    params: SCREEN_PARAMS,
+    query: SCREEN_QUERY,
+    responses: { 200: html('The screen.'), 404: html('No such application or screen.') },
+    problems: [],
+    action: ({ engine, request, params, query, options }) =>
+      handleScreenRoute(engine, request, { app: params.name, screen: params.url, query: query() }, options),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/applications/{name}/screens/{url}/forms/{component}',
+    name: 'applications.submitForm',
+    summary: 'Submit a form',
+    description:
+      'Runs the form workflow, then redirects (303); a failed run or invalid input answers 422 with the screen re-rendered, the errors next to the form.',
+    params: SCREEN_PARAMS.extend({ component: z.string().describe('Form component name') }),
+    query: SCREEN_QUERY,
+    body: {
+      media: 'form',
+      schema: z.record(z.string(), z.string()),
+      required: true,
+      description: 'The form fields.',
+    },
+    responses: {
+      303: { description: 'Redirect to the next screen.' },
+      400: html('The form body could not be read.'),
+      404: html('No such application, screen or form.'),
+      413: html('The form is larger than the limit.'),
+      415: html('The form is not urlencoded or multipart.'),
+      422: html('The screen again, with the errors next to the form.'),
+    },
+    problems: [],
+    action: ({ engine, request, params, query, options }) =>
+      handleScreenRoute(
+        engine,
+        request,
+        { app: params.name, screen: params.url, form: params.component, query: query() },
+        options,
+      ),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/openapi.json',
+    name: 'openapi',
+    summary: 'This document',
+    responses: {
+      200: { description: 'The OpenAPI 3.1 document.', schema: z.record(z.string(), z.unknown()) },
+    },
+    problems: [],
+    action: async ({ openapi }) => json(200, openapi()),
+  }),
+] as const;

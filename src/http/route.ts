@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import type { Engine } from '../engine/engine.js';
+import type { ResolvedHandlerOptions } from './options.js';
+
+/** Methods the API uses. @internal */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * How a request body is sent: `json` (`application/json` or any `+json` type), `script` (a
+ * transform script's source as `text/plain` or JavaScript) or `form` (an HTML form). @internal
+ */
+export type BodyMedia = 'json' | 'script' | 'form';
+
+/** The request body of a route. @internal */
+export interface RouteBody<S extends z.ZodType = z.ZodType> {
+  media: BodyMedia;
+  /** The body's shape; its input side is documented. */
+  schema: S;
+  /** Whether an empty body is refused (400 `missing_body`); an empty optional JSON body is `{}`. */
+  required: boolean;
+  /** What the body is, for the OpenAPI document. */
+  description: string;
+  /**
+   * Whether the handler checks the body against `schema` before the action gets it (a 400 listing
+   * every issue). Leave it off where the engine validates the body itself.
+   */
+  validate?: boolean;
+}
+
+/** Media type of an answer's body. @internal */
+export type ResponseMedia = 'application/json' | 'text/javascript' | 'text/html';
+
+/** One answer a route gives, by status. @internal */
+export interface RouteResponse<S extends z.ZodType = z.ZodType> {
+  description: string;
+  /** The body's shape (output side); no schema means no body. */
+  schema?: S;
+  /** @default "application/json" */
+  media?: ResponseMedia;
+}
+
+/** What a route's action gets. @internal */
+export interface RouteContext<Params = Record<string, string>, Body = unknown, Query = unknown> {
+  engine: Engine;
+  request: Request;
+  /** Path parameters, URL-decoded. */
+  params: Params;
+  options: ResolvedHandlerOptions;
+  /** Reads the request body as the route declares it (media type, size and depth limits, validation). */
+  body: () => Promise<Body>;
+  /** The query string checked against the route's `query` schema (first value of a repeated name). */
+  query: () => Query;
+  /** The OpenAPI document, built on first use. */
+  openapi: () => unknown;
+}
+
+/** The value of a route's path parameters. @internal */
+export type ParamsOf<P> = P extends z.ZodType ? z.output<P> : Record<string, never>;
+
+/** The value `query()` gives an action. @internal */
+export type QueryOf<Q> = Q extends z.ZodType ? z.output<Q> : Record<string, never>;
+
+/** The value `body()` gives an action. @internal */
+export type BodyOf<B> = B extends { media: 'script' }
+  ? string
+  : B extends { validate: true; schema: infer S extends z.ZodType }
+    ? z.output<S>
+    : unknown;
+
+/**
+ * One operation of the HTTP API, written once: the handler routes and answers with it, the OpenAPI
+ * document describes it and the client calls it. @internal
+ */
+export interface Route<
+  Name extends string = string,
+  Params extends z.ZodType | undefined = z.ZodType | undefined,
+  Query extends z.ZodType | undefined = z.ZodType | undefined,
+  Body extends RouteBody | undefined = RouteBody | undefined,
+  Responses extends Readonly<Record<number, RouteResponse>> = Readonly<Record<number, RouteResponse>>,
+> {
+  method: HttpMethod;
+  /** Path template, e.g. `/workflows/{name}/runs`; every `{param}` is a key of `params`. */
+  path: string;
+  /** Operation name, e.g. `workflows.run`: the OpenAPI `operationId`; its first part is the tag. */
+  name: Name;
+  summary: string;
+  description?: string;
+  /** Path parameters: an object schema with one string per `{param}`; `.describe()` documents each. */
+  params?: Params;
+  /** Query parameters: an object schema (one parameter per key) or a record (free-form). */
+  query?: Query;
+  body?: Body;
+  /** Every answer other than problem details, by status; 2xx ones are what the client expects. */
+  responses: Responses;
+  /** Statuses answered with problem details, besides 403 (authorize) and 500 (unexpected). */
+  problems: readonly number[];
+  /** Answers the request. */
+  action(context: RouteContext<ParamsOf<Params>, BodyOf<Body>, QueryOf<Query>>): Promise<Response>;
+}
+
+/** Declares a route, keeping its schema types for the client. @internal */
+export function defineRoute<
+  const Name extends string,
+  Params extends z.ZodType | undefined = undefined,
+  Query extends z.ZodType | undefined = undefined,
+  Body extends RouteBody | undefined = undefined,
+  Responses extends Readonly<Record<number, RouteResponse>> = Readonly<Record<number, RouteResponse>>,
+>(route: Route<Name, Params, Query, Body, Responses>): Route<Name, Params, Query, Body, Responses> {
+  return route;
+}
+
+/** A JSON answer. @internal */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** A 204 answer. @internal */
+export const noContent = (): Response => new Response(null, { status: 204 });
+
+/** Path parameters of a route naming one resource: `{name}`. @internal */
+export function nameParam(resource: string) {
+  return z.object({ name: z.string().describe(`${resource} name (URL-encoded)`) });
+}

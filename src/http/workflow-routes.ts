@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../errors/index.js';
+import { RunRecordSchema, WorkflowSchema } from '../schema/index.js';
+import { defineRoute, json, nameParam, noContent } from './route.js';
+
+const enc = encodeURIComponent;
+const WORKFLOW_BODY = {
+  media: 'json',
+  schema: WorkflowSchema,
+  required: true,
+  description: 'The workflow definition.',
+} as const;
+
+/** Routes of workflows and their runs. @internal */
+export const WORKFLOW_ROUTES = [
+  defineRoute({
+    method: 'POST',
+    path: '/workflows',
+    name: 'workflows.create',
+    summary: 'Create a workflow',
+    body: WORKFLOW_BODY,
+    responses: { 201: { description: 'Created.', schema: WorkflowSchema } },
+    problems: [400, 409, 413, 415],
+    action: async ({ engine, body, options }) => {
+      const workflow = await engine.workflows.create(await body());
+      return json(201, workflow, { location: `${options.basePath}/workflows/${enc(workflow.name)}` });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/workflows',
+    name: 'workflows.list',
+    summary: 'List workflows',
+    responses: { 200: { description: 'Every workflow, ordered by name.', schema: z.array(WorkflowSchema) } },
+    problems: [],
+    action: async ({ engine }) => json(200, await engine.workflows.list()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/workflows/{name}',
+    name: 'workflows.get',
+    summary: 'Read a workflow',
+    params: nameParam('Workflow'),
+    responses: { 200: { description: 'The workflow.', schema: WorkflowSchema } },
+    problems: [404],
+    action: async ({ engine, params }) => json(200, await engine.workflows.get(params.name)),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/workflows/{name}',
+    name: 'workflows.replace',
+    summary: 'Create or replace a workflow',
+    description:
+      'The body `name`, when given, must equal the name in the path; without it the body takes the path’s.',
+    params: nameParam('Workflow'),
+    body: WORKFLOW_BODY,
+    responses: {
+      200: { description: 'Replaced.', schema: WorkflowSchema },
+      201: { description: 'Created.', schema: WorkflowSchema },
+    },
+    problems: [400, 413, 415],
+    action: async ({ engine, params, body, options }) => {
+      const definition = await body();
+      const isObject = typeof definition === 'object' && definition !== null && !Array.isArray(definition);
+      const bodyName = isObject ? (definition as { name?: unknown }).name : undefined;
+      if (bodyName !== undefined && bodyName !== params.name) {
+        throw new ValidationError([
+          {
+            code: 'name_mismatch',
+            path: 'name',
+            message: `the body names workflow ${JSON.stringify(bodyName)} but the path names "${params.name}"; they must be equal`,
+          },
+        ]);
+      }
+      const { workflow, created } = await engine.workflows.replace(
+        isObject ? { ...definition, name: params.name } : definition,
+      );
+      return json(
+        created ? 201 : 200,
+        workflow,
+        created ? { location: `${options.basePath}/workflows/${enc(workflow.name)}` } : {},
+      );
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/workflows/{name}',
+    name: 'workflows.delete',
+    summary: 'Delete a workflow',
+    params: nameParam('Workflow'),
+    responses: { 204: { description: 'Deleted.' } },
+    problems: [404],
+    action: async ({ engine, params }) => {
+      if (!(await engine.workflows.delete(params.name))) throw new NotFoundError('workflow', params.name);
+      return noContent();
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/workflows/{name}/runs',
+    name: 'workflows.run',
+    summary: 'Run a workflow',
+    description:
+      'Runs the workflow to its end. 200 with the run record whether it succeeded or failed, and `Location: /runs/{id}`; 400 when the input is invalid (nothing runs). The run is cancelled when the client goes away.',
+    params: nameParam('Workflow'),
+    body: {
+      media: 'json',
+      schema: z.unknown().describe('The workflow input; validated against its input_schema.'),
+      required: false,
+      description: 'The input; empty means `{}`.',
+    },
+    responses: { 200: { description: 'The run record.', schema: RunRecordSchema } },
+    problems: [400, 404, 413, 415],
+    action: async ({ engine, request, params, body, options }) => {
+      const record = await engine.run(params.name, await body(), { signal: request.signal });
+      return json(200, record, { location: `${options.basePath}/runs/${enc(record.id)}` });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/runs/{id}',
+    name: 'runs.get',
+    summary: 'Read a run record',
+    params: z.object({ id: z.string().describe('Run id') }),
+    responses: { 200: { description: 'The run record.', schema: RunRecordSchema } },
+    problems: [404],
+    action: async ({ engine, params }) => json(200, await engine.getRun(params.id)),
+  }),
+] as const;

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { IssueSchema } from './issues.js';
+
+/**
+ * Statuses of a run. `queued`: accepted but not started yet (a durable mode queues runs);
+ * `interrupted`: the engine running it stopped before it finished.
+ */
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
+
+/**
+ * Statuses of a step in a run record. `running` only shows while the run goes on; `pending` is
+ * never stored: steps that never started are left out of the record.
+ */
+export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped'] as const;
+
+/** An error as kept in a run record. */
+export const RunErrorSchema = z.object({
+  code: z.string().describe('Stable code, e.g. `step_failed`, `limit_exceeded`, `cancelled`.'),
+  message: z.string().describe('What went wrong, naming the step.'),
+  step: z.string().exactOptional().describe('The step that failed, when one did.'),
+  issues: z.array(IssueSchema).exactOptional().describe('Problems with their paths, for validation errors.'),
+});
+
+/** One step of a run record. */
+export const StepRecordSchema = z.object({
+  name: z.string().describe('Step name.'),
+  status: z.enum(STEP_STATUSES).describe('Where the step is; `pending` is never stored.'),
+  attempts: z.number().int().min(0).describe('Attempts made (0 when not started or skipped).'),
+  started_at: z.string().nullable().describe('ISO time the step started, or null.'),
+  finished_at: z.string().nullable().describe('ISO time the step ended, or null.'),
+  output: z.unknown().describe("The step's output; null when skipped or not finished."),
+  error: RunErrorSchema.nullable().describe('Why the step failed, or null.'),
+  logs: z.array(z.string()).exactOptional().describe('Lines a transform script logged.'),
+});
+
+/** The record of one workflow run, as the storage adapter keeps it and the HTTP API serves it. */
+export const RunRecordSchema = z
+  .object({
+    id: z.string().describe('Run id.'),
+    workflow: z.string().describe('Workflow name.'),
+    status: z.enum(RUN_STATUSES).describe('Where the run is.'),
+    input: z.unknown().describe('The input after defaults.'),
+    output: z.unknown().describe('The workflow output; null unless succeeded.'),
+    error: RunErrorSchema.nullable().describe('Why the run failed, or null.'),
+    started_at: z.string().describe('ISO start time.'),
+    finished_at: z.string().nullable().describe('ISO end time, or null while running.'),
+    steps: z.array(StepRecordSchema).describe('The steps that started or were skipped, in definition order.'),
+  })
+  .describe('The record of one workflow run.');

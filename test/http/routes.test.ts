@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import {
+  HttpProblemError,
+  buildOpenApi,
+  createClient,
+  createHandler,
+  type RouteInfo,
+  type StepwireClient,
+} from '../../src/http/index.js';
+import { ROUTE_LIST } from '../../src/http/routes.js';
+import { appEngine } from '../app/helpers.js';
+import { shopEngine } from '../engine/helpers.js';
+import { customersEntity, ordersEntity } from '../fixtures.js';
+import { lookupWorkflow } from './helpers.js';
+
+const pathParams = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+const templateOf = (path: string) => new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+
+describe('the route table is the one description of the API', () => {
+  it('puts every route in the OpenAPI document, and nothing else', () => {
+    const doc = buildOpenApi() as any;
+    for (const route of ROUTE_LIST) {
+      const op = doc.paths[route.path]?.[route.method.toLowerCase()];
+      expect(op?.operationId, `${route.method} ${route.path}`).toBe(route.name);
+      expect(Object.keys(op.responses).sort()).toEqual(
+        [...Object.keys(route.responses), ...route.problems.map(String), '403', '500'].sort(),
+      );
+      const inPath = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
+      expect(inPath, route.name).toEqual(pathParams(route.path));
+      expect(op.requestBody?.required, route.name).toBe(route.body?.required);
+    }
+    const operations = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item));
+    expect(operations.map((op) => op.operationId).sort()).toEqual(ROUTE_LIST.map((r) => r.name).sort());
+  });
+
+  it('sends every client method to the route the table names, which answers a status the table lists', async () => {
+    const { engine } = await shopEngine();
+    const seen: RouteInfo[] = [];
+    const handler = createHandler(engine, {
+      basePath: '/api',
+      authorize: (_request, route) => void seen.push(route),
+    });
+    let status = 0;
+    const client = createClient({
+      baseUrl: 'http://stepwire.test/api',
+      retry: 0,
+      fetch: async (input, init) => {
+        const response = await handler(new Request(input, init));
+        status = response.status;
+        return response;
+      },
+    });
+    const clients = { ...customersEntity, name: 'clients' };
+    const app = {
+      start_screen_url: 'home',
+      screens: [
+        {
+          url: 'home',
+          components: [[{ name: 'grid', type: 'datagrid' as const, datagrid: { entity_name: 'customers' } }]],
+        },
+      ],
+    };
+    let runId = '';
+    const calls: { [M in keyof StepwireClient]: [operation: string, call: () => Promise<unknown>] } = {
+      registerEntity: ['catalog.registerEntity', () => client.registerEntity(clients)],
+      upsertEntity: ['catalog.upsertEntity', () => client.upsertEntity(clients)],
+      createRelationship: [
+        'catalog.createRelationship',
+        () =>
+          client.createRelationship({
+            name: 'orders_clients',
+            relationship_type: 'foreign_key',
+            source_entity: ordersEntity.name,
+            target_entity: 'clients',
+            foreign_key_config: {
+              source_columns: ['customer_id'],
+              target_columns: ['id'],
+              enforce_foreign_key: false,
+            },
+          }),
+      ],
+      listEntities: ['catalog.listEntities', () => client.listEntities()],
+      getEntityDefinition: ['catalog.getEntityDefinition', () => client.getEntityDefinition('clients')],
+      readEntity: ['catalog.readEntity', () => client.readEntity('customers', { page_size: 1 })],
+      createWorkflow: ['workflows.create', () => client.createWorkflow(lookupWorkflow)],
+      replaceWorkflow: ['workflows.replace', () => client.replaceWorkflow(lookupWorkflow)],
+      getWorkflow: ['workflows.get', () => client.getWorkflow(lookupWorkflow.name)],
+      listWorkflows: ['workflows.list', () => client.listWorkflows()],
+      runWorkflow: [
+        'workflows.run',
+        async () => (runId = (await client.runWorkflow(lookupWorkflow.name, { id: 1 })).id),
+      ],
+      getRun: ['runs.get', () => client.getRun(runId)],
+      deleteWorkflow: ['workflows.delete', () => client.deleteWorkflow(lookupWorkflow.name)],
+      putScript: ['scripts.put', () => client.putScript('a/b', '// source')],
+      getScript: ['scripts.get', () => client.getScript('a/b')],
+      listScripts: ['scripts.list', () => client.listScripts()],
+      deleteScript: ['scripts.delete', () => client.deleteScript('a/b')],
+      putApplication: ['applications.put', () => client.putApplication('shop', app)],
+      getApplication: ['applications.get', () => client.getApplication('shop')],
+      listApplications: ['applications.list', () => client.listApplications()],
+      renderScreen: ['applications.renderScreen', () => client.renderScreen('shop', 'home', { q: '1' })],
+      deleteApplication: ['applications.delete', () => client.deleteApplication('shop')],
+      openapi: ['openapi', () => client.openapi()],
+    };
+    expect(Object.keys(calls).sort()).toEqual(Object.keys(client).sort());
+    for (const [method, [operation, call]] of Object.entries(calls)) {
+      seen.length = 0;
+      await call();
+      const route = ROUTE_LIST.find((r) => r.name === operation)!;
+      expect(
+        seen.map((r) => r.name),
+        method,
+      ).toEqual([operation]);
+      expect(seen[0]!.method, method).toBe(route.method);
+      expect(seen[0]!.path, method).toMatch(templateOf(route.path));
+      expect(Object.keys(route.responses), method).toContain(String(status));
+    }
+    // Every route but the HTML form submission has a client method.
+    expect(new Set(Object.values(calls).map(([operation]) => operation))).toEqual(
+      new Set(ROUTE_LIST.map((r) => r.name).filter((name) => name !== 'applications.submitForm')),
+    );
+  });
+
+  it('refuses a success status the route does not list', async () => {
+    const client = createClient({
+      baseUrl: 'http://stepwire.test',
+      retry: 0,
+      fetch: async () => new Response('[]', { status: 202, headers: { 'content-type': 'application/json' } }),
+    });
+    const error = (await client.listWorkflows().catch((e: unknown) => e)) as HttpProblemError;
+    expect(error).toBeInstanceOf(HttpProblemError);
+    expect(error.status).toBe(202);
+  });
+
+  it("hands an action the query string as the route's query schema reads it", async () => {
+    const { engine } = await appEngine();
+    const handler = createHandler(engine);
+    const screen = await handler(
+      new Request('http://localhost/applications/shop/screens/orders?customer=7&customer=8'),
+    );
+    expect(await screen.text()).toContain('<h1>Orders of customer 7</h1>');
+    const form = new FormData();
+    form.set('note', 'a b');
+    form.set('amount', '4');
+    const submitted = await handler(
+      new Request('http://localhost/applications/shop/screens/notes/forms/add?who=Zo%C3%AB', {
+        method: 'POST',
+        body: form,
+      }),
+    );
+    expect(submitted.status).toBe(303);
+    expect(submitted.headers.get('location')).toBe(
+      '/applications/shop/screens/notes?who=a%20b&from=Zo%C3%AB',
+    );
+  });
+});
