@@ -3,7 +3,7 @@
  * architecture's one-way order, not from the code: a lower layer never imports a higher one, type-only
  * imports included, and nothing imports in a circle.
  *
- *   errors, retry, bytes                       foundation: no domain
+ *   errors, retry, bytes, locks                foundation: no domain
  *   schema                                     shapes of every resource
  *   adapters/types.ts, adapters/content-type   the adapter contract
  *   builders, query, catalog, script, pdf, request, json-schema
@@ -15,7 +15,7 @@
  * Adapter implementations depend only on the contract, schema and the foundation (the worker sandbox
  * also on script, whose interface it implements). testing sees the public API.
  */
-const FOUNDATION = '^src/(errors|retry|bytes)/';
+const FOUNDATION = '^src/(errors|retry|bytes|locks)/';
 const SCHEMA = '^src/schema/';
 const CONTRACT = '^src/adapters/[^/]+\\.ts$';
 const BELOW_ENGINE = '^src/(builders|query|catalog|script|pdf|request|json-schema)/';
@@ -48,14 +48,14 @@ module.exports = {
       'foundation-stays-below',
       'errors, retry and bytes know nothing of the domain.',
       FOUNDATION,
-      `^src/(?!errors/|retry/|bytes/)`,
+      `^src/(?!errors/|retry/|bytes/|locks/)`,
     ),
-    forbid('schema-stays-below', 'schema depends only on the foundation.', SCHEMA, `^src/(?!errors/|retry/|bytes/|schema/)`),
+    forbid('schema-stays-below', 'schema depends only on the foundation.', SCHEMA, `^src/(?!errors/|retry/|bytes/|locks/|schema/)`),
     forbid(
       'contract-stays-below',
       'The adapter contract depends only on schema and the foundation.',
       CONTRACT,
-      `^src/(?!errors/|retry/|bytes/|schema/|adapters/[^/]+\\.ts$)`,
+      `^src/(?!errors/|retry/|bytes/|locks/|schema/|adapters/[^/]+\\.ts$)`,
     ),
     forbid(
       'below-engine',

@@ -69,7 +69,14 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/adapters/node/**', 'src/adapters/google/**', 'src/testing/**', 'src/cli/**'],
+    ignores: [
+      'src/adapters/node/**',
+      'src/adapters/google/**',
+      'src/adapters/postgres/**',
+      'src/node/**',
+      'src/testing/**',
+      'src/cli/**',
+    ],
     rules: {
       'no-restricted-imports': ['error', edgeSafe],
       'no-restricted-globals': [

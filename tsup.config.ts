@@ -6,7 +6,7 @@ export const ENTRIES = {
   index: 'src/index.ts',
   http: 'src/http/index.ts',
   google: 'src/adapters/google/index.ts',
-  node: 'src/adapters/node/index.ts',
+  node: 'src/node/index.ts',
   testing: 'src/testing/index.ts',
 };
 

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { serve } from '../src/adapters/node/serve.js';
+import { serve } from '../src/node/serve.js';
 import { createHandler } from '../src/http/index.js';
 import { Engine, MemorySpreadsheets, type Entity } from '../src/index.js';
 

@@ -12,7 +12,7 @@
 import { fileURLToPath } from 'node:url';
 import { GoogleAuth } from 'google-auth-library';
 import { GoogleDrive, GoogleSheets } from '../../src/adapters/google/index.js';
-import { loadProject } from '../../src/adapters/node/project.js';
+import { loadProject } from '../../src/node/project.js';
 
 const spreadsheetId = process.env['SPREADSHEET_ID'] ?? 'set SPREADSHEET_ID';
 const folderId = process.env['DRIVE_FOLDER_ID'] ?? 'set DRIVE_FOLDER_ID';

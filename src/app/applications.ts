@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError, type Issue } from '../errors/index.js';
 import { ApplicationSchema, ResourceNameSchema, check, type Application, type Workflow } from '../schema/index.js';
-import type { Engine } from '../engine/engine.js';
+import type { AppHost } from './host.js';
 import { itemProperty } from './form.js';
 import { AppRuntime } from './runtime.js';
 
@@ -9,12 +9,12 @@ import { AppRuntime } from './runtime.js';
  * catalog and the workflows when stored; `open(name)` gives its runtime.
  */
 export class Applications {
-  #engine: Engine;
+  #host: AppHost;
   #ready: () => Promise<void>;
 
   /** @internal */
-  constructor(engine: Engine, ready: () => Promise<void>) {
-    this.#engine = engine;
+  constructor(host: AppHost, ready: () => Promise<void>) {
+    this.#host = host;
     this.#ready = ready;
   }
 
@@ -29,7 +29,7 @@ export class Applications {
     const validName = check(ResourceNameSchema, name);
     if (!validName.ok) throw new ValidationError(validName.issues.map((i) => ({ ...i, path: 'name' })));
     const application = await this.validate(config);
-    const storage = this.#engine.options.storage;
+    const storage = this.#host.options.storage;
     const created = (await storage.get('applications', name)) === undefined;
     await storage.put('applications', name, application);
     return { application, created };
@@ -38,7 +38,7 @@ export class Applications {
   /** An application config. @throws {@link NotFoundError} */
   async get(name: string): Promise<Application> {
     await this.#ready();
-    const application = await this.#engine.options.storage.get<Application>('applications', name);
+    const application = await this.#host.options.storage.get<Application>('applications', name);
     if (!application) throw new NotFoundError('application', name);
     return application;
   }
@@ -46,18 +46,18 @@ export class Applications {
   /** Every application name, ordered. */
   async list(): Promise<string[]> {
     await this.#ready();
-    return (await this.#engine.options.storage.list('applications')).map((entry) => entry.key);
+    return (await this.#host.options.storage.list('applications')).map((entry) => entry.key);
   }
 
   /** Deletes an application; resolves with whether it existed. */
   async delete(name: string): Promise<boolean> {
     await this.#ready();
-    return this.#engine.options.storage.delete('applications', name);
+    return this.#host.options.storage.delete('applications', name);
   }
 
   /** The runtime of a stored application: screens with their data, form submissions, redirects. */
   async open(name: string): Promise<AppRuntime> {
-    return new AppRuntime(this.#engine, name, await this.get(name));
+    return new AppRuntime(this.#host, name, await this.get(name));
   }
 
   /** Checks a config against the schema, the catalog and the workflows. @throws {@link ValidationError} */
@@ -66,8 +66,8 @@ export class Applications {
     if (!shape.ok) throw new ValidationError(shape.issues);
     const application = shape.value;
     const issues: Issue[] = [];
-    const entities = new Set((await this.#engine.catalog.listEntities()).map((e) => e.name));
-    const workflows = new Map((await this.#engine.workflows.list()).map((w) => [w.name, w]));
+    const entities = new Set((await this.#host.catalog.listEntities()).map((e) => e.name));
+    const workflows = new Map((await this.#host.workflows.list()).map((w) => [w.name, w]));
     application.screens.forEach((screen, s) =>
       screen.components.forEach((row, r) =>
         row.forEach((component, c) => {

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError, isStepwireError, type Issue } from '../errors/index.js';
-import type { Engine } from '../engine/engine.js';
-import type { RunRecord } from '../engine/record.js';
+import type { AppHost } from './host.js';
+import type { RunRecord } from '../schema/index.js';
 import type { Application, Component, Screen } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
 import { itemProperty } from './form.js';
@@ -44,11 +44,11 @@ export class AppRuntime {
   readonly name: string;
   /** The application's config. */
   readonly application: Application;
-  #engine: Engine;
+  #host: AppHost;
   #screens: ReadonlySet<string>;
 
-  constructor(engine: Engine, name: string, application: Application) {
-    this.#engine = engine;
+  constructor(host: AppHost, name: string, application: Application) {
+    this.#host = host;
     this.name = name;
     this.application = application;
     this.#screens = new Set(application.screens.map((s) => s.url).filter(isScreenName));
@@ -103,8 +103,8 @@ export class AppRuntime {
     if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
     let run: RunRecord;
     try {
-      run = await this.#engine.run(form.form.job.workflow_name, coerced.input, {
-        timeoutMs: this.#engine.options.limits.formRunTimeoutMs,
+      run = await this.#host.run(form.form.job.workflow_name, coerced.input, {
+        timeoutMs: this.#host.options.limits.formRunTimeoutMs,
       });
     } catch (error) {
       if (error instanceof ValidationError) return failure('invalid', error.issues, null);
@@ -184,14 +184,14 @@ export class AppRuntime {
     component: Extract<Component, { type: 'datagrid' }>,
     query: ScreenQuery,
   ): Promise<ResolvedDatagrid> {
-    const limits = this.#engine.options.limits;
+    const limits = this.#host.options.limits;
     const pageSize = Math.min(component.datagrid.page_size ?? DEFAULT_GRID_PAGE_SIZE, limits.maxPageSize);
     const pageKey = `${component.name}_page`;
     const asked =
       Object.hasOwn(query, pageKey) && /^\d{1,7}$/.test(query[pageKey]!) ? Number(query[pageKey]) : 1;
     const page = Math.min(Math.max(asked, 1), MAX_GRID_PAGE);
     const entity = component.datagrid.entity_name;
-    const read = await this.#engine.catalog.getEntity({
+    const read = await this.#host.catalog.getEntity({
       entity_name: entity,
       operation: {},
       page_size: pageSize,
@@ -203,7 +203,7 @@ export class AppRuntime {
     const rows = read.body.table.rows ?? [];
     let hasNext = false;
     if (!error && rows.length === pageSize) {
-      const probe = await this.#engine.catalog.getEntity({
+      const probe = await this.#host.catalog.getEntity({
         entity_name: entity,
         operation: {},
         page_size: 1,

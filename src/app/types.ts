@@ -1,5 +1,5 @@
 import type { Issue } from '../errors/index.js';
-import type { RunRecord } from '../engine/record.js';
+import type { RunRecord } from '../schema/index.js';
 import type { Column } from '../schema/index.js';
 
 /** The query parameters of a screen: name to value (the first value of a repeated name). */

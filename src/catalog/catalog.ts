@@ -27,7 +27,7 @@ import {
   type Relationship,
 } from '../schema/index.js';
 import { executeRead } from '../query/index.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../locks/keyed-lock.js';
 import { redefinitionIssues, relationshipIssues } from './relationships.js';
 import { coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
 import { commitPlan, undoPlans, type LoadedSheet, type Undo, type WritePlan } from './sheet-commit.js';

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { loadProject } from '../adapters/node/project.js';
+import { loadProject } from '../node/project.js';
 import { StepwireError } from '../errors/index.js';
 import type { Workflow } from '../schema/index.js';
 import { stepType } from '../engine/steps/index.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { loadProject } from '../adapters/node/project.js';
+import { loadProject } from '../node/project.js';
 import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { RunEvent } from '../engine/record.js';

@@ -1,5 +1,5 @@
-import { serve } from '../adapters/node/serve.js';
-import { loadProject } from '../adapters/node/project.js';
+import { serve } from '../node/serve.js';
+import { loadProject } from '../node/project.js';
 import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { MemoryFileStore } from '../adapters/memory/index.js';

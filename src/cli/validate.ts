@@ -1,4 +1,4 @@
-import { loadProject } from '../adapters/node/project.js';
+import { loadProject } from '../node/project.js';
 import { ValidationError } from '../errors/index.js';
 import { HELP } from './help.js';
 import { EXIT, parseCommand, type CliIo } from './io.js';

@@ -1,57 +1,11 @@
 import type { Issue } from '../errors/index.js';
-import { parsePath, type PathSegment, type Step, type Workflow } from '../schema/index.js';
-import { compileValue, parseReference, type Reference, type Resolver } from './references.js';
-import { stepRetryPolicy, type RetryPolicy } from '../retry/index.js';
+import { parsePath, type Workflow } from '../schema/index.js';
+import { compileValue, parseReference, type Reference } from './references.js';
+import { stepRetryPolicy } from '../retry/index.js';
 import { stepType } from './steps/index.js';
+import type { Plan, PlanContext, PlannedCondition, PlannedStep } from './plan-types.js';
 
-/** A wire ready to apply. @internal */
-export interface PlannedWire {
-  source: string;
-  sourcePath: PathSegment[];
-  targetPath: PathSegment[];
-}
-
-/** A condition ready to evaluate. @internal */
-export interface PlannedCondition {
-  reference: Reference;
-  value: unknown;
-}
-
-/** One step of a plan. @internal */
-export interface PlannedStep<S extends Step = Step> {
-  index: number;
-  step: S;
-  /** Resolves the step's own data (the part its step type names) with references filled in. */
-  data: Resolver;
-  wires: PlannedWire[];
-  conditions: PlannedCondition[];
-  /** Indexes of the steps this one waits for. */
-  dependsOn: number[];
-  /** The runner's retry policy; undefined: one attempt (also when the step type retries itself). */
-  retry: RetryPolicy | undefined;
-}
-
-/** A workflow turned into what the runner needs: pure data, computed once per definition. @internal */
-export interface Plan {
-  workflow: Workflow;
-  inputName: string;
-  steps: PlannedStep[];
-  /** Step indexes in the order they start: dependencies first, otherwise definition order. */
-  order: number[];
-  output: Resolver | undefined;
-  /** Step index by name. */
-  indexByName: ReadonlyMap<string, number>;
-  /** For each step, the indexes of the steps that wait for it. */
-  dependents: number[][];
-}
-
-/** Inputs of {@link planWorkflow}. @internal */
-export interface PlanContext {
-  /** True when an l2 action exists. */
-  hasAction(provider: string, module: string, action: string): boolean;
-  /** Names of the input's declared top-level properties, or undefined when any property may exist. */
-  inputProperties: ReadonlySet<string> | undefined;
-}
+export type { Plan, PlanContext, PlannedCondition, PlannedStep, PlannedWire } from './plan-types.js';
 
 /**
  * Checks a workflow's references, wires and dependencies and plans its order. Pure: no I/O.

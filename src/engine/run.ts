@@ -1,28 +1,13 @@
 import { LimitError, ValidationError, isStepwireError } from '../errors/index.js';
-import type { ActionContext, ActionRegistry } from '../actions/registry.js';
-import type { Catalog } from '../catalog/catalog.js';
-import type { StorageAdapter } from '../adapters/types.js';
 import type { Step } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
-import type { ScriptSandbox } from '../script/index.js';
-import type { Plan, PlannedStep } from './plan.js';
+import type { ActionContext } from '../actions/registry.js';
+import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import { readPath, type Scope } from './references.js';
-import type { ResolvedOptions } from './options.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
 import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { stepType } from './steps/index.js';
-import type { ScriptRegistry } from './scripts.js';
-
-/** What an execution needs from the engine. @internal */
-export interface RunServices {
-  options: ResolvedOptions;
-  actions: ActionRegistry;
-  catalog: Catalog;
-  scripts: ScriptRegistry;
-  sandbox: ScriptSandbox;
-  storage: StorageAdapter;
-}
 
 /** Options of one run. */
 export interface RunOptions {

@@ -1,7 +1,8 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadProject, parseCsv } from '../../src/adapters/node/project.js';
+import { loadProject } from '../../src/node/project.js';
+import { parseCsv } from '../../src/adapters/node/csv.js';
 import { ValidationError } from '../../src/errors/index.js';
 import { ROOT, tempDir } from './helpers.js';
 

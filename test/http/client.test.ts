@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../../src/adapters/node/serve.js';
+import { serve, type RunningServer } from '../../src/node/serve.js';
 import { HttpProblemError, createClient, createHandler, type StepwireClient } from '../../src/http/index.js';
 import { StepwireError } from '../../src/index.js';
 import { shopEngine } from '../engine/helpers.js';

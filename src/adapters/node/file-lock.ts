@@ -5,7 +5,7 @@
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KeyedLock } from '../../catalog/keyed-lock.js';
+import { KeyedLock } from '../../locks/keyed-lock.js';
 
 /** One chain per file path, shared by every adapter instance of this process. */
 const IN_PROCESS = new KeyedLock();

@@ -1,11 +1,16 @@
 import { StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
-import type { AtlasData } from '../../schema/index.js';
+import type { AtlasData, DataTable } from '../../schema/index.js';
 import { tableRow } from '../../catalog/sheet-mapping.js';
 import type { EntityData } from '../../script/index.js';
-import type { RunServices } from '../run.js';
+import type { RunServices } from '../plan-types.js';
 import type { TransformContext } from '../scripts.js';
-import type { InputEntity } from './atlas.js';
+
+/** One input entity of an atlas step: its name, and its rows when a reference gave them. @internal */
+export interface InputEntity {
+  name: string;
+  table?: DataTable;
+}
 
 /**
  * Runs an atlas `transform`: loads the input entities, runs the script (a trusted function, or stored

@@ -2,8 +2,8 @@ import { ValidationError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
 import type { AtlasData, DataTable, StepOf } from '../../schema/index.js';
 import { findReferences, isWholeReference } from '../../schema/index.js';
-import type { RunServices } from '../run.js';
-import { runTransform } from './atlas-transform.js';
+import type { RunServices } from '../plan-types.js';
+import { runTransform, type InputEntity } from './atlas-transform.js';
 import type { StepType } from './types.js';
 
 /**
@@ -23,12 +23,6 @@ export const ATLAS_STEP: StepType<StepOf<'atlas'>> = {
       : runTransform(inputs, atlas, context, services);
   },
 };
-
-/** One input entity of an atlas step: its name, and its rows when a reference gave them. @internal */
-export interface InputEntity {
-  name: string;
-  table?: DataTable;
-}
 
 /** The input entities of an atlas step, from the data as written and as resolved. */
 function inputEntities(raw: AtlasData, resolved: AtlasData): InputEntity[] {

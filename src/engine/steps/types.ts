@@ -1,8 +1,7 @@
 import type { Issue } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
 import type { Step } from '../../schema/index.js';
-import type { PlanContext, PlannedStep } from '../plan.js';
-import type { RunServices } from '../run.js';
+import type { PlanContext, PlannedStep, RunServices } from '../plan-types.js';
 
 /** What a step type adds to the plan of one step. @internal */
 export interface StepPlan {

@@ -6,17 +6,16 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join, resolve } from 'node:path';
-import { Engine } from '../../engine/engine.js';
-import type { EngineOptions } from '../../engine/options.js';
-import { MemoryChat, MemoryFileStore, MemorySpreadsheets } from '../memory/index.js';
-import type { CellValue, FileInput, FileStore, StoredFile } from '../types.js';
-import { formatIssue, isStepwireError, ValidationError, type Issue } from '../../errors/index.js';
-import type { Entity } from '../../schema/index.js';
-import { locateJsonError } from '../../http/json-error.js';
-import { LocalFileStore } from './local-file-store.js';
-import { parseCsv } from './csv.js';
+import { Engine } from '../engine/engine.js';
+import type { EngineOptions } from '../engine/options.js';
+import { MemoryChat, MemoryFileStore, MemorySpreadsheets } from '../adapters/memory/index.js';
+import type { CellValue, FileInput, FileStore, StoredFile } from '../adapters/types.js';
+import { formatIssue, isStepwireError, ValidationError, type Issue } from '../errors/index.js';
+import type { Entity } from '../schema/index.js';
+import { locateJsonError } from '../http/json-error.js';
+import { LocalFileStore } from '../adapters/node/local-file-store.js';
+import { parseCsv } from '../adapters/node/csv.js';
 
-export { parseCsv };
 
 /** Options of {@link loadProject}. */
 export interface LoadProjectOptions {

@@ -1,0 +1,24 @@
+/**
+ * What applications need from the engine, and nothing more: the engine hands itself over as this
+ * narrow interface, so the application layer never depends on the engine's code.
+ * @module
+ */
+import type { StorageAdapter } from '../adapters/types.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Workflow } from '../schema/index.js';
+import type { RunRecord } from '../schema/index.js';
+
+/** The engine as applications see it. @internal */
+export interface AppHost {
+  /** Entity definitions and reads, for grids and config checks. */
+  readonly catalog: Pick<Catalog, 'getEntity' | 'listEntities'>;
+  /** Workflow definitions, for config checks. */
+  readonly workflows: { list(): Promise<Workflow[]> };
+  /** Where configs are stored, and the limits of form runs and grid pages. */
+  readonly options: {
+    readonly storage: StorageAdapter;
+    readonly limits: { readonly formRunTimeoutMs: number; readonly maxPageSize: number };
+  };
+  /** Runs a form's workflow to its end. */
+  run(name: string, input: unknown, options: { timeoutMs: number }): Promise<RunRecord>;
+}

@@ -1,0 +1,73 @@
+/**
+ * The shapes the planner, the runner and the step types share, apart from their code, so that none
+ * of them imports another in a circle.
+ * @module
+ */
+import type { ActionRegistry } from '../actions/registry.js';
+import type { StorageAdapter } from '../adapters/types.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { RetryPolicy } from '../retry/index.js';
+import type { PathSegment, Step, Workflow } from '../schema/index.js';
+import type { ScriptSandbox } from '../script/index.js';
+import type { ResolvedOptions } from './options.js';
+import type { Reference, Resolver } from './references.js';
+import type { ScriptRegistry } from './scripts.js';
+
+/** A wire ready to apply. @internal */
+export interface PlannedWire {
+  source: string;
+  sourcePath: PathSegment[];
+  targetPath: PathSegment[];
+}
+
+/** A condition ready to evaluate. @internal */
+export interface PlannedCondition {
+  reference: Reference;
+  value: unknown;
+}
+
+/** One step of a plan. @internal */
+export interface PlannedStep<S extends Step = Step> {
+  index: number;
+  step: S;
+  /** Resolves the step's own data (the part its step type names) with references filled in. */
+  data: Resolver;
+  wires: PlannedWire[];
+  conditions: PlannedCondition[];
+  /** Indexes of the steps this one waits for. */
+  dependsOn: number[];
+  /** The runner's retry policy; undefined: one attempt (also when the step type retries itself). */
+  retry: RetryPolicy | undefined;
+}
+
+/** A workflow turned into what the runner needs: pure data, computed once per definition. @internal */
+export interface Plan {
+  workflow: Workflow;
+  inputName: string;
+  steps: PlannedStep[];
+  /** Step indexes in the order they start: dependencies first, otherwise definition order. */
+  order: number[];
+  output: Resolver | undefined;
+  /** Step index by name. */
+  indexByName: ReadonlyMap<string, number>;
+  /** For each step, the indexes of the steps that wait for it. */
+  dependents: number[][];
+}
+
+/** Inputs of {@link planWorkflow}. @internal */
+export interface PlanContext {
+  /** True when an l2 action exists. */
+  hasAction(provider: string, module: string, action: string): boolean;
+  /** Names of the input's declared top-level properties, or undefined when any property may exist. */
+  inputProperties: ReadonlySet<string> | undefined;
+}
+
+/** What an execution needs from the engine. @internal */
+export interface RunServices {
+  options: ResolvedOptions;
+  actions: ActionRegistry;
+  catalog: Catalog;
+  scripts: ScriptRegistry;
+  sandbox: ScriptSandbox;
+  storage: StorageAdapter;
+}

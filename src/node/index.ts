@@ -1,0 +1,9 @@
+/**
+ * Node-only parts of stepwire: a local-folder file store, spreadsheets kept as `.xlsx` or `.csv`
+ * files, the worker-thread script sandbox, a DNS resolver for request steps, project folders, and a
+ * small HTTP server for the fetch handler.
+ * @module
+ */
+export * from '../adapters/node/index.js';
+export { serve, type ServeOptions, type RunningServer } from './serve.js';
+export { loadProject, type LoadProjectOptions, type LoadedProject } from './project.js';

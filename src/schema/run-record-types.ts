@@ -1,0 +1,72 @@
+import type { RUN_STATUSES, STEP_STATUSES } from './run-record.js';
+
+/*
+ * These types describe what `RunRecordSchema` (run-record.ts) validates; a type test
+ * checks that they stay equal to the schema's output.
+ */
+
+/**
+ * Status of a run. `queued`: accepted but not started yet (a durable mode queues runs);
+ * `interrupted`: the engine running it stopped before it finished.
+ */
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/**
+ * Status of a step in a run record. `running` only shows while the run goes on; steps that never
+ * started are not listed (`pending` is internal, never stored).
+ */
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** An error as kept in a run record. */
+export interface RunError {
+  /** Stable code, e.g. `step_failed`, `limit_exceeded`, `cancelled`. */
+  code: string;
+  /** What went wrong, naming the step. */
+  message: string;
+  /** The step that failed, when one did. */
+  step?: string;
+  /** Problems with their paths, for validation errors. */
+  issues?: { code: string; path: string; message: string }[];
+}
+
+/** One step of a run record. */
+export interface StepRecord {
+  /** Step name. */
+  name: string;
+  /** Where the step is. */
+  status: StepStatus;
+  /** Attempts made (0 when not started or skipped). */
+  attempts: number;
+  /** ISO time the step started, or null. */
+  started_at: string | null;
+  /** ISO time the step ended, or null. */
+  finished_at: string | null;
+  /** The step's output; null when skipped or not finished. */
+  output: unknown;
+  /** Why the step failed, or null. */
+  error: RunError | null;
+  /** Lines a transform script logged. */
+  logs?: string[];
+}
+
+/** The record of one workflow run, kept by the storage adapter. */
+export interface RunRecord {
+  /** Run id. */
+  id: string;
+  /** Workflow name. */
+  workflow: string;
+  /** Where the run is. */
+  status: RunStatus;
+  /** The input after defaults. */
+  input: unknown;
+  /** The workflow output; null unless succeeded. */
+  output: unknown;
+  /** Why the run failed, or null. */
+  error: RunError | null;
+  /** ISO start time. */
+  started_at: string;
+  /** ISO end time, or null while running. */
+  finished_at: string | null;
+  /** The steps that started or were skipped, in definition order. */
+  steps: StepRecord[];
+}
