@@ -1,3 +1,4 @@
+import { backoffDelay } from '../retry/index.js';
 import ky, { type KyInstance } from 'ky';
 import type { RunRecord } from '../engine/record.js';
 import type {
@@ -81,6 +82,7 @@ export interface StepwireClient {
   openapi(): Promise<Record<string, unknown>>;
 }
 
+/** The statuses `isRetryableStatus` accepts, as the list ky needs: 408, 429 and the 5xx servers send. */
 const RETRY_STATUS = [408, 429, 500, 502, 503, 504];
 
 /**
@@ -105,6 +107,9 @@ export function createClient(options: ClientOptions): StepwireClient {
       methods: ['get', 'put', 'delete'],
       statusCodes: RETRY_STATUS,
       afterStatusCodes: [429, 503],
+      // ky sends these requests, so ky's retry runs, waiting as every other retry of stepwire waits.
+      delay: (attempt) =>
+        backoffDelay(attempt, { attempts: Infinity, baseMs: 300, capMs: retry.backoffLimit ?? 30_000 }),
       ...(retry.backoffLimit !== undefined ? { backoffLimit: retry.backoffLimit } : {}),
     },
   });
