@@ -8,7 +8,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { Workflow } from '../schema/index.js';
 import type { RunRecord } from '../schema/index.js';
 
-/** The engine as applications see it. @internal */
+/** The engine as applications see it: what an application runtime is built on. */
 export interface AppHost {
   /** Entity definitions and reads, for grids and config checks. */
   readonly catalog: Pick<Catalog, 'getEntity' | 'listEntities'>;

@@ -81,7 +81,7 @@ interface WorkflowState {
 }
 
 /**
- * Builds a workflow definition (SPEC 2.4). Every method returns a new builder whose type remembers the
+ * Builds a workflow definition. Every method returns a new builder whose type remembers the
  * step names and the input type, so wires, conditions and references to unknown steps do not compile.
  */
 export class WorkflowBuilder<
@@ -173,7 +173,7 @@ const REF_CONTEXT: RefContext<string> = {
 };
 
 /**
- * Starts a workflow definition (SPEC 2.4).
+ * Starts a workflow definition.
  * @example
  * ```ts
  * const notify = workflow('notify')

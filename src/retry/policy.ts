@@ -32,7 +32,7 @@ export interface RetryOptions {
   capMs?: number;
 }
 
-/** {@link RetryOptions} with every value filled in. @internal */
+/** {@link RetryOptions} with every value filled in.*/
 export interface RetryPolicy {
   attempts: number;
   baseMs: number;
@@ -41,7 +41,7 @@ export interface RetryPolicy {
 
 /**
  * A step's `retry` (`attempts`, `backoff_ms`, `max_backoff_ms`) as a policy: first delay 1 s, longest
- * 30 s unless the step says otherwise. @internal
+ * 30 s unless the step says otherwise.
  */
 export function stepRetryPolicy(retry: {
   attempts: number;
@@ -51,12 +51,12 @@ export function stepRetryPolicy(retry: {
   return { attempts: retry.attempts, baseMs: retry.backoff_ms ?? 1000, capMs: retry.max_backoff_ms ?? 30_000 };
 }
 
-/** One attempt, no retry. @internal */
+/** One attempt, no retry.*/
 export const NO_RETRY: RetryPolicy = { attempts: 1, baseMs: 0, capMs: 0 };
 
 /**
  * Fills in the defaults (5 attempts from 500 ms, 30 s cap, unless `defaults` says otherwise) and checks
- * the values; a wrong value throws a `TypeError` naming the option. @internal
+ * the values; a wrong value throws a `TypeError` naming the option.
  */
 export function normalizeRetry(
   options: RetryOptions | undefined,
@@ -83,7 +83,7 @@ export function normalizeRetry(
 
 /**
  * Wait before retry number `retry` (1 for the first): the server's `Retry-After` when given, else full
- * jitter over `baseMs * 2^(retry-1)`; both capped at `capMs`. @internal
+ * jitter over `baseMs * 2^(retry-1)`; both capped at `capMs`.
  */
 export function backoffDelay(
   retry: number,
@@ -95,7 +95,7 @@ export function backoffDelay(
   return Math.floor(random() * Math.min(policy.capMs, policy.baseMs * 2 ** (retry - 1)));
 }
 
-/** Statuses worth another try: 408, 429 and every 5xx. Other 4xx mean the request itself is wrong. @internal */
+/** Statuses worth another try: 408, 429 and every 5xx. Other 4xx mean the request itself is wrong.*/
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
@@ -113,7 +113,7 @@ const FINAL_CODES = new Set([
 
 /**
  * Whether trying a failed operation again may help: never for invalid input, a broken rule, a script's
- * own error, a limit or a cancel; for an upstream answer as it says; yes for unknown errors. @internal
+ * own error, a limit or a cancel; for an upstream answer as it says; yes for unknown errors.
  */
 export function isRetryableError(error: unknown): boolean {
   if (
@@ -129,7 +129,7 @@ export function isRetryableError(error: unknown): boolean {
   return true;
 }
 
-/** The `Retry-After` an error carries (as `retryAfterMs`), when it has one. @internal */
+/** The `Retry-After` an error carries (as `retryAfterMs`), when it has one.*/
 export function retryAfterOf(error: unknown): number | undefined {
   const value = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;

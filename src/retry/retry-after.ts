@@ -1,6 +1,6 @@
 /**
- * The one reader of `Retry-After` headers. The header is either a number of seconds or an HTTP date
- * (RFC 9110 section 10.2.3, which points to the three date formats of section 5.6.7). Anything else is
+ * The one reader of `Retry-After` headers. HTTP defines the header as either a number of seconds or an
+ * HTTP date in one of three formats (the preferred IMF-fixdate, RFC 850 and asctime). Anything else is
  * refused rather than guessed: `Date.parse` alone reads `"1.5"` or `"2"` as calendar dates in the past,
  * which turned a server's "wait 1.5 s" into "retry now".
  * @module
@@ -20,7 +20,7 @@ const HTTP_DATES = [
 
 /**
  * A `Retry-After` value in ms from `now`: whole or decimal seconds, or an HTTP date (a date in the past
- * is 0). `undefined` when the header is absent or is neither. @internal
+ * is 0). `undefined` when the header is absent or is neither.
  */
 export function parseRetryAfter(
   value: string | null | undefined,

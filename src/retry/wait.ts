@@ -5,7 +5,7 @@
 import { CancelledError } from '../errors/index.js';
 import { backoffDelay, type RetryPolicy } from './policy.js';
 
-/** Waits `ms`; rejects with a `CancelledError` as soon as `signal` aborts. @internal */
+/** Waits `ms`; rejects with a `CancelledError` as soon as `signal` aborts.*/
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(cancelled(signal));
   return new Promise((resolve, reject) => {
@@ -21,7 +21,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** What a failed attempt means for the next one. @internal */
+/** What a failed attempt means for the next one.*/
 export interface RetryVerdict {
   /** Whether another attempt may succeed. */
   retry: boolean;
@@ -29,7 +29,7 @@ export interface RetryVerdict {
   afterMs?: number;
 }
 
-/** Options of {@link withRetry}. @internal */
+/** Options of {@link withRetry}.*/
 export interface WithRetryOptions {
   policy: RetryPolicy;
   /** Decides from a failure whether to try again; not called for cancellations. */
@@ -39,7 +39,7 @@ export interface WithRetryOptions {
 
 /**
  * Runs `attempt` until it succeeds, fails for good, or the attempts run out; the last error is thrown.
- * Aborting `signal` stops at once with a `CancelledError`. @internal
+ * Aborting `signal` stops at once with a `CancelledError`.
  */
 export async function withRetry<T>(
   attempt: (index: number) => Promise<T>,
@@ -58,7 +58,7 @@ export async function withRetry<T>(
   }
 }
 
-/** The error a cancelled call rejects with: the signal's reason when it is already a `CancelledError`. @internal */
+/** The error a cancelled call rejects with: the signal's reason when it is already a `CancelledError`.*/
 export function cancelled(signal: AbortSignal | undefined, cause?: unknown): CancelledError {
   const reason: unknown = signal?.reason;
   if (reason instanceof CancelledError) return reason;

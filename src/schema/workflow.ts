@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { NameSchema, hasArrays } from './entity.js';
 import { ResourceNameSchema } from './resource-name.js';
-import { DataPathSchema, StepSchema } from './steps/index.js';
+import { DataPathSchema } from './steps/base.js';
+import { StepSchema } from './steps/index.js';
 
 /** A wire: copies data from a step (or the workflow input) into a step's input. */
 export const WireSchema = z.object({

@@ -10,7 +10,17 @@ import { stepDataKey } from './base.js';
 import { L2StepSchema } from './l2.js';
 import { RequestStepSchema } from './request.js';
 
-export * from './base.js';
+export {
+  ConditionSchema,
+  StepRetrySchema,
+  StepBaseSchema,
+  defineStepSchema,
+  type StepBaseBody,
+  type StepDataKey,
+  type StepVariantShape,
+  type StepRetry,
+  type Condition,
+} from './base.js';
 export * from './l2.js';
 export * from './atlas.js';
 export * from './request.js';
