@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { contractCase } from './contract-case.js';
 import type { ChatAdapter, ChatMessage } from '../adapters/types.js';
 import { Engine } from '../engine/engine.js';
 import { CancelledError, ValidationError } from '../errors/index.js';
@@ -67,21 +68,11 @@ const TRICKY_TEXT =
 export function describeChatContract(options: ChatContractOptions): void {
   const channel = options.channel ?? 'general';
   const channels = options.capabilities?.channels ?? true;
-  const skipped = new Map(options.skip?.flatMap((s) => s.tests.map((t) => [t, s.reason] as const)) ?? []);
-  const test = (title: string, body: (target: ChatContractTarget) => Promise<void>) => {
-    const reason = skipped.get(title);
-    const run = async () => {
-      const target = await options.create();
-      try {
-        await body(target);
-      } finally {
-        await options.dispose?.(target);
-      }
-    };
-    // A caller may skip a case its backend cannot support; the reason it gives is shown in the report.
-    if (reason) it.skip(`${title} (skipped: ${reason})`, run);
-    else it(title, run);
-  };
+  const test = contractCase<ChatContractTarget>(
+    () => options.create(),
+    options.dispose?.bind(options),
+    options.skip,
+  );
   /** What the chat received, with channels left out when the chat does not keep them. */
   const received = async (target: ChatContractTarget) =>
     (await target.delivered()).map((m) => (channels ? m : { message: m.message }));

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { contractCase } from './contract-case.js';
 import type { CellValue, SpreadsheetAdapter } from '../adapters/types.js';
 import { Engine } from '../engine/engine.js';
 import { SheetError, WriteRejectedError } from '../errors/index.js';
@@ -50,21 +51,11 @@ const SEED: Record<string, CellValue[][]> = {
  * ```
  */
 export function describeSpreadsheetContract(options: SpreadsheetContractOptions): void {
-  const skipped = new Map(options.skip?.flatMap((s) => s.tests.map((t) => [t, s.reason] as const)) ?? []);
-  const test = (title: string, body: (adapter: SpreadsheetAdapter) => Promise<void>) => {
-    const reason = skipped.get(title);
-    const run = async () => {
-      const adapter = await options.create(structuredClone(SEED));
-      try {
-        await body(adapter);
-      } finally {
-        await options.dispose?.(adapter);
-      }
-    };
-    // A caller may skip a case its backend cannot support; the reason it gives is shown in the report.
-    if (reason) it.skip(`${title} (skipped: ${reason})`, run);
-    else it(title, run);
-  };
+  const test = contractCase<SpreadsheetAdapter>(
+    () => options.create(structuredClone(SEED)),
+    options.dispose?.bind(options),
+    options.skip,
+  );
   const ref = (sheet: string) => ({ spreadsheet_id: CONTRACT_SPREADSHEET, sheet_name: sheet });
 
   describe(`spreadsheet contract: ${options.name}`, () => {

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { contractCase } from './contract-case.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import { Engine } from '../engine/engine.js';
 
@@ -23,21 +24,11 @@ export interface StorageContractOptions {
  * ```
  */
 export function describeStorageContract(options: StorageContractOptions): void {
-  const skipped = new Map(options.skip?.flatMap((s) => s.tests.map((t) => [t, s.reason] as const)) ?? []);
-  const test = (title: string, body: (adapter: StorageAdapter) => Promise<void>) => {
-    const reason = skipped.get(title);
-    const run = async () => {
-      const adapter = await options.create();
-      try {
-        await body(adapter);
-      } finally {
-        await options.dispose?.(adapter);
-      }
-    };
-    // A caller may skip a case its backend cannot support; the reason it gives is shown in the report.
-    if (reason) it.skip(`${title} (skipped: ${reason})`, run);
-    else it(title, run);
-  };
+  const test = contractCase<StorageAdapter>(
+    () => options.create(),
+    options.dispose?.bind(options),
+    options.skip,
+  );
 
   describe(`storage contract: ${options.name}`, () => {
     test('puts, gets, lists by key order and deletes', async (storage) => {
