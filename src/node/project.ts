@@ -3,7 +3,7 @@
  * sheets, the convention the `stepwire` command reads.
  * @module
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join, resolve } from 'node:path';
 import { Engine } from '../engine/engine.js';
@@ -14,7 +14,9 @@ import { formatIssue, isStepwireError, ValidationError, type Issue } from '../er
 import type { Entity } from '../schema/index.js';
 import { locateJsonError } from '../http/json-error.js';
 import { LocalFileStore } from '../adapters/node/local-file-store.js';
-import { parseCsv } from '../adapters/node/csv.js';
+import { csvLayout, parseCsv, writeCsvCells } from '../adapters/node/csv.js';
+import { replaceFile } from '../adapters/node/atomic-write.js';
+import { FileSpreadsheets } from '../adapters/node/file-spreadsheets.js';
 
 
 /** Options of {@link loadProject}. */
@@ -30,14 +32,24 @@ export interface LoadProjectOptions {
   onFileWritten?: (path: string) => void;
   /** Prefix of the `file_url`s the `memory` file store hands out. @default "memory://files/" */
   filesBaseUrl?: string;
+  /**
+   * Where entity rows live. `memory`: `sheets/` seeds in-memory sheets and the files are never
+   * changed. `files`: the files in `sheets/` are the spreadsheets (`FileSpreadsheets`), so appends
+   * land in them and survive a restart; an entity without a file gets one with its header row.
+   * @default "memory"
+   */
+  sheets?: 'memory' | 'files';
 }
 
 /** A loaded project: its engine and the in-memory adapters it runs on. */
 export interface LoadedProject {
   /** The engine, with every definition of the folder stored. */
   engine: Engine;
-  /** The spreadsheets seeded from `sheets/` (unused when `engineOptions.spreadsheets` was given). */
-  spreadsheets: MemorySpreadsheets;
+  /**
+   * The spreadsheets of `sheets/`: in memory, seeded from the files, or the files themselves with
+   * `sheets: "files"` (unused when `engineOptions.spreadsheets` was given).
+   */
+  spreadsheets: MemorySpreadsheets | FileSpreadsheets;
   /** The `memory` file store that `upload_file` steps name. */
   files: MemoryFileStore;
   /** Where `send_message` posts (unless `engineOptions.chat` was given). */
@@ -71,9 +83,11 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   const problems: Issue[] = [];
   const engineOptions = options.engineOptions ?? {};
 
-  const spreadsheets = new MemorySpreadsheets();
+  const inFiles = options.sheets === 'files';
+  const memorySheets = new MemorySpreadsheets();
+  const spreadsheets = inFiles ? new FileSpreadsheets({ dir: join(root, 'sheets') }) : memorySheets;
   const sheetFiles = new Map<string, string>();
-  if (engineOptions.spreadsheets === undefined) await loadSheets(root, spreadsheets, sheetFiles, issues);
+  if (engineOptions.spreadsheets === undefined) await loadSheets(root, memorySheets, sheetFiles, issues);
   else if (await isDir(join(root, 'sheets')))
     problems.push({
       code: 'ignored',
@@ -158,7 +172,8 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
         const { row, col } = entity.spreadsheet_config.origin;
         const rows: CellValue[][] = Array.from({ length: row }, () => []);
         rows.push([...(Array(col).fill(null) as null[]), ...entity.columns.map((c) => c.name)]);
-        if (spreadsheets.cells(id, sheet) === undefined) spreadsheets.setSheet(id, sheet, rows);
+        if (inFiles) await createSheetFile(root, id, sheet, rows);
+        else if (memorySheets.cells(id, sheet) === undefined) memorySheets.setSheet(id, sheet, rows);
       }
       const read = await engine.catalog.getEntity({
         entity_name: entity.name,
@@ -307,4 +322,18 @@ async function isDir(path: string): Promise<boolean> {
 
 function byName(a: { name: string }, b: { name: string }): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * Gives an entity that has no sheet file one, holding its header row, so `sheets: "files"` can append
+ * to it; a workbook (`<id>.xlsx`) is left alone (its sheet must be added in the workbook).
+ */
+async function createSheetFile(root: string, id: string, sheet: string, rows: CellValue[][]): Promise<void> {
+  const base = join(root, 'sheets');
+  if (await stat(join(base, `${id}.xlsx`)).catch(() => undefined)) return;
+  const path = join(base, id, `${sheet}.csv`);
+  if (await stat(path).catch(() => undefined)) return;
+  await mkdir(join(base, id), { recursive: true });
+  const text = writeCsvCells(rows, csvLayout(''));
+  await replaceFile(path, new TextEncoder().encode(text));
 }
