@@ -1,0 +1,89 @@
+// Finds the command-line tools some tests drive (poppler, Chromium, Bun, Deno). Outside CI a missing
+// tool prints a notice and its tests skip; under CI (the `CI` variable set) it throws, so a CI machine
+// without the tool fails instead of passing with fewer tests.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const binOf = (name: string) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));
+
+/** A program some tests run. */
+export interface Tool {
+  /** The executable's name, looked up on `PATH`. */
+  name: string;
+  /** What installs it, named in the notice and the error: `apt-get install -y poppler-utils`. */
+  install: string;
+  /** Paths tried before `PATH`, e.g. the binary an npm package puts in `node_modules`. */
+  candidates?: string[];
+}
+
+/** `pdftotext`, `pdfinfo` and `pdftoppm` come together in Debian's poppler-utils. */
+export const POPPLER: Tool = { name: 'pdftotext', install: 'apt-get install -y poppler-utils' };
+/** Chromium, which the browser end-to-end test drives through playwright-core. */
+export const CHROMIUM: Tool = { name: 'chromium', install: 'apt-get install -y chromium' };
+/** Bun 1, from the `bun` devDependency. */
+export const BUN: Tool = {
+  name: 'bun',
+  install: 'npm ci (the devDependency bun)',
+  candidates: [binOf('bun')],
+};
+/** Deno 2, from the `deno` devDependency. */
+export const DENO: Tool = {
+  name: 'deno',
+  install: 'npm ci (the devDependency deno)',
+  candidates: [binOf('deno')],
+};
+
+/** Whether this run is CI (the `CI` variable set, and not to `false` or `0`), where every test must run. */
+export function inCi(): boolean {
+  return !['', '0', 'false'].includes((process.env['CI'] ?? '').toLowerCase());
+}
+
+const found = new Map<string, string | undefined>();
+
+/**
+ * The full path of `tool`, or `undefined` after a notice on stderr (the caller then skips its tests).
+ * Under CI a missing tool throws, naming it and what installs it.
+ */
+export function findTool(tool: Tool): string | undefined {
+  if (!found.has(tool.name)) {
+    const path = [...(tool.candidates ?? []), ...onPath(tool.name)].find(isExecutable);
+    if (path === undefined) {
+      const missing = `${tool.name} is not installed (${tool.install})`;
+      if (inCi()) throw new Error(`${missing}: CI runs every test, so this one fails instead of skipping`);
+      console.warn(`${missing}: skipping the tests and checks that need it`);
+    }
+    found.set(tool.name, path);
+  }
+  return found.get(tool.name);
+}
+
+/**
+ * `tool --version`'s first line, or `undefined` when the tool is missing (see {@link findTool}).
+ * A tool that is there but does not answer throws, in and out of CI.
+ */
+export function toolVersion(tool: Tool): { path: string; version: string } | undefined {
+  const path = findTool(tool);
+  if (path === undefined) return undefined;
+  const result = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  if (result.status !== 0)
+    throw new Error(`${path} --version failed (${result.status ?? result.signal}): ${result.stderr}`);
+  return { path, version: result.stdout.split('\n')[0]!.trim() };
+}
+
+function onPath(name: string): string[] {
+  return (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter((dir) => dir !== '')
+    .map((dir) => join(dir, name));
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
