@@ -6,8 +6,6 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const binOf = (name: string) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));
-
 /** A program some tests run. */
 export interface Tool {
   /** The executable's name, looked up on `PATH`. */
@@ -22,17 +20,30 @@ export interface Tool {
 export const POPPLER: Tool = { name: 'pdftotext', install: 'apt-get install -y poppler-utils' };
 /** Chromium, which the browser end-to-end test drives through playwright-core. */
 export const CHROMIUM: Tool = { name: 'chromium', install: 'apt-get install -y chromium' };
-/** Bun 1, from the `bun` devDependency. */
+/** The arch in the names of Bun's and Deno's per-platform npm packages. */
+const ARCH = process.arch === 'arm64' ? { bun: 'aarch64', deno: 'arm64' } : { bun: 'x64', deno: 'x64' };
+/**
+ * Bun 1, from the `bun` devDependency. Its per-platform package comes first: without install scripts
+ * (`npm ci --ignore-scripts`) node_modules/.bin/bun is only a placeholder that refuses to run.
+ */
 export const BUN: Tool = {
   name: 'bun',
   install: 'npm ci (the devDependency bun)',
-  candidates: [binOf('bun')],
+  candidates: [
+    modulePath(`@oven/bun-${process.platform}-${ARCH.bun}/bin/bun`),
+    modulePath(`@oven/bun-${process.platform}-${ARCH.bun}-musl/bin/bun`),
+    modulePath('.bin/bun'),
+  ],
 };
-/** Deno 2, from the `deno` devDependency. */
+/** Deno 2, from the `deno` devDependency: its per-platform binary, else the package's launcher. */
 export const DENO: Tool = {
   name: 'deno',
   install: 'npm ci (the devDependency deno)',
-  candidates: [binOf('deno')],
+  candidates: [
+    modulePath(`@deno/${process.platform}-${ARCH.deno}-glibc/deno`),
+    modulePath(`@deno/${process.platform}-${ARCH.deno}/deno`),
+    modulePath('.bin/deno'),
+  ],
 };
 
 /** Whether this run is CI (the `CI` variable set, and not to `false` or `0`), where every test must run. */
@@ -70,6 +81,10 @@ export function toolVersion(tool: Tool): { path: string; version: string } | und
   if (result.status !== 0)
     throw new Error(`${path} --version failed (${result.status ?? result.signal}): ${result.stderr}`);
   return { path, version: result.stdout.split('\n')[0]!.trim() };
+}
+
+function modulePath(path: string): string {
+  return fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
 }
 
 function onPath(name: string): string[] {
