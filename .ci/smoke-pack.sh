@@ -6,6 +6,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 tarball="$(cd "$root" && npm pack --silent --pack-destination "$work" | tail -n 1)"
 cd "$work"
+echo "smoke test of the packed tarball on Node $(node --version)"
 npm init -y >/dev/null
 # stepwire/testing runs under vitest, an optional peer: install it as a user of that entry would.
 npm install --no-audit --no-fund "./$tarball" vitest@^4 >/dev/null

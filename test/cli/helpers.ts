@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { findTool, POPPLER } from '../helpers/tools.js';
 
 /** The repository root: commands run from there, as `node --import tsx src/cli/main.ts`. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -96,12 +97,11 @@ export function tempDir(prefix: string): { dir: string; remove: () => void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** `pdftotext` of a PDF file, or `undefined` when poppler is not installed. */
+/**
+ * `pdftotext` of a PDF file, or `undefined` when poppler is not installed (outside CI: the caller
+ * skips its check; under CI `findTool` throws).
+ */
 export function pdfText(file: string): string | undefined {
-  try {
-    return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8', timeout: 10_000 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  if (findTool(POPPLER) === undefined) return undefined;
+  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8', timeout: 10_000 });
 }

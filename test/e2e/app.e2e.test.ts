@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -7,14 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/index.js';
 import { handleScreenRoute } from '../../src/http/screens.js';
 import { appEngine } from '../app/helpers.js';
+import { CHROMIUM, findTool } from '../helpers/tools.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const chromiumPath = findTool(CHROMIUM);
 const SHOTS = join(process.cwd(), 'test-artifacts', 'screens');
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(
-    `Skipping the browser end-to-end test: ${CHROMIUM} does not exist (apt-get install -y chromium).`,
-  );
 
 const ROUTE = /^\/applications\/([^/]+)\/screens\/([^/]+)(?:\/forms\/([^/]+))?$/;
 
@@ -56,7 +52,7 @@ function serve(engine: Engine): Promise<{ server: Server; origin: string }> {
   );
 }
 
-describe.skipIf(!hasChromium)('application screens in a real browser', () => {
+describe.skipIf(chromiumPath === undefined)('application screens in a real browser', () => {
   let browser: Browser;
   let server: Server;
   let origin: string;
@@ -67,7 +63,7 @@ describe.skipIf(!hasChromium)('application screens in a real browser', () => {
     const { engine } = await appEngine();
     ({ server, origin } = await serve(engine));
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: chromiumPath!,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
     page = await browser.newPage({ viewport: { width: 1024, height: 768 } });

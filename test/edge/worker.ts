@@ -4,28 +4,12 @@
 import quickjsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm';
 import { Engine, MemorySpreadsheets, QuickJsSandbox } from '../../src/index.js';
 import { createHandler, type FetchHandler } from '../../src/http/index.js';
+import { SHOP } from './scenario.js';
 
 let handler: FetchHandler | undefined;
 
 function build(): FetchHandler {
-  const spreadsheets = new MemorySpreadsheets({
-    shop: {
-      customers: [
-        ['id', 'name', 'city'],
-        [1, 'Ada', 'London'],
-        [2, 'Grace', 'New York'],
-        [3, 'Linus', 'Helsinki'],
-      ],
-      orders: [
-        ['id', 'customer_id', 'amount'],
-        [10, 1, 100],
-        [11, 1, 75.5],
-        [12, 2, 80],
-        [13, 3, 2],
-      ],
-      totals: [['customer_id', 'orders', 'total']],
-    },
-  });
+  const spreadsheets = new MemorySpreadsheets(SHOP);
   const sandbox = new QuickJsSandbox({ wasmModule: quickjsWasm });
   return createHandler(new Engine({ spreadsheets, sandbox }));
 }

@@ -4,9 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectScenario } from './expect-scenario.js';
+import { CUSTOMERS, SCENARIO, type ScenarioResponse } from './scenario.js';
 
 const ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 const QUICKJS_WASM = '@jitl/quickjs-wasmfile-release-sync/wasm';
+const require = createRequire(import.meta.url);
+/** The npm version of workerd that miniflare runs, e.g. 1.20260131.0 (its release date). */
+const WORKERD_VERSION = (require('workerd/package.json') as { version: string }).version;
 
 /**
  * Leaves the QuickJS `.wasm` import external: workerd gets the file as a `CompiledWasm` module,
@@ -80,11 +85,12 @@ async function bundle(): Promise<{ code: string; bytes: number }> {
 
 let mf: Miniflare;
 let bytes = 0;
+const played: ScenarioResponse[] = [];
 
 beforeAll(async () => {
   const built = await bundle();
   bytes = built.bytes;
-  const wasm = await readFile(createRequire(import.meta.url).resolve(QUICKJS_WASM));
+  const wasm = await readFile(require.resolve(QUICKJS_WASM));
   mf = new Miniflare({
     modules: [
       { type: 'ESModule', path: 'worker.mjs', contents: built.code },
@@ -93,25 +99,28 @@ beforeAll(async () => {
     compatibilityDate: '2025-01-01',
   });
   await mf.ready;
+  for (const request of SCENARIO)
+    played.push(await send(request.method, request.path, request.body, request.type));
 }, 60_000);
 afterAll(() => mf?.dispose());
 
-async function send(method: string, path: string, body?: unknown) {
+async function send(method: string, path: string, body?: unknown, type = 'application/json') {
   const init: { method: string; body?: string; headers?: Record<string, string> } = { method };
   if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers = { 'content-type': 'application/json' };
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    init.headers = { 'content-type': type };
   }
   const response = await mf.dispatchFetch(`http://localhost${path}`, init);
   const text = await response.text();
+  const contentType = response.headers.get('content-type');
   return {
     status: response.status,
-    type: response.headers.get('content-type'),
-    body: text ? JSON.parse(text) : undefined,
+    type: contentType,
+    body: /json/.test(contentType ?? '') ? JSON.parse(text) : text,
   };
 }
 
-describe('the handler inside workerd (miniflare)', () => {
+describe(`stepwire and stepwire/http in workerd ${WORKERD_VERSION} (miniflare)`, () => {
   it('bundles without any Node built-in (and the guard does catch one)', async () => {
     expect(bytes).toBeGreaterThan(10_000);
     const guarded = build({
@@ -125,19 +134,13 @@ describe('the handler inside workerd (miniflare)', () => {
     await expect(guarded).rejects.toThrow(/Node built-in "fs"/);
   });
 
-  it('registers an entity, reads it, creates a workflow and runs it', async () => {
-    const entity = {
-      name: 'customers',
-      columns: [
-        { name: 'id', type: 'NUMBER' },
-        { name: 'name', type: 'STRING' },
-        { name: 'city', type: 'STRING' },
-      ],
-      primary_key: ['id'],
-      spreadsheet_config: { spreadsheet_id: 'shop', sheet_name: 'customers', origin: { row: 0, col: 0 } },
-    };
-    expect((await send('POST', '/catalog/entity', entity)).status).toBe(201);
-    expect((await send('POST', '/catalog/entity', entity)).status).toBe(409);
+  it('runs a workflow: read an entity, QuickJS transform (the .wasm as a compiled module), output', () => {
+    expectScenario(played);
+  });
+
+  it('refuses a duplicate entity, filters a read, runs a lookup and answers problem+json', async () => {
+    // The scenario registered customers.
+    expect((await send('POST', '/catalog/entity', CUSTOMERS)).status).toBe(409);
     const read = await send('POST', '/catalog/entities/customers/read', {
       operation: { filters: [{ column: 'city', operator: 'EQUALS', value: 'London' }] },
     });
@@ -191,84 +194,5 @@ describe('the handler inside workerd (miniflare)', () => {
     expect(invalid.status).toBe(400);
     expect(invalid.type).toBe('application/problem+json');
     expect((await send('GET', '/openapi.json')).body.openapi).toBe('3.1.0');
-  });
-
-  it('runs a QuickJS transform script (the .wasm as a compiled module) and writes its rows', async () => {
-    const sheet = (name: string) => ({
-      spreadsheet_id: 'shop',
-      sheet_name: name,
-      origin: { row: 0, col: 0 },
-    });
-    const orders = {
-      name: 'orders',
-      columns: [
-        { name: 'id', type: 'NUMBER' },
-        { name: 'customer_id', type: 'NUMBER' },
-        { name: 'amount', type: 'NUMBER' },
-      ],
-      primary_key: ['id'],
-      spreadsheet_config: sheet('orders'),
-    };
-    const totals = {
-      name: 'order_totals',
-      columns: [
-        { name: 'customer_id', type: 'NUMBER' },
-        { name: 'orders', type: 'NUMBER' },
-        { name: 'total', type: 'NUMBER' },
-      ],
-      primary_key: ['customer_id'],
-      spreadsheet_config: sheet('totals'),
-    };
-    expect((await send('POST', '/catalog/entity', orders)).status).toBe(201);
-    expect((await send('POST', '/catalog/entity', totals)).status).toBe(201);
-    const script = [
-      'const totals = new Map();',
-      "for (const order of getEntity('orders')) {",
-      '  const t = totals.get(order.customer_id) ?? { customer_id: order.customer_id, orders: 0, total: 0 };',
-      '  t.orders += 1;',
-      '  t.total += order.amount;',
-      '  totals.set(order.customer_id, t);',
-      '}',
-      "console.log('customers', totals.size);",
-      "writeEntity('order_totals', [...totals.values()]);",
-    ].join('\n');
-    const stored = await mf.dispatchFetch('http://localhost/scripts/summarize.js', {
-      method: 'PUT',
-      body: script,
-      headers: { 'content-type': 'application/javascript' },
-    });
-    expect(stored.status).toBe(201);
-    await stored.text();
-
-    const workflow = {
-      name: 'summarize_orders',
-      steps: [
-        {
-          name: 'summarize',
-          type: 'atlas',
-          atlas_data: {
-            action: 'transform',
-            input_data: { language: 'javascript', code_file: 'summarize.js' },
-            input_entities: [{ name: 'orders' }],
-            output_entities: [{ name: 'order_totals', write_mode: 'append' }],
-          },
-        },
-      ],
-      wires: [],
-    };
-    expect((await send('POST', '/workflows', workflow)).status).toBe(201);
-    const run = await send('POST', '/workflows/summarize_orders/runs', {});
-    expect(run.status).toBe(200);
-    // The error (if any) is in the comparison so a failure shows why, e.g. the wasm did not load.
-    expect({ status: run.body.status, error: run.body.error }).toEqual({ status: 'succeeded', error: null });
-    expect(run.body.output).toEqual({ summarize: { written: { order_totals: 3 } } });
-    expect(run.body.steps[0].logs).toEqual(['customers 3']);
-    const read = await send('POST', '/catalog/entities/order_totals/read', {});
-    expect(read.status).toBe(200);
-    expect(read.body.body.table.rows).toEqual([
-      [1, 2, 175.5],
-      [2, 1, 80],
-      [3, 1, 2],
-    ]);
   });
 });

@@ -55,5 +55,5 @@ describe('docs/getting-started.md', () => {
       /export interface ReportInput \{\s+min_amount: number;/,
     );
     expect(existsSync(join(temp.dir, 'examples/out/invoice-1.pdf'))).toBe(true);
-  });
+  }, 180_000); // several CLI processes, one after the other: slow on a loaded 2-core machine
 });

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { renderPdf } from '../../src/pdf/index.js';
-import { writePdf } from './poppler.js';
+import { itWithPoppler, writePdf } from './poppler.js';
 
 const INVOICE = `<html><head><title>Invoice 2024-017</title></head><body>
 <h1>Invoice 2024-017</h1>
@@ -16,7 +16,7 @@ const INVOICE = `<html><head><title>Invoice 2024-017</title></head><body>
 </body></html>`;
 
 describe('renderPdf: page image', () => {
-  it('renders page 1 to a non-trivial PNG (saved under test-artifacts/pdf/)', async () => {
+  itWithPoppler('renders page 1 to a non-trivial PNG (saved under test-artifacts/pdf/)', async () => {
     const bytes = await renderPdf({
       template: INVOICE,
       variables: [

@@ -2,6 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { it } from 'vitest';
+import { findTool, POPPLER } from '../helpers/tools.js';
+
+/** Whether poppler-utils (`pdftotext`, `pdfinfo`, `pdftoppm`) is installed; see `findTool`. */
+export const HAS_POPPLER = findTool(POPPLER) !== undefined;
+
+/** `it` for a test that reads a PDF back with poppler: skipped without it outside CI. */
+export const itWithPoppler = it.skipIf(!HAS_POPPLER);
 
 const dir = mkdtempSync(join(tmpdir(), 'stepwire-pdf-'));
 let counter = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CancelledError, LimitError, ValidationError } from '../../src/errors/index.js';
 import { renderPdf, type PdfVariable } from '../../src/pdf/index.js';
-import { pdfInfo, pdfText, textLines } from './poppler.js';
+import { pdfInfo, pdfText, textLines, itWithPoppler } from './poppler.js';
 
 async function text(template: string, variables?: PdfVariable[]): Promise<string> {
   return pdfText(await renderPdf(variables ? { template, variables } : { template }));
@@ -17,7 +17,7 @@ async function validationIssues(promise: Promise<unknown>): Promise<ValidationEr
 }
 
 describe('renderPdf: text', () => {
-  it('renders headings, paragraphs, bold, italic, line breaks and lists in order', async () => {
+  itWithPoppler('renders headings, paragraphs, bold, italic, line breaks and lists in order', async () => {
     const out = await text(
       '<h1>Invoice</h1><h3>Details</h3><p>Hello <b>bold</b> and <em>italic</em>.<br>Second line</p>' +
         '<ul><li>Apples</li><li>Pears</li></ul><ol start="3"><li>Third</li><li>Fourth</li></ol><hr><p>End</p>',
@@ -35,7 +35,7 @@ describe('renderPdf: text', () => {
     ]);
   });
 
-  it('wraps long paragraphs within the margins and breaks pages', async () => {
+  itWithPoppler('wraps long paragraphs within the margins and breaks pages', async () => {
     const words = Array.from({ length: 4000 }, (_, i) => `word${i}`).join(' ');
     const bytes = await renderPdf({ template: `<p>${words}</p>` });
     const out = pdfText(bytes);
@@ -45,7 +45,7 @@ describe('renderPdf: text', () => {
     expect(lines.join(' ').split(' ')).toEqual(words.split(' '));
   });
 
-  it('renders Latin with accents, Greek and Cyrillic', async () => {
+  itWithPoppler('renders Latin with accents, Greek and Cyrillic', async () => {
     const out = await text('<h2>Ελληνικά</h2><p>Кириллица and Crème brûlée, Łódź, ÆØÅ, € 5</p>');
     expect(out).toContain('Ελληνικά');
     expect(out).toContain('Кириллица');
@@ -54,11 +54,11 @@ describe('renderPdf: text', () => {
     expect(out).toContain('€ 5');
   });
 
-  it('prints characters the font lacks as ?', async () => {
+  itWithPoppler('prints characters the font lacks as ?', async () => {
     expect(await text('<p>tea 茶 ok</p>')).toContain('tea ? ok');
   });
 
-  it('degrades unknown tags to their text and drops script and style content', async () => {
+  itWithPoppler('degrades unknown tags to their text and drops script and style content', async () => {
     const out = await text(
       '<style>p { color: red }</style><p>Keep <blink>this</blink> <custom-tag x="1">text</custom-tag>' +
         '<script>alert("no")</script> <span>here</span></p><!-- hidden -->',
@@ -66,7 +66,7 @@ describe('renderPdf: text', () => {
     expect(textLines(out)).toEqual(['Keep this text here']);
   });
 
-  it('sets the document title from <title> and fixed metadata', async () => {
+  itWithPoppler('sets the document title from <title> and fixed metadata', async () => {
     const info = pdfInfo(
       await renderPdf({
         template: '<html><head><title>Invoice [[.n]]</title></head><body>x</body></html>',
@@ -99,7 +99,7 @@ describe('renderPdf: text', () => {
 });
 
 describe('renderPdf: variables', () => {
-  it('inserts values as text: markup in a value prints literally', async () => {
+  itWithPoppler('inserts values as text: markup in a value prints literally', async () => {
     const out = await text('<p>Name: [[.name]] / [[ .n ]] / [[.ok]] / [[.when]]</p>', [
       { name: 'name', value_type: 'STRING', value: '<b>x</b> &amp; <script>y</script>' },
       { name: 'n', value_type: 'NUMBER', value: 12.5 },
@@ -109,7 +109,7 @@ describe('renderPdf: variables', () => {
     expect(textLines(out)).toEqual(['Name: <b>x</b> &amp; <script>y</script> / 12.5 / true / 2024-05-06']);
   });
 
-  it('keeps the style around a marker and turns newlines in values into line breaks', async () => {
+  itWithPoppler('keeps the style around a marker and turns newlines in values into line breaks', async () => {
     const out = await text('<p><b>[[.address]]</b></p>', [
       { name: 'address', value_type: 'STRING', value: '1 Main St\nSpringfield' },
     ]);
@@ -160,7 +160,7 @@ describe('renderPdf: variables', () => {
 });
 
 describe('renderPdf: options and limits', () => {
-  it('uses A4 by default, Letter or a custom size on request', async () => {
+  itWithPoppler('uses A4 by default, Letter or a custom size on request', async () => {
     expect(pdfInfo(await renderPdf({ template: 'x' }))['Page size']).toMatch(
       /^595\.2\d? x 841\.8\d? pts \(A4\)/,
     );
@@ -172,7 +172,7 @@ describe('renderPdf: options and limits', () => {
     ).toMatch(/^300 x 400 pts/);
   });
 
-  it('wider margins give more pages', async () => {
+  itWithPoppler('wider margins give more pages', async () => {
     const template = `<p>${'lorem ipsum dolor '.repeat(900)}</p>`;
     const narrow = Number(pdfInfo(await renderPdf({ template }, { page: { margins: 20 } }))['Pages']);
     const wide = Number(

@@ -2,14 +2,14 @@ import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { renderPdf } from '../../src/pdf/index.js';
 import type { DataTable } from '../../src/schema/data-table.js';
-import { pdfInfo, pdfText, textLines } from './poppler.js';
+import { pdfInfo, pdfText, textLines, itWithPoppler } from './poppler.js';
 
 function tableInput(table: DataTable, template = '<h1>Report</h1>[[.t]]') {
   return { template, variables: [{ name: 't', value_type: 'TABLE' as const, value: table }] };
 }
 
 describe('renderPdf: HTML tables', () => {
-  it('renders header and cells in row order, spanning cells included', async () => {
+  itWithPoppler('renders header and cells in row order, spanning cells included', async () => {
     const out = pdfText(
       await renderPdf({
         template:
@@ -21,7 +21,7 @@ describe('renderPdf: HTML tables', () => {
     expect(textLines(out)).toEqual(['Item Qty Price', 'Tea 2 3.50', 'Coffee beans 10 12.00', 'Total 15.50']);
   });
 
-  it('wraps long text inside its cell and keeps numbers whole and right-aligned', async () => {
+  itWithPoppler('wraps long text inside its cell and keeps numbers whole and right-aligned', async () => {
     const long = 'a very long description that cannot fit on one line of the cell at all '.repeat(3);
     const out = pdfText(
       await renderPdf({
@@ -36,7 +36,7 @@ describe('renderPdf: HTML tables', () => {
     expect(textLines(out).join(' ')).toContain(long.trim().split(' ').slice(0, 6).join(' '));
   });
 
-  it('treats rows of th cells as the header, unknown tags in cells as text', async () => {
+  itWithPoppler('treats rows of th cells as the header, unknown tags in cells as text', async () => {
     const out = pdfText(
       await renderPdf({
         template:
@@ -56,7 +56,7 @@ describe('renderPdf: TABLE variables', () => {
     { name: 'Day', date: {} },
   ];
 
-  it('renders a table where the marker stands, formatted by column config', async () => {
+  itWithPoppler('renders a table where the marker stands, formatted by column config', async () => {
     const out = pdfText(
       await renderPdf(
         tableInput(
@@ -82,7 +82,7 @@ describe('renderPdf: TABLE variables', () => {
     ]);
   });
 
-  it('splits a paragraph around a TABLE marker', async () => {
+  itWithPoppler('splits a paragraph around a TABLE marker', async () => {
     const out = pdfText(
       await renderPdf(tableInput({ columns: [{ name: 'c' }], rows: [['v']] }, '<p>Start [[.t]] end</p>')),
     );
@@ -100,14 +100,14 @@ describe('renderPdf: TABLE variables', () => {
     expect(action.lookup(PDFName.of('URI'), PDFHexString).decodeText()).toBe('https://example.com/path?q=1');
   });
 
-  it('does not link URLs with other schemes', async () => {
+  itWithPoppler('does not link URLs with other schemes', async () => {
     const bytes = await renderPdf(tableInput({ columns, rows: [['a', 1, 1, 'javascript:alert(1)', null]] }));
     const doc = await PDFDocument.load(bytes);
     expect(doc.getPage(0).node.get(PDFName.of('Annots'))).toBeUndefined();
     expect(pdfText(bytes)).toContain('javascript:alert(1)');
   });
 
-  it('repeats the header row on every page of a long table', async () => {
+  itWithPoppler('repeats the header row on every page of a long table', async () => {
     const rows = Array.from({ length: 150 }, (_, i) => [`item ${i}`, i * 1.25, i, null, null]);
     const bytes = await renderPdf(tableInput({ columns, rows }));
     expect(Number(pdfInfo(bytes)['Pages'])).toBeGreaterThanOrEqual(3);
@@ -120,12 +120,15 @@ describe('renderPdf: TABLE variables', () => {
     expect(all.map((line) => line.split(' ')[1])).toEqual(rows.map((_, i) => String(i)));
   });
 
-  it('renders a table without columns as rows only, and an empty table as "(no data)"', async () => {
-    expect(
-      textLines(pdfText(await renderPdf(tableInput({ columns: null, rows: [['a', 'b']] }, '[[.t]]')))),
-    ).toEqual(['a b']);
-    expect(textLines(pdfText(await renderPdf(tableInput({ columns: null, rows: null }, '[[.t]]'))))).toEqual([
-      '(no data)',
-    ]);
-  });
+  itWithPoppler(
+    'renders a table without columns as rows only, and an empty table as "(no data)"',
+    async () => {
+      expect(
+        textLines(pdfText(await renderPdf(tableInput({ columns: null, rows: [['a', 'b']] }, '[[.t]]')))),
+      ).toEqual(['a b']);
+      expect(
+        textLines(pdfText(await renderPdf(tableInput({ columns: null, rows: null }, '[[.t]]')))),
+      ).toEqual(['(no data)']);
+    },
+  );
 });
