@@ -80,8 +80,10 @@ export function describeStorageContract(options: StorageContractOptions): void {
 
     test('round-trips JSON values of every kind, and keys with any characters', async (storage) => {
       const value = { s: 'é ∑ 😀 \u0000', n: -1.5, b: false, z: null, a: [{}], nested: { deep: ['x'] } };
-      await storage.put('applications', 'a key/with ?odd: chars', value);
-      expect(await storage.get('applications', 'a key/with ?odd: chars')).toEqual(value);
+      const key = "a key/with ?odd: chars, 'quotes', $1 and --";
+      await storage.put('applications', key, value);
+      expect(await storage.get('applications', key)).toEqual(value);
+      expect(await storage.list('applications')).toEqual([{ key, value }]);
     });
 
     test('keeps the order of object keys', async (storage) => {
