@@ -1,15 +1,23 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { importOptional } from '../../src/adapters/import-optional.js';
 import { openPostgres, StorageError } from '../../src/adapters/postgres/index.js';
 import { MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { StepwireError } from '../../src/errors/index.js';
-import { reachServer, testSchemas } from './server.js';
+import { reachServer, testSchemas, underCi } from './server.js';
 
 const url = await reachServer();
 const schemas = testSchemas(url);
@@ -64,6 +72,25 @@ describe('openPostgres arguments', () => {
   });
 });
 
+describe('the test server helper', () => {
+  it('leaves the server tests out with a notice when the server is unreachable, and fails under CI', async () => {
+    const nowhere = 'postgres://postgres@127.0.0.1:1/test';
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await reachServer(nowhere, false)).toBeUndefined();
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('the server tests are left out'));
+    } finally {
+      warn.mockRestore();
+    }
+    await expect(reachServer(nowhere, true)).rejects.toThrow(/under CI the server tests must run/);
+    vi.stubEnv('CI', 'true');
+    expect(underCi()).toBe(true);
+    vi.stubEnv('CI', 'false');
+    expect(underCi()).toBe(false);
+    vi.unstubAllEnvs();
+  });
+});
+
 describe('in-memory PGlite', () => {
   it('opens with nothing, has a queue that says it is not there yet, and refuses calls once closed', async () => {
     const db = await openPostgres();
@@ -115,6 +142,14 @@ describe('a PGlite directory', () => {
 
     writeFileSync(lock, JSON.stringify({ pid: 1, host: 'elsewhere', token: 'shared disk' }));
     await expect(openPostgres(dir)).rejects.toThrow(/in use by process 1 on host elsewhere/);
+  });
+
+  it('refuses a directory that holds other files and no database', async () => {
+    const project = join(temp, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'orders.csv'), 'id\n1\n');
+    await expect(openPostgres(project)).rejects.toThrow(/holds other files \(orders\.csv\) and no database/);
+    expect(readdirSync(project)).toEqual(['orders.csv']);
   });
 });
 

@@ -16,18 +16,18 @@ export function underCi(): boolean {
 }
 
 /**
- * Resolves to {@link SERVER_URL} when the server answers, to `undefined` (after a notice) when it does
- * not; rejects under CI when it does not.
+ * Resolves to the server's URL when it answers, to `undefined` (after a notice) when it does not;
+ * rejects under CI when it does not.
  */
-export async function reachServer(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5_000 });
+export async function reachServer(url = SERVER_URL, ci = underCi()): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   try {
     await client.connect();
     await client.query('select 1');
-    return SERVER_URL;
+    return url;
   } catch (error) {
-    const why = `PostgreSQL at ${SERVER_URL} is not reachable (${(error as Error).message})`;
-    if (underCi()) throw new Error(`${why}; under CI the server tests must run. Set STEPWIRE_PG_URL.`);
+    const why = `PostgreSQL at ${url} is not reachable (${(error as Error).message})`;
+    if (ci) throw new Error(`${why}; under CI the server tests must run. Set STEPWIRE_PG_URL.`);
     console.warn(`notice: ${why}; the server tests are left out. Set STEPWIRE_PG_URL to run them.`);
     return undefined;
   } finally {

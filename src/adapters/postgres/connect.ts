@@ -4,7 +4,7 @@
  * optional peers, imported on first use.
  * @module
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   Kysely,
@@ -16,7 +16,7 @@ import {
 } from 'kysely';
 import { StorageError } from '../../errors/storage-error.js';
 import { importOptional, namedExport } from '../import-optional.js';
-import { lockDirectory } from './directory-lock.js';
+import { LOCK_FILE, lockDirectory } from './directory-lock.js';
 import type { Tables } from './tables.js';
 
 /** Where a database is: a URL, a directory, nothing (in memory), or a client the host made. */
@@ -98,6 +98,7 @@ async function embedded(dir: string | undefined): Promise<Connection> {
   if (dir === undefined) return pglite(await PGlite.create(), 'the in-memory PGlite database', true);
   const path = resolve(dir);
   mkdirSync(path, { recursive: true });
+  refuseForeign(path);
   const lock = lockDirectory(path);
   try {
     const connection = await pglite(await PGlite.create(path), `the PGlite directory "${path}"`, true);
@@ -123,6 +124,20 @@ async function pglite(client: PGliteClient, where: string, owned: boolean): Prom
     }
   };
   return { db, where, close };
+}
+
+/**
+ * Refuses a directory that holds other files and no database (`PG_VERSION`), so a mistyped path
+ * never fills a project folder with database files.
+ */
+function refuseForeign(path: string): void {
+  if (existsSync(resolve(path, 'PG_VERSION'))) return;
+  const others = readdirSync(path).filter((name) => !name.startsWith(LOCK_FILE));
+  if (others.length > 0)
+    throw new TypeError(
+      `openPostgres: the directory "${path}" holds other files (${others.slice(0, 3).join(', ')}) and no database:` +
+        ' give a new or empty directory, or one a previous openPostgres made',
+    );
 }
 
 /** The URL with its password hidden, for messages. */

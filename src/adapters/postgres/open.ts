@@ -41,10 +41,13 @@ const SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
  * Opens (and creates or migrates) a stepwire database: a Postgres server, an embedded PGlite
  * directory, or an in-memory PGlite for tests.
  *
- * - a `postgres://` or `postgresql://` URL: a node-postgres pool (package `pg`);
+ * - a `postgres://` or `postgresql://` URL: a node-postgres pool (package `pg`); what was written
+ *   survives any crash, as the server commits it;
  * - a directory path: PGlite (package `@electric-sql/pglite`) keeping its files there, created when
- *   missing and locked while open: a second open gets a `StorageError` with code `locked` naming
- *   the holder's pid; a lock left by a killed process is taken over;
+ *   missing (a directory holding other files is refused) and locked while open: a second open gets a
+ *   `StorageError` with code `locked` naming the holder's pid; a lock left by a killed process is
+ *   taken over. What was written survives a killed process, not a power loss: PGlite on Node does
+ *   not fsync;
  * - nothing: an in-memory PGlite, gone when closed;
  * - `{ pool }` or `{ pglite }`: a client you made, left open by `close()` unless `closeClient`.
  *
