@@ -50,7 +50,12 @@ module.exports = {
       FOUNDATION,
       `^src/(?!errors/|retry/|bytes/|locks/)`,
     ),
-    forbid('schema-stays-below', 'schema depends only on the foundation.', SCHEMA, `^src/(?!errors/|retry/|bytes/|locks/|schema/)`),
+    forbid(
+      'schema-stays-below',
+      'schema depends only on the foundation.',
+      SCHEMA,
+      `^src/(?!errors/|retry/|bytes/|locks/|schema/)`,
+    ),
     forbid(
       'contract-stays-below',
       'The adapter contract depends only on schema and the foundation.',
@@ -69,8 +74,18 @@ module.exports = {
       PLUGINS,
       `${ENGINE}|${HTTP}|${ADAPTER_IMPL}|^src/(node|cli|testing)/|${ENTRIES}`,
     ),
-    forbid('actions-apart-from-app', 'Actions and applications do not know each other.', '^src/actions/', '^src/app/'),
-    forbid('app-apart-from-actions', 'Actions and applications do not know each other.', '^src/app/', '^src/actions/'),
+    forbid(
+      'actions-apart-from-app',
+      'Actions and applications do not know each other.',
+      '^src/actions/',
+      '^src/app/',
+    ),
+    forbid(
+      'app-apart-from-actions',
+      'Actions and applications do not know each other.',
+      '^src/app/',
+      '^src/actions/',
+    ),
     forbid(
       'engine-below-http',
       'The engine knows nothing of HTTP, Node or the test kit; of the adapters, only its in-memory defaults.',

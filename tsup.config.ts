@@ -7,6 +7,7 @@ export const ENTRIES = {
   http: 'src/http/index.ts',
   google: 'src/adapters/google/index.ts',
   node: 'src/node/index.ts',
+  postgres: 'src/adapters/postgres/index.ts',
   testing: 'src/testing/index.ts',
 };
 

@@ -4,7 +4,15 @@
  */
 export {};
 
-const ALL = ['entity-read', 'workflow-overhead', 'json-schema', 'transform', 'pdf', 'http'] as const;
+const ALL = [
+  'entity-read',
+  'workflow-overhead',
+  'json-schema',
+  'transform',
+  'pdf',
+  'http',
+  'storage',
+] as const;
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const names = wanted.length > 0 ? wanted : [...ALL];

@@ -100,6 +100,34 @@ export interface StorageAdapter {
   delete(collection: Collection, key: string, options?: CallOptions): MaybePromise<boolean>;
   /** Every entry of a collection, ordered by key. */
   list<T = unknown>(collection: Collection, options?: CallOptions): MaybePromise<{ key: string; value: T }[]>;
+  /**
+   * Optional: one page of run records (collection `runs`), newest first by `started_at` then by id
+   * (descending). Only records with a valid ISO `started_at` are listed. Pass a page's `next` as
+   * `after` to get the page that follows; `next` is absent on the last page.
+   * @throws {@link ValidationError} when `limit` is not a whole number from 1 to 1000 or `after` is
+   *   not a `next` this method returned.
+   */
+  listRuns?<T = unknown>(query: RunQuery, options?: CallOptions): MaybePromise<RunPage<T>>;
+}
+
+/** Filters and paging of {@link StorageAdapter.listRuns}. */
+export interface RunQuery {
+  /** Only runs of this workflow. */
+  workflow?: string;
+  /** Only runs with this status, e.g. `running`. */
+  status?: string;
+  /** Most runs in the page, 1 to 1000. */
+  limit: number;
+  /** The `next` of the previous page. */
+  after?: string;
+}
+
+/** A page of {@link StorageAdapter.listRuns}. */
+export interface RunPage<T = unknown> {
+  /** Run records, newest first. */
+  runs: T[];
+  /** Where the next page starts (pass it as `after`); absent on the last page. */
+  next?: string;
 }
 
 /** A file to store. */

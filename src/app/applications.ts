@@ -1,5 +1,11 @@
 import { NotFoundError, ValidationError, type Issue } from '../errors/index.js';
-import { ApplicationSchema, ResourceNameSchema, check, type Application, type Workflow } from '../schema/index.js';
+import {
+  ApplicationSchema,
+  ResourceNameSchema,
+  check,
+  type Application,
+  type Workflow,
+} from '../schema/index.js';
 import type { AppHost } from './host.js';
 import { itemProperty } from './form.js';
 import { AppRuntime } from './runtime.js';

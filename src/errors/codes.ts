@@ -22,6 +22,7 @@ export interface ErrorAnswer {
  * | `limit_exceeded` | 422, or 413 when the limit is on what the caller sent (its `limit` starts with `http.`) | {@link LimitError} |
  * | `cancelled` | 503 | {@link CancelledError}: the work was cancelled, e.g. the server is shutting down |
  * | `upstream_error` | 502 | {@link UpstreamError}: an outside service answered with an error |
+ * | `locked`, `unavailable`, `closed` | 503 | a `StorageError`: the database is held by another process, unreachable or closed |
  *
  * Any other error, stepwire's or not, is unexpected: 500 with a generic message that tells nothing
  * about the internals.
@@ -34,6 +35,9 @@ export const ERROR_CODES: Readonly<Record<string, ErrorAnswer>> = {
   limit_exceeded: { status: 422, title: 'Unprocessable Content' },
   cancelled: { status: 503, title: 'Service Unavailable' },
   upstream_error: { status: 502, title: 'Bad Gateway' },
+  locked: { status: 503, title: 'Service Unavailable' },
+  unavailable: { status: 503, title: 'Service Unavailable' },
+  closed: { status: 503, title: 'Service Unavailable' },
 };
 
 /** The answer to a limit on what the caller sent (a {@link LimitError} whose `limit` starts with `http.`). */

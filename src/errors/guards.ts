@@ -32,6 +32,7 @@ const STEPWIRE_ERROR_NAMES: ReadonlySet<string> = new Set([
   'NonRetryableError',
   'ScriptError',
   'UpstreamError',
+  'StorageError',
   'StepReferenceError',
   'RedirectError',
   'HttpProblemError',

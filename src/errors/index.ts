@@ -36,3 +36,4 @@ export {
   isUpstreamError,
 } from './guards.js';
 export { ERROR_CODES, errorAnswer, type ErrorAnswer } from './codes.js';
+export { StorageError, isStorageError, type StorageErrorCode } from './storage-error.js';

@@ -18,7 +18,6 @@ import { csvLayout, parseCsv, writeCsvCells } from '../adapters/node/csv.js';
 import { replaceFile } from '../adapters/node/atomic-write.js';
 import { FileSpreadsheets } from '../adapters/node/file-spreadsheets.js';
 
-
 /** Options of {@link loadProject}. */
 export interface LoadProjectOptions {
   /**

@@ -48,7 +48,11 @@ export function stepRetryPolicy(retry: {
   backoff_ms?: number | undefined;
   max_backoff_ms?: number | undefined;
 }): RetryPolicy {
-  return { attempts: retry.attempts, baseMs: retry.backoff_ms ?? 1000, capMs: retry.max_backoff_ms ?? 30_000 };
+  return {
+    attempts: retry.attempts,
+    baseMs: retry.backoff_ms ?? 1000,
+    capMs: retry.max_backoff_ms ?? 30_000,
+  };
 }
 
 /** One attempt, no retry.*/

@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import { contractCase } from './contract-case.js';
-import type { StorageAdapter } from '../adapters/types.js';
+import type { RunPage, StorageAdapter } from '../adapters/types.js';
 import { Engine } from '../engine/engine.js';
+import { ValidationError } from '../errors/index.js';
 
 /** Options of {@link describeStorageContract}. */
 export interface StorageContractOptions {
@@ -11,6 +12,8 @@ export interface StorageContractOptions {
   create(): StorageAdapter | Promise<StorageAdapter>;
   /** Cleans up after each test. */
   dispose?(adapter: StorageAdapter): void | Promise<void>;
+  /** Optional abilities of the adapter; their cases run only when set. */
+  capabilities?: { listRuns?: boolean };
   /** Tests to skip, each with the reason. */
   skip?: { reason: string; tests: string[] }[];
 }
@@ -67,9 +70,18 @@ export function describeStorageContract(options: StorageContractOptions): void {
     });
 
     test('round-trips JSON values of every kind, and keys with any characters', async (storage) => {
-      const value = { s: 'é ∑ 😀', n: -1.5, b: false, z: null, a: [{}], nested: { deep: ['x'] } };
-      await storage.put('applications', 'a key/with ?odd: chars', value);
-      expect(await storage.get('applications', 'a key/with ?odd: chars')).toEqual(value);
+      const value = { s: 'é ∑ 😀 \u0000', n: -1.5, b: false, z: null, a: [{}], nested: { deep: ['x'] } };
+      const key = "a key/with ?odd: chars, 'quotes', $1 and --";
+      await storage.put('applications', key, value);
+      expect(await storage.get('applications', key)).toEqual(value);
+      expect(await storage.list('applications')).toEqual([{ key, value }]);
+    });
+
+    test('keeps the order of object keys', async (storage) => {
+      await storage.put('workflows', 'w', { zeta: 1, alpha: { b: 2, a: 1 }, mid: 3 });
+      const read = await storage.get<{ alpha: object }>('workflows', 'w');
+      expect(Object.keys(read!)).toEqual(['zeta', 'alpha', 'mid']);
+      expect(Object.keys(read!.alpha)).toEqual(['b', 'a']);
     });
 
     test('through the engine: definitions survive a new engine on the same storage', async (storage) => {
@@ -90,5 +102,106 @@ export function describeStorageContract(options: StorageContractOptions): void {
       expect(run.output).toEqual({ s: { a: 1 } });
       expect((await second.getRun(run.id)).status).toBe('succeeded');
     });
+
+    if (options.capabilities?.listRuns) describeListRuns(test);
+  });
+}
+
+type ContractTest = (title: string, body: (adapter: StorageAdapter) => Promise<void>) => void;
+
+/** A stored run record with only the fields listing reads. */
+function run(id: string, started_at: string | undefined, workflow = 'w', status = 'succeeded') {
+  return { id, workflow, status, ...(started_at === undefined ? {} : { started_at }) };
+}
+
+/** Every page of a listing, following `next`. */
+async function allPages(
+  storage: StorageAdapter,
+  limit: number,
+  filter: { workflow?: string; status?: string } = {},
+) {
+  const pages: RunPage<{ id: string }>[] = [];
+  let after: string | undefined;
+  do {
+    const page = await storage.listRuns!<{ id: string }>({ ...filter, limit, ...(after ? { after } : {}) });
+    pages.push(page);
+    after = page.next;
+  } while (after !== undefined && pages.length < 50);
+  return pages;
+}
+
+function describeListRuns(test: ContractTest): void {
+  const at = (second: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, second)).toISOString();
+
+  test('listRuns: newest first by started_at then id, in pages that ignore later runs', async (storage) => {
+    for (const record of [
+      run('a', at(1)),
+      run('b', at(1)),
+      run('c', at(3)),
+      run('d', at(2)),
+      run('e', at(0)),
+    ])
+      await storage.put('runs', record.id, record);
+    await storage.put('runs', 'no-start', run('no-start', undefined));
+    await storage.put('runs', 'not-a-time', run('not-a-time', 'soon'));
+    const pages = await allPages(storage, 2);
+    expect(pages.map((page) => page.runs.map((r) => r.id))).toEqual([['c', 'd'], ['b', 'a'], ['e']]);
+    expect(pages.at(-1)!.next).toBeUndefined();
+    expect(pages[0]!.runs[0]).toEqual(run('c', at(3)));
+
+    const first = await storage.listRuns!<{ id: string }>({ limit: 2 });
+    await storage.put('runs', 'newer', run('newer', at(9)));
+    const second = await storage.listRuns!<{ id: string }>({ limit: 2, after: first.next! });
+    expect(second.runs.map((r) => r.id)).toEqual(['b', 'a']);
+  });
+
+  test('listRuns: filters by workflow and status, as last written', async (storage) => {
+    await storage.put('runs', 'r1', run('r1', at(1), 'invoice', 'running'));
+    await storage.put('runs', 'r2', run('r2', at(2), 'invoice', 'failed'));
+    await storage.put('runs', 'r3', run('r3', at(3), 'report', 'running'));
+    const ids = async (filter: { workflow?: string; status?: string }) =>
+      (await allPages(storage, 1, filter)).flatMap((page) => page.runs.map((r) => r.id));
+    expect(await ids({ workflow: 'invoice' })).toEqual(['r2', 'r1']);
+    expect(await ids({ status: 'running' })).toEqual(['r3', 'r1']);
+    expect(await ids({ workflow: 'invoice', status: 'running' })).toEqual(['r1']);
+    await storage.put('runs', 'r1', run('r1', at(1), 'invoice', 'succeeded'));
+    await storage.delete('runs', 'r3');
+    expect(await ids({ status: 'running' })).toEqual([]);
+    expect(await ids({ status: 'succeeded' })).toEqual(['r1']);
+  });
+
+  test('listRuns: refuses a limit out of range or a cursor it did not make, naming the field', async (storage) => {
+    for (const limit of [0, 1.5, 1001])
+      await expect((async () => storage.listRuns!({ limit }))()).rejects.toThrow(ValidationError);
+    const error = await (async () => storage.listRuns!({ limit: 0, after: 'page 2' }))().catch(
+      (e: unknown) => e,
+    );
+    expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual(['limit', 'after']);
+  });
+
+  test('listRuns through the engine: the records of its runs, newest first', async (storage) => {
+    const engine = new Engine({ storage });
+    await engine.workflows.create({
+      name: 'listed',
+      steps: [
+        {
+          name: 's',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'dummy',
+            action: 'dummy_task',
+            input_data: { n: '{{input.n}}' },
+          },
+        },
+      ],
+      wires: [],
+    });
+    const first = await engine.run('listed', { n: 1 });
+    const second = await engine.run('listed', { n: 2 });
+    const page = await storage.listRuns!({ workflow: 'listed', limit: 10 });
+    const key = (record: { started_at: string; id: string }) => `${record.started_at} ${record.id}`;
+    const newestFirst = key(first) > key(second) ? [first, second] : [second, first];
+    expect(page).toEqual({ runs: newestFirst });
   });
 }

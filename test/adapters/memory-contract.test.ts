@@ -11,6 +11,10 @@ describeSpreadsheetContract({
   capabilities: { write: true },
 });
 
-describeStorageContract({ name: 'MemoryStorage', create: () => new MemoryStorage() });
+describeStorageContract({
+  name: 'MemoryStorage',
+  create: () => new MemoryStorage(),
+  capabilities: { listRuns: true },
+});
 
 describeFileStoreContract({ name: 'MemoryFileStore', create: () => new MemoryFileStore() });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { boxA1, columnLetters, quoteSheet, rangeA1 } from '../../src/adapters/google/a1.js';
-import { importOptional } from '../../src/adapters/optional-import.js';
+import { importOptional } from '../../src/adapters/import-optional.js';
 import { GoogleSheets } from '../../src/adapters/google/index.js';
 import { StepwireError } from '../../src/errors/index.js';
 

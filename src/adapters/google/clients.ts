@@ -4,7 +4,7 @@
  * `@googleapis/drive` 19 fits).
  * @module
  */
-import { importOptional, namedExport } from '../optional-import.js';
+import { importOptional, namedExport } from '../import-optional.js';
 
 /** Per-call options handed to a googleapis method (gaxios options). */
 export interface GoogleCallConfig {
@@ -109,8 +109,11 @@ export async function googleClient<T>(
   adapter: { auth?: GoogleAuthInput | undefined; rootUrl?: string | undefined },
 ): Promise<T> {
   const user = exportName === 'sheets' ? 'GoogleSheets (stepwire/google)' : 'GoogleDrive (stepwire/google)';
-  const module = await importOptional(name, user, () =>
-    exportName === 'sheets' ? import('@googleapis/sheets') : import('@googleapis/drive'),
+  const module = await importOptional(
+    name,
+    user,
+    () => (exportName === 'sheets' ? import('@googleapis/sheets') : import('@googleapis/drive')),
+    'pass an already-built client as options.client',
   );
   const factory = namedExport<(options: object) => T>(module, exportName);
   const options: Record<string, unknown> = { version, retry: false };

@@ -4,7 +4,7 @@
  * @module
  */
 import type { CellValue as ExcelValue, Workbook, Worksheet } from 'exceljs';
-import { importOptional, namedExport } from '../optional-import.js';
+import { importOptional, namedExport } from '../import-optional.js';
 import type { CellValue } from '../types.js';
 
 type WorkbookClass = new () => Workbook;
@@ -12,12 +12,7 @@ let workbookClass: Promise<WorkbookClass> | undefined;
 
 /** Loads a workbook from the bytes of an `.xlsx` file. @internal */
 export async function loadWorkbook(bytes: Uint8Array): Promise<Workbook> {
-  workbookClass ??= importOptional(
-    'exceljs',
-    'FileSpreadsheets (for .xlsx files)',
-    () => import('exceljs'),
-    '',
-  )
+  workbookClass ??= importOptional('exceljs', 'FileSpreadsheets (for .xlsx files)', () => import('exceljs'))
     .then((module) => namedExport<WorkbookClass>(module, 'Workbook'))
     .catch((error: unknown) => {
       workbookClass = undefined; // let a later call try again, e.g. after the package is installed

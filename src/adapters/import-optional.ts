@@ -1,19 +1,24 @@
 /**
- * Lazy loading of optional peer packages (the googleapis clients, database drivers, exceljs), so the
- * core never needs them and a missing one is an error that says what to install.
+ * Lazy loading of optional peer dependencies (the googleapis clients, pg, PGlite), shared by the
+ * adapters that need them.
  * @module
  */
 import { StepwireError } from '../errors/index.js';
 
 /**
  * Imports an optional peer dependency on first use; a missing package becomes a `StepwireError`
- * (code `missing_dependency`) naming it and the install command. @internal
+ * (code `missing_dependency`) naming it, the install command and, when given, what to do instead.
+ * @param name The package, as in `npm install <name>`.
+ * @param user What needs it, e.g. `GoogleSheets`.
+ * @param load The dynamic `import()` of the package.
+ * @param instead Another way, e.g. `pass an already-built client as options.client`.
+ * @internal
  */
 export async function importOptional<T>(
   name: string,
   user: string,
   load: () => Promise<T>,
-  hint = ' (or pass an already-built client as options.client)',
+  instead?: string,
 ): Promise<T> {
   try {
     return await load();
@@ -21,7 +26,8 @@ export async function importOptional<T>(
     if (isModuleMissing(error, name)) {
       throw new StepwireError(
         'missing_dependency',
-        `${user} needs the package "${name}", which is not installed. Install it with: npm install ${name}${hint}`,
+        `${user} needs the package "${name}", which is not installed. Install it with: npm install ${name}` +
+          (instead ? ` (or ${instead})` : ''),
         { cause: error },
       );
     }

@@ -1,0 +1,153 @@
+/**
+ * Turns an `openPostgres` target into a Kysely instance: a node-postgres pool for a URL, PGlite for
+ * a directory or for nothing, or the client the host passed. `pg` and `@electric-sql/pglite` are
+ * optional peers, imported on first use.
+ * @module
+ */
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  Kysely,
+  PGliteDialect,
+  PostgresDialect,
+  sql,
+  type PGlite as PGliteClient,
+  type PostgresPool,
+} from 'kysely';
+import { StorageError } from '../../errors/storage-error.js';
+import { importOptional, namedExport } from '../import-optional.js';
+import { LOCK_FILE, lockDirectory } from './directory-lock.js';
+import type { Tables } from './tables.js';
+
+/** Where a database is: a URL, a directory, nothing (in memory), or a client the host made. */
+export type PostgresTarget = string | { pool: PostgresPool } | { pglite: PGliteClient };
+
+/** An open database. @internal */
+export interface Connection {
+  db: Kysely<Tables>;
+  /** Names the database in messages, e.g. `the PGlite directory "/srv/db"` (a URL never shows its password). */
+  where: string;
+  /** Closes what `openPostgres` made (and the host's client when told to); checkpoints PGlite first. */
+  close(): Promise<void>;
+}
+
+type PoolClass = new (config: { connectionString: string }) => PostgresPool & {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+};
+type PGliteClass = { create(dataDir?: string): Promise<PGliteClient> };
+
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/** Opens the target; `closeClient` says whether a client the host passed is closed with it. @internal */
+export async function connect(target: PostgresTarget | undefined, closeClient: boolean): Promise<Connection> {
+  if (target === undefined) return embedded(undefined);
+  if (typeof target === 'string') {
+    if (POSTGRES_URL.test(target))
+      return server(await newPool(target), `the Postgres database ${redact(target)}`, true);
+    if (URL_SCHEME.test(target) || target.trim() === '')
+      throw new TypeError(
+        `openPostgres: target "${redact(target)}" is neither a postgres:// or postgresql:// URL nor a directory path`,
+      );
+    return embedded(target);
+  }
+  if (typeof target === 'object' && target !== null && 'pool' in target && target.pool)
+    return server(target.pool, 'the Postgres pool passed as { pool }', closeClient);
+  if (typeof target === 'object' && target !== null && 'pglite' in target && target.pglite)
+    return pglite(target.pglite, 'the PGlite database passed as { pglite }', closeClient);
+  throw new TypeError(
+    'openPostgres: target must be a postgres:// URL, a directory path, { pool }, { pglite } or nothing',
+  );
+}
+
+async function newPool(url: string): Promise<InstanceType<PoolClass>> {
+  const module = await importOptional(
+    'pg',
+    'openPostgres',
+    () => import('pg') as Promise<unknown>,
+    'pass a pool you made as { pool }',
+  );
+  const pool = new (namedExport<PoolClass>(module, 'Pool'))({ connectionString: url });
+  // An idle connection the server drops makes the pool emit `error`; the pool discards it and the
+  // next query opens a new one. Without a listener, Node would end the process on that event.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+async function server(pool: PostgresPool, where: string, owned: boolean): Promise<Connection> {
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    if (owned) await db.destroy().catch(() => undefined);
+    throw new StorageError('unavailable', `could not reach ${where}: ${(error as Error).message}`, where, {
+      cause: error,
+    });
+  }
+  return { db, where, close: () => (owned ? db.destroy() : Promise.resolve()) };
+}
+
+async function embedded(dir: string | undefined): Promise<Connection> {
+  const module = await importOptional(
+    '@electric-sql/pglite',
+    'openPostgres',
+    () => import('@electric-sql/pglite') as Promise<unknown>,
+    'pass a postgres:// URL',
+  );
+  const PGlite = namedExport<PGliteClass>(module, 'PGlite');
+  if (dir === undefined) return pglite(await PGlite.create(), 'the in-memory PGlite database', true);
+  const path = resolve(dir);
+  mkdirSync(path, { recursive: true });
+  refuseForeign(path);
+  const lock = lockDirectory(path);
+  try {
+    const connection = await pglite(await PGlite.create(path), `the PGlite directory "${path}"`, true);
+    return {
+      ...connection,
+      close: () => connection.close().finally(() => lock.release()),
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function pglite(client: PGliteClient, where: string, owned: boolean): Promise<Connection> {
+  const db = new Kysely<Tables>({ dialect: new PGliteDialect({ pglite: client }) });
+  const close = async () => {
+    if (!owned || client.closed) return;
+    try {
+      // Writes the data pages, so the next open does not replay the write-ahead log.
+      await sql`CHECKPOINT`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+  };
+  return { db, where, close };
+}
+
+/**
+ * Refuses a directory that holds other files and no database (`PG_VERSION`), so a mistyped path
+ * never fills a project folder with database files.
+ */
+function refuseForeign(path: string): void {
+  if (existsSync(resolve(path, 'PG_VERSION'))) return;
+  const others = readdirSync(path).filter((name) => !name.startsWith(LOCK_FILE));
+  if (others.length > 0)
+    throw new TypeError(
+      `openPostgres: the directory "${path}" holds other files (${others.slice(0, 3).join(', ')}) and no database:` +
+        ' give a new or empty directory, or one a previous openPostgres made',
+    );
+}
+
+/** The URL with its password hidden, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = '****';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:****@');
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Versioned migrations of a stepwire schema, applied when a database is opened. Every open takes a
+ * transaction-scoped advisory lock for its schema first, then creates the schema and the
+ * `migrations` table when missing and applies the versions not yet recorded, all in that one
+ * transaction: any number of processes may open one database at once, and exactly one of them
+ * applies each version.
+ * @module
+ */
+import { sql, type Kysely, type SchemaModule } from 'kysely';
+import { StorageError } from '../../errors/storage-error.js';
+import type { Tables } from './tables.js';
+
+/** One version of the tables. @internal */
+export interface Migration {
+  /** Applied in increasing order; never reused or renumbered once released. */
+  version: number;
+  /** What the version does, kept in the `migrations` table. */
+  name: string;
+  /** Creates or changes tables; `schema` is already scoped to the stepwire schema. */
+  up(schema: SchemaModule): Promise<void>;
+}
+
+/** First key of the advisory lock ("stpw"); the second is the hash of the schema name. */
+const LOCK_CLASS = 0x73747077;
+
+/** Every migration, oldest first. @internal */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'definitions, runs, step results and trigger state',
+    async up(schema) {
+      await schema
+        .createTable('definitions')
+        .addColumn('collection', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('key', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('value', 'json', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('definitions_pkey', ['collection', 'key'])
+        .execute();
+      await schema
+        .createTable('runs')
+        .addColumn('id', sql`text collate "C"`, (c) => c.primaryKey())
+        .addColumn('workflow', 'text')
+        .addColumn('status', 'text')
+        .addColumn('started_at', 'timestamptz')
+        .addColumn('finished_at', 'timestamptz')
+        .addColumn('record', 'json', (c) => c.notNull())
+        .execute();
+      // Newest first, by (started_at, id): all runs, one workflow's, or those with one status.
+      await schema.createIndex('runs_started').on('runs').columns(['started_at', 'id']).execute();
+      await schema
+        .createIndex('runs_workflow_started')
+        .on('runs')
+        .columns(['workflow', 'started_at', 'id'])
+        .execute();
+      await schema
+        .createIndex('runs_status_started')
+        .on('runs')
+        .columns(['status', 'started_at', 'id'])
+        .execute();
+      await schema
+        .createTable('step_results')
+        .addColumn('run_id', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('step', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('output', 'json')
+        .addColumn('error', 'json')
+        .addColumn('finished_at', 'timestamptz')
+        .addPrimaryKeyConstraint('step_results_pkey', ['run_id', 'step'])
+        .addForeignKeyConstraint('step_results_run_fkey', ['run_id'], 'runs', ['id'], (c) =>
+          c.onDelete('cascade'),
+        )
+        .execute();
+      await schema
+        .createTable('trigger_state')
+        .addColumn('trigger', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('key', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('value', 'json', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('trigger_state_pkey', ['trigger', 'key'])
+        .execute();
+    },
+  },
+];
+
+/**
+ * Brings `schema` to the latest version, under the schema's advisory lock.
+ * @throws {@link StorageError} `schema_too_new` when the database was migrated by a newer stepwire.
+ * @internal
+ */
+export async function migrate(
+  db: Kysely<Tables>,
+  schema: string,
+  where: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(${LOCK_CLASS}::int4, hashtext(${schema}::text))`.execute(tx);
+    await tx.schema.createSchema(schema).ifNotExists().execute();
+    const scoped = tx.schema.withSchema(schema);
+    await scoped
+      .createTable('migrations')
+      .ifNotExists()
+      .addColumn('version', 'integer', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('applied_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .execute();
+    const rows = await tx.withSchema(schema).selectFrom('migrations').select('version').execute();
+    const applied = new Set(rows.map((row) => Number(row.version)));
+    const latest = migrations.at(-1)?.version ?? 0;
+    const newest = Math.max(0, ...applied);
+    if (newest > latest)
+      throw new StorageError(
+        'schema_too_new',
+        `schema "${schema}" of ${where} is at version ${newest}, newer than this version of stepwire knows (${latest}): update stepwire`,
+        where,
+      );
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      await migration.up(scoped);
+      await tx
+        .withSchema(schema)
+        .insertInto('migrations')
+        .values({ version: migration.version, name: migration.name })
+        .execute();
+    }
+  });
+}

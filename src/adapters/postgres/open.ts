@@ -1,0 +1,102 @@
+import { unavailableQueue, type PostgresQueue } from './queue.js';
+import { connect, type PostgresTarget } from './connect.js';
+import { migrate } from './migrations.js';
+import { PostgresStorage } from './storage.js';
+
+/** Options of {@link openPostgres}. */
+export interface PostgresOptions {
+  /**
+   * The Postgres schema that holds stepwire's tables, created when missing: lowercase letters, digits
+   * and `_`, starting with a letter or `_`, at most 63 characters, not starting with `pg_`. Several
+   * projects may share one database, each in its own schema.
+   * @default 'stepwire'
+   */
+  schema?: string;
+  /**
+   * Whether `close()` also closes a client you passed as `{ pool }` (`pool.end()`) or `{ pglite }`
+   * (checkpoint, then `close()`). A URL, a directory or nothing is always closed.
+   * @default false
+   */
+  closeClient?: boolean;
+}
+
+/** A database opened with {@link openPostgres}. */
+export interface PostgresDatabase {
+  /** Definitions, scripts and run records in the database: pass it as `new Engine({ storage })`. */
+  storage: PostgresStorage;
+  /** The durable run queue on the same database. */
+  queue: PostgresQueue;
+  /**
+   * Closes the database: ends the pool openPostgres made, or checkpoints and closes PGlite and
+   * releases the directory's lock. Calls to the storage afterwards throw a `StorageError` (`closed`).
+   * Calling it again returns the same promise.
+   */
+  close(): Promise<void>;
+}
+
+/** Unquoted Postgres identifiers stepwire accepts as a schema name (no quoting, no case folding). */
+const SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Opens (and creates or migrates) a stepwire database: a Postgres server, an embedded PGlite
+ * directory, or an in-memory PGlite for tests.
+ *
+ * - a `postgres://` or `postgresql://` URL: a node-postgres pool (package `pg`); what was written
+ *   survives any crash, as the server commits it;
+ * - a directory path: PGlite (package `@electric-sql/pglite`) keeping its files there, created when
+ *   missing (a directory holding other files is refused) and locked while open: a second open gets a
+ *   `StorageError` with code `locked` naming the holder's pid; a lock left by a killed process is
+ *   taken over. What was written survives a killed process, not a power loss: PGlite on Node does
+ *   not fsync;
+ * - nothing: an in-memory PGlite, gone when closed;
+ * - `{ pool }` or `{ pglite }`: a client you made, left open by `close()` unless `closeClient`.
+ *
+ * The schema's tables are created or migrated under an advisory lock, so any number of processes
+ * may open one database at once.
+ * @throws {@link StorageError} `locked`, `unavailable` (server not reachable) or `schema_too_new`;
+ *   `TypeError` for a target or option of the wrong shape; `StepwireError` `missing_dependency` when
+ *   the driver package is not installed.
+ * @example
+ * ```ts
+ * import { Engine } from 'stepwire';
+ * import { openPostgres } from 'stepwire/postgres';
+ * const db = await openPostgres(process.env.DATABASE_URL ?? './.stepwire/db');
+ * const engine = new Engine({ storage: db.storage });
+ * // ...
+ * await db.close();
+ * ```
+ */
+export async function openPostgres(
+  target?: PostgresTarget,
+  options: PostgresOptions = {},
+): Promise<PostgresDatabase> {
+  const { schema, closeClient } = normalize(options);
+  const connection = await connect(target, closeClient);
+  try {
+    await migrate(connection.db, schema, connection.where);
+  } catch (error) {
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  const storage = new PostgresStorage(
+    connection.db.withSchema(schema),
+    connection.where,
+    () => closing !== undefined,
+  );
+  return { storage, queue: unavailableQueue(), close: () => (closing ??= connection.close()) };
+}
+
+function normalize(options: PostgresOptions): Required<PostgresOptions> {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('openPostgres: options must be an object');
+  const { schema = 'stepwire', closeClient = false } = options;
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema))
+    throw new TypeError(
+      `openPostgres: options.schema ${JSON.stringify(schema)} is not a schema name stepwire accepts:` +
+        ' lowercase letters, digits and _, starting with a letter or _, at most 63 characters, not starting with pg_',
+    );
+  if (typeof closeClient !== 'boolean')
+    throw new TypeError('openPostgres: options.closeClient must be a boolean');
+  return { schema, closeClient };
+}

@@ -1,0 +1,163 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { StorageError } from '../../errors/storage-error.js';
+import { checkRunQuery, runColumns, runCursor } from '../run-list.js';
+import type { CallOptions, Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
+import type { Tables } from './tables.js';
+
+/**
+ * Storage in a Postgres schema (server or PGlite), made by `openPostgres`: run records in the `runs`
+ * table (workflow, status and times copied into columns for listing), every other collection in
+ * `definitions`. Values travel as JSON text and come back parsed anew, so callers never share them.
+ */
+export class PostgresStorage implements StorageAdapter {
+  readonly #db: Kysely<Tables>;
+  readonly #where: string;
+  readonly #isClosed: () => boolean;
+
+  /** @internal Made by `openPostgres`: `db` is scoped to the schema; `isClosed` tells when it was closed. */
+  constructor(db: Kysely<Tables>, where: string, isClosed: () => boolean) {
+    this.#db = db;
+    this.#where = where;
+    this.#isClosed = isClosed;
+  }
+
+  /** The value under `key`, or `undefined`. */
+  async get<T = unknown>(collection: Collection, key: string, options?: CallOptions): Promise<T | undefined> {
+    const query =
+      collection === 'runs'
+        ? this.#open().selectFrom('runs').select(RECORD_TEXT).where('id', '=', key)
+        : this.#open()
+            .selectFrom('definitions')
+            .select(VALUE_TEXT)
+            .where('collection', '=', collection)
+            .where('key', '=', key);
+    const row = await query.executeTakeFirst(abortable(options));
+    return row === undefined ? undefined : (JSON.parse(row.json) as T);
+  }
+
+  /** Stores a JSON copy of `value`; a run record's workflow, status and times also go into their columns. */
+  async put(collection: Collection, key: string, value: unknown, options: PutOptions = {}): Promise<boolean> {
+    const json = jsonOf(value);
+    const db = this.#open();
+    if (collection === 'runs') {
+      const columns = runColumns(value);
+      const row = {
+        id: key,
+        workflow: columns.workflow,
+        status: columns.status,
+        started_at: time(columns.started_at),
+        finished_at: time(columns.finished_at),
+        record: json,
+      };
+      const result = await db
+        .insertInto('runs')
+        .values(row)
+        .onConflict((c) =>
+          options.ifAbsent
+            ? c.column('id').doNothing()
+            : c.column('id').doUpdateSet((eb) => ({
+                workflow: eb.ref('excluded.workflow'),
+                status: eb.ref('excluded.status'),
+                started_at: eb.ref('excluded.started_at'),
+                finished_at: eb.ref('excluded.finished_at'),
+                record: eb.ref('excluded.record'),
+              })),
+        )
+        .executeTakeFirst(abortable(options));
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    }
+    const result = await db
+      .insertInto('definitions')
+      .values({ collection, key, value: json })
+      .onConflict((c) =>
+        options.ifAbsent
+          ? c.columns(['collection', 'key']).doNothing()
+          : c
+              .columns(['collection', 'key'])
+              .doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: sql`now()` })),
+      )
+      .executeTakeFirst(abortable(options));
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  /** Removes `key`; returns whether it existed. */
+  async delete(collection: Collection, key: string, options?: CallOptions): Promise<boolean> {
+    const query =
+      collection === 'runs'
+        ? this.#open().deleteFrom('runs').where('id', '=', key)
+        : this.#open().deleteFrom('definitions').where('collection', '=', collection).where('key', '=', key);
+    const result = await query.executeTakeFirst(abortable(options));
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** Every entry of a collection, ordered by key (by code point). */
+  async list<T = unknown>(
+    collection: Collection,
+    options?: CallOptions,
+  ): Promise<{ key: string; value: T }[]> {
+    const rows =
+      collection === 'runs'
+        ? await this.#open()
+            .selectFrom('runs')
+            .select(['id as key', RECORD_TEXT])
+            .orderBy('id')
+            .execute(abortable(options))
+        : await this.#open()
+            .selectFrom('definitions')
+            .select(['key', VALUE_TEXT])
+            .where('collection', '=', collection)
+            .orderBy('key')
+            .execute(abortable(options));
+    return rows.map((row) => ({ key: row.key, value: JSON.parse(row.json) as T }));
+  }
+
+  /** One page of run records, newest first by `started_at` then id; see {@link StorageAdapter.listRuns}. */
+  async listRuns<T = unknown>(query: RunQuery, options?: CallOptions): Promise<RunPage<T>> {
+    const { workflow, status, limit, after } = checkRunQuery(query);
+    let select = this.#open()
+      .selectFrom('runs')
+      .select(['id', RECORD_TEXT])
+      .where('started_at', 'is not', null);
+    if (workflow !== undefined) select = select.where('workflow', '=', workflow);
+    if (status !== undefined) select = select.where('status', '=', status);
+    if (after)
+      select = select.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('started_at', 'id'), '<', tuple(time(after.started_at), after.id)),
+      );
+    const rows = await select
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute(abortable(options));
+    const runs = rows.slice(0, limit).map((row) => JSON.parse(row.json) as T);
+    const last = rows.length > limit ? rows[limit - 1] : undefined;
+    const lastStarted = last ? runColumns(runs[limit - 1]).started_at : null;
+    return { runs, ...(last && lastStarted ? { next: runCursor(lastStarted, last.id) } : {}) };
+  }
+
+  #open(): Kysely<Tables> {
+    if (this.#isClosed()) throw new StorageError('closed', `${this.#where} was closed`, this.#where);
+    return this.#db;
+  }
+}
+
+/** The JSON columns read back as text (then parsed here), under the name `json`. */
+const RECORD_TEXT = sql<string>`${sql.ref('record')}::text`.as('json');
+const VALUE_TEXT = sql<string>`${sql.ref('value')}::text`.as('json');
+
+/**
+ * JSON text of a value, as a `json` parameter sent as text (so no driver serializer touches it);
+ * `undefined` is stored as `null`, as JSON has no `undefined`.
+ */
+function jsonOf(value: unknown): RawBuilder<string> {
+  return sql<string>`${JSON.stringify(value) ?? 'null'}::text::json`;
+}
+
+/** A listing time (ISO) as a `timestamptz` parameter sent as text. */
+function time(iso: string | null): RawBuilder<string | null> {
+  return sql<string | null>`${iso}::text::timestamptz`;
+}
+
+function abortable(options: CallOptions | undefined): { signal: AbortSignal } | undefined {
+  return options?.signal ? { signal: options.signal } : undefined;
+}

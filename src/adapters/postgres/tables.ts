@@ -1,0 +1,67 @@
+/**
+ * The tables of a stepwire database, as Kysely sees them. JSON columns are Postgres `json` (not
+ * `jsonb`): they keep a value's text as written, so object keys come back in their order and strings
+ * may hold `\u0000`, as with the in-memory storage. They are written from JSON text and read back as
+ * text (`::text`), so a host pool's type parsers never change what the storage returns.
+ * @module
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+/** JSON text written with a `::text::json` cast and read back with `::text`. @internal */
+type JsonText = string;
+
+/** A `timestamptz` column, written as an ISO string, read back as the driver gives it. @internal */
+type Time = ColumnType<Date | string, string, string>;
+
+/** Applied migrations, one row per version. @internal */
+export interface MigrationsTable {
+  version: number;
+  name: string;
+  applied_at: Generated<Time>;
+}
+
+/** Definitions by collection: entities, relationships, workflows, applications, scripts (and later triggers). @internal */
+export interface DefinitionsTable {
+  collection: string;
+  key: string;
+  value: JsonText;
+  updated_at: Generated<Time>;
+}
+
+/** Run records; the listing columns are copied out of `record` on every write. @internal */
+export interface RunsTable {
+  id: string;
+  workflow: string | null;
+  status: string | null;
+  started_at: ColumnType<Date | string | null, string | null, string | null>;
+  finished_at: ColumnType<Date | string | null, string | null, string | null>;
+  record: JsonText;
+}
+
+/** One row per step of a durable run: written by the queue when a step's result is committed. @internal */
+export interface StepResultsTable {
+  run_id: string;
+  step: string;
+  attempt: number;
+  status: string;
+  output: JsonText | null;
+  error: JsonText | null;
+  finished_at: ColumnType<Date | string | null, string | null, string | null>;
+}
+
+/** What triggers keep between firings (a cursor, the last row seen), by trigger name and key. @internal */
+export interface TriggerStateTable {
+  trigger: string;
+  key: string;
+  value: JsonText;
+  updated_at: Generated<Time>;
+}
+
+/** Every table of the schema. @internal */
+export interface Tables {
+  migrations: MigrationsTable;
+  definitions: DefinitionsTable;
+  runs: RunsTable;
+  step_results: StepResultsTable;
+  trigger_state: TriggerStateTable;
+}

@@ -1,0 +1,95 @@
+/**
+ * What storage adapters read from a run record to list runs, and the paging of
+ * `StorageAdapter.listRuns`, shared so every adapter lists, filters and pages runs alike.
+ * @module
+ */
+import { ValidationError, type Issue } from '../errors/index.js';
+import type { RunQuery } from './types.js';
+
+/** The fields of a run record that listing uses; `null` when missing or not of the right kind. @internal */
+export interface RunColumns {
+  workflow: string | null;
+  status: string | null;
+  /** ISO time with milliseconds (`toISOString`), or null when missing or not a time of years 1 to 9999. */
+  started_at: string | null;
+  /** Same form as `started_at`. */
+  finished_at: string | null;
+}
+
+/** A checked {@link RunQuery}. @internal */
+export interface CheckedRunQuery {
+  workflow?: string;
+  status?: string;
+  limit: number;
+  /** The last run of the previous page. */
+  after?: { started_at: string; id: string };
+}
+
+/** Most runs in one page. */
+const MAX_LIMIT = 1000;
+const CURSOR_SEPARATOR = '~';
+const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** The listing fields of a stored run record (any JSON value may be stored under `runs`). @internal */
+export function runColumns(value: unknown): RunColumns {
+  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  return {
+    workflow: typeof record.workflow === 'string' ? record.workflow : null,
+    status: typeof record.status === 'string' ? record.status : null,
+    started_at: isoTime(record.started_at),
+    finished_at: isoTime(record.finished_at),
+  };
+}
+
+/**
+ * The query with `after` decoded. @internal
+ * @throws {@link ValidationError} naming every field that is wrong.
+ */
+export function checkRunQuery(query: RunQuery): CheckedRunQuery {
+  const issues: Issue[] = [];
+  const { workflow, status, limit, after } = query;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    issues.push({
+      code: 'invalid_limit',
+      path: 'limit',
+      message: `must be a whole number from 1 to ${MAX_LIMIT}`,
+    });
+  for (const [path, value] of [
+    ['workflow', workflow],
+    ['status', status],
+  ] as const)
+    if (value !== undefined && typeof value !== 'string')
+      issues.push({ code: 'invalid_type', path, message: 'must be a string' });
+  const cursor = after === undefined ? undefined : decodeCursor(after);
+  if (after !== undefined && !cursor)
+    issues.push({ code: 'invalid_cursor', path: 'after', message: 'must be the `next` of a previous page' });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return {
+    limit,
+    ...(workflow === undefined ? {} : { workflow }),
+    ...(status === undefined ? {} : { status }),
+    ...(cursor ? { after: cursor } : {}),
+  };
+}
+
+/** The `next` of a page whose last run is `id`, started at `started_at` (a {@link RunColumns} time). @internal */
+export function runCursor(started_at: string, id: string): string {
+  return `${started_at}${CURSOR_SEPARATOR}${id}`;
+}
+
+function decodeCursor(after: unknown): { started_at: string; id: string } | undefined {
+  if (typeof after !== 'string') return undefined;
+  const at = after.indexOf(CURSOR_SEPARATOR);
+  const started_at = after.slice(0, at);
+  if (at < 0 || !CANONICAL_ISO.test(started_at) || isoTime(started_at) !== started_at) return undefined;
+  return { started_at, id: after.slice(at + 1) };
+}
+
+/** The time as `toISOString` gives it, when it is one within years 1 to 9999 (what Postgres and JSON both hold). */
+function isoTime(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return null;
+  const iso = new Date(ms).toISOString();
+  return /^(?!0000)\d{4}-/.test(iso) ? iso : null;
+}

@@ -1,0 +1,216 @@
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { importOptional } from '../../src/adapters/import-optional.js';
+import { openPostgres, StorageError } from '../../src/adapters/postgres/index.js';
+import { MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
+import { StepwireError } from '../../src/errors/index.js';
+import { reachServer, testSchemas, underCi } from './server.js';
+
+const url = await reachServer();
+const schemas = testSchemas(url);
+const temp = mkdtempSync(join(tmpdir(), 'stepwire-pg-open-'));
+afterAll(async () => {
+  rmSync(temp, { recursive: true, force: true });
+  await schemas.drop();
+});
+
+/** The error a promise rejects with. */
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+describe('openPostgres arguments', () => {
+  it('refuses a schema name it would have to quote, naming options.schema', async () => {
+    for (const schema of ['Stepwire', 'a-b', 'pg_catalog', '', '1st', 'x'.repeat(64), 'a;drop schema public'])
+      await expect(openPostgres(undefined, { schema })).rejects.toThrow(/options\.schema/);
+  });
+
+  it('refuses a URL of another database and a target of the wrong shape, naming the target', async () => {
+    await expect(openPostgres('mysql://root:pw@localhost/db')).rejects.toThrow(
+      /target "mysql:\/\/root:\*\*\*\*@localhost\/db" is neither/,
+    );
+    await expect(openPostgres({} as never)).rejects.toThrow(TypeError);
+  });
+
+  it('says which package is missing, how to install it, and what to pass instead', async () => {
+    const missing = Object.assign(new Error("Cannot find package 'pg' imported from x.js"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    const error = await failure(
+      importOptional('pg', 'openPostgres', () => Promise.reject(missing), 'pass a pool you made as { pool }'),
+    );
+    expect(error).toBeInstanceOf(StepwireError);
+    expect((error as StepwireError).code).toBe('missing_dependency');
+    expect((error as Error).message).toContain('npm install pg (or pass a pool you made as { pool })');
+  });
+
+  it('reports an unreachable server as unavailable, never showing the password', async () => {
+    const error = await failure(openPostgres('postgres://app:s3cret@127.0.0.1:1/app'));
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).code).toBe('unavailable');
+    expect((error as StorageError).message).toMatch(
+      /could not reach the Postgres database postgres:\/\/app:\*\*\*\*@/,
+    );
+    expect(JSON.stringify([(error as Error).message, (error as StorageError).target])).not.toContain(
+      's3cret',
+    );
+  });
+});
+
+describe('the test server helper', () => {
+  it('leaves the server tests out with a notice when the server is unreachable, and fails under CI', async () => {
+    const nowhere = 'postgres://postgres@127.0.0.1:1/test';
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await reachServer(nowhere, false)).toBeUndefined();
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('the server tests are left out'));
+    } finally {
+      warn.mockRestore();
+    }
+    await expect(reachServer(nowhere, true)).rejects.toThrow(/under CI the server tests must run/);
+    vi.stubEnv('CI', 'true');
+    expect(underCi()).toBe(true);
+    vi.stubEnv('CI', 'false');
+    expect(underCi()).toBe(false);
+    vi.unstubAllEnvs();
+  });
+});
+
+describe('in-memory PGlite', () => {
+  it('opens with nothing, has a queue that says it is not there yet, and refuses calls once closed', async () => {
+    const db = await openPostgres();
+    await db.storage.put('scripts', 's', { source: 'x' });
+    expect(await db.storage.get('scripts', 's')).toEqual({ source: 'x' });
+    expect(db.queue.available).toBe(false);
+    await expect(db.queue.work()).rejects.toMatchObject({ code: 'queue_unavailable' });
+    const closing = db.close();
+    expect(db.close()).toBe(closing);
+    await closing;
+    await expect(db.storage.get('scripts', 's')).rejects.toMatchObject({
+      name: 'StorageError',
+      code: 'closed',
+    });
+  });
+
+  it('leaves a PGlite it was given open, unless told to close it', async () => {
+    const pglite = await PGlite.create();
+    const first = await openPostgres({ pglite }, { schema: 'one' });
+    await first.storage.put('workflows', 'w', { n: 1 });
+    await first.close();
+    expect(pglite.closed).toBe(false);
+    const second = await openPostgres({ pglite }, { schema: 'two', closeClient: true });
+    expect(await second.storage.get('workflows', 'w')).toBeUndefined();
+    await second.close();
+    expect(pglite.closed).toBe(true);
+  });
+});
+
+describe('a PGlite directory', () => {
+  it('keeps data across opens, is locked while open, and takes over a lock its dead holder left', async () => {
+    const dir = join(temp, 'nested', 'db');
+    const lock = join(dir, 'stepwire.lock');
+    const db = await openPostgres(dir);
+    await db.storage.put('runs', 'r1', { id: 'r1', status: 'succeeded' });
+
+    const locked = await failure(openPostgres(dir));
+    expect(locked).toMatchObject({ name: 'StorageError', code: 'locked', pid: process.pid, target: lock });
+    expect((locked as Error).message).toContain(`this process (pid ${process.pid}), opened twice`);
+    await db.close();
+    expect(existsSync(lock)).toBe(false);
+
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(lock, JSON.stringify({ pid: dead, host: hostname(), token: 'left behind' }));
+    const reopened = await openPostgres(dir);
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid });
+    expect(await reopened.storage.get('runs', 'r1')).toEqual({ id: 'r1', status: 'succeeded' });
+    await reopened.close();
+
+    writeFileSync(lock, JSON.stringify({ pid: 1, host: 'elsewhere', token: 'shared disk' }));
+    await expect(openPostgres(dir)).rejects.toThrow(/in use by process 1 on host elsewhere/);
+  });
+
+  it('refuses a directory that holds other files and no database', async () => {
+    const project = join(temp, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'orders.csv'), 'id\n1\n');
+    await expect(openPostgres(project)).rejects.toThrow(/holds other files \(orders\.csv\) and no database/);
+    expect(readdirSync(project)).toEqual(['orders.csv']);
+  });
+});
+
+describe.runIf(url)('the PostgreSQL server', () => {
+  it('migrates once when many open the same new schema at once', async () => {
+    const schema = schemas.next();
+    const dbs = await Promise.all(Array.from({ length: 8 }, () => openPostgres(url!, { schema })));
+    await dbs[0]!.storage.put('workflows', 'w', { n: 1 });
+    expect(await dbs[7]!.storage.get('workflows', 'w')).toEqual({ n: 1 });
+    await Promise.all(dbs.map((db) => db.close()));
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      const versions = await client.query(
+        `select version from ${client.escapeIdentifier(schema)}.migrations`,
+      );
+      expect(versions.rows.map((row: { version: number }) => row.version)).toEqual(
+        MIGRATIONS.map((m) => m.version),
+      );
+      const tables = await client.query(
+        'select table_name from information_schema.tables where table_schema = $1 order by table_name',
+        [schema],
+      );
+      expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual([
+        'definitions',
+        'migrations',
+        'runs',
+        'step_results',
+        'trigger_state',
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('refuses a schema a newer stepwire migrated, and keeps schemas apart', async () => {
+    const schema = schemas.next();
+    const db = await openPostgres(url!, { schema });
+    await db.storage.put('entities', 'e', { n: 1 });
+    const other = await openPostgres(url!, { schema: schemas.next() });
+    expect(await other.storage.list('entities')).toEqual([]);
+    await other.close();
+    await db.close();
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query(
+      `insert into ${client.escapeIdentifier(schema)}.migrations (version, name) values (999, 'future')`,
+    );
+    await client.end();
+    const error = await failure(openPostgres(url!, { schema }));
+    expect(error).toMatchObject({ name: 'StorageError', code: 'schema_too_new' });
+    expect((error as Error).message).toContain('at version 999');
+  });
+
+  it('leaves a pool it was given open, unless told to end it', async () => {
+    const pool = new pg.Pool({ connectionString: url });
+    const db = await openPostgres({ pool }, { schema: schemas.next() });
+    await db.close();
+    expect((await pool.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    const owned = await openPostgres({ pool }, { schema: schemas.next(), closeClient: true });
+    await owned.close();
+    expect(pool.ended).toBe(true);
+  });
+});
