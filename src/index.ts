@@ -8,7 +8,7 @@
  * ```
  * @module
  */
-export { Engine, type RunHandle } from './engine/engine.js';
+export { Engine, type RunHandle, type RunListQuery } from './engine/engine.js';
 export type { EngineOptions, EngineLimits, EngineSecurity } from './engine/options.js';
 export type { RunOptions } from './engine/run.js';
 export type { RunRecord, StepRecord, RunEvent, RunError, RunStatus, StepStatus } from './engine/record.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import { ValidationError, type Issue } from '../errors/index.js';
-import type { RunQuery } from './types.js';
+import type { RunPage, RunQuery } from './types.js';
 
 /** The fields of a run record that listing uses; `null` when missing or not of the right kind. @internal */
 export interface RunColumns {
@@ -70,6 +70,35 @@ export function checkRunQuery(query: RunQuery): CheckedRunQuery {
     ...(status === undefined ? {} : { status }),
     ...(cursor ? { after: cursor } : {}),
   };
+}
+
+/**
+ * One page of run records out of all of them, newest first by `started_at` then id: what a storage
+ * without an index of its own answers to {@link StorageAdapter.listRuns}. @internal
+ */
+export function pageOfRuns<T>(entries: Iterable<{ key: string; value: T }>, query: RunQuery): RunPage<T> {
+  const { workflow, status, limit, after } = checkRunQuery(query);
+  const listed: { id: string; started_at: string; value: T }[] = [];
+  for (const { key: id, value } of entries) {
+    const columns = runColumns(value);
+    if (columns.started_at === null) continue;
+    if (workflow !== undefined && columns.workflow !== workflow) continue;
+    if (status !== undefined && columns.status !== status) continue;
+    if (after && !olderThan([columns.started_at, id], [after.started_at, after.id])) continue;
+    listed.push({ id, started_at: columns.started_at, value });
+  }
+  listed.sort((a, b) => (olderThan([a.started_at, a.id], [b.started_at, b.id]) ? 1 : -1));
+  const page = listed.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    runs: page.map((run) => run.value),
+    ...(listed.length > limit && last ? { next: runCursor(last.started_at, last.id) } : {}),
+  };
+}
+
+/** Whether run `a` comes after run `b` in a listing (older, or as old with a smaller id). */
+function olderThan(a: [string, string], b: [string, string]): boolean {
+  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 }
 
 /** The `next` of a page whose last run is `id`, started at `started_at` (a {@link RunColumns} time). @internal */

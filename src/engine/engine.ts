@@ -12,8 +12,22 @@ import { Applications } from '../app/applications.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
 import { Execution, type RunOptions } from './run.js';
 import type { RunEvent, RunRecord, StepRecord } from './record.js';
+import type { RunPage, RunQuery } from '../adapters/types.js';
+import { pageOfRuns } from '../adapters/run-list.js';
 import { ScriptRegistry } from './scripts.js';
 import { WorkflowRegistry } from './workflows.js';
+
+/** Filters and paging of {@link Engine.listRuns}. */
+export interface RunListQuery {
+  /** Only runs of this workflow. */
+  workflow?: string | undefined;
+  /** Only runs with this status, e.g. `failed`. */
+  status?: RunRecord['status'] | undefined;
+  /** Most runs in the page, 1 to 1000. @default 50 */
+  limit?: number | undefined;
+  /** The `next` of the previous page. */
+  after?: string | undefined;
+}
 
 /** A run started with {@link Engine.start}: its id, its events as they happen, and its result. */
 export interface RunHandle {
@@ -150,6 +164,26 @@ export class Engine {
   }
 
   /**
+   * Run records newest first, a page at a time, optionally of one workflow or status. Pass a page's
+   * `next` as `after` for the page after it.
+   * @example
+   * ```ts
+   * const { runs, next } = await engine.listRuns({ workflow: 'invoice', status: 'failed', limit: 20 });
+   * ```
+   * @throws {@link ValidationError} naming `limit` (1 to 1000) or `after` when they are wrong.
+   */
+  async listRuns(query: RunListQuery = {}): Promise<RunPage<RunRecord>> {
+    await this.ready();
+    const { workflow, status, limit = 50, after } = query;
+    return this.#listRuns({
+      limit,
+      ...(workflow === undefined ? {} : { workflow }),
+      ...(status === undefined ? {} : { status }),
+      ...(after === undefined ? {} : { after }),
+    });
+  }
+
+  /**
    * Fills `default_data` into the input and validates it against `input_schema`.
    * @throws {@link ValidationError} listing every problem with its path.
    */
@@ -178,10 +212,21 @@ export class Engine {
     );
   }
 
+  #listRuns(query: RunQuery): Promise<RunPage<RunRecord>> | RunPage<RunRecord> {
+    const storage = this.options.storage;
+    if (storage.listRuns) return storage.listRuns<RunRecord>(query);
+    return Promise.resolve(storage.list<RunRecord>('runs')).then((all) => pageOfRuns(all, query));
+  }
+
   async #recoverInterrupted(): Promise<void> {
-    const runs = await this.options.storage.list<RunRecord>('runs');
-    for (const { key, value } of runs) {
-      if (value.status !== 'running') continue;
+    const running: RunRecord[] = [];
+    for (let after: string | undefined, first = true; first || after !== undefined; first = false) {
+      const page = await this.#listRuns({ status: 'running', limit: 1000, ...(after ? { after } : {}) });
+      running.push(...page.runs);
+      after = page.next;
+    }
+    for (const value of running) {
+      const key = value.id;
       const finished = value.steps.filter(
         (s: StepRecord) => s.status === 'succeeded' || s.status === 'skipped' || s.status === 'failed',
       );

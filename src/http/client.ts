@@ -1,6 +1,7 @@
 import { backoffDelay } from '../retry/index.js';
 import ky, { type KyInstance } from 'ky';
 import type { RunRecord } from '../engine/record.js';
+import type { RunListQuery } from '../engine/engine.js';
 import type {
   Application,
   Entity,
@@ -60,6 +61,8 @@ export interface StepwireClient {
   runWorkflow(name: string, input?: unknown): Promise<RunRecord>;
   /** `GET /runs/{id}`. */
   getRun(id: string): Promise<RunRecord>;
+  /** `GET /runs`: run records newest first, a page at a time (`next` goes back as `after`). */
+  listRuns(query?: RunListQuery): Promise<{ runs: RunRecord[]; next?: string | undefined }>;
   /** `PUT /scripts/{name}`: stores a transform script's source. */
   putScript(name: string, source: string): Promise<{ name: string; created: boolean }>;
   /** `GET /scripts/{name}`: a script's source. */
@@ -143,6 +146,7 @@ export function createClient(options: ClientOptions): StepwireClient {
     runWorkflow: (name, input) =>
       value(call('workflows.run', { params: { name }, body: input ?? {} }, { timeout: runTimeout })),
     getRun: (id) => value(call('runs.get', { params: { id } })),
+    listRuns: (query = {}) => value(call('runs.list', { query })),
     putScript: async (name, source) => {
       const answer = await created(call('scripts.put', { params: { name }, body: source }));
       return { name: answer.value.name, created: answer.created };

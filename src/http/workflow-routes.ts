@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors/index.js';
-import { RunRecordSchema, WorkflowSchema } from '../schema/index.js';
+import { RUN_STATUSES, RunRecordSchema, WorkflowSchema } from '../schema/index.js';
 import { defineRoute, json, nameParam, noContent } from './route.js';
 
 const enc = encodeURIComponent;
@@ -115,6 +115,31 @@ export const WORKFLOW_ROUTES = [
       const record = await engine.run(params.name, await body(), { signal: request.signal });
       return json(200, record, { location: `${options.basePath}/runs/${enc(record.id)}` });
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/runs',
+    name: 'runs.list',
+    summary: 'List runs',
+    description:
+      'Run records newest first, a page at a time. Pass `next` of a page as `after` for the page after it.',
+    query: z.strictObject({
+      workflow: z.string().min(1).optional().describe('Only runs of this workflow.'),
+      status: z.enum(RUN_STATUSES).optional().describe('Only runs with this status.'),
+      limit: z.coerce.number().int().min(1).max(1000).optional().describe('Runs in a page (default 50).'),
+      after: z.string().min(1).optional().describe('The `next` of the previous page.'),
+    }),
+    responses: {
+      200: {
+        description: 'A page of run records.',
+        schema: z.strictObject({
+          runs: z.array(RunRecordSchema),
+          next: z.string().optional().describe('Where the next page starts; absent on the last page.'),
+        }),
+      },
+    },
+    problems: [400],
+    action: async ({ engine, query }) => json(200, await engine.listRuns(query())),
   }),
   defineRoute({
     method: 'GET',

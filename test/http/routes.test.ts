@@ -91,6 +91,7 @@ describe('the route table is the one description of the API', () => {
         async () => (runId = (await client.runWorkflow(lookupWorkflow.name, { id: 1 })).id),
       ],
       getRun: ['runs.get', () => client.getRun(runId)],
+      listRuns: ['runs.list', () => client.listRuns({ status: 'succeeded', limit: 5 })],
       deleteWorkflow: ['workflows.delete', () => client.deleteWorkflow(lookupWorkflow.name)],
       putScript: ['scripts.put', () => client.putScript('a b.js', '// source')],
       getScript: ['scripts.get', () => client.getScript('a b.js')],

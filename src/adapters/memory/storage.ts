@@ -1,4 +1,4 @@
-import { checkRunQuery, runColumns, runCursor } from '../run-list.js';
+import { pageOfRuns } from '../run-list.js';
 import type { Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
 
 /** In-memory storage of definitions, scripts and run records; the default of `new Engine()`. */
@@ -33,23 +33,8 @@ export class MemoryStorage implements StorageAdapter {
 
   /** One page of run records, newest first by `started_at` then id; see {@link StorageAdapter.listRuns}. */
   listRuns<T = unknown>(query: RunQuery): RunPage<T> {
-    const { workflow, status, limit, after } = checkRunQuery(query);
-    const listed: { id: string; started_at: string; json: string }[] = [];
-    for (const [id, json] of this.#collection('runs')) {
-      const columns = runColumns(JSON.parse(json));
-      if (columns.started_at === null) continue;
-      if (workflow !== undefined && columns.workflow !== workflow) continue;
-      if (status !== undefined && columns.status !== status) continue;
-      if (after && !before([columns.started_at, id], [after.started_at, after.id])) continue;
-      listed.push({ id, started_at: columns.started_at, json });
-    }
-    listed.sort((a, b) => (before([a.started_at, a.id], [b.started_at, b.id]) ? 1 : -1));
-    const page = listed.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      runs: page.map((run) => JSON.parse(run.json) as T),
-      ...(listed.length > limit && last ? { next: runCursor(last.started_at, last.id) } : {}),
-    };
+    const runs = [...this.#collection('runs')].map(([key, json]) => ({ key, value: JSON.parse(json) as T }));
+    return pageOfRuns(runs, query);
   }
 
   #collection(name: Collection): Map<string, string> {
@@ -57,9 +42,4 @@ export class MemoryStorage implements StorageAdapter {
     if (!entries) this.#collections.set(name, (entries = new Map()));
     return entries;
   }
-}
-
-/** Whether `a` sorts before `b`, comparing (started_at, id) pairs. */
-function before(a: [string, string], b: [string, string]): boolean {
-  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 }

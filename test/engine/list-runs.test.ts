@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { Engine, MemoryStorage, ValidationError, type StorageAdapter } from '../../src/index.js';
+import { createHandler } from '../../src/http/index.js';
+import { call } from '../http/helpers.js';
+
+const workflow = (name: string, fail = false) => ({
+  name,
+  steps: [
+    fail
+      ? { name: 'a', type: 'request' as const, request_data: { url: 'http://[::1]:1/' } }
+      : {
+          name: 'a',
+          type: 'l2' as const,
+          l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task' },
+        },
+  ],
+  wires: [],
+});
+
+/** A storage without `listRuns`, so the engine pages through `list('runs')` itself. */
+function plainStorage(): StorageAdapter {
+  const memory = new MemoryStorage();
+  return {
+    get: (c, k) => memory.get(c, k),
+    put: (c, k, v, o) => memory.put(c, k, v, o),
+    delete: (c, k) => memory.delete(c, k),
+    list: (c) => memory.list(c),
+  };
+}
+
+describe.each([
+  ['a storage that lists runs itself', () => new MemoryStorage()],
+  ['a storage without listRuns', plainStorage],
+])('engine.listRuns on %s', (_name, storage) => {
+  it('lists newest first, filters by workflow and status, and pages with next', async () => {
+    const engine = new Engine({ storage: storage() });
+    await engine.workflows.create(workflow('one'));
+    await engine.workflows.create(workflow('two', true));
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await engine.run('one')).id);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const failed = await engine.run('two');
+    expect(failed.status).toBe('failed');
+
+    const all = await engine.listRuns();
+    expect(all.runs.map((r) => r.id)).toEqual([failed.id, ...ids.reverse()]);
+    expect(all.next).toBeUndefined();
+    expect((await engine.listRuns({ status: 'failed' })).runs.map((r) => r.id)).toEqual([failed.id]);
+    expect((await engine.listRuns({ workflow: 'one' })).runs).toHaveLength(5);
+
+    const first = await engine.listRuns({ workflow: 'one', limit: 2 });
+    const second = await engine.listRuns({ workflow: 'one', limit: 2, after: first.next! });
+    const third = await engine.listRuns({ workflow: 'one', limit: 2, after: second.next! });
+    expect([...first.runs, ...second.runs, ...third.runs].map((r) => r.id)).toEqual(ids);
+    expect(third.next).toBeUndefined();
+    await expect(engine.listRuns({ limit: 0 })).rejects.toBeInstanceOf(ValidationError);
+  });
+});
+
+describe('GET /runs', () => {
+  it('answers a page of run records, and 400 naming a bad filter', async () => {
+    const engine = new Engine();
+    await engine.workflows.create(workflow('one'));
+    const run = await engine.run('one');
+    const handler = createHandler(engine);
+    const page = await call(handler, 'GET', '/runs?workflow=one&limit=10');
+    expect(page.status).toBe(200);
+    expect(page.body.runs.map((r: { id: string }) => r.id)).toEqual([run.id]);
+    const bad = await call(handler, 'GET', '/runs?status=lost');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].path).toBe('status');
+    const cursor = await call(handler, 'GET', '/runs?after=nonsense');
+    expect(cursor.status).toBe(400);
+    expect(cursor.body.errors[0].path).toBe('after');
+  });
+});
