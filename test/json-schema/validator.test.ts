@@ -353,7 +353,7 @@ describe('hostile schemas and values', () => {
 });
 
 describe('edge safety', () => {
-  const dir = join(import.meta.dirname, '../../src/engine/json-schema');
+  const dir = join(import.meta.dirname, '../../src/json-schema');
   const sources = readdirSync(dir).map((name) => readFileSync(join(dir, name), 'utf8'));
 
   it('uses neither eval nor new Function nor node: modules', () => {
