@@ -24,7 +24,7 @@ every entity once. Prints each problem as "<file>: <path>: <message>".
 
 Exit codes: 0 valid, 1 problems found, 2 usage error.`,
 
-  run: `Usage: stepwire run <dir> <workflow> [--input JSON] [--out DIR]
+  run: `Usage: stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR]
 
 Runs a workflow of the project and prints a line per step as it finishes, then the
 output as JSON on standard output. Files the run stores in the "memory" file store
@@ -33,19 +33,25 @@ are written to --out.
 Options:
   -i, --input JSON  the workflow input, e.g. '{"customer_id":1}', or @file.json
   -o, --out DIR     where stored files are written (default: ./out)
+      --db URL|DIR  keep definitions and the run record in this database: a
+                    postgres:// URL or a folder (embedded); default: memory
   -h, --help        show this help
 
 Exit codes: 0 succeeded, 1 failed (or invalid project or input), 2 usage error.`,
 
-  serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--out DIR]
+  serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--out DIR] [--db URL|DIR | --memory]
 
 Serves the HTTP API of the project and its application screens, logging each request.
-Stored files are served under /files/ (and written to --out when given). Stop with Ctrl-C.
+Stored files are served under /files/ (and written to --out when given). Definitions and
+runs are kept in a database (by default <dir>/.stepwire/db) and entity rows in the files
+of <dir>/sheets, so both survive a restart. Stop with Ctrl-C (or SIGTERM).
 
 Options:
   -p, --port N      port to listen on; 0 picks a free one (default: 8787)
       --host ADDR   address to listen on (default: 127.0.0.1)
   -o, --out DIR     also write stored files into this folder
+      --db URL|DIR  the database: a postgres:// URL or a folder (embedded PGlite)
+      --memory      keep everything in memory and leave the files alone
   -h, --help        show this help
 
 Exit codes: 0 stopped, 1 invalid project or port in use, 2 usage error.`,

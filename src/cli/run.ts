@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { loadProject } from '../node/project.js';
+import { openDatabase } from './database.js';
 import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { RunEvent } from '../engine/record.js';
@@ -10,26 +11,32 @@ import { formatJson, formatMs, printIssues, printWarnings } from './report.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 
 /**
- * `stepwire run <dir> <workflow> [--input JSON] [--out DIR]`: a line per step as it finishes, then
- * the output as JSON on standard output; exit 0 succeeded, 1 failed.
+ * `stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR]`: a line per step as it
+ * finishes, then the output as JSON on standard output; exit 0 succeeded, 1 failed. With `--db` the
+ * run record is kept in that database.
  * @internal
  */
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals, help } = parseCommand(
     'run',
     args,
-    { input: { type: 'string', short: 'i' }, out: { type: 'string', short: 'o' } },
+    { input: { type: 'string', short: 'i' }, out: { type: 'string', short: 'o' }, db: { type: 'string' } },
     { min: 2, max: 2 },
   );
   if (help) return (io.out(HELP['run']!), EXIT.ok);
   const [dir, workflow] = positionals as [string, string];
   const input = await readInput(values['input'] as string | undefined);
   const outDir = (values['out'] as string | undefined) ?? 'out';
+  const database = await openDatabase(dir, values['db'] as string | undefined, 'memory');
   const sandbox = new WorkerSandbox();
   try {
     const written: string[] = [];
     const project = await loadProject(dir, {
-      engineOptions: { sandbox, security: { resolve: nodeResolver } },
+      engineOptions: {
+        sandbox,
+        security: { resolve: nodeResolver },
+        ...(database.storage ? { storage: database.storage } : {}),
+      },
       outDir,
       onFileWritten: (path) => written.push(path),
     });
@@ -63,6 +70,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   } finally {
     await sandbox.close();
+    await database.close();
   }
 }
 

@@ -1,4 +1,5 @@
 import { serve } from '../node/serve.js';
+import { openDatabase } from './database.js';
 import { loadProject } from '../node/project.js';
 import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
@@ -11,15 +12,24 @@ import { formatMs, printWarnings } from './report.js';
 const FILES = '/files/';
 
 /**
- * `stepwire serve <dir> [--port N]`: the HTTP API and the app screens, a log line per request,
- * files stored in the `memory` file store under `/files/`. Resolves when the process is stopped.
+ * `stepwire serve <dir> [--port N] [--db URL|DIR | --memory]`: the HTTP API and the app screens, a
+ * log line per request, files stored in the `memory` file store under `/files/`. Definitions and runs
+ * live in `--db`, else in `<dir>/.stepwire/db`; entity rows in the files of `sheets/`. `--memory`
+ * keeps everything in memory. Resolves when the process is stopped (SIGINT, SIGTERM), after closing
+ * the database.
  * @internal
  */
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals, help } = parseCommand(
     'serve',
     args,
-    { port: { type: 'string', short: 'p' }, host: { type: 'string' }, out: { type: 'string', short: 'o' } },
+    {
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      db: { type: 'string' },
+      memory: { type: 'boolean' },
+    },
     { min: 1, max: 1 },
   );
   if (help) return (io.out(HELP['serve']!), EXIT.ok);
@@ -32,6 +42,10 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const hostname = (values['host'] as string | undefined) ?? '127.0.0.1';
   const dir = positionals[0]!;
   const outDir = values['out'] as string | undefined;
+  const memory = values['memory'] === true;
+  if (memory && values['db'] !== undefined)
+    throw new UsageError('--memory keeps everything in memory, so it cannot go with --db', 'serve');
+  const database = await openDatabase(dir, values['db'] as string | undefined, memory ? 'memory' : 'project');
   const sandbox = new WorkerSandbox();
   // Listen first, so stored files get addresses on this server; requests wait for the project.
   let inner: ((request: Request) => Promise<Response>) | undefined;
@@ -43,12 +57,18 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     );
   } catch (error) {
     io.err(`stepwire serve: cannot listen on ${hostname}:${port}: ${(error as Error).message}`);
+    await database.close();
     return EXIT.failure;
   }
   try {
     const filesBaseUrl = `${server.url}${FILES}`;
     const project = await loadProject(dir, {
-      engineOptions: { sandbox, security: { resolve: nodeResolver } },
+      engineOptions: {
+        sandbox,
+        security: { resolve: nodeResolver },
+        ...(database.storage ? { storage: database.storage } : {}),
+      },
+      sheets: memory ? 'memory' : 'files',
       filesBaseUrl,
       ...(outDir === undefined ? {} : { outDir, onFileWritten: (path: string) => io.err(`wrote ${path}`) }),
     });
@@ -71,6 +91,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     };
     io.out(`stepwire serving ${dir} at ${server.url}`);
     io.out(`  API: ${server.url}/openapi.json`);
+    io.out(`  data: ${database.where}${memory ? '' : `; entity rows in ${dir}/sheets`}`);
     for (const name of await project.engine.applications.list()) {
       const app = await project.engine.applications.get(name);
       io.out(
@@ -84,6 +105,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   } finally {
     await server.close();
     await sandbox.close();
+    await database.close();
   }
 }
 

@@ -10,8 +10,15 @@ import { Engine } from '../engine/engine.js';
 import type { EngineOptions } from '../engine/options.js';
 import { MemoryChat, MemoryFileStore, MemorySpreadsheets } from '../adapters/memory/index.js';
 import type { CellValue, FileInput, FileStore, StoredFile } from '../adapters/types.js';
-import { formatIssue, isStepwireError, ValidationError, type Issue } from '../errors/index.js';
-import type { Entity } from '../schema/index.js';
+import {
+  ConflictError,
+  StepwireError,
+  formatIssue,
+  isStepwireError,
+  ValidationError,
+  type Issue,
+} from '../errors/index.js';
+import { RelationshipSchema, type Entity } from '../schema/index.js';
 import { locateJsonError } from '../http/json-error.js';
 import { LocalFileStore } from '../adapters/node/local-file-store.js';
 import { csvLayout, parseCsv, writeCsvCells } from '../adapters/node/csv.js';
@@ -130,13 +137,13 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
     const body = await readJson(root, file, issues);
     if (body !== undefined)
       await attempt(file, issues, async () =>
-        entities.push(await engine.catalog.registerEntity(named(body, file))),
+        entities.push((await engine.catalog.upsertEntity(named(body, file))).entity),
       );
   }
   for (const file of await listFiles(root, 'relationships', '.json', problems)) {
     const body = await readJson(root, file, issues);
     if (body !== undefined)
-      await attempt(file, issues, () => engine.catalog.createRelationship(named(body, file)));
+      await attempt(file, issues, () => keepRelationship(engine, named(body, file)));
   }
   const scripts = new Set<string>();
   for (const file of await listFiles(root, 'scripts', '.js', problems)) {
@@ -153,7 +160,7 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
       message: `script "${m.name}" is not in scripts/ (found: ${[...scripts].join(', ') || 'none'})`,
     }));
     issues.push(...missing);
-    if (missing.length === 0) await attempt(file, issues, () => engine.workflows.create(named(body, file)));
+    if (missing.length === 0) await attempt(file, issues, () => engine.workflows.replace(named(body, file)));
   }
   for (const file of await listFiles(root, 'applications', '.json', problems)) {
     const body = await readJson(root, file, issues);
@@ -335,4 +342,24 @@ async function createSheetFile(root: string, id: string, sheet: string, rows: Ce
   await mkdir(join(base, id), { recursive: true });
   const text = writeCsvCells(rows, csvLayout(''));
   await replaceFile(path, new TextEncoder().encode(text));
+}
+
+/**
+ * Creates a relationship of the folder, or keeps the one a database already holds when it is the
+ * same; a different one under that name is a conflict the person must settle.
+ */
+async function keepRelationship(engine: Engine, body: unknown): Promise<void> {
+  try {
+    await engine.catalog.createRelationship(body);
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    const stored = (await engine.catalog.listRelationships()).find((r) => r.name === error.resourceName);
+    const wanted = RelationshipSchema.parse(body);
+    if (JSON.stringify(stored) === JSON.stringify(wanted)) return;
+    throw new StepwireError(
+      'conflict',
+      `the database already holds a different relationship "${error.resourceName}"; relationships cannot be replaced, so give this one another name`,
+      { cause: error },
+    );
+  }
 }

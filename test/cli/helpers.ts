@@ -47,6 +47,8 @@ export interface Served {
   stderr: () => string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop: () => Promise<number | null>;
+  /** Kills the process at once (SIGKILL), as a crash would, and resolves when it is gone. */
+  kill: () => Promise<void>;
 }
 
 /** Starts `stepwire serve <args>` and resolves once it printed its URL. */
@@ -73,7 +75,11 @@ export function serveProcess(args: string[], timeoutMs = 60_000): Promise<Served
       const match = /Press Ctrl-C/.test(stdout) && /serving .* at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
       if (match) {
         clearTimeout(timer);
-        resolvePromise({ url: match[1]!, stdout: () => stdout, stderr: () => stderr, stop });
+        const kill = async () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          await closed;
+        };
+        resolvePromise({ url: match[1]!, stdout: () => stdout, stderr: () => stderr, stop, kill });
       }
     });
     void closed.then((code) => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pdfText, serveProcess, stepwire, tempDir, type Served } from '../cli/helpers.js';
@@ -69,7 +69,10 @@ describe('examples/app with stepwire serve', () => {
   let served: Served;
   const out = join(temp.dir, 'served');
   beforeAll(async () => {
-    served = await serveProcess(['examples/app', '--port', '0', '--out', out]);
+    // A copy: serve keeps its database and the sheets' rows in the project folder.
+    const app = join(temp.dir, 'app');
+    cpSync('examples/app', app, { recursive: true });
+    served = await serveProcess([app, '--port', '0', '--out', out]);
   });
   afterAll(async () => {
     await served?.stop();

@@ -1,0 +1,48 @@
+/**
+ * Where a command keeps definitions and run records: the database `--db` names, the project's own
+ * embedded database, or memory.
+ * @module
+ */
+import { join, resolve } from 'node:path';
+import type { StorageAdapter } from '../adapters/types.js';
+import { openPostgres } from '../adapters/postgres/index.js';
+
+/** An opened database, or none (memory). @internal */
+export interface CommandDatabase {
+  /** The storage to give the engine; undefined keeps everything in memory. */
+  storage: StorageAdapter | undefined;
+  /** Where the data lives, for the start-up message. */
+  where: string;
+  /** Checkpoints and closes the database; safe to call once the engine is done. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `db` (a `postgres://` URL or a directory), else `<project>/.stepwire/db` when `fallback` is
+ * `project`, else nothing.
+ * @internal
+ */
+export async function openDatabase(
+  project: string,
+  db: string | undefined,
+  fallback: 'project' | 'memory',
+): Promise<CommandDatabase> {
+  if (db === undefined && fallback === 'memory')
+    return { storage: undefined, where: 'memory (nothing is kept)', close: async () => {} };
+  const target =
+    db === undefined
+      ? join(resolve(project), '.stepwire', 'db')
+      : /^postgres(ql)?:\/\//.test(db)
+        ? db
+        : resolve(db);
+  const opened = await openPostgres(target);
+  return { storage: opened.storage, where: describeTarget(target), close: () => opened.close() };
+}
+
+/** The target without a password. */
+function describeTarget(target: string): string {
+  if (!/^postgres(ql)?:\/\//.test(target)) return target;
+  const url = new URL(target);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
