@@ -142,8 +142,7 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   }
   for (const file of await listFiles(root, 'relationships', '.json', problems)) {
     const body = await readJson(root, file, issues);
-    if (body !== undefined)
-      await attempt(file, issues, () => keepRelationship(engine, named(body, file)));
+    if (body !== undefined) await attempt(file, issues, () => keepRelationship(engine, named(body, file)));
   }
   const scripts = new Set<string>();
   for (const file of await listFiles(root, 'scripts', '.js', problems)) {
