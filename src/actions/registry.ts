@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ConflictError, ValidationError, formatIssues } from '../errors/index.js';
+import { ConflictError, ValidationError, formatIssues, issuesUnder } from '../errors/index.js';
 import type { ChatAdapter, FileStore } from '../adapters/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { check } from '../schema/index.js';
@@ -146,10 +146,7 @@ export class ActionRegistry {
     const parsed = check(definition.input, input);
     if (!parsed.ok) {
       throw new ValidationError(
-        parsed.issues.map((issue) => ({
-          ...issue,
-          path: issue.path ? `input_data.${issue.path}` : 'input_data',
-        })),
+        issuesUnder(parsed.issues, 'input_data'),
         `invalid input of action ${key}: ${formatIssues(parsed.issues)}`,
       );
     }

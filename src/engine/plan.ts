@@ -1,4 +1,4 @@
-import type { Issue } from '../errors/index.js';
+import { issuesUnder, type Issue } from '../errors/index.js';
 import { parsePath, type Workflow } from '../schema/index.js';
 import { compileValue, parseReference, type Reference } from './references.js';
 import { stepRetryPolicy } from '../retry/index.js';
@@ -54,8 +54,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       (ref) => checkRoot(ref, `${at}.${field}`, index, deps),
       (message) => issues.push({ code: 'invalid_reference', path: `${at}.${field}`, message }),
     ).resolve;
-    for (const issue of typePlan.issues ?? [])
-      issues.push({ ...issue, path: issue.path ? `${at}.${issue.path}` : at });
+    issues.push(...issuesUnder(typePlan.issues ?? [], at));
     const conditions: PlannedCondition[] = (step.conditions ?? []).map((condition, c) => {
       const expression = condition.data_path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
       const parsed = parseReference(expression, `{{${expression}}}`);

@@ -5,7 +5,7 @@
  * by their exact name, and {@link ERROR_CODES} says how each code is answered over HTTP.
  * @module
  */
-export { formatIssue, formatIssues, type Issue } from './issue.js';
+export { formatIssue, formatIssues, issuesUnder, type Issue } from './issue.js';
 export {
   StepwireError,
   ValidationError,

@@ -17,3 +17,11 @@ export function formatIssue(issue: Pick<Issue, 'path' | 'message'>): string {
 export function formatIssues(issues: readonly Pick<Issue, 'path' | 'message'>[]): string {
   return issues.map(formatIssue).join('; ');
 }
+
+/**
+ * The issues as found under `at`: each path becomes `<at><separator><path>` (just `at` for the root),
+ * e.g. `input_data.amount` or `workflows/x.json: steps[0]`.
+ */
+export function issuesUnder(issues: readonly Issue[], at: string, separator = '.'): Issue[] {
+  return issues.map((issue) => ({ ...issue, path: issue.path ? `${at}${separator}${issue.path}` : at }));
+}

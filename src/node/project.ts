@@ -14,6 +14,7 @@ import {
   ConflictError,
   StepwireError,
   formatIssue,
+  issuesUnder,
   isStepwireError,
   ValidationError,
   type Issue,
@@ -270,10 +271,7 @@ async function attempt(file: string, issues: Issue[], work: () => Promise<unknow
   try {
     await work();
   } catch (error) {
-    if (error instanceof ValidationError)
-      issues.push(
-        ...error.issues.map((issue) => ({ ...issue, path: issue.path ? `${file}: ${issue.path}` : file })),
-      );
+    if (error instanceof ValidationError) issues.push(...issuesUnder(error.issues, file, ': '));
     else if (isStepwireError(error)) issues.push({ code: error.code, path: file, message: error.message });
     else throw error;
   }

@@ -16,3 +16,22 @@ describe('formatIssue and formatIssues', () => {
     expect(new ValidationError([{ code: 'c', path: 'b', message: 'z' }]).message).toBe('b: z');
   });
 });
+
+describe('issuesUnder', () => {
+  it('puts every issue under a path, the root issue at the path itself', async () => {
+    const { issuesUnder } = await import('../../src/errors/index.js');
+    expect(
+      issuesUnder(
+        [
+          { code: 'a', path: 'amount', message: 'm' },
+          { code: 'b', path: '', message: 'n' },
+        ],
+        'input_data',
+      ),
+    ).toEqual([
+      { code: 'a', path: 'input_data.amount', message: 'm' },
+      { code: 'b', path: 'input_data', message: 'n' },
+    ]);
+    expect(issuesUnder([{ code: 'a', path: 'x', message: 'm' }], 'f.json', ': ')[0]!.path).toBe('f.json: x');
+  });
+});
