@@ -79,7 +79,15 @@ export interface SpreadsheetAdapter {
 }
 
 /** Collections the storage adapter keeps. */
-export type Collection = 'entities' | 'relationships' | 'workflows' | 'applications' | 'scripts' | 'runs';
+export type Collection =
+  | 'entities'
+  | 'relationships'
+  | 'workflows'
+  | 'applications'
+  | 'scripts'
+  | 'runs'
+  /** Run keys: which run a key of a workflow started. */
+  | 'run_keys';
 
 /** Options of {@link StorageAdapter.put}. */
 export interface PutOptions extends CallOptions {

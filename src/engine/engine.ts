@@ -14,6 +14,7 @@ import { Execution, type RunOptions } from './run.js';
 import type { RunEvent, RunRecord, StepRecord } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
 import { pageOfRuns } from '../adapters/run-list.js';
+import { RunKeys } from './run-keys.js';
 import { ScriptRegistry } from './scripts.js';
 import { WorkflowRegistry } from './workflows.js';
 
@@ -33,6 +34,11 @@ export interface RunListQuery {
 export interface RunHandle {
   /** The run id (also the key of its record). */
   id: string;
+  /**
+   * True when `options.key` was used before: this is the run that start began, `events` is empty and
+   * `result` is its record once it ends.
+   */
+  replayed: boolean;
   /** Every event of the run, in order; the iteration ends when the run finishes. */
   events: AsyncIterable<RunEvent>;
   /** The finished run record. */
@@ -64,6 +70,7 @@ export class Engine {
   /** The options with every default filled in. @internal */
   readonly options: ResolvedOptions;
   #sandbox: ScriptSandbox;
+  #runKeys: RunKeys;
   #ready: Promise<void> | undefined;
 
   constructor(options: EngineOptions = {}) {
@@ -96,6 +103,7 @@ export class Engine {
     );
     this.scripts = new ScriptRegistry(this.options.storage, ready);
     this.#sandbox = options.sandbox ?? new QuickJsSandbox();
+    this.#runKeys = new RunKeys(this.options.storage, this.options.limits.runTimeoutMs);
     this.applications = new Applications(this, ready);
   }
 
@@ -113,6 +121,7 @@ export class Engine {
    *   {@link NotFoundError} when there is no such workflow.
    */
   async run(name: string, input?: unknown, options: RunOptions = {}): Promise<RunRecord> {
+    if (options.key !== undefined) return (await this.start(name, input, options)).result;
     const execution = await this.#prepare(name, input, options);
     return execution.run();
   }
@@ -138,10 +147,15 @@ export class Engine {
         wake?.();
       },
     });
+    if (options.key !== undefined) {
+      const earlier = await this.#runKeys.claim(name, options.key, execution.id);
+      if (earlier !== undefined) return { ...this.#runKeys.replay(earlier), replayed: true };
+    }
     const result = execution.run().finally(() => {
       finished = true;
       wake?.();
     });
+    if (options.key !== undefined) this.#runKeys.track(execution.id, result);
     const events: AsyncIterable<RunEvent> = {
       async *[Symbol.asyncIterator]() {
         for (;;) {
@@ -152,7 +166,7 @@ export class Engine {
         }
       },
     };
-    return { id: execution.id, events, result };
+    return { id: execution.id, events, result, replayed: false };
   }
 
   /** A run record by id. @throws {@link NotFoundError} */

@@ -19,6 +19,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Independent steps that may run at once. @default limits.stepConcurrency */
   concurrency?: number;
+  /**
+   * A run key: the first start with a key runs the workflow; every later start of the same workflow
+   * with that key gets that run (its record), whatever the input, also across engines on one storage.
+   */
+  key?: string;
 }
 
 const PERSIST_EVERY_MS = 250;

@@ -33,6 +33,15 @@ export interface ClientOptions {
   runTimeout?: number | false;
 }
 
+/** Options of {@link StepwireClient.runWorkflow}. */
+export interface RunWorkflowOptions {
+  /**
+   * Sent as `Idempotency-Key`: a key this workflow already ran with answers the run it started, so a
+   * request sent again (after a timeout, say) never runs the workflow twice.
+   */
+  idempotencyKey?: string;
+}
+
 /** A typed client of the stepwire HTTP API; every method throws `HttpProblemError` on an error answer. */
 export interface StepwireClient {
   /** `POST /catalog/entity`: registers an entity. */
@@ -58,7 +67,7 @@ export interface StepwireClient {
   /** `DELETE /workflows/{name}`. */
   deleteWorkflow(name: string): Promise<void>;
   /** `POST /workflows/{name}/runs`: runs a workflow; the record says whether it succeeded. */
-  runWorkflow(name: string, input?: unknown): Promise<RunRecord>;
+  runWorkflow(name: string, input?: unknown, options?: RunWorkflowOptions): Promise<RunRecord>;
   /** `GET /runs/{id}`. */
   getRun(id: string): Promise<RunRecord>;
   /** `GET /runs`: run records newest first, a page at a time (`next` goes back as `after`). */
@@ -143,8 +152,17 @@ export function createClient(options: ClientOptions): StepwireClient {
     getWorkflow: (name) => value(call('workflows.get', { params: { name } })),
     listWorkflows: () => value(call('workflows.list', {})),
     deleteWorkflow: (name) => value(call('workflows.delete', { params: { name } })),
-    runWorkflow: (name, input) =>
-      value(call('workflows.run', { params: { name }, body: input ?? {} }, { timeout: runTimeout })),
+    runWorkflow: (name, input, { idempotencyKey } = {}) =>
+      value(
+        call(
+          'workflows.run',
+          { params: { name }, body: input ?? {} },
+          {
+            timeout: runTimeout,
+            ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
+          },
+        ),
+      ),
     getRun: (id) => value(call('runs.get', { params: { id } })),
     listRuns: (query = {}) => value(call('runs.list', { query })),
     putScript: async (name, source) => {

@@ -49,5 +49,5 @@ export {
 } from './options.js';
 export type { ProblemDetails } from './problem.js';
 export { buildOpenApi, type OpenApiOptions } from './openapi.js';
-export { createClient, type ClientOptions, type StepwireClient } from './client.js';
+export { createClient, type ClientOptions, type RunWorkflowOptions, type StepwireClient } from './client.js';
 export { HttpProblemError } from './client-error.js';

@@ -101,7 +101,7 @@ export const WORKFLOW_ROUTES = [
     name: 'workflows.run',
     summary: 'Run a workflow',
     description:
-      'Runs the workflow to its end. 200 with the run record whether it succeeded or failed, and `Location: /runs/{id}`; 400 when the input is invalid (nothing runs). The run is cancelled when the client goes away.',
+      'Runs the workflow to its end. 200 with the run record whether it succeeded or failed, and `Location: /runs/{id}`; 400 when the input is invalid (nothing runs). The run is cancelled when the client goes away. With an `Idempotency-Key` header, a key already used for this workflow answers the run it started (header `Idempotent-Replayed: true`) instead of running again.',
     params: nameParam('Workflow'),
     body: {
       media: 'json',
@@ -112,8 +112,16 @@ export const WORKFLOW_ROUTES = [
     responses: { 200: { description: 'The run record.', schema: RunRecordSchema } },
     problems: [400, 404, 413, 415],
     action: async ({ engine, request, params, body, options }) => {
-      const record = await engine.run(params.name, await body(), { signal: request.signal });
-      return json(200, record, { location: `${options.basePath}/runs/${enc(record.id)}` });
+      const key = request.headers.get('idempotency-key');
+      const run = await engine.start(params.name, await body(), {
+        signal: request.signal,
+        ...(key === null ? {} : { key }),
+      });
+      const record = await run.result;
+      return json(200, record, {
+        location: `${options.basePath}/runs/${enc(record.id)}`,
+        ...(run.replayed ? { 'idempotent-replayed': 'true' } : {}),
+      });
     },
   }),
   defineRoute({
