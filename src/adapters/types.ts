@@ -87,7 +87,11 @@ export type Collection =
   | 'scripts'
   | 'runs'
   /** Run keys: which run a key of a workflow started. */
-  | 'run_keys';
+  | 'run_keys'
+  /** Trigger definitions. */
+  | 'triggers'
+  /** What triggers remember between ticks: a schedule's last slot, an entity's row snapshot. */
+  | 'trigger_state';
 
 /** Options of {@link StorageAdapter.put}. */
 export interface PutOptions extends CallOptions {

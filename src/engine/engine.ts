@@ -15,6 +15,8 @@ import type { RunEvent, RunRecord, StepRecord } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
 import { pageOfRuns } from '../adapters/run-list.js';
 import { RunKeys } from './run-keys.js';
+import { TriggerRegistry } from './triggers.js';
+import { fireDue, type FireHost, type TriggerFiring } from './trigger-fire.js';
 import { ScriptRegistry } from './scripts.js';
 import { WorkflowRegistry } from './workflows.js';
 
@@ -65,6 +67,8 @@ export class Engine {
   readonly scripts: ScriptRegistry;
   /** `l2` actions: built in, your own, and test stubs. */
   readonly actions: ActionRegistry;
+  /** Triggers: schedules, webhooks and entity changes that start workflows. */
+  readonly triggers: TriggerRegistry;
   /** Application configurations and their runtime. */
   readonly applications: Applications;
   /** The options with every default filled in. @internal */
@@ -104,6 +108,15 @@ export class Engine {
     this.scripts = new ScriptRegistry(this.options.storage, ready);
     this.#sandbox = options.sandbox ?? new QuickJsSandbox();
     this.#runKeys = new RunKeys(this.options.storage, this.options.limits.runTimeoutMs);
+    this.triggers = new TriggerRegistry(
+      this.options.storage,
+      {
+        hasWorkflow: async (name) => (await this.options.storage.get('workflows', name)) !== undefined,
+        hasEntity: async (name) => (await this.options.storage.get('entities', name)) !== undefined,
+        checkInput: (name, input) => this.checkInput(name, input),
+      },
+      ready,
+    );
     this.applications = new Applications(this, ready);
   }
 
@@ -167,6 +180,49 @@ export class Engine {
       },
     };
     return { id: execution.id, events, result, replayed: false };
+  }
+
+  /**
+   * Fires every schedule and entity trigger due at `now`: a schedule's latest slot since it last fired
+   * (one catch-up run after downtime), an entity's changed rows once its interval has passed. Hosts
+   * that bring their own clock (a Workers `scheduled` handler) call it; {@link Engine.work} calls it
+   * by itself. Each slot and row state starts one run, whatever the number of engines on one storage.
+   */
+  async tick(now: Date = new Date()): Promise<TriggerFiring[]> {
+    await this.ready();
+    return fireDue(this.#fireHost, now);
+  }
+
+  /**
+   * Ticks the triggers every `tickMs` (default 1 s) until `stop()`; a tick still running is awaited.
+   * @example
+   * ```ts
+   * const worker = engine.work();
+   * process.on('SIGTERM', () => void worker.stop());
+   * ```
+   */
+  work(options: { tickMs?: number; onError?: (error: unknown) => void } = {}): { stop(): Promise<void> } {
+    const tickMs = options.tickMs ?? 1000;
+    let running: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(() => {
+      running = running.then(() => this.tick()).catch((error: unknown) => options.onError?.(error));
+    }, tickMs);
+    return {
+      stop: async () => {
+        clearInterval(timer);
+        await running;
+      },
+    };
+  }
+
+  /** What trigger firing needs, the engine seen through a narrow window. */
+  get #fireHost(): FireHost {
+    return {
+      triggers: this.triggers,
+      catalog: this.catalog,
+      storage: this.options.storage,
+      start: (name, input, options) => this.start(name, input, options),
+    };
   }
 
   /** A run record by id. @throws {@link NotFoundError} */

@@ -19,7 +19,8 @@ const SCRIPT_TYPES = new Set([
   'text/ecmascript',
 ]);
 
-function mediaType(request: Request): string | undefined {
+/** The media type of a request, lower case without parameters, or undefined when it has none. @internal */
+export function mediaType(request: Request): string | undefined {
   const header = request.headers.get('content-type');
   if (!header) return undefined;
   return header.split(';')[0]!.trim().toLowerCase();
@@ -93,7 +94,19 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
 export async function readJson(request: Request, limits: BodyLimits, optional = false): Promise<unknown> {
   const type = mediaType(request);
   if (type !== undefined && !JSON_TYPE.test(type)) throw unsupported(type, 'application/json');
-  const bytes = await readBytes(request, limits.maxBodyBytes);
+  return jsonOf(await readBytes(request, limits.maxBodyBytes), type, limits, optional);
+}
+
+/**
+ * The JSON value of body bytes already read (a webhook reads them first to check their signature):
+ * UTF-8, depth-checked, with errors as {@link readJson} gives them. @internal
+ */
+export function jsonOf(
+  bytes: Uint8Array,
+  type: string | undefined,
+  limits: BodyLimits,
+  optional = false,
+): unknown {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);

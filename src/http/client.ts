@@ -2,6 +2,7 @@ import { backoffDelay } from '../retry/index.js';
 import ky, { type KyInstance } from 'ky';
 import type { RunRecord } from '../engine/record.js';
 import type { RunListQuery } from '../engine/engine.js';
+import type { StoredTrigger } from '../engine/triggers.js';
 import type {
   Application,
   Entity,
@@ -9,6 +10,7 @@ import type {
   ReadEntityBody,
   Relationship,
   Workflow,
+  TriggerBody,
   WorkflowInputBody,
 } from '../schema/index.js';
 import { createCallRoute } from './call-route.js';
@@ -80,6 +82,23 @@ export interface StepwireClient {
   listScripts(): Promise<string[]>;
   /** `DELETE /scripts/{name}`. */
   deleteScript(name: string): Promise<void>;
+  /** `POST /triggers`: creates a trigger. */
+  createTrigger(trigger: TriggerBody): Promise<StoredTrigger>;
+  /** `GET /triggers`: every trigger (webhook secrets hidden). */
+  listTriggers(): Promise<StoredTrigger[]>;
+  /** `GET /triggers/{name}`. */
+  getTrigger(name: string): Promise<StoredTrigger>;
+  /** `DELETE /triggers/{name}`. */
+  deleteTrigger(name: string): Promise<void>;
+  /**
+   * `POST /hooks/{name}`: calls a webhook trigger with a JSON body, signed with `secret` when given;
+   * resolves with the run it started (`replayed` when the idempotency key was used before).
+   */
+  callHook(
+    name: string,
+    body?: Record<string, unknown>,
+    options?: { secret?: string; idempotencyKey?: string },
+  ): Promise<{ run_id: string; replayed: boolean }>;
   /** `PUT /applications/{name}`: stores an application config. */
   putApplication(name: string, config: Application): Promise<{ application: Application; created: boolean }>;
   /** `GET /applications/{name}`. */
@@ -172,6 +191,18 @@ export function createClient(options: ClientOptions): StepwireClient {
     getScript: (name) => value(call('scripts.get', { params: { name } })),
     listScripts: () => value(call('scripts.list', {})),
     deleteScript: (name) => value(call('scripts.delete', { params: { name } })),
+    createTrigger: (trigger) => value(call('triggers.create', { body: trigger })),
+    listTriggers: () => value(call('triggers.list', {})),
+    getTrigger: (name) => value(call('triggers.get', { params: { name } })),
+    deleteTrigger: (name) => value(call('triggers.delete', { params: { name } })),
+    callHook: async (name, body = {}, { secret, idempotencyKey } = {}) => {
+      const headers: Record<string, string> = {};
+      if (secret !== undefined)
+        headers['x-stepwire-signature'] = await signBody(secret, JSON.stringify(body));
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+      const answer = await call('hooks.call', { params: { name }, body }, { headers });
+      return { run_id: answer.value.run_id, replayed: answer.status === 200 };
+    },
     putApplication: async (name, config) => {
       const answer = await created(call('applications.put', { params: { name }, body: config }));
       return { application: answer.value, created: answer.created };
@@ -183,4 +214,18 @@ export function createClient(options: ClientOptions): StepwireClient {
       value(call('applications.renderScreen', { params: { name, url }, ...(query ? { query } : {}) })),
     openapi: () => value(call('openapi', {})),
   };
+}
+
+/** `sha256=<hex HMAC-SHA256>` of a JSON body, as a signed webhook call carries it. */
+async function signBody(secret: string, text: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    'raw',
+    encoder.encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(text)));
+  return `sha256=${[...mac].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 }

@@ -43,6 +43,7 @@ const COMPONENTS: readonly { schema: z.ZodType; input?: string; output?: string 
 /** What each problem status means, for `components.responses`. */
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: every problem is listed in `errors` with its path.',
+  401: 'The request is not signed as the resource requires.',
   403: 'The authorize hook refused the request.',
   404: 'No such resource.',
   409: 'A resource of that name already exists.',

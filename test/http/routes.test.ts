@@ -92,6 +92,21 @@ describe('the route table is the one description of the API', () => {
       ],
       getRun: ['runs.get', () => client.getRun(runId)],
       listRuns: ['runs.list', () => client.listRuns({ status: 'succeeded', limit: 5 })],
+      createTrigger: [
+        'triggers.create',
+        () =>
+          client.createTrigger({
+            name: 'hook',
+            type: 'webhook',
+            workflow_name: lookupWorkflow.name,
+            input_data: { id: 1 },
+            webhook_data: { secret: 'a secret of sixteen+' },
+          }),
+      ],
+      listTriggers: ['triggers.list', () => client.listTriggers()],
+      getTrigger: ['triggers.get', () => client.getTrigger('hook')],
+      callHook: ['hooks.call', () => client.callHook('hook', { id: 2 }, { secret: 'a secret of sixteen+' })],
+      deleteTrigger: ['triggers.delete', () => client.deleteTrigger('hook')],
       deleteWorkflow: ['workflows.delete', () => client.deleteWorkflow(lookupWorkflow.name)],
       putScript: ['scripts.put', () => client.putScript('a b.js', '// source')],
       getScript: ['scripts.get', () => client.getScript('a b.js')],

@@ -1,0 +1,159 @@
+/**
+ * Firing triggers: schedules by their slots, entities by comparing rows with the snapshot kept in
+ * storage, webhooks by a call. Every start carries a run key made from what fired it, so a slot, a
+ * delivery or a row state starts one run, whatever the number of engines on one storage.
+ * @module
+ */
+import type { StorageAdapter } from '../adapters/types.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { tableRow } from '../catalog/sheet-mapping.js';
+import { NotFoundError } from '../errors/index.js';
+import { setOwn } from '../schema/own.js';
+import type { Trigger } from '../schema/index.js';
+import type { RunRecord } from './record.js';
+import { scheduleOf, type StoredTrigger, type TriggerRegistry } from './triggers.js';
+
+/** What firing needs from the engine. @internal */
+export interface FireHost {
+  readonly triggers: TriggerRegistry;
+  readonly catalog: Catalog;
+  readonly storage: StorageAdapter;
+  start(
+    name: string,
+    input: unknown,
+    options: { key: string },
+  ): Promise<{ id: string; replayed: boolean; result: Promise<RunRecord> }>;
+}
+
+/** One start a trigger made. */
+export interface TriggerFiring {
+  /** The trigger that fired. */
+  trigger: string;
+  /** The run it started (or the run an earlier firing of the same slot, delivery or row state started). */
+  run_id: string;
+  /** True when that run was started before, by this or another engine. */
+  replayed: boolean;
+}
+
+const DEFAULT_INTERVAL_S = 60;
+
+/** Fires every schedule and entity trigger that is due at `now`. @internal */
+export async function fireDue(host: FireHost, now: Date): Promise<TriggerFiring[]> {
+  const fired: TriggerFiring[] = [];
+  for (const trigger of await host.triggers.list()) {
+    if (trigger.type === 'schedule') fired.push(...(await fireSchedule(host, trigger, now)));
+    else if (trigger.type === 'entity') fired.push(...(await pollEntity(host, trigger, now)));
+  }
+  return fired;
+}
+
+/** The input of a run a trigger starts: its `input_data` with `extra` laid over it. @internal */
+export function triggerInput(trigger: Trigger, extra: Record<string, unknown>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const source of [trigger.input_data ?? {}, extra])
+    for (const [key, value] of Object.entries(source)) setOwn(input, key, value);
+  return input;
+}
+
+/** Starts a run for a trigger and lets it go on; its failures are in its run record. @internal */
+export async function startFor(
+  host: FireHost,
+  trigger: Trigger,
+  input: unknown,
+  key: string,
+): Promise<TriggerFiring> {
+  const handle = await host.start(trigger.workflow_name, input, { key });
+  handle.result.catch(() => undefined);
+  return { trigger: trigger.name, run_id: handle.id, replayed: handle.replayed };
+}
+
+async function fireSchedule(
+  host: FireHost,
+  trigger: Extract<StoredTrigger, { type: 'schedule' }>,
+  now: Date,
+): Promise<TriggerFiring[]> {
+  const [slot] = scheduleOf(trigger).previousRuns(1, new Date(now.getTime() + 1));
+  if (!slot) return [];
+  const state = await host.storage.get<{ last_slot: string }>('trigger_state', trigger.name);
+  const after = state?.last_slot ?? trigger.created_at;
+  // Only the latest slot fires: after downtime, one catch-up run, not one per missed slot.
+  if (slot.getTime() <= Date.parse(after)) return [];
+  const slotIso = slot.toISOString();
+  const firing = await startFor(host, trigger, triggerInput(trigger, {}), `trigger:${trigger.name}:${slotIso}`);
+  await host.storage.put('trigger_state', trigger.name, { last_slot: slotIso });
+  return [firing];
+}
+
+/** What an entity trigger keeps between polls: when it last read, and each row by its key. */
+interface EntitySnapshot {
+  polled_at: string;
+  rows: Record<string, Record<string, unknown>>;
+}
+
+async function pollEntity(
+  host: FireHost,
+  trigger: Extract<StoredTrigger, { type: 'entity' }>,
+  now: Date,
+): Promise<TriggerFiring[]> {
+  const { entity_name, events, interval_seconds = DEFAULT_INTERVAL_S } = trigger.entity_data;
+  const state = await host.storage.get<EntitySnapshot>('trigger_state', trigger.name);
+  if (state && now.getTime() - Date.parse(state.polled_at) < interval_seconds * 1000) return [];
+  let rows: Record<string, Record<string, unknown>>;
+  try {
+    rows = await rowsByKey(host.catalog, entity_name);
+  } catch (error) {
+    if (error instanceof NotFoundError) return [];
+    throw error;
+  }
+  const snapshot: EntitySnapshot = { polled_at: now.toISOString(), rows };
+  // The first poll only records what is there.
+  if (!state) {
+    await host.storage.put('trigger_state', trigger.name, snapshot);
+    return [];
+  }
+  const fired: TriggerFiring[] = [];
+  const fire = async (event: 'created' | 'updated' | 'deleted', key: string) => {
+    if (!events.includes(event)) return;
+    const row = rows[key] ?? null;
+    const previous = state.rows[key] ?? null;
+    const runKey = `trigger:${trigger.name}:${event}:${hash(key)}:${hash(JSON.stringify(previous))}:${hash(JSON.stringify(row))}`;
+    const input = triggerInput(trigger, { event, key: JSON.parse(key) as unknown, row, previous });
+    fired.push(await startFor(host, trigger, input, runKey));
+  };
+  for (const key of Object.keys(rows)) {
+    const before = state.rows[key];
+    if (before === undefined) await fire('created', key);
+    else if (JSON.stringify(before) !== JSON.stringify(rows[key])) await fire('updated', key);
+  }
+  for (const key of Object.keys(state.rows)) if (!Object.hasOwn(rows, key)) await fire('deleted', key);
+  await host.storage.put('trigger_state', trigger.name, snapshot);
+  return fired;
+}
+
+/** The entity's rows as objects by column name, under the JSON of their primary-key values. */
+async function rowsByKey(catalog: Catalog, entityName: string): Promise<Record<string, Record<string, unknown>>> {
+  const { entity, table } = await catalog.table(entityName);
+  const keyIndexes = entity.primary_key.map((k) => entity.columns.findIndex((c) => c.name === k));
+  const rows: Record<string, Record<string, unknown>> = {};
+  for (let i = 0; i < table.length; i++) {
+    const values = tableRow(table, i);
+    const row: Record<string, unknown> = {};
+    entity.columns.forEach((column, c) => setOwn(row, column.name, values[c] ?? null));
+    const key: Record<string, unknown> = {};
+    keyIndexes.forEach((c) => setOwn(key, entity.columns[c]!.name, values[c] ?? null));
+    setOwn(rows, JSON.stringify(key), row);
+  }
+  return rows;
+}
+
+/** A short stable hash of text (two FNV-1a 32-bit passes), for run keys of bounded length. */
+function hash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}

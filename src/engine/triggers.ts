@@ -1,0 +1,138 @@
+/**
+ * Trigger definitions: stored, validated against the workflows and the catalog when created.
+ * @module
+ */
+import { Cron } from 'croner';
+import type { StorageAdapter } from '../adapters/types.js';
+import { ConflictError, NotFoundError, ValidationError, isValidationError, issuesUnder } from '../errors/index.js';
+import type { Issue } from '../errors/index.js';
+import { TriggerSchema, check, type Trigger } from '../schema/index.js';
+
+/** A stored trigger: its definition and when it was created (schedules fire only slots after it). */
+export type StoredTrigger = Trigger & { created_at: string };
+
+/** What the registry checks a trigger against. @internal */
+export interface TriggerChecks {
+  /** Whether a workflow of that name exists. */
+  hasWorkflow(name: string): Promise<boolean>;
+  /** Whether an entity of that name exists. */
+  hasEntity(name: string): Promise<boolean>;
+  /** Fills defaults into a workflow input and validates it; throws `ValidationError`. */
+  checkInput(workflow: string, input: unknown): Promise<unknown>;
+}
+
+/** The cron of a schedule trigger, parsed: five fields, in its time zone (UTC unless it names one). */
+export function scheduleOf(trigger: Extract<Trigger, { type: 'schedule' }>): Cron {
+  return new Cron(trigger.schedule_data.cron, {
+    timezone: trigger.schedule_data.timezone ?? 'UTC',
+    mode: '5-part',
+    paused: true,
+  });
+}
+
+/** Triggers: `engine.triggers`. */
+export class TriggerRegistry {
+  readonly #storage: StorageAdapter;
+  readonly #checks: TriggerChecks;
+  readonly #ready: () => Promise<void>;
+
+  constructor(storage: StorageAdapter, checks: TriggerChecks, ready: () => Promise<void>) {
+    this.#storage = storage;
+    this.#checks = checks;
+    this.#ready = ready;
+  }
+
+  /**
+   * Stores a new trigger after checking it: its shape, that its workflow (and entity) exist, that a
+   * cron parses in its time zone, and that a schedule's `input_data` is a valid input of the workflow.
+   * @throws {@link ValidationError} listing every problem with its path; {@link ConflictError} when the name is taken.
+   */
+  async create(definition: unknown): Promise<StoredTrigger> {
+    await this.#ready();
+    const parsed = check(TriggerSchema, definition);
+    if (!parsed.ok) throw new ValidationError(parsed.issues);
+    const trigger = parsed.value;
+    const issues = await this.#problems(trigger);
+    if (issues.length > 0) throw new ValidationError(issues);
+    const stored: StoredTrigger = { ...trigger, created_at: new Date().toISOString() };
+    if (!(await this.#storage.put('triggers', trigger.name, stored, { ifAbsent: true })))
+      throw new ConflictError('trigger', trigger.name);
+    return stored;
+  }
+
+  /** A trigger by name. @throws {@link NotFoundError} */
+  async get(name: string): Promise<StoredTrigger> {
+    await this.#ready();
+    const trigger = await this.#storage.get<StoredTrigger>('triggers', name);
+    if (!trigger) throw new NotFoundError('trigger', name);
+    return trigger;
+  }
+
+  /** Every trigger, ordered by name. */
+  async list(): Promise<StoredTrigger[]> {
+    await this.#ready();
+    return (await this.#storage.list<StoredTrigger>('triggers')).map((entry) => entry.value);
+  }
+
+  /** Removes a trigger and what it remembered; returns whether it existed. */
+  async delete(name: string): Promise<boolean> {
+    await this.#ready();
+    await this.#storage.delete('trigger_state', name);
+    return this.#storage.delete('triggers', name);
+  }
+
+  async #problems(trigger: Trigger): Promise<Issue[]> {
+    const issues: Issue[] = [];
+    if (!(await this.#checks.hasWorkflow(trigger.workflow_name)))
+      issues.push({
+        code: 'unknown_workflow',
+        path: 'workflow_name',
+        message: `workflow "${trigger.workflow_name}" does not exist`,
+      });
+    if (trigger.type === 'schedule') {
+      const zone = trigger.schedule_data.timezone;
+      if (zone !== undefined && !isTimeZone(zone))
+        issues.push({
+          code: 'invalid_timezone',
+          path: 'schedule_data.timezone',
+          message: `"${zone}" is not an IANA time zone such as "Europe/Berlin"`,
+        });
+      else
+        try {
+          scheduleOf(trigger);
+        } catch (error) {
+          issues.push({
+            code: 'invalid_cron',
+            path: 'schedule_data.cron',
+            message: `"${trigger.schedule_data.cron}" is not a five-field cron (minute hour day month weekday): ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+          });
+        }
+      if (issues.length === 0) {
+        try {
+          await this.#checks.checkInput(trigger.workflow_name, trigger.input_data ?? {});
+        } catch (error) {
+          if (!isValidationError(error)) throw error;
+          issues.push(...issuesUnder(error.issues, 'input_data'));
+        }
+      }
+    }
+    if (trigger.type === 'entity' && !(await this.#checks.hasEntity(trigger.entity_data.entity_name)))
+      issues.push({
+        code: 'unknown_entity',
+        path: 'entity_data.entity_name',
+        message: `entity "${trigger.entity_data.entity_name}" does not exist`,
+      });
+    return issues;
+  }
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
