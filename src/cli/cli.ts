@@ -10,6 +10,7 @@ import { validateCommand } from './validate.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { typesCommand } from './generate-types.js';
+import { triggersCommand } from './triggers.js';
 import { printIssues } from './report.js';
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   run: runCommand,
   serve: serveCommand,
   types: typesCommand,
+  triggers: triggersCommand,
 };
 
 /**

@@ -9,6 +9,7 @@ Commands:
   validate <dir>                       check every file; list each problem with file and path
   run <dir> <workflow> [--input JSON]  run a workflow, show its steps and print its output
   serve <dir> [--port N]               serve the HTTP API and the application screens
+  triggers <dir>                       list the project's triggers and when they fire next
   types <dir> [--out FILE]             TypeScript types of each workflow's input and output
 
 Options:
@@ -38,6 +39,14 @@ Options:
   -h, --help        show this help
 
 Exit codes: 0 succeeded, 1 failed (or invalid project or input), 2 usage error.`,
+
+  triggers: `Usage: stepwire triggers <dir>
+
+Lists the triggers of the project (triggers/*.json): a schedule with its cron, time zone
+and next fire time, a webhook with its path, an entity trigger with its events and interval.
+stepwire serve runs them.
+
+Exit codes: 0 ok, 1 invalid project, 2 usage error.`,
 
   serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--out DIR] [--db URL|DIR | --memory]
 

@@ -1,5 +1,6 @@
 import { serve } from '../node/serve.js';
 import { openDatabase } from './database.js';
+import { describeTrigger } from './triggers.js';
 import { loadProject } from '../node/project.js';
 import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
@@ -99,8 +100,15 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       );
     }
     io.out(`  files: ${filesBaseUrl}<name> (what upload_file steps store with provider "memory")`);
+    const triggers = await project.engine.triggers.list();
+    for (const trigger of triggers)
+      io.out(`  trigger "${trigger.name}": ${describeTrigger(trigger, server.url)}`);
+    const worker = project.engine.work({
+      onError: (error) => io.err(`trigger error: ${error instanceof Error ? error.message : String(error)}`),
+    });
     io.out('Press Ctrl-C to stop.');
     await io.stopped();
+    await worker.stop();
     return EXIT.ok;
   } finally {
     await server.close();

@@ -18,6 +18,7 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
       [(await engine.scripts.list()).length, 'script', 'scripts'],
       [(await engine.workflows.list()).length, 'workflow', 'workflows'],
       [(await engine.applications.list()).length, 'application', 'applications'],
+      [(await engine.triggers.list()).length, 'trigger', 'triggers'],
     ] as const;
     io.out(`✓ ${dir} is valid: ${counts.map(([n, one, many]) => `${n} ${n === 1 ? one : many}`).join(', ')}`);
     return EXIT.ok;

@@ -79,7 +79,12 @@ async function fireSchedule(
   // Only the latest slot fires: after downtime, one catch-up run, not one per missed slot.
   if (slot.getTime() <= Date.parse(after)) return [];
   const slotIso = slot.toISOString();
-  const firing = await startFor(host, trigger, triggerInput(trigger, {}), `trigger:${trigger.name}:${slotIso}`);
+  const firing = await startFor(
+    host,
+    trigger,
+    triggerInput(trigger, {}),
+    `trigger:${trigger.name}:${slotIso}`,
+  );
   await host.storage.put('trigger_state', trigger.name, { last_slot: slotIso });
   return [firing];
 }
@@ -131,7 +136,10 @@ async function pollEntity(
 }
 
 /** The entity's rows as objects by column name, under the JSON of their primary-key values. */
-async function rowsByKey(catalog: Catalog, entityName: string): Promise<Record<string, Record<string, unknown>>> {
+async function rowsByKey(
+  catalog: Catalog,
+  entityName: string,
+): Promise<Record<string, Record<string, unknown>>> {
   const { entity, table } = await catalog.table(entityName);
   const keyIndexes = entity.primary_key.map((k) => entity.columns.findIndex((c) => c.name === k));
   const rows: Record<string, Record<string, unknown>> = {};

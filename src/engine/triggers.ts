@@ -4,7 +4,13 @@
  */
 import { Cron } from 'croner';
 import type { StorageAdapter } from '../adapters/types.js';
-import { ConflictError, NotFoundError, ValidationError, isValidationError, issuesUnder } from '../errors/index.js';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  isValidationError,
+  issuesUnder,
+} from '../errors/index.js';
 import type { Issue } from '../errors/index.js';
 import { TriggerSchema, check, type Trigger } from '../schema/index.js';
 

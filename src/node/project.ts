@@ -19,7 +19,7 @@ import {
   ValidationError,
   type Issue,
 } from '../errors/index.js';
-import { RelationshipSchema, type Entity } from '../schema/index.js';
+import { RelationshipSchema, TriggerSchema, type Entity } from '../schema/index.js';
 import { locateJsonError } from '../http/json-error.js';
 import { LocalFileStore } from '../adapters/node/local-file-store.js';
 import { csvLayout, parseCsv, writeCsvCells } from '../adapters/node/csv.js';
@@ -65,7 +65,15 @@ export interface LoadedProject {
   problems: Issue[];
 }
 
-const FOLDERS = ['entities', 'relationships', 'workflows', 'applications', 'scripts', 'sheets'] as const;
+const FOLDERS = [
+  'entities',
+  'relationships',
+  'workflows',
+  'applications',
+  'triggers',
+  'scripts',
+  'sheets',
+] as const;
 
 /**
  * Loads a project folder into a new engine. The folder holds `entities/*.json`,
@@ -73,7 +81,7 @@ const FOLDERS = ['entities', 'relationships', 'workflows', 'applications', 'scri
  * them; an application's name is its file name), `scripts/*.js` (the `code_file` is the file name,
  * e.g. `summarize.js`) and `sheets/<spreadsheet_id>/<sheet_name>.csv` (seed rows; cells stay text and
  * the entity's column types coerce them; empty cells are null). They load in that order: entities,
- * relationships, scripts, workflows, applications. Finally every entity is read once, so bad cells show.
+ * relationships, scripts, workflows, applications, `triggers/*.json`. Finally every entity is read once, so bad cells show.
  * @throws `ValidationError` listing every problem, each `path` being `<file>: <json path>`.
  * @example
  * ```ts
@@ -166,6 +174,11 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
     const body = await readJson(root, file, issues);
     if (body !== undefined)
       await attempt(file, issues, () => engine.applications.put(baseName(file, '.json'), body));
+  }
+
+  for (const file of await listFiles(root, 'triggers', '.json', problems)) {
+    const body = await readJson(root, file, issues);
+    if (body !== undefined) await attempt(file, issues, () => keepTrigger(engine, named(body, file)));
   }
 
   if (engineOptions.spreadsheets === undefined) {
@@ -359,4 +372,21 @@ async function keepRelationship(engine: Engine, body: unknown): Promise<void> {
       { cause: error },
     );
   }
+}
+
+/**
+ * Creates a trigger of the folder, keeps the one a database already holds when it is the same, and
+ * replaces it when the file changed (its schedule then counts from now).
+ */
+async function keepTrigger(engine: Engine, body: unknown): Promise<void> {
+  const name = (body as { name?: unknown }).name;
+  const stored =
+    typeof name === 'string' ? await engine.triggers.get(name).catch(() => undefined) : undefined;
+  if (stored) {
+    const { created_at: _created, ...definition } = stored;
+    const wanted = TriggerSchema.safeParse(body);
+    if (wanted.success && JSON.stringify(definition) === JSON.stringify(wanted.data)) return;
+    await engine.triggers.delete(stored.name);
+  }
+  await engine.triggers.create(body);
 }

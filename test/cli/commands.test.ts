@@ -71,16 +71,20 @@ describe('stepwire as a process', () => {
     ]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(
-      'examples/invoices is valid: 2 entities, 1 relationship, 0 scripts, 1 workflow, 0 applications',
+      'examples/invoices is valid: 2 entities, 1 relationship, 0 scripts, 2 workflows, 0 applications, 2 triggers',
     );
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/has 3 problems:/);
+    expect(bad.stdout).toMatch(/has 4 problems:/);
     expect(bad.stdout).toMatch(
       /^ {2}entities\/extra\.json: invalid JSON at line 1, column 20: unexpected "}"/m,
     );
     expect(bad.stdout).toMatch(/^ {2}relationships\/orders_customer\.json: .*clients/m);
     expect(bad.stdout).toMatch(
       /^ {2}workflows\/invoice\.json: workflow_output\.output_data(\.file_url)?: .*uplaod/m,
+    );
+    // The weekly trigger names the broken workflow, which was not stored.
+    expect(bad.stdout).toMatch(
+      /^ {2}triggers\/weekly_invoice\.json: workflow_name: workflow "invoice" does not exist/m,
     );
   });
 
@@ -100,7 +104,7 @@ describe('stepwire as a process', () => {
     expect(invalid.stderr).toMatch(/input of workflow "invoice" is invalid:\n {2}customer_id: /);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(
-      'there is no workflow "invoices" in examples/invoices (workflows: invoice)',
+      'there is no workflow "invoices" in examples/invoices (workflows: invoice, order_added)',
     );
   });
 
