@@ -1,32 +1,113 @@
 /**
- * The run side of `for_each`: the list of items, the scope an item's references resolve in, the
- * per-item state of one step and the loop that runs items at most `concurrency` at a time.
- *
- * Each item's state (status, attempts, output, error) is kept apart from the others' and an item
- * needs only the list, its index and the run's step outputs, so a durable queue can run each item as
- * its own job (key `<run id>:<step>:<index>`) and re-run only the items without an outcome.
+ * The run side of `for_each`: the list of items, the scope an item's references resolve in, and the
+ * loop that runs the items and accounts for every one. An item needs only the list, its index and
+ * the run's step outputs, so each can run on its own.
  * @module
  */
 import { ValidationError } from '../errors/index.js';
-import { LISTED_ITEM_FAILURES, type RunError, type StepItems } from '../schema/index.js';
+import { rowObjects, type OnError, type RunError, type StepRecord } from '../schema/index.js';
+import type { PlannedCondition, PlannedForEach } from './plan-types.js';
 import type { Scope } from './references.js';
 import { ITEM_INDEX_ROOT, ITEM_ROOT } from './for-each-shape.js';
+import { ItemLedger, runEach } from './item-ledger.js';
 
-/** An item's state. */
-const PENDING = 0;
-const RUNNING = 1;
-const SUCCEEDED = 2;
-const FAILED = 3;
-const SKIPPED = 4;
+/** The code of a `for_each` step with items that have no outcome; it always fails the run. @internal */
+export const ITEMS_LOST = 'items_lost';
+
+/** The outcome of a step's work (or of one item's): its output, or its error. @internal */
+export type Attempted =
+  { output: unknown; error: null; attempts: number } | { output: null; error: RunError; attempts: number };
+
+/** What the item loop needs from the run. @internal */
+export interface ItemHost {
+  /** The run's scope: step outputs and the input. */
+  scope: Scope;
+  /** Runs the step's work for one item, with its retries; never rejects. */
+  attempt(scope: Scope, index: number): Promise<Attempted>;
+  /** Whether a condition holds in a scope. */
+  holds(condition: PlannedCondition, scope: Scope): boolean;
+  /** Told when an item reaches its outcome. */
+  finished(
+    index: number,
+    status: 'succeeded' | 'failed' | 'skipped',
+    error: RunError | null,
+    attempts: number,
+  ): void;
+  /** Why no further item may start (the run was cancelled or failed), or null. */
+  stopReason(): RunError | null;
+  /** A thrown error as kept in the record. */
+  toError(error: unknown): RunError;
+}
+
+/**
+ * Runs every item of a `for_each` step, at most `concurrency` at a time, keeping the summary and the
+ * attempts in `record`. Under `on_error: "fail"` the first failed item stops the step; so does the
+ * run's stop. Items that never started count as skipped; an item without an outcome fails the step.
+ * @internal
+ */
+export async function runForEach(
+  each: PlannedForEach,
+  onError: OnError,
+  record: StepRecord,
+  host: ItemHost,
+): Promise<Attempted> {
+  let items: unknown[];
+  try {
+    items = itemsOf(each.list(host.scope), each.reference.text);
+  } catch (error) {
+    return { output: null, error: host.toError(error), attempts: 0 };
+  }
+  const ledger = new ItemLedger(items.length);
+  record.attempts = 0;
+  record.items = ledger.summary;
+  let failedItem: RunError | null = null;
+  const runItem = async (index: number): Promise<boolean> => {
+    const scope = itemScope(host.scope, items[index], index);
+    if (!each.conditions.every((c) => host.holds(c, scope))) {
+      ledger.skip(index);
+      host.finished(index, 'skipped', null, 0);
+      return false;
+    }
+    ledger.start(index);
+    const { output, error, attempts } = await host.attempt(scope, index);
+    record.attempts += attempts;
+    if (error === null) ledger.succeed(index, output, attempts);
+    else if (onError === 'continue')
+      ledger.fail(index, error, attempts, { error: { code: error.code, message: error.message } });
+    else {
+      ledger.fail(index, error, attempts, null);
+      failedItem ??= { ...error, message: `item ${index}: ${error.message}` };
+    }
+    host.finished(index, error ? 'failed' : 'succeeded', error, attempts);
+    return failedItem !== null;
+  };
+  const notStarted = await runEach(items.length, each.concurrency, runItem, () => host.stopReason() !== null);
+  ledger.skipFrom(notStarted);
+  const { output, lost } = ledger.finish();
+  const attempts = record.attempts;
+  if (lost.length > 0) {
+    const shown = lost.slice(0, 10).join(', ') + (lost.length > 10 ? ', …' : '');
+    const message = `${lost.length} of ${items.length} items have no outcome (indexes ${shown})`;
+    return { output: null, error: { code: ITEMS_LOST, message }, attempts };
+  }
+  if (failedItem) return { output: null, error: failedItem, attempts };
+  const stopped = notStarted < items.length ? host.stopReason() : null;
+  if (stopped) {
+    const message = `${stopped.message}; ${notStarted} of ${items.length} items had started`;
+    return { output: null, error: { ...stopped, message }, attempts };
+  }
+  return { output, error: null, attempts };
+}
 
 /** The items of a `for_each` list: an array as it is, a data table's rows as objects by column name. @internal */
 export function itemsOf(value: unknown, reference: string): unknown[] {
   if (Array.isArray(value)) return value;
   if (typeof value === 'object' && value !== null && 'columns' in value && 'rows' in value) {
     const { columns, rows } = value as { columns: unknown; rows: unknown };
-    if (Array.isArray(columns) && Array.isArray(rows)) return rowObjects(columns as { name: string }[], rows);
+    if (Array.isArray(columns) && Array.isArray(rows))
+      return rowObjects(columns as { name: string }[], rows as unknown[][]);
   }
-  const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+  const found = value === null ? 'null' : typeof value;
   throw new ValidationError([
     {
       code: 'invalid_for_each',
@@ -36,136 +117,10 @@ export function itemsOf(value: unknown, reference: string): unknown[] {
   ]);
 }
 
-/** Rows of cells as objects keyed by column name (a missing cell is null). @internal */
-export function rowObjects(
-  columns: readonly { name: string }[],
-  rows: readonly unknown[],
-): Record<string, unknown>[] {
-  return rows.map((row) =>
-    // fromEntries defines own properties, so a column named `__proto__` stays a plain key.
-    Object.fromEntries(columns.map((column, i) => [column.name, (row as unknown[])[i] ?? null])),
-  );
-}
-
 /** The scope of one item: `item` and `item_index` name it; every other root resolves as in the run. @internal */
 export function itemScope(run: Scope, item: unknown, index: number): Scope {
   return {
     value: (root) => (root === ITEM_ROOT ? item : root === ITEM_INDEX_ROOT ? index : run.value(root)),
     skipped: (root) => root !== ITEM_ROOT && root !== ITEM_INDEX_ROOT && run.skipped(root),
   };
-}
-
-/**
- * Runs `runItem(index)` for every index in order, at most `concurrency` at a time. No new item
- * starts once `runItem` resolves `true` (stop) or `stopped()` says so; items already running finish.
- * Resolves to the first index that never started. `runItem` must not reject.
- * @internal
- */
-export async function runEach(
-  count: number,
-  concurrency: number,
-  runItem: (index: number) => Promise<boolean>,
-  stopped: () => boolean,
-): Promise<number> {
-  let next = 0;
-  let stop = false;
-  const worker = async () => {
-    while (!stop && next < count) {
-      if (stopped()) {
-        stop = true;
-        break;
-      }
-      const index = next++;
-      if (await runItem(index)) stop = true;
-    }
-  };
-  const workers: Promise<void>[] = [];
-  for (let i = 0; i < Math.min(concurrency, count); i++) workers.push(worker());
-  await Promise.all(workers);
-  return next;
-}
-
-/**
- * The per-item state of one `for_each` step and its live summary for the run record. The counts
- * change only when an item reaches its outcome, so they never count an item twice.
- * @internal
- */
-export class ItemLedger {
-  /** The summary kept in the step's run record; its counts change as items finish. */
-  readonly summary: StepItems;
-  #status: Uint8Array;
-  #attempts: Uint16Array;
-  #outputs: unknown[];
-  #errors = new Map<number, RunError>();
-
-  constructor(total: number) {
-    this.summary = { total, succeeded: 0, failed: 0, skipped: 0, failures: [] };
-    this.#status = new Uint8Array(total);
-    this.#attempts = new Uint16Array(total);
-    this.#outputs = new Array<unknown>(total).fill(null);
-  }
-
-  /** Marks an item as started. */
-  start(index: number): void {
-    this.#status[index] = RUNNING;
-  }
-
-  /** Records an item that succeeded with its output. */
-  succeed(index: number, output: unknown, attempts: number): void {
-    if (!this.#settle(index, SUCCEEDED, attempts)) return;
-    this.#outputs[index] = output;
-    this.summary.succeeded += 1;
-  }
-
-  /** Records an item that failed; `output` is its entry in `items` (the error, or null). */
-  fail(index: number, error: RunError, attempts: number, output: unknown): void {
-    if (!this.#settle(index, FAILED, attempts)) return;
-    this.#outputs[index] = output;
-    this.#errors.set(index, error);
-    this.summary.failed += 1;
-    if (this.summary.failures.length < LISTED_ITEM_FAILURES)
-      this.summary.failures.push({ index, attempts, error });
-  }
-
-  /** Records an item that did not run. */
-  skip(index: number): void {
-    if (this.#settle(index, SKIPPED, 0)) this.summary.skipped += 1;
-  }
-
-  /** Records every item from `from` on that never started as skipped (the step stopped before them). */
-  skipFrom(from: number): void {
-    for (let i = from; i < this.#status.length; i++) if (this.#status[i] === PENDING) this.skip(i);
-  }
-
-  /**
-   * The step's output `{ items, succeeded, failed, skipped }`, the failures listed in index order,
-   * and the indexes of items without an outcome (none, unless an item was lost).
-   */
-  finish(): { output: Record<string, unknown>; lost: number[] } {
-    const lost: number[] = [];
-    for (let i = 0; i < this.#status.length; i++) {
-      const status = this.#status[i];
-      if (status === PENDING || status === RUNNING) lost.push(i);
-    }
-    const failed = [...this.#errors.keys()].sort((a, b) => a - b).slice(0, LISTED_ITEM_FAILURES);
-    this.summary.failures = failed.map((index) => ({
-      index,
-      attempts: this.#attempts[index]!,
-      error: this.#errors.get(index)!,
-    }));
-    const { succeeded, skipped } = this.summary;
-    return {
-      output: { items: this.#outputs, succeeded, failed: this.summary.failed, skipped },
-      lost,
-    };
-  }
-
-  /** Moves an item to its outcome once; false when it already has one. */
-  #settle(index: number, status: number, attempts: number): boolean {
-    const current = this.#status[index];
-    if (current === undefined || current >= SUCCEEDED) return false;
-    this.#status[index] = status;
-    this.#attempts[index] = attempts;
-    return true;
-  }
 }

@@ -8,7 +8,7 @@ import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
 import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { stepType } from './steps/index.js';
-import { ItemLedger, itemScope, itemsOf, runEach } from './for-each.js';
+import { ITEMS_LOST, runForEach, type Attempted } from './for-each.js';
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
 
 /** Options of one run. */
@@ -24,13 +24,6 @@ export interface RunOptions {
 }
 
 const PERSIST_EVERY_MS = 250;
-
-/** The code of a for_each step with items that have no outcome; it always fails the run. */
-const ITEMS_LOST = 'items_lost';
-
-/** The outcome of a step's work (or one item's): its output, or its error. */
-type Attempted =
-  { output: unknown; error: null; attempts: number } | { output: null; error: RunError; attempts: number };
 
 /** One run of one workflow: owns its steps' state, retries, timeouts, events and record. @internal */
 export class Execution {
@@ -257,10 +250,7 @@ export class Execution {
         );
         return { output: output ?? null, error: null, attempts: attempt };
       } catch (error) {
-        const runError = {
-          ...toRunError(error, this.#signal.aborted ? this.#abortError() : undefined),
-          step: step.name,
-        };
+        const runError = toRunError(error, this.#signal.aborted ? this.#abortError() : undefined);
         const delay =
           attempt < retry.attempts && !this.#signal.aborted && isRetryableError(error)
             ? backoffDelay(attempt, retry, retryAfterOf(error))
@@ -272,7 +262,7 @@ export class Execution {
             step: step.name,
             attempt,
             delay_ms: delay,
-            error: runError,
+            error: { ...runError, step: step.name },
             at: iso(Date.now()),
             ...(item === undefined ? {} : { item }),
           });
@@ -287,103 +277,30 @@ export class Execution {
     }
   }
 
-  /**
-   * Runs every item of a for_each step, at most `concurrency` at a time, and accounts for each one.
-   * Under `on_error: "fail"` the first failed item stops the step; so do a cancel and a failure of
-   * the run. Items that never started count as skipped; an item without an outcome fails the step.
-   */
-  async #runItems(planned: PlannedStep, each: PlannedForEach, record: StepRecord): Promise<Attempted> {
-    const step = planned.step;
-    record.attempts = 0;
-    this.#event({
-      type: 'step.started',
-      run_id: this.id,
-      step: step.name,
-      attempt: 1,
-      at: record.started_at!,
+  /** Runs the items of a for_each step; `step.started` comes once, `item.finished` per item. */
+  #runItems(planned: PlannedStep, each: PlannedForEach, record: StepRecord): Promise<Attempted> {
+    const step = planned.step.name;
+    this.#event({ type: 'step.started', run_id: this.id, step, attempt: 1, at: record.started_at! });
+    return runForEach(each, planned.onError, record, {
+      scope: this.#scopeOnce,
+      attempt: (scope, index) => this.#attempts(planned, scope, record, index),
+      holds: (condition, scope) => this.#holds(condition, scope),
+      finished: (item, status, error, attempts) => {
+        if (this.#emit) {
+          const at = iso(Date.now());
+          this.#event({ type: 'item.finished', run_id: this.id, step, item, status, attempts, error, at });
+        }
+        this.#maybePersist(Date.now());
+      },
+      stopReason: () =>
+        this.#signal.aborted ? this.#abortError() : this.#failure && this.#stoppedError(this.#failure),
+      toError: (error) => toRunError(error),
     });
-    let items: unknown[];
-    try {
-      items = itemsOf(each.list(this.#scopeOnce), each.reference.text);
-    } catch (error) {
-      return { output: null, error: { ...toRunError(error), step: step.name }, attempts: 0 };
-    }
-    const ledger = new ItemLedger(items.length);
-    record.items = ledger.summary;
-    let stoppedBy: RunError | null = null;
-    const runItem = async (index: number): Promise<boolean> => {
-      const scope = itemScope(this.#scopeOnce, items[index], index);
-      if (!each.conditions.every((c) => this.#holds(c, scope))) {
-        ledger.skip(index);
-        this.#itemEvent(step.name, index, 'skipped', 0, null);
-        return false;
-      }
-      ledger.start(index);
-      const { output, error, attempts } = await this.#attempts(planned, scope, record, index);
-      record.attempts += attempts;
-      if (error === null) ledger.succeed(index, output, attempts);
-      else {
-        delete error.step;
-        const continues = planned.onError === 'continue';
-        ledger.fail(
-          index,
-          error,
-          attempts,
-          continues ? { error: { code: error.code, message: error.message } } : null,
-        );
-        if (!continues) stoppedBy ??= { ...error, message: `item ${index}: ${error.message}` };
-      }
-      this.#itemEvent(step.name, index, error ? 'failed' : 'succeeded', attempts, error);
-      this.#maybePersist(Date.now());
-      return stoppedBy !== null;
-    };
-    const stopped = () => this.#signal.aborted || this.#failure !== null;
-    const notStarted = await runEach(items.length, each.concurrency, runItem, stopped);
-    ledger.skipFrom(notStarted);
-    const { output, lost } = ledger.finish();
-    const attempts = record.attempts;
-    if (lost.length > 0) {
-      const error = {
-        code: ITEMS_LOST,
-        message: `${lost.length} of ${items.length} items have no outcome (indexes ${lost.slice(0, 10).join(', ')}${lost.length > 10 ? ', …' : ''})`,
-      };
-      return { output: null, error, attempts };
-    }
-    if (stoppedBy) return { output: null, error: stoppedBy, attempts };
-    if (notStarted < items.length) {
-      const reason = this.#signal.aborted ? this.#abortError() : this.#stoppedError();
-      const message = `${reason.message}; ${notStarted} of ${items.length} items had started`;
-      return { output: null, error: { ...reason, message }, attempts };
-    }
-    return { output, error: null, attempts };
   }
 
-  #stoppedError(): RunError {
-    const failed = this.#failure?.step;
-    return {
-      code: 'stopped',
-      message: `the run failed${failed === undefined ? '' : ` at step "${failed}"`}, so no further item started`,
-    };
-  }
-
-  #itemEvent(
-    step: string,
-    item: number,
-    status: 'succeeded' | 'failed' | 'skipped',
-    attempts: number,
-    error: RunError | null,
-  ): void {
-    if (!this.#emit) return;
-    this.#event({
-      type: 'item.finished',
-      run_id: this.id,
-      step,
-      item,
-      status,
-      attempts,
-      error,
-      at: iso(Date.now()),
-    });
+  #stoppedError(failure: RunError): RunError {
+    const at = failure.step === undefined ? '' : ` at step "${failure.step}"`;
+    return { code: 'stopped', message: `the run failed${at}, so no further item started` };
   }
 
   #stepData(planned: PlannedStep, scope: Scope): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ItemLedger, runEach } from '../../src/engine/for-each.js';
+import { ItemLedger, runEach } from '../../src/engine/item-ledger.js';
 
 describe('ItemLedger', () => {
   it('reports an item without an outcome as lost, and counts an item once', () => {
