@@ -7,6 +7,7 @@ export {};
 const ALL = [
   'entity-read',
   'workflow-overhead',
+  'for-each',
   'json-schema',
   'transform',
   'pdf',

@@ -7,7 +7,8 @@
 import { Engine, type Workflow } from '../src/index.js';
 import { median, printTable, time } from './util.js';
 
-function chain(n: number): Workflow {
+/** A chain of `n` dummy steps, each passing a small object on by reference. */
+export function chain(n: number): Workflow {
   const steps: Workflow['steps'] = [];
   for (let i = 0; i < n; i++) {
     const input = i === 0 ? { value: '{{input.value}}', n: 0 } : { value: `{{s${i - 1}.value}}`, n: i };

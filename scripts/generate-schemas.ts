@@ -20,6 +20,7 @@ import {
   GetEntityInputSchema,
   GetEntityOutputSchema,
   RelationshipSchema,
+  RunWorkflowInputSchema,
   SendMessageInputSchema,
   UploadFileInputSchema,
   WorkflowSchema,
@@ -104,6 +105,12 @@ export const RESOURCES: readonly Resource[] = [
     title: 'SendMessageInput',
     description: 'Input of chat/bot/send_message.',
     schema: SendMessageInputSchema,
+  },
+  {
+    file: 'run-workflow-input',
+    title: 'RunWorkflowInput',
+    description: 'Input of platform/workflows/run_workflow.',
+    schema: RunWorkflowInputSchema,
   },
 ];
 

@@ -23,6 +23,9 @@ export interface Workflow {
           max_backoff_ms?: number;
         };
         timeout_ms?: number;
+        for_each?: string;
+        concurrency?: number;
+        on_error?: 'fail' | 'continue';
         l2_data: {
           provider: string;
           module: string;
@@ -48,6 +51,9 @@ export interface Workflow {
           max_backoff_ms?: number;
         };
         timeout_ms?: number;
+        for_each?: string;
+        concurrency?: number;
+        on_error?: 'fail' | 'continue';
         atlas_data: {
           action: 'transform' | 'get';
           input_data?: {
@@ -110,6 +116,9 @@ export interface Workflow {
           max_backoff_ms?: number;
         };
         timeout_ms?: number;
+        for_each?: string;
+        concurrency?: number;
+        on_error?: 'fail' | 'continue';
         request_data: {
           url: string;
           method?: string;

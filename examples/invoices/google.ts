@@ -7,7 +7,8 @@
  *     npx tsx examples/invoices/google.ts
  *
  * The spreadsheet needs sheets named "customers" and "orders" with the header rows of the CSV
- * files in sheets/shop/, shared with the service account's e-mail address, as is the Drive folder.
+ * files in sheets/shop/, and "open_invoices" with the header row customer_id,name,open_orders,
+ * shared with the service account's e-mail address, as is the Drive folder.
  */
 import { fileURLToPath } from 'node:url';
 import { GoogleAuth } from 'google-auth-library';

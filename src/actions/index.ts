@@ -11,4 +11,5 @@ export { dummyTaskAction } from './dummy-task.js';
 export { sendMessageAction } from './send-message.js';
 export { createPdfAction } from './create-pdf.js';
 export { uploadFileAction } from './upload-file.js';
+export { runWorkflowAction } from './run-workflow.js';
 export { contentTypeOf } from '../adapters/content-type.js';

@@ -14,12 +14,18 @@ export interface ActionContext {
   files: Readonly<Record<string, FileStore>>;
   /** The chat adapter. */
   chat: ChatAdapter;
-  /** The run and step this call belongs to. */
-  run: { id: string; workflow: string; step: string; attempt: number };
+  /** The run and step this call belongs to; `item` is the item's index in a `for_each` step. */
+  run: { id: string; workflow: string; step: string; attempt: number; item?: number };
   /** The engine's limits. @internal */
   limits: Readonly<Record<string, number>>;
   /** Adds a line to the step's log in the run record. */
   log(message: string): void;
+  /**
+   * Runs a workflow as a child of this run (its record names this run in `parent_run_id`) and
+   * resolves to its output. The child is cancelled with this call's `signal`.
+   * @throws the child's error when it does not succeed; a `LimitError` when runs nest deeper than 8.
+   */
+  runWorkflow(name: string, input: unknown): Promise<unknown>;
 }
 
 /** An `l2` action: `provider/module/action`, a zod schema of its input, and what it does. */

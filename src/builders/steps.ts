@@ -16,8 +16,14 @@ export interface StepCondition<P extends string = string> {
   value: unknown;
 }
 
-/** Options shared by every kind of step: the common step fields, with conditions typed by their paths. */
-export interface StepOptions<P extends string = string> extends Omit<StepBaseBody, 'name' | 'conditions'> {
+/**
+ * Options shared by every kind of step: the common step fields, with conditions typed by their paths.
+ * `for_each` is set by `workflow(...).forEach(name, list, def)`, which also types the item's references.
+ */
+export interface StepOptions<P extends string = string> extends Omit<
+  StepBaseBody,
+  'name' | 'conditions' | 'for_each'
+> {
   /** The step runs only when every condition holds. */
   conditions?: StepCondition<P>[];
 }
@@ -72,6 +78,18 @@ export function l2(
   input_data: Record<string, unknown> = {},
 ): StepDef<never> {
   return { type: 'l2', l2_data: { provider, module, action, input_data } };
+}
+
+/**
+ * An `l2` step running `platform/workflows/run_workflow`: the workflow `workflowName` as a child run,
+ * whose output becomes the step's output.
+ * @example
+ * ```ts
+ * runWorkflow('invoice', { customer_id: '{{input.customer_id}}' })
+ * ```
+ */
+export function runWorkflow(workflowName: string, input: Record<string, unknown> = {}): StepDef<never> {
+  return l2('platform', 'workflows', 'run_workflow', { workflow_name: workflowName, input });
 }
 
 /**

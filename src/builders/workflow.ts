@@ -9,12 +9,23 @@ type InputPathOf<N extends string, I> = unknown extends I
     ? N | PathOf<`${N}.${keyof I & string}`>
     : PathOf<N>;
 
+/** Paths into the output of a `for_each` step: `{ items, succeeded, failed, skipped }` (or its `error`). */
+type EachPathOf<E extends string> =
+  | E
+  | `${E}.${'succeeded' | 'failed' | 'skipped' | 'items' | 'items.length'}`
+  | `${E}.items[${number}]${string}`
+  | `${E}.error${'' | '.code' | '.message'}`;
+
 /**
- * Paths a reference may take in a workflow: a declared step (`step`, `step.field`, `step.rows[0]`) or the
- * workflow input (`input.<property>`, checked against the inferred input type when it is declared).
+ * Paths a reference may take in a workflow: a declared step (`step`, `step.field`, `step.rows[0]`), a
+ * `for_each` step's counts and items (`each.succeeded`, `each.items[0].field`), or the workflow input
+ * (`input.<property>`, checked against the inferred input type when it is declared).
  */
-export type RefPath<Steps extends string, InputName extends string, Input> =
-  PathOf<Steps> | InputPathOf<InputName, Input>;
+export type RefPath<Steps extends string, InputName extends string, Input, Each extends string = never> =
+  PathOf<Exclude<Steps, Each>> | EachPathOf<Each> | InputPathOf<InputName, Input>;
+
+/** Paths naming the current item of a `for_each` step (`item.customer_id`) and its index (`item_index`). */
+export type ItemPath = 'item' | `item.${string}` | `item[${number}]${string}` | 'item_index';
 
 /** Given to step and output callbacks: builds references that the type checker verifies. */
 export interface RefContext<P extends string> {
@@ -88,6 +99,7 @@ export class WorkflowBuilder<
   Steps extends string = never,
   InputName extends string = 'input',
   Input = unknown,
+  Each extends string = never,
 > {
   /** Type-only marker of the input type; never set. */
   declare readonly '~input'?: Input;
@@ -99,14 +111,14 @@ export class WorkflowBuilder<
   }
 
   /** Sets the free-text description. */
-  description(text: string): WorkflowBuilder<Steps, InputName, Input> {
+  description(text: string): WorkflowBuilder<Steps, InputName, Input, Each> {
     return new WorkflowBuilder({ ...this.#state, description: text });
   }
 
   /** Declares `workflow_input`: its name, JSON Schema (typed from the literal) and defaults. */
   input<const S extends JsonSchemaLiteral, const N extends string = 'input'>(
     options: WorkflowInputOptions<N, S>,
-  ): WorkflowBuilder<Steps, N, FromJsonSchema<S>> {
+  ): WorkflowBuilder<Steps, N, FromJsonSchema<S>, Each> {
     const input: Record<string, unknown> = { name: options.name ?? 'input', input_schema: options.schema };
     if (options.defaults !== undefined) input['default_data'] = options.defaults;
     return new WorkflowBuilder({ ...this.#state, input });
@@ -115,17 +127,42 @@ export class WorkflowBuilder<
   /** Adds a step; `def` is a step helper's result, or a callback given `ref` for typed references. */
   step<const N extends string>(
     name: FreshName<N, Taken<Steps, InputName>>,
-    def: StepInput<RefPath<Steps, InputName, Input>>,
-  ): WorkflowBuilder<Steps | N, InputName, Input> {
+    def: StepInput<RefPath<Steps, InputName, Input, Each>>,
+  ): WorkflowBuilder<Steps | N, InputName, Input, Each> {
     const body = typeof def === 'function' ? def(REF_CONTEXT) : def;
     return new WorkflowBuilder({ ...this.#state, steps: [...this.#state.steps, { name, ...body }] });
+  }
+
+  /**
+   * Adds a `for_each` step: it runs `def` once per item of `list` (a path to an array or a data table),
+   * and `def` may reference the item as `item.<field>` and its index as `item_index`. Later steps see
+   * its output `{ items, succeeded, failed, skipped }`. Set `concurrency` and `on_error` in `def`.
+   * @example
+   * ```ts
+   * workflow('pdfs')
+   *   .step('customers', atlasGet('customers'))
+   *   .forEach('invoices', 'customers.table', ({ ref }) => ({
+   *     ...runWorkflow('invoice', { customer_id: ref('item.id') }),
+   *     on_error: 'continue',
+   *   }))
+   *   .output({ data: ({ ref }) => ({ made: ref('invoices.succeeded') }) });
+   * ```
+   */
+  forEach<const N extends string>(
+    name: FreshName<N, Taken<Steps, InputName>>,
+    list: RefPath<Steps, InputName, Input, Each>,
+    def: StepInput<RefPath<Steps, InputName, Input, Each> | ItemPath>,
+  ): WorkflowBuilder<Steps | N, InputName, Input, Each | N> {
+    const body = typeof def === 'function' ? def(REF_CONTEXT) : def;
+    const step = { name, for_each: `{{${list}}}`, ...body };
+    return new WorkflowBuilder({ ...this.#state, steps: [...this.#state.steps, step] });
   }
 
   /** Adds conditions to a declared step: it runs only when all hold. */
   when(
     step: Steps,
-    conditions: StepCondition<RefPath<Steps, InputName, Input>>[],
-  ): WorkflowBuilder<Steps, InputName, Input> {
+    conditions: StepCondition<RefPath<Steps, InputName, Input, Each>>[],
+  ): WorkflowBuilder<Steps, InputName, Input, Each> {
     const steps = this.#state.steps.map((s) =>
       s.name === step ? { ...s, conditions: [...(s.conditions ?? []), ...conditions] } : s,
     );
@@ -133,7 +170,7 @@ export class WorkflowBuilder<
   }
 
   /** Adds a wire from a step (or the input) to a step. */
-  wire(options: WireOptions<Steps | InputName, Steps>): WorkflowBuilder<Steps, InputName, Input> {
+  wire(options: WireOptions<Steps | InputName, Steps>): WorkflowBuilder<Steps, InputName, Input, Each> {
     const wire: Record<string, string> = { source_name: options.from };
     if (options.fromPath !== undefined) wire['source_data_path'] = options.fromPath;
     wire['target_name'] = options.to;
@@ -144,8 +181,8 @@ export class WorkflowBuilder<
   /** Declares `workflow_output`: values built from references (a value, or a callback given `ref`). */
   output(options: {
     name?: string;
-    data?: OutputData<RefPath<Steps, InputName, Input>>;
-  }): WorkflowBuilder<Steps, InputName, Input> {
+    data?: OutputData<RefPath<Steps, InputName, Input, Each>>;
+  }): WorkflowBuilder<Steps, InputName, Input, Each> {
     const output: Record<string, unknown> = { name: options.name ?? 'output' };
     if (options.data !== undefined)
       output['output_data'] = typeof options.data === 'function' ? options.data(REF_CONTEXT) : options.data;

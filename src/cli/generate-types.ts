@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { loadProject } from '../node/project.js';
 import { StepwireError } from '../errors/index.js';
 import type { Workflow } from '../schema/index.js';
-import { stepType } from '../engine/steps/index.js';
+import { maySkip, stepOutputSchema } from '../engine/for-each-shape.js';
 import { HELP } from './help.js';
 import { EXIT, parseCommand, type CliIo } from './io.js';
 import { printWarnings } from './report.js';
@@ -124,10 +124,10 @@ function deriveString(value: string, workflow: Workflow): Schema {
     return copy;
   }
   const step = workflow.steps.find((s) => s.name === source);
-  const known = step && stepType(step).outputSchema?.(step, rest);
+  const known = step && stepOutputSchema(step, rest);
   if (!known) return UNKNOWN;
-  // A step with conditions may be skipped, and a skipped step's fields are null.
-  return step.conditions && step.conditions.length > 0 ? orNull(known) : known;
+  // A skipped step's fields are null.
+  return maySkip(step, workflow) ? orNull(known) : known;
 }
 
 /** `schema`, or null. */

@@ -86,7 +86,11 @@ function progressLine(event: RunEvent): string | undefined {
     case 'step.retrying':
       return `  ↻ ${event.step.padEnd(16)} retrying in ${formatMs(event.delay_ms)}: ${event.error.message}`;
     case 'step.log':
-      return `    ${event.step}: ${event.message}`;
+      return `    ${event.step}${event.item === undefined ? '' : `[${event.item}]`}: ${event.message}`;
+    case 'item.finished':
+      return event.error
+        ? `  ✗ ${`${event.step}[${event.item}]`.padEnd(16)} failed: ${event.error.message}`
+        : undefined;
     default:
       return undefined;
   }

@@ -4,6 +4,7 @@ import { dummyTaskAction } from '../actions/dummy-task.js';
 import { sendMessageAction } from '../actions/send-message.js';
 import { createPdfAction } from '../actions/create-pdf.js';
 import { uploadFileAction } from '../actions/upload-file.js';
+import { runWorkflowAction } from '../actions/run-workflow.js';
 import { Catalog } from '../catalog/catalog.js';
 import { NotFoundError, ValidationError, formatIssues } from '../errors/index.js';
 import { setOwn } from '../schema/own.js';
@@ -11,6 +12,7 @@ import { QuickJsSandbox, type ScriptSandbox } from '../script/index.js';
 import { Applications } from '../app/applications.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
 import { Execution, type RunOptions } from './run.js';
+import type { RunServices } from './plan-types.js';
 import type { RunEvent, RunRecord, StepRecord } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
 import { pageOfRuns } from '../adapters/run-list.js';
@@ -76,12 +78,13 @@ export class Engine {
   #sandbox: ScriptSandbox;
   #runKeys: RunKeys;
   #ready: Promise<void> | undefined;
+  #services: RunServices | undefined;
 
   constructor(options: EngineOptions = {}) {
     this.options = resolveOptions(options);
     const files = this.options.files;
     const builtins = new Map<string, ActionDefinition>(
-      [getEntityAction, dummyTaskAction, sendMessageAction, createPdfAction].map((a) => [
+      [getEntityAction, dummyTaskAction, sendMessageAction, createPdfAction, runWorkflowAction].map((a) => [
         `${a.provider}/${a.module}/${a.action}`,
         a as ActionDefinition,
       ]),
@@ -264,22 +267,27 @@ export class Engine {
   }
 
   async #prepare(name: string, input: unknown, options: RunOptions): Promise<Execution> {
+    const { plan, input: value } = await this.#prepareRun(name, input);
+    return new Execution(plan, value, (this.#services ??= this.#runServices()), options);
+  }
+
+  /** The plan of a workflow and its input with defaults, checked. */
+  async #prepareRun(name: string, input: unknown) {
     await this.ready();
     const prepared = await this.workflows.prepared(name);
-    const value = applyInput(prepared, input);
-    return new Execution(
-      prepared.plan,
-      value,
-      {
-        options: this.options,
-        actions: this.actions,
-        catalog: this.catalog,
-        scripts: this.scripts,
-        sandbox: this.#sandbox,
-        storage: this.options.storage,
-      },
-      options,
-    );
+    return { plan: prepared.plan, input: applyInput(prepared, input) };
+  }
+
+  #runServices(): RunServices {
+    return {
+      options: this.options,
+      actions: this.actions,
+      catalog: this.catalog,
+      scripts: this.scripts,
+      sandbox: this.#sandbox,
+      storage: this.options.storage,
+      prepareRun: (name, input) => this.#prepareRun(name, input),
+    };
   }
 
   #listRuns(query: RunQuery): Promise<RunPage<RunRecord>> | RunPage<RunRecord> {

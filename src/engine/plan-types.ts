@@ -7,7 +7,7 @@ import type { ActionRegistry } from '../actions/registry.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { RetryPolicy } from '../retry/index.js';
-import type { PathSegment, Step, Workflow } from '../schema/index.js';
+import type { OnError, PathSegment, Step, Workflow } from '../schema/index.js';
 import type { ScriptSandbox } from '../script/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { Reference, Resolver } from './references.js';
@@ -26,6 +26,18 @@ export interface PlannedCondition {
   value: unknown;
 }
 
+/** The `for_each` of a step, ready to run. @internal */
+export interface PlannedForEach {
+  /** Resolves the list (an array or a data table). */
+  list: Resolver;
+  /** The list's reference, e.g. `{{orders.body.table}}`; when its root step is skipped, so is this step. */
+  reference: Reference;
+  /** Items that may run at once. */
+  concurrency: number;
+  /** The step's conditions that read the item: checked per item, an item failing them is skipped. */
+  conditions: PlannedCondition[];
+}
+
 /** One step of a plan. @internal */
 export interface PlannedStep<S extends Step = Step> {
   index: number;
@@ -38,6 +50,10 @@ export interface PlannedStep<S extends Step = Step> {
   dependsOn: number[];
   /** The runner's retry policy; undefined: one attempt (also when the step type retries itself). */
   retry: RetryPolicy | undefined;
+  /** The step's `for_each`; undefined for a step that runs once. */
+  forEach: PlannedForEach | undefined;
+  /** What a failure does (per item in a `for_each` step). */
+  onError: OnError;
 }
 
 /** A workflow turned into what the runner needs: pure data, computed once per definition. @internal */
@@ -64,6 +80,8 @@ export interface PlanContext {
 
 /** What an execution needs from the engine. @internal */
 export interface RunServices {
+  /** The plan and the checked input of a workflow run as a child. @throws as `engine.run` does. */
+  prepareRun(name: string, input: unknown): Promise<{ plan: Plan; input: unknown }>;
   options: ResolvedOptions;
   actions: ActionRegistry;
   catalog: Catalog;

@@ -1,11 +1,19 @@
 import { issuesUnder, type Issue } from '../errors/index.js';
-import { parsePath, type Workflow } from '../schema/index.js';
+import { parsePath, type PathSegment, type Workflow } from '../schema/index.js';
 import { compileValue, parseReference, type Reference } from './references.js';
 import { stepRetryPolicy } from '../retry/index.js';
 import { stepType } from './steps/index.js';
-import type { Plan, PlanContext, PlannedCondition, PlannedStep } from './plan-types.js';
+import { ITEM_INDEX_ROOT, forEachPathProblem, isItemRoot } from './for-each-shape.js';
+import type { Plan, PlanContext, PlannedCondition, PlannedForEach, PlannedStep } from './plan-types.js';
 
-export type { Plan, PlanContext, PlannedCondition, PlannedStep, PlannedWire } from './plan-types.js';
+export type {
+  Plan,
+  PlanContext,
+  PlannedCondition,
+  PlannedForEach,
+  PlannedStep,
+  PlannedWire,
+} from './plan-types.js';
 
 /**
  * Checks a workflow's references, wires and dependencies and plans its order. Pure: no I/O.
@@ -17,7 +25,33 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
   const inputName = workflow.workflow_input?.name ?? 'input';
   const indexOf = new Map(workflow.steps.map((step, index) => [step.name, index]));
 
-  const checkRoot = (ref: Reference, path: string, self: number | undefined, deps: Set<number>) => {
+  /**
+   * Checks a reference's root and records the step it waits for. Returns true when it names the
+   * current item, which only the data and conditions of a `for_each` step (`inItem`) may do; there
+   * `item` and `item_index` name the item even when a step or the input has that name.
+   */
+  const checkRoot = (
+    ref: Reference,
+    path: string,
+    self: number | undefined,
+    deps: Set<number>,
+    inItem = false,
+  ): boolean => {
+    if (isItemRoot(ref.root) && (inItem || (!indexOf.has(ref.root) && ref.root !== inputName))) {
+      if (!inItem)
+        issues.push({
+          code: 'invalid_reference',
+          path,
+          message: `reference ${ref.text} names the current item, which only the data and conditions of a for_each step have`,
+        });
+      else if (ref.root === ITEM_INDEX_ROOT && ref.path.length > 0)
+        issues.push({
+          code: 'invalid_reference',
+          path,
+          message: `reference ${ref.text}: item_index is a number and has no fields`,
+        });
+      return true;
+    }
     if (ref.root === inputName) {
       const property = ref.path[0];
       if (context.inputProperties && typeof property === 'string' && !context.inputProperties.has(property)) {
@@ -27,7 +61,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
           message: `reference ${ref.text} names "${property}", which is not a property of the input schema (properties: ${[...context.inputProperties].join(', ') || 'none'})`,
         });
       }
-      return;
+      return false;
     }
     const target = indexOf.get(ref.root);
     if (target === undefined) {
@@ -40,35 +74,95 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       issues.push({ code: 'cycle', path, message: `reference ${ref.text} refers to its own step` });
     } else {
       deps.add(target);
+      checkShape(target, ref.path, path, `reference ${ref.text}`);
     }
+    return false;
+  };
+
+  /** A path into a `for_each` step's output must fit `{ items, succeeded, failed, skipped }`. */
+  const checkShape = (target: number, refPath: readonly PathSegment[], path: string, what: string) => {
+    const source = workflow.steps[target]!;
+    if (source.for_each === undefined) return;
+    const problem = forEachPathProblem(refPath, source.on_error);
+    if (problem)
+      issues.push({
+        code: 'invalid_reference',
+        path,
+        message: `${what} does not fit the output of for_each step "${source.name}": ${problem}`,
+      });
+  };
+
+  /** The `for_each` of a step: its list's reference (which may not name the item) and concurrency. */
+  const planForEach = (
+    step: Workflow['steps'][number],
+    at: string,
+    conditions: PlannedCondition[],
+    onReference: (ref: Reference) => void,
+  ): PlannedForEach | undefined => {
+    if (step.for_each === undefined) {
+      if (step.concurrency !== undefined)
+        issues.push({
+          code: 'invalid',
+          path: `${at}.concurrency`,
+          message: `step "${step.name}": concurrency applies only to a for_each step`,
+        });
+      return undefined;
+    }
+    let reference: Reference | undefined;
+    const list = compileValue(
+      step.for_each,
+      (ref) => {
+        reference = ref;
+        onReference(ref);
+      },
+      (message) => issues.push({ code: 'invalid_reference', path: `${at}.for_each`, message }),
+    ).resolve;
+    // A for_each that is not one reference is reported by the schema.
+    return reference && { list, reference, concurrency: step.concurrency ?? 1, conditions };
   };
 
   const stepDeps: Set<number>[] = [];
   const steps: PlannedStep[] = workflow.steps.map((step, index) => {
     const at = `steps[${index}]`;
     const deps = new Set<number>();
+    const inItem = step.for_each !== undefined;
     const typePlan = stepType(step).plan(step, context);
     const field = typePlan.data.path;
     const data = compileValue(
       typePlan.data.value,
-      (ref) => checkRoot(ref, `${at}.${field}`, index, deps),
+      (ref) => checkRoot(ref, `${at}.${field}`, index, deps, inItem),
       (message) => issues.push({ code: 'invalid_reference', path: `${at}.${field}`, message }),
     ).resolve;
     issues.push(...issuesUnder(typePlan.issues ?? [], at));
-    const conditions: PlannedCondition[] = (step.conditions ?? []).map((condition, c) => {
+    const conditions: PlannedCondition[] = [];
+    const itemConditions: PlannedCondition[] = [];
+    (step.conditions ?? []).forEach((condition, c) => {
       const expression = condition.data_path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
       const parsed = parseReference(expression, `{{${expression}}}`);
       const path = `${at}.conditions[${c}].data_path`;
       if (typeof parsed === 'string') {
         issues.push({ code: 'invalid_path', path, message: parsed });
-        return { reference: { text: expression, root: inputName, path: [] }, value: condition.value };
+        return;
       }
-      checkRoot(parsed, path, index, deps);
-      return { reference: parsed, value: condition.value };
+      const perItem = checkRoot(parsed, path, index, deps, inItem);
+      (perItem ? itemConditions : conditions).push({ reference: parsed, value: condition.value });
     });
     const retry = step.retry && !typePlan.retriesItself ? stepRetryPolicy(step.retry) : undefined;
+    const forEach = planForEach(step, at, itemConditions, (ref) =>
+      checkRoot(ref, `${at}.for_each`, index, deps),
+    );
     stepDeps.push(deps);
-    return { index, step, data, wires: [], conditions, dependsOn: [], retry };
+    return {
+      index,
+      step,
+      data,
+      wires: [],
+      conditions,
+      dependsOn: [],
+      retry,
+      forEach,
+      onError: step.on_error ?? 'fail',
+    };
   });
 
   workflow.wires.forEach((wire, w) => {
@@ -96,7 +190,15 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       });
     }
     const planned = steps[target]!;
-    if (source !== undefined) stepDeps[target]!.add(source);
+    if (source !== undefined) {
+      stepDeps[target]!.add(source);
+      checkShape(
+        source,
+        sourcePath.segments,
+        `wires[${w}].source_data_path`,
+        `wire from "${wire.source_name}"`,
+      );
+    }
     planned.wires.push({
       source: wire.source_name,
       sourcePath: sourcePath.segments,

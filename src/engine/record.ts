@@ -1,8 +1,20 @@
 import type { RunError, RunStatus } from '../schema/index.js';
 
-export type { RunError, RunRecord, RunStatus, StepRecord, StepStatus } from '../schema/index.js';
+export type {
+  ItemFailure,
+  RunError,
+  RunRecord,
+  RunStatus,
+  StepItems,
+  StepRecord,
+  StepStatus,
+} from '../schema/index.js';
 
-/** Something that happened in a run, in order. Observe with `onEvent` or `engine.start(...).events`. */
+/**
+ * Something that happened in a run, in order. Observe with `onEvent` or `engine.start(...).events`.
+ * In a `for_each` step, `step.started` comes once for the step, `item.finished` once per item, and
+ * `step.retrying` and `step.log` name the item they belong to in `item`.
+ */
 export type RunEvent =
   | { type: 'run.started'; run_id: string; workflow: string; at: string }
   | { type: 'step.started'; run_id: string; step: string; attempt: number; at: string }
@@ -14,11 +26,23 @@ export type RunEvent =
       delay_ms: number;
       error: RunError;
       at: string;
+      item?: number;
     }
   | { type: 'step.succeeded'; run_id: string; step: string; duration_ms: number; at: string }
   | { type: 'step.skipped'; run_id: string; step: string; at: string }
   | { type: 'step.failed'; run_id: string; step: string; error: RunError; duration_ms: number; at: string }
-  | { type: 'step.log'; run_id: string; step: string; message: string; at: string }
+  | { type: 'step.log'; run_id: string; step: string; message: string; at: string; item?: number }
+  | {
+      type: 'item.finished';
+      run_id: string;
+      step: string;
+      /** Index of the item in the list, from 0. */
+      item: number;
+      status: 'succeeded' | 'failed' | 'skipped';
+      attempts: number;
+      error: RunError | null;
+      at: string;
+    }
   | {
       type: 'run.finished';
       run_id: string;

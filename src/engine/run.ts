@@ -2,12 +2,14 @@ import { LimitError, ValidationError, isStepwireError } from '../errors/index.js
 import type { Step } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
 import type { ActionContext } from '../actions/registry.js';
-import type { Plan, PlannedStep, RunServices } from './plan-types.js';
+import type { Plan, PlannedCondition, PlannedForEach, PlannedStep, RunServices } from './plan-types.js';
 import { readPath, type Scope } from './references.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
 import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { stepType } from './steps/index.js';
+import { ITEMS_LOST, runForEach, type Attempted } from './for-each.js';
+import { childChain, childFailure, type RunLineage } from './child-runs.js';
 
 /** Options of one run. */
 export interface RunOptions {
@@ -47,9 +49,16 @@ export class Execution {
   #startedAt = Date.now();
   #lastPersist = Date.now();
   #persisting: Promise<unknown> = Promise.resolve();
+  /** The first failure of the run; no step or item starts after it. */
+  #failure: RunError | null = null;
+  #parentId: string | undefined;
+  /** Workflows from the run started directly down to this one. */
+  #chain: readonly string[];
 
-  constructor(plan: Plan, input: unknown, services: RunServices, options: RunOptions) {
+  constructor(plan: Plan, input: unknown, services: RunServices, options: RunOptions, lineage?: RunLineage) {
     this.id = globalThis.crypto.randomUUID();
+    this.#parentId = lineage?.parentId;
+    this.#chain = lineage?.chain ?? [plan.workflow.name];
     this.#plan = plan;
     this.#services = services;
     this.#input = input;
@@ -121,24 +130,23 @@ export class Execution {
     const waiting = steps.map((s) => s.dependsOn.length);
     let next = 0;
     let running = 0;
-    let failure: RunError | null = null;
     return new Promise<RunError | null>((resolve) => {
       const finish = (planned: PlannedStep, error: RunError | null) => {
         running -= 1;
         for (const d of dependents[planned.index]!) waiting[d]! -= 1;
-        if (error && failure === null) failure = error;
+        if (error && this.#failure === null) this.#failure = error;
         pump();
       };
       const pump = () => {
-        if (failure === null && this.#signal.aborted) failure = this.#abortError();
-        while (failure === null && next < order.length && running < this.#concurrency) {
+        if (this.#failure === null && this.#signal.aborted) this.#failure = this.#abortError();
+        while (this.#failure === null && next < order.length && running < this.#concurrency) {
           const planned = steps[order[next]!]!;
           if (waiting[planned.index] !== 0) break;
           next += 1;
           running += 1;
           void this.#runStep(planned).then((error) => finish(planned, error));
         }
-        if (running === 0) resolve(failure);
+        if (running === 0) resolve(this.#failure);
       };
       pump();
     });
@@ -147,19 +155,7 @@ export class Execution {
   async #runStep(planned: PlannedStep): Promise<RunError | null> {
     const record = this.#records[planned.index]!;
     const step = planned.step;
-    const scope = this.#scopeOnce;
-    if (
-      planned.conditions.length > 0 &&
-      !planned.conditions.every((c) =>
-        conditionHolds(
-          c.reference.root === this.#plan.inputName
-            ? this.#input
-            : this.#outputs[this.#indexOf(c.reference.root)],
-          c.reference.path,
-          c.value,
-        ),
-      )
-    ) {
+    if (this.#skips(planned)) {
       this.#skipped[planned.index] = true;
       record.status = 'skipped';
       record.finished_at = iso(Date.now());
@@ -169,42 +165,97 @@ export class Execution {
     const started = Date.now();
     record.status = 'running';
     record.started_at = iso(started);
+    const outcome = planned.forEach
+      ? await this.#runItems(planned, planned.forEach, record)
+      : await this.#attempts(planned, this.#scopeOnce, record, undefined);
+    const finished = Date.now();
+    record.finished_at = iso(finished);
+    if (outcome.error === null) {
+      this.#outputs[planned.index] = outcome.output;
+      record.output = outcome.output;
+      record.status = 'succeeded';
+      this.#event({
+        type: 'step.succeeded',
+        run_id: this.id,
+        step: step.name,
+        duration_ms: finished - started,
+        at: record.finished_at,
+      });
+      this.#maybePersist(finished);
+      return null;
+    }
+    const { code, message } = outcome.error;
+    const runError = { ...outcome.error, step: step.name, message: `step "${step.name}" failed: ${message}` };
+    record.status = 'failed';
+    record.error = runError;
+    this.#event({
+      type: 'step.failed',
+      run_id: this.id,
+      step: step.name,
+      error: runError,
+      duration_ms: finished - started,
+      at: record.finished_at,
+    });
+    // A lost item is the engine's fault, not the step's: it fails the run whatever on_error says.
+    if (planned.onError === 'fail' || code === ITEMS_LOST) return runError;
+    const output = { error: { code, message } };
+    this.#outputs[planned.index] = output;
+    record.output = output;
+    this.#maybePersist(finished);
+    return null;
+  }
+
+  /** True when the step's conditions do not hold, or its for_each list comes from a skipped step. */
+  #skips(planned: PlannedStep): boolean {
+    const root = planned.forEach?.reference.root;
+    if (root !== undefined && root !== this.#plan.inputName && this.#skipped[this.#indexOf(root)])
+      return true;
+    return !planned.conditions.every((c) => this.#holds(c, this.#scopeOnce));
+  }
+
+  #holds(condition: PlannedCondition, scope: Scope): boolean {
+    const { root, path } = condition.reference;
+    return conditionHolds(scope.value(root), path, condition.value);
+  }
+
+  /**
+   * Runs the step's work with its retries, once (no item) or for one item of a for_each step; never
+   * throws. A plain step's attempts are counted in its record, an item's by the caller.
+   */
+  async #attempts(
+    planned: PlannedStep,
+    scope: Scope,
+    record: StepRecord,
+    item: number | undefined,
+  ): Promise<Attempted> {
+    const step = planned.step;
     const retry = planned.retry ?? NO_RETRY;
     for (let attempt = 1; ; attempt++) {
-      record.attempts = attempt;
-      if (this.#emit)
-        this.#event({
-          type: 'step.started',
-          run_id: this.id,
-          step: step.name,
-          attempt,
-          at: attempt === 1 ? record.started_at : iso(Date.now()),
-        });
+      if (item === undefined) {
+        record.attempts = attempt;
+        if (this.#emit)
+          this.#event({
+            type: 'step.started',
+            run_id: this.id,
+            step: step.name,
+            attempt,
+            at: attempt === 1 ? record.started_at! : iso(Date.now()),
+          });
+      }
       try {
         if (this.#signal.aborted) throw this.#abortError();
         const data = this.#stepData(planned, scope);
         const output = await this.#withTimeout(step, (signal) =>
-          stepType(step).run(planned, data, this.#context(step, attempt, signal, record), this.#services),
+          stepType(step).run(
+            planned,
+            data,
+            this.#context(step, attempt, signal, record, item),
+            this.#services,
+          ),
         );
-        this.#outputs[planned.index] = output ?? null;
-        record.output = output ?? null;
-        record.status = 'succeeded';
-        const finished = Date.now();
-        record.finished_at = iso(finished);
-        this.#event({
-          type: 'step.succeeded',
-          run_id: this.id,
-          step: step.name,
-          duration_ms: finished - started,
-          at: record.finished_at,
-        });
-        this.#maybePersist(finished);
-        return null;
+        return { output: output ?? null, error: null, attempts: attempt };
       } catch (error) {
-        const runError = {
-          ...toRunError(error, this.#signal.aborted ? this.#abortError() : undefined),
-          step: step.name,
-        };
+        const runError = toRunError(error, this.#signal.aborted ? this.#abortError() : undefined);
         const delay =
           attempt < retry.attempts && !this.#signal.aborted && isRetryableError(error)
             ? backoffDelay(attempt, retry, retryAfterOf(error))
@@ -216,8 +267,9 @@ export class Execution {
             step: step.name,
             attempt,
             delay_ms: delay,
-            error: runError,
+            error: { ...runError, step: step.name },
             at: iso(Date.now()),
+            ...(item === undefined ? {} : { item }),
           });
           const waited = await sleep(delay, this.#signal).then(
             () => true,
@@ -225,22 +277,35 @@ export class Execution {
           );
           if (waited) continue;
         }
-        runError.message = `step "${step.name}" failed: ${runError.message}`;
-        record.status = 'failed';
-        record.error = runError;
-        const finished = Date.now();
-        record.finished_at = iso(finished);
-        this.#event({
-          type: 'step.failed',
-          run_id: this.id,
-          step: step.name,
-          error: runError,
-          duration_ms: finished - started,
-          at: record.finished_at,
-        });
-        return runError;
+        return { output: null, error: runError, attempts: attempt };
       }
     }
+  }
+
+  /** Runs the items of a for_each step; `step.started` comes once, `item.finished` per item. */
+  #runItems(planned: PlannedStep, each: PlannedForEach, record: StepRecord): Promise<Attempted> {
+    const step = planned.step.name;
+    this.#event({ type: 'step.started', run_id: this.id, step, attempt: 1, at: record.started_at! });
+    return runForEach(each, planned.onError, record, {
+      scope: this.#scopeOnce,
+      attempt: (scope, index) => this.#attempts(planned, scope, record, index),
+      holds: (condition, scope) => this.#holds(condition, scope),
+      finished: (item, status, error, attempts) => {
+        if (this.#emit) {
+          const at = iso(Date.now());
+          this.#event({ type: 'item.finished', run_id: this.id, step, item, status, attempts, error, at });
+        }
+        this.#maybePersist(Date.now());
+      },
+      stopReason: () =>
+        this.#signal.aborted ? this.#abortError() : this.#failure && this.#stoppedError(this.#failure),
+      toError: (error) => toRunError(error),
+    });
+  }
+
+  #stoppedError(failure: RunError): RunError {
+    const at = failure.step === undefined ? '' : ` at step "${failure.step}"`;
+    return { code: 'stopped', message: `the run failed${at}, so no further item started` };
   }
 
   #stepData(planned: PlannedStep, scope: Scope): unknown {
@@ -291,20 +356,45 @@ export class Execution {
     }
   }
 
-  #context(step: Step, attempt: number, signal: AbortSignal, record: StepRecord): ActionContext {
+  #context(
+    step: Step,
+    attempt: number,
+    signal: AbortSignal,
+    record: StepRecord,
+    item: number | undefined,
+  ): ActionContext {
     const services = this.#services;
+    const run = { id: this.id, workflow: this.#plan.workflow.name, step: step.name, attempt };
     return {
       signal,
       catalog: services.catalog,
       files: services.options.files,
       chat: services.options.chat,
       limits: services.options.limits as unknown as Record<string, number>,
-      run: { id: this.id, workflow: this.#plan.workflow.name, step: step.name, attempt },
+      run: item === undefined ? run : { ...run, item },
       log: (message: string) => {
-        (record.logs ??= []).push(message);
-        this.#event({ type: 'step.log', run_id: this.id, step: step.name, message, at: iso(Date.now()) });
+        (record.logs ??= []).push(item === undefined ? message : `item ${item}: ${message}`);
+        this.#event({
+          type: 'step.log',
+          run_id: this.id,
+          step: step.name,
+          message,
+          at: iso(Date.now()),
+          ...(item === undefined ? {} : { item }),
+        });
       },
+      runWorkflow: (name, input) => this.#runChild(name, input, signal),
     };
+  }
+
+  /** Runs a workflow as a child of this run, cancelled with `signal`; resolves to its output. */
+  async #runChild(name: string, input: unknown, signal: AbortSignal): Promise<unknown> {
+    const chain = childChain(this.#chain, name);
+    const { plan, input: value } = await this.#services.prepareRun(name, input);
+    const child = new Execution(plan, value, this.#services, { signal }, { parentId: this.id, chain });
+    const record = await child.run();
+    if (record.status === 'succeeded') return record.output;
+    throw childFailure(record);
   }
 
   /** Looks up step outputs and the input for references; one per run. */
@@ -370,7 +460,10 @@ export class Execution {
       started_at: iso(this.#startedAt),
       finished_at: finished === undefined ? null : iso(finished),
       // Steps that never started are left out: a record lists the steps that ran or were skipped.
-      steps: this.#records.filter((s) => s.status !== 'pending').map((s) => ({ ...s })),
+      steps: this.#records
+        .filter((s) => s.status !== 'pending')
+        .map((s) => (s.items ? { ...s, items: { ...s.items, failures: [...s.items.failures] } } : { ...s })),
+      ...(this.#parentId === undefined ? {} : { parent_run_id: this.#parentId }),
     };
     const write = this.#persisting.then(() => this.#services.storage.put('runs', this.id, record));
     this.#persisting = write.catch(() => undefined);

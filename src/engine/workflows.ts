@@ -3,6 +3,7 @@ import type { StorageAdapter } from '../adapters/types.js';
 import { WorkflowSchema, check, type Workflow } from '../schema/index.js';
 import { compileSchema, type CompiledSchema } from '../json-schema/index.js';
 import { planWorkflow, type Plan } from './plan.js';
+import { selfCallIssues, selfReachIssues } from './child-runs.js';
 
 /** A stored workflow ready to run: its plan and its compiled input schema. @internal */
 export interface PreparedWorkflow {
@@ -37,11 +38,15 @@ export class WorkflowRegistry {
     this.#ready = ready;
   }
 
-  /** Creates a workflow. @throws {@link ValidationError}; {@link ConflictError} when the name is taken. */
+  /**
+   * Creates a workflow. A workflow that can reach itself through `run_workflow` steps is refused.
+   * @throws {@link ValidationError}; {@link ConflictError} when the name is taken.
+   */
   async create(definition: unknown): Promise<Workflow> {
     await this.#ready();
     const prepared = this.#prepare(definition);
     const workflow = prepared.plan.workflow;
+    await this.#checkReach(workflow);
     if (!(await this.#storage.put('workflows', workflow.name, workflow, { ifAbsent: true })))
       throw new ConflictError('workflow', workflow.name);
     this.#prepared.set(workflow.name, prepared);
@@ -53,6 +58,7 @@ export class WorkflowRegistry {
     await this.#ready();
     const prepared = this.#prepare(definition);
     const workflow = prepared.plan.workflow;
+    await this.#checkReach(workflow);
     const existed = (await this.#storage.get('workflows', workflow.name)) !== undefined;
     await this.#storage.put('workflows', workflow.name, workflow);
     this.#prepared.set(workflow.name, prepared);
@@ -89,6 +95,15 @@ export class WorkflowRegistry {
     return this.#prepare(definition).plan.workflow;
   }
 
+  /** Refuses a workflow that can reach itself through the stored workflows it runs. */
+  async #checkReach(workflow: Workflow): Promise<void> {
+    const issues = await selfReachIssues(workflow, async (name) =>
+      this.#storage.get<Workflow>('workflows', name),
+    );
+    if (issues.length > 0)
+      throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${formatIssues(issues)}`);
+  }
+
   /** Validates a definition, plans it and compiles its input schema. */
   #prepare(definition: unknown): PreparedWorkflow {
     const shape = check(WorkflowSchema, definition);
@@ -110,7 +125,7 @@ export class WorkflowRegistry {
       hasAction: this.#hasAction,
       inputProperties: properties,
     });
-    issues.push(...planIssues);
+    issues.push(...planIssues, ...selfCallIssues(workflow));
     if (issues.length > 0)
       throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${formatIssues(issues)}`);
     return { json: JSON.stringify(workflow), checkedAt: Date.now(), plan, input };

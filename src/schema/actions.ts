@@ -53,11 +53,22 @@ export const DummyTaskInputSchema = z.custom<Record<string, unknown>>(
   { message: 'input_data must be an object' },
 );
 
+/**
+ * Input of `platform/workflows/run_workflow`: the workflow to run as a child run and its input (`{}`
+ * when absent). The step's output is the child run's output.
+ */
+export const RunWorkflowInputSchema = z.object({
+  workflow_name: z.string().min(1),
+  input: z.unknown().optional(),
+});
+
 /** Input of `create_pdf`. */
 export type CreatePdfInput = z.infer<typeof CreatePdfInputSchema>;
 /** Input of `upload_file`. */
 export type UploadFileInput = z.infer<typeof UploadFileInputSchema>;
 /** Input of `send_message`. */
 export type SendMessageInput = z.infer<typeof SendMessageInputSchema>;
+/** Input of `run_workflow`. */
+export type RunWorkflowInput = z.infer<typeof RunWorkflowInputSchema>;
 /** Output of `send_message`. */
 export type SendMessageOutput = z.infer<typeof SendMessageOutputSchema>;

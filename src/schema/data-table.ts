@@ -45,3 +45,12 @@ export type DataTable = z.infer<typeof DataTableSchema>;
 export type StringConfig = z.infer<typeof StringConfigSchema>;
 /** `number` column configuration. */
 export type NumberConfig = z.infer<typeof NumberConfigSchema>;
+
+/** Rows of cells as objects keyed by column name; a missing cell is null. */
+export function rowObjects(
+  columns: readonly { name: string }[],
+  rows: readonly (readonly unknown[])[],
+): Record<string, unknown>[] {
+  // fromEntries defines own properties, so a column named `__proto__` stays a plain key.
+  return rows.map((row) => Object.fromEntries(columns.map((column, i) => [column.name, row[i] ?? null])));
+}

@@ -25,5 +25,13 @@ export * from './run-record.js';
 export { check, parse, IssueSchema, type CheckResult } from './issues.js';
 export { parsePath, formatSegments, findReferences, isWholeReference, FORBIDDEN_SEGMENTS } from './path.js';
 export type { PathSegment, ParsedPath, ReferenceMatch } from './path.js';
-export type { RunError, RunRecord, RunStatus, StepRecord, StepStatus } from './run-record-types.js';
+export type {
+  ItemFailure,
+  RunError,
+  RunRecord,
+  RunStatus,
+  StepItems,
+  StepRecord,
+  StepStatus,
+} from './run-record-types.js';
 export * from './trigger.js';

@@ -29,6 +29,33 @@ export interface RunError {
   issues?: { code: string; path: string; message: string }[];
 }
 
+/** One failed item of a `for_each` step. */
+export interface ItemFailure {
+  /** Index of the item in the list, from 0. */
+  index: number;
+  /** Attempts made for the item. */
+  attempts: number;
+  /** Why the item failed. */
+  error: RunError;
+}
+
+/**
+ * The items of a `for_each` step in a run record: counts, and the failures listed (the first 100 by
+ * index). When the step has finished, `succeeded + failed + skipped` is `total`.
+ */
+export interface StepItems {
+  /** Items in the list. */
+  total: number;
+  /** Items that succeeded. */
+  succeeded: number;
+  /** Items that failed (listed or not). */
+  failed: number;
+  /** Items that did not run: their conditions did not hold, or the step stopped before them. */
+  skipped: number;
+  /** The failed items with the lowest indexes, at most 100, in index order. */
+  failures: ItemFailure[];
+}
+
 /** One step of a run record. */
 export interface StepRecord {
   /** Step name. */
@@ -47,6 +74,8 @@ export interface StepRecord {
   error: RunError | null;
   /** Lines a transform script logged. */
   logs?: string[];
+  /** The items of a `for_each` step, summarized. */
+  items?: StepItems;
 }
 
 /** The record of one workflow run, kept by the storage adapter. */
@@ -69,4 +98,6 @@ export interface RunRecord {
   finished_at: string | null;
   /** The steps that started or were skipped, in definition order. */
   steps: StepRecord[];
+  /** The run that started this one with `run_workflow`; absent for a run started directly. */
+  parent_run_id?: string;
 }

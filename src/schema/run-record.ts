@@ -21,6 +21,35 @@ export const RunErrorSchema = z.object({
   issues: z.array(IssueSchema).exactOptional().describe('Problems with their paths, for validation errors.'),
 });
 
+/** Failures a run record lists per `for_each` step; `failed` counts every one. */
+export const LISTED_ITEM_FAILURES = 100;
+
+/** One failed item of a `for_each` step. */
+export const ItemFailureSchema = z.object({
+  index: z.number().int().min(0).describe('Index of the item in the list, from 0.'),
+  attempts: z.number().int().min(0).describe('Attempts made for the item.'),
+  error: RunErrorSchema.describe('Why the item failed.'),
+});
+
+/**
+ * The items of a `for_each` step in a run record: counts, and the failures listed (the first 100 by
+ * index). When the step has finished, `succeeded + failed + skipped` is `total`.
+ */
+export const StepItemsSchema = z.object({
+  total: z.number().int().min(0).describe('Items in the list.'),
+  succeeded: z.number().int().min(0).describe('Items that succeeded.'),
+  failed: z.number().int().min(0).describe('Items that failed (listed or not).'),
+  skipped: z
+    .number()
+    .int()
+    .min(0)
+    .describe('Items that did not run: their conditions did not hold, or the step stopped before them.'),
+  failures: z
+    .array(ItemFailureSchema)
+    .max(LISTED_ITEM_FAILURES)
+    .describe('The failed items with the lowest indexes, at most 100, in index order.'),
+});
+
 /** One step of a run record. */
 export const StepRecordSchema = z.object({
   name: z.string().describe('Step name.'),
@@ -31,6 +60,7 @@ export const StepRecordSchema = z.object({
   output: z.unknown().describe("The step's output; null when skipped or not finished."),
   error: RunErrorSchema.nullable().describe('Why the step failed, or null.'),
   logs: z.array(z.string()).exactOptional().describe('Lines a transform script logged.'),
+  items: StepItemsSchema.exactOptional().describe('The items of a `for_each` step, summarized.'),
 });
 
 /** The record of one workflow run, as the storage adapter keeps it and the HTTP API serves it. */
@@ -45,5 +75,9 @@ export const RunRecordSchema = z
     started_at: z.string().describe('ISO start time.'),
     finished_at: z.string().nullable().describe('ISO end time, or null while running.'),
     steps: z.array(StepRecordSchema).describe('The steps that started or were skipped, in definition order.'),
+    parent_run_id: z
+      .string()
+      .exactOptional()
+      .describe('The run that started this one with `run_workflow`; absent for a run started directly.'),
   })
   .describe('The record of one workflow run.');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors/index.js';
+import { Engine } from '../../src/engine/engine.js';
 import {
   ApplicationSchema,
   EntitySchema,
@@ -18,6 +19,7 @@ import {
   l2,
   relationship,
   request,
+  runWorkflow,
   text,
   transform,
   workflow,
@@ -239,6 +241,35 @@ describe('workflow()', () => {
         output_entities: [{ name: 'o', write_mode: 'replace' }],
       },
     });
+  });
+
+  it('builds a for_each step running a child workflow per row, which the engine accepts', () => {
+    const built = workflow('all_invoices')
+      .step('people', atlasGet(customers))
+      .forEach('invoices', 'people.table', ({ ref }) => ({
+        ...runWorkflow('invoice', { customer_id: ref('item.id'), position: ref('item_index') }),
+        concurrency: 4,
+        on_error: 'continue',
+      }))
+      .output({ data: ({ ref }) => ({ made: ref('invoices.succeeded') }) })
+      .build();
+    expect(built.steps[1]).toEqual({
+      name: 'invoices',
+      for_each: '{{people.table}}',
+      type: 'l2',
+      l2_data: {
+        provider: 'platform',
+        module: 'workflows',
+        action: 'run_workflow',
+        input_data: {
+          workflow_name: 'invoice',
+          input: { customer_id: '{{item.id}}', position: '{{item_index}}' },
+        },
+      },
+      concurrency: 4,
+      on_error: 'continue',
+    });
+    expect(new Engine().workflows.validate(built)).toEqual(built);
   });
 
   it('names the path of a problem found at build time', () => {

@@ -4,6 +4,7 @@ import {
   entity,
   getEntity,
   l2,
+  runWorkflow,
   transform,
   workflow,
   type FromJsonSchema,
@@ -215,5 +216,54 @@ describe('step definitions', () => {
     workflow('w').step('a', { type: 'request' });
     // @ts-expect-error there is no step type "lambda"
     workflow('w').step('a', { type: 'lambda', lambda_data: {} });
+  });
+});
+
+describe('for_each steps', () => {
+  const base = workflow('w')
+    .input({ schema: { type: 'object', properties: { ids: { type: 'array' } } } })
+    .step('customers', atlasGet('customers'));
+
+  it('type the item inside the step and the counts and items after it', () => {
+    const built = base
+      .forEach('pdfs', 'customers.table', ({ ref }) => ({
+        ...l2('platform', 'converters', 'create_pdf', { template: ref('item.name'), n: ref('item_index') }),
+        concurrency: 4,
+        on_error: 'continue',
+        conditions: [{ data_path: 'item.active', value: true }],
+      }))
+      .forEach('again', 'input.ids', runWorkflow('child', { id: '{{item}}' }))
+      .step('notify', ({ ref }) =>
+        l2('chat', 'bot', 'send_message', {
+          channel: 'c',
+          message: `${ref('pdfs.succeeded')} made, first ${ref('pdfs.items[0].pdf_data')}`,
+          total: ref('pdfs.items.length'),
+          error: ref('pdfs.error.message'),
+        }),
+      );
+    expectTypeOf(built.build().steps[1]!.for_each).toEqualTypeOf<string | undefined>();
+  });
+
+  it('reject the item outside a for_each step and an unknown list', () => {
+    // @ts-expect-error the item exists only inside a for_each step
+    base.step('a', ({ ref }) => l2('p', 'm', 'a', { x: ref('item.name') }));
+    // @ts-expect-error 'orders' is not a step
+    base.forEach('a', 'orders.table', l2('p', 'm', 'a'));
+  });
+
+  it('reject a path that does not fit the output of a for_each step', () => {
+    const each = base.forEach('pdfs', 'customers.table', l2('p', 'm', 'a'));
+    // @ts-expect-error a for_each output has items, succeeded, failed and skipped
+    each.step('a', ({ ref }) => l2('p', 'm', 'a', { x: ref('pdfs.pdf_data') }));
+    // @ts-expect-error a count has no fields
+    each.output({ data: ({ ref }) => ({ x: ref('pdfs.failed.count') }) });
+  });
+
+  it('set for_each only through forEach, and on_error to fail or continue', () => {
+    // @ts-expect-error for_each is set by forEach(), which types the item
+    base.step('a', { ...l2('p', 'm', 'a'), for_each: '{{customers.table}}' });
+    // @ts-expect-error on_error is "fail" or "continue"
+    base.step('a', { ...l2('p', 'm', 'a'), on_error: 'ignore' });
+    base.step('a', { ...l2('p', 'm', 'a'), on_error: 'continue' });
   });
 });

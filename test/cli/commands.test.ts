@@ -71,7 +71,7 @@ describe('stepwire as a process', () => {
     ]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(
-      'examples/invoices is valid: 2 entities, 1 relationship, 0 scripts, 2 workflows, 0 applications, 2 triggers',
+      'examples/invoices is valid: 3 entities, 1 relationship, 1 script, 4 workflows, 0 applications, 2 triggers',
     );
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/has 4 problems:/);
@@ -104,7 +104,7 @@ describe('stepwire as a process', () => {
     expect(invalid.stderr).toMatch(/input of workflow "invoice" is invalid:\n {2}customer_id: /);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(
-      'there is no workflow "invoices" in examples/invoices (workflows: invoice, order_added)',
+      'there is no workflow "invoices" in examples/invoices (workflows: invoice, open_invoice, open_invoices, order_added)',
     );
   });
 
@@ -126,6 +126,10 @@ describe('stepwire as a process', () => {
       /export interface InvoiceOutput \{\s+file_url: string;\s+customer_name: unknown;\s+order_count: number;\s+\}/,
     );
     expect(toStdout.stdout).toContain('"invoice": { input: InvoiceInput; output: InvoiceOutput };');
+    // A for_each step's counts are numbers.
+    expect(toStdout.stdout).toMatch(
+      /export interface OpenInvoicesOutput \{\s+made: number;\s+failed: number;\s+invoices: unknown;\s+\}/,
+    );
   });
 });
 

@@ -55,7 +55,7 @@ describe('loadProject', () => {
       entity_name: 'orders',
       operation: { filters: [{ column: 'order_id', operator: 'EQUALS', value_type: 'NUMBER', value: 12 }] },
     });
-    expect(read.body.table.rows).toEqual([[12, 1, 'Notebook "Analytical"', 4.25]]);
+    expect(read.body.table.rows).toEqual([[12, 1, 'Notebook "Analytical"', 4.25, 'paid']]);
     const grace = await engine.catalog.getEntity({
       entity_name: 'customers',
       operation: { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: 2 }] },
@@ -94,7 +94,7 @@ describe('loadProject', () => {
     const dir = copyExample('invoices');
     writeFileSync(
       join(dir, 'sheets/shop/orders.csv'),
-      'order_id,customer_id,item,amount\n10,1,Lamp,twenty\n',
+      'order_id,customer_id,item,amount,status\n10,1,Lamp,twenty,open\n',
     );
     const issues = await issuesOf(dir);
     expect(issues).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pdfText, serveProcess, stepwire, tempDir, type Served } from '../cli/helpers.js';
@@ -38,6 +38,37 @@ describe('examples/invoices', () => {
       expect(text).toContain('Desk, oak');
       expect(text).toContain('Notebook "Analytical"');
       expect(text).not.toContain('Chair');
+    }
+  });
+});
+
+describe('examples/invoices: open_invoices', () => {
+  it('makes one PDF per customer with open orders in child runs and posts one message per PDF', async () => {
+    const out = join(temp.dir, 'open');
+    const result = await stepwire(['run', 'examples/invoices', 'open_invoices', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    for (const step of ['collect', 'batch', 'invoices'])
+      expect(result.stderr).toMatch(new RegExp(`^ {2}✓ ${step} +\\d+(\\.\\d)? m?s$`, 'm'));
+    // Two items run at once (concurrency 2), so the messages may come in either order.
+    const messages = result.stderr.split('\n').filter((line) => line.startsWith('  chat #'));
+    expect(messages.sort()).toEqual([
+      '  chat #billing: Open invoice for Ada Lovelace is ready: memory://files/open-invoice-1.pdf',
+      '  chat #billing: Open invoice for Linus Torvalds is ready: memory://files/open-invoice-3.pdf',
+    ]);
+    expect(JSON.parse(result.stdout)).toEqual({
+      made: 2,
+      failed: 0,
+      invoices: [
+        { customer_name: 'Ada Lovelace', file_url: 'memory://files/open-invoice-1.pdf', order_count: 2 },
+        { customer_name: 'Linus Torvalds', file_url: 'memory://files/open-invoice-3.pdf', order_count: 1 },
+      ],
+    });
+    expect(readdirSync(out).sort()).toEqual(['open-invoice-1.pdf', 'open-invoice-3.pdf']);
+    const text = pdfText(join(out, 'open-invoice-1.pdf'));
+    if (text !== undefined) {
+      expect(text).toContain('Open invoice for Ada Lovelace');
+      expect(text).toContain('Desk, oak');
+      expect(text).not.toContain('Notebook');
     }
   });
 });

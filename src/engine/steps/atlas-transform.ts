@@ -1,6 +1,6 @@
 import { StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
-import type { AtlasData, DataTable } from '../../schema/index.js';
+import { rowObjects, type AtlasData, type DataTable } from '../../schema/index.js';
 import { tableRow } from '../../catalog/sheet-mapping.js';
 import type { EntityData } from '../../script/index.js';
 import type { RunServices } from '../plan-types.js';
@@ -103,7 +103,7 @@ async function runTrusted(
             message: `entity "${name}" is not an input of this step (inputs: ${Object.keys(inputs).join(', ')})`,
           },
         ]);
-      return data.rows.map((row) => Object.fromEntries(data.columns.map((c, i) => [c.name, row[i] ?? null])));
+      return rowObjects(data.columns, data.rows);
     },
     writeEntity(name, rows) {
       if (!outputs.includes(name))
@@ -129,7 +129,5 @@ function toRowObjects(
 ): Record<string, unknown>[] {
   if (Array.isArray(rows)) return rows as Record<string, unknown>[];
   const table = rows as { columns: { name: string }[]; rows: unknown[][] };
-  return table.rows.map((row) =>
-    Object.fromEntries(table.columns.map((column, i) => [column.name, row[i] ?? null])),
-  );
+  return rowObjects(table.columns, table.rows);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NameSchema } from '../entity.js';
-import { parsePath } from '../path.js';
+import { isWholeReference, parsePath } from '../path.js';
 
 /** A data path such as `table.rows[0]`, checked when parsed. @internal */
 export const DataPathSchema = z.string().superRefine((path, ctx) => {
@@ -24,6 +24,12 @@ export const StepRetrySchema = z.object({
   max_backoff_ms: z.number().int().min(0).optional(),
 });
 
+/** What a failure of a step (or of one item of a `for_each` step) does: fail the run, or go on. */
+export const ON_ERROR = ['fail', 'continue'] as const;
+
+/** Most items of one `for_each` step that may run at the same time. */
+export const MAX_ITEM_CONCURRENCY = 32;
+
 /**
  * The fields every step has, whatever its type. A field every type gains is added here once; each step
  * type adds only `type` and its own `<type>_data` block.
@@ -39,6 +45,26 @@ export const StepBaseSchema = z.object({
   retry: StepRetrySchema.optional(),
   /** Time limit of one attempt, in milliseconds. */
   timeout_ms: z.number().int().min(1).optional(),
+  /**
+   * Runs the step once per item: a reference such as `{{orders.body.table}}` to an array, or to a data
+   * table whose rows become objects by column name. The step's data may use `{{item.x}}` and
+   * `{{item_index}}`; its output is `{ items, succeeded, failed, skipped }`, `items` in input order.
+   */
+  for_each: z
+    .string()
+    .refine(isWholeReference, {
+      message: 'for_each must be exactly one reference, e.g. "{{orders.body.table}}"',
+      params: { code: 'invalid_reference' },
+    })
+    .optional(),
+  /** Items of a `for_each` step that run at the same time, 1 to 32. @default 1 */
+  concurrency: z.number().int().min(1).max(MAX_ITEM_CONCURRENCY).optional(),
+  /**
+   * `fail` fails the run when the step fails; `continue` makes the failure the step's output
+   * `{ error: { code, message } }` and the run goes on. In a `for_each` step it applies to each item.
+   * @default 'fail'
+   */
+  on_error: z.enum(ON_ERROR).optional(),
 });
 
 /** The fields every step has, as written. */
@@ -79,3 +105,5 @@ export function defineStepSchema<const T extends string, D extends z.ZodType>(
 export type StepRetry = z.infer<typeof StepRetrySchema>;
 /** A step condition. */
 export type Condition = z.infer<typeof ConditionSchema>;
+/** What a failure of a step does: `fail` or `continue`. */
+export type OnError = (typeof ON_ERROR)[number];

@@ -14,12 +14,15 @@ export {
   ConditionSchema,
   StepRetrySchema,
   StepBaseSchema,
+  ON_ERROR,
+  MAX_ITEM_CONCURRENCY,
   defineStepSchema,
   type StepBaseBody,
   type StepDataKey,
   type StepVariantShape,
   type StepRetry,
   type Condition,
+  type OnError,
 } from './base.js';
 export * from './l2.js';
 export * from './atlas.js';

@@ -1,0 +1,126 @@
+/**
+ * The run side of `for_each`: the list of items, the scope an item's references resolve in, and the
+ * loop that runs the items and accounts for every one. An item needs only the list, its index and
+ * the run's step outputs, so each can run on its own.
+ * @module
+ */
+import { ValidationError } from '../errors/index.js';
+import { rowObjects, type OnError, type RunError, type StepRecord } from '../schema/index.js';
+import type { PlannedCondition, PlannedForEach } from './plan-types.js';
+import type { Scope } from './references.js';
+import { ITEM_INDEX_ROOT, ITEM_ROOT } from './for-each-shape.js';
+import { ItemLedger, runEach } from './item-ledger.js';
+
+/** The code of a `for_each` step with items that have no outcome; it always fails the run. @internal */
+export const ITEMS_LOST = 'items_lost';
+
+/** The outcome of a step's work (or of one item's): its output, or its error. @internal */
+export type Attempted =
+  { output: unknown; error: null; attempts: number } | { output: null; error: RunError; attempts: number };
+
+/** What the item loop needs from the run. @internal */
+export interface ItemHost {
+  /** The run's scope: step outputs and the input. */
+  scope: Scope;
+  /** Runs the step's work for one item, with its retries; never rejects. */
+  attempt(scope: Scope, index: number): Promise<Attempted>;
+  /** Whether a condition holds in a scope. */
+  holds(condition: PlannedCondition, scope: Scope): boolean;
+  /** Told when an item reaches its outcome. */
+  finished(
+    index: number,
+    status: 'succeeded' | 'failed' | 'skipped',
+    error: RunError | null,
+    attempts: number,
+  ): void;
+  /** Why no further item may start (the run was cancelled or failed), or null. */
+  stopReason(): RunError | null;
+  /** A thrown error as kept in the record. */
+  toError(error: unknown): RunError;
+}
+
+/**
+ * Runs every item of a `for_each` step, at most `concurrency` at a time, keeping the summary and the
+ * attempts in `record`. Under `on_error: "fail"` the first failed item stops the step; so does the
+ * run's stop. Items that never started count as skipped; an item without an outcome fails the step.
+ * @internal
+ */
+export async function runForEach(
+  each: PlannedForEach,
+  onError: OnError,
+  record: StepRecord,
+  host: ItemHost,
+): Promise<Attempted> {
+  let items: unknown[];
+  try {
+    items = itemsOf(each.list(host.scope), each.reference.text);
+  } catch (error) {
+    return { output: null, error: host.toError(error), attempts: 0 };
+  }
+  const ledger = new ItemLedger(items.length);
+  record.attempts = 0;
+  record.items = ledger.summary;
+  let failedItem: RunError | null = null;
+  const runItem = async (index: number): Promise<boolean> => {
+    const scope = itemScope(host.scope, items[index], index);
+    if (!each.conditions.every((c) => host.holds(c, scope))) {
+      ledger.skip(index);
+      host.finished(index, 'skipped', null, 0);
+      return false;
+    }
+    ledger.start(index);
+    const { output, error, attempts } = await host.attempt(scope, index);
+    record.attempts += attempts;
+    if (error === null) ledger.succeed(index, output, attempts);
+    else if (onError === 'continue')
+      ledger.fail(index, error, attempts, { error: { code: error.code, message: error.message } });
+    else {
+      ledger.fail(index, error, attempts, null);
+      failedItem ??= { ...error, message: `item ${index}: ${error.message}` };
+    }
+    host.finished(index, error ? 'failed' : 'succeeded', error, attempts);
+    return failedItem !== null;
+  };
+  const notStarted = await runEach(items.length, each.concurrency, runItem, () => host.stopReason() !== null);
+  ledger.skipFrom(notStarted);
+  const { output, lost } = ledger.finish();
+  const attempts = record.attempts;
+  if (lost.length > 0) {
+    const shown = lost.slice(0, 10).join(', ') + (lost.length > 10 ? ', …' : '');
+    const message = `${lost.length} of ${items.length} items have no outcome (indexes ${shown})`;
+    return { output: null, error: { code: ITEMS_LOST, message }, attempts };
+  }
+  if (failedItem) return { output: null, error: failedItem, attempts };
+  const stopped = notStarted < items.length ? host.stopReason() : null;
+  if (stopped) {
+    const message = `${stopped.message}; ${notStarted} of ${items.length} items had started`;
+    return { output: null, error: { ...stopped, message }, attempts };
+  }
+  return { output, error: null, attempts };
+}
+
+/** The items of a `for_each` list: an array as it is, a data table's rows as objects by column name. @internal */
+export function itemsOf(value: unknown, reference: string): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'object' && value !== null && 'columns' in value && 'rows' in value) {
+    const { columns, rows } = value as { columns: unknown; rows: unknown };
+    if (Array.isArray(columns) && Array.isArray(rows))
+      return rowObjects(columns as { name: string }[], rows as unknown[][]);
+  }
+  const found = value === null ? 'null' : typeof value;
+  throw new ValidationError([
+    {
+      code: 'invalid_for_each',
+      path: 'for_each',
+      message: `for_each ${reference} resolved to ${found}, not an array or a data table with columns and rows`,
+    },
+  ]);
+}
+
+/** The scope of one item: `item` and `item_index` name it; every other root resolves as in the run. @internal */
+export function itemScope(run: Scope, item: unknown, index: number): Scope {
+  return {
+    value: (root) => (root === ITEM_ROOT ? item : root === ITEM_INDEX_ROOT ? index : run.value(root)),
+    skipped: (root) => root !== ITEM_ROOT && root !== ITEM_INDEX_ROOT && run.skipped(root),
+  };
+}
