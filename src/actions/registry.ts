@@ -14,8 +14,11 @@ export interface ActionContext {
   files: Readonly<Record<string, FileStore>>;
   /** The chat adapter. */
   chat: ChatAdapter;
-  /** The run and step this call belongs to. */
-  run: { id: string; workflow: string; step: string; attempt: number };
+  /**
+   * The run and step this call belongs to. `traceparent` is the W3C trace context of the attempt's
+   * OpenTelemetry span, when one is recorded: send it on outbound calls so they join the run's trace.
+   */
+  run: { id: string; workflow: string; step: string; attempt: number; traceparent?: string };
   /** The engine's limits. @internal */
   limits: Readonly<Record<string, number>>;
   /** Adds a line to the step's log in the run record. */

@@ -8,6 +8,7 @@ import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
 import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { stepType } from './steps/index.js';
+import { traceRun, type RunTrace } from './tracing.js';
 
 /** Options of one run. */
 export interface RunOptions {
@@ -19,6 +20,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Independent steps that may run at once. @default limits.stepConcurrency */
   concurrency?: number;
+  /**
+   * W3C `traceparent` of the request that started the run: the run's OpenTelemetry span becomes its
+   * child. Without it the span is a child of the active context.
+   */
+  traceparent?: string | undefined;
 }
 
 const PERSIST_EVERY_MS = 250;
@@ -42,6 +48,8 @@ export class Execution {
   #startedAt = Date.now();
   #lastPersist = Date.now();
   #persisting: Promise<unknown> = Promise.resolve();
+  #parentTrace: string | undefined;
+  #trace: RunTrace | undefined;
 
   constructor(plan: Plan, input: unknown, services: RunServices, options: RunOptions) {
     this.id = globalThis.crypto.randomUUID();
@@ -51,6 +59,7 @@ export class Execution {
     this.#emit = options.onEvent;
     this.#timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
     this.#userSignal = options.signal;
+    this.#parentTrace = options.traceparent;
     this.#signal = this.#controller.signal;
     this.#concurrency = Math.max(
       1,
@@ -73,6 +82,7 @@ export class Execution {
   /** Runs every step and resolves to the finished run record. */
   async run(): Promise<RunRecord> {
     const workflow = this.#plan.workflow.name;
+    this.#trace = await traceRun(workflow, this.id, this.#parentTrace);
     this.#event({ type: 'run.started', run_id: this.id, workflow, at: iso(this.#startedAt) });
     await this.#persist('running', null, null, true);
     let failure: RunError | null = null;
@@ -106,6 +116,7 @@ export class Execution {
     }
     const finished = Date.now();
     this.#event({ type: 'run.finished', run_id: this.id, status, error: failure, at: iso(finished) });
+    this.#trace.end(status, failure);
     return this.#persist(status, output, failure, true, finished);
   }
 
@@ -167,6 +178,7 @@ export class Execution {
     const retry = planned.retry ?? NO_RETRY;
     for (let attempt = 1; ; attempt++) {
       record.attempts = attempt;
+      const span = this.#trace!.attempt(step.name, step.type, attempt);
       if (this.#emit)
         this.#event({
           type: 'step.started',
@@ -178,9 +190,17 @@ export class Execution {
       try {
         if (this.#signal.aborted) throw this.#abortError();
         const data = this.#stepData(planned, scope);
-        const output = await this.#withTimeout(step, (signal) =>
-          stepType(step).run(planned, data, this.#context(step, attempt, signal, record), this.#services),
+        const output = await span.within(() =>
+          this.#withTimeout(step, (signal) =>
+            stepType(step).run(
+              planned,
+              data,
+              this.#context(step, attempt, signal, record, span.traceparent),
+              this.#services,
+            ),
+          ),
         );
+        span.end('succeeded');
         this.#outputs[planned.index] = output ?? null;
         record.output = output ?? null;
         record.status = 'succeeded';
@@ -204,6 +224,7 @@ export class Execution {
           attempt < retry.attempts && !this.#signal.aborted && isRetryableError(error)
             ? backoffDelay(attempt, retry, retryAfterOf(error))
             : undefined;
+        span.end(delay === undefined ? 'failed' : 'retried', runError);
         if (delay !== undefined) {
           this.#event({
             type: 'step.retrying',
@@ -286,7 +307,13 @@ export class Execution {
     }
   }
 
-  #context(step: Step, attempt: number, signal: AbortSignal, record: StepRecord): ActionContext {
+  #context(
+    step: Step,
+    attempt: number,
+    signal: AbortSignal,
+    record: StepRecord,
+    traceparent: string | undefined,
+  ): ActionContext {
     const services = this.#services;
     return {
       signal,
@@ -294,7 +321,13 @@ export class Execution {
       files: services.options.files,
       chat: services.options.chat,
       limits: services.options.limits as unknown as Record<string, number>,
-      run: { id: this.id, workflow: this.#plan.workflow.name, step: step.name, attempt },
+      run: {
+        id: this.id,
+        workflow: this.#plan.workflow.name,
+        step: step.name,
+        attempt,
+        ...(traceparent ? { traceparent } : {}),
+      },
       log: (message: string) => {
         (record.logs ??= []).push(message);
         this.#event({ type: 'step.log', run_id: this.id, step: step.name, message, at: iso(Date.now()) });
@@ -366,6 +399,7 @@ export class Execution {
       finished_at: finished === undefined ? null : iso(finished),
       // Steps that never started are left out: a record lists the steps that ran or were skipped.
       steps: this.#records.filter((s) => s.status !== 'pending').map((s) => ({ ...s })),
+      ...(this.#trace?.traceparent ? { traceparent: this.#trace.traceparent } : {}),
     };
     const write = this.#persisting.then(() => this.#services.storage.put('runs', this.id, record));
     this.#persisting = write.catch(() => undefined);

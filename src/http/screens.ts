@@ -64,7 +64,9 @@ export async function handleScreenRoute(
 
     const values = await readForm(request, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     if (values instanceof Response) return values;
-    const result = await app.submit(params.screen, params.form!, values, query);
+    const result = await app.submit(params.screen, params.form!, values, query, {
+      traceparent: request.headers.get('traceparent') ?? undefined,
+    });
     if (result.ok) {
       const location = `${basePath}/applications/${encodeURIComponent(app.name)}${result.redirect}`;
       return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });

@@ -112,7 +112,10 @@ export const WORKFLOW_ROUTES = [
     responses: { 200: { description: 'The run record.', schema: RunRecordSchema } },
     problems: [400, 404, 413, 415],
     action: async ({ engine, request, params, body, options }) => {
-      const record = await engine.run(params.name, await body(), { signal: request.signal });
+      const record = await engine.run(params.name, await body(), {
+        signal: request.signal,
+        traceparent: request.headers.get('traceparent') ?? undefined,
+      });
       return json(200, record, { location: `${options.basePath}/runs/${enc(record.id)}` });
     },
   }),

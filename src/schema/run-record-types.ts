@@ -69,4 +69,9 @@ export interface RunRecord {
   finished_at: string | null;
   /** The steps that started or were skipped, in definition order. */
   steps: StepRecord[];
+  /**
+   * W3C trace context of the run's OpenTelemetry span, when one is recorded; work on the run
+   * elsewhere continues this trace.
+   */
+  traceparent?: string;
 }

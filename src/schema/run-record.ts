@@ -45,5 +45,11 @@ export const RunRecordSchema = z
     started_at: z.string().describe('ISO start time.'),
     finished_at: z.string().nullable().describe('ISO end time, or null while running.'),
     steps: z.array(StepRecordSchema).describe('The steps that started or were skipped, in definition order.'),
+    traceparent: z
+      .string()
+      .exactOptional()
+      .describe(
+        "W3C trace context of the run's OpenTelemetry span, when one is recorded; work on the run elsewhere continues this trace.",
+      ),
   })
   .describe('The record of one workflow run.');
