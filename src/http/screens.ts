@@ -123,6 +123,7 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array | u
   return readLimited(request.body, limit);
 }
 
-function html(status: number, body: string, extra: Record<string, string> = {}): Response {
+/** An HTML answer with the headers of every page: no scripts, no framing, inline styles only. @internal */
+export function html(status: number, body: string, extra: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: { ...HTML_HEADERS, ...extra } });
 }

@@ -1,0 +1,58 @@
+/**
+ * The times and words both timelines (the SVG and the text one) show for a run and its steps.
+ * @module
+ */
+import type { RunRecord, StepRecord } from '../schema/index.js';
+import { formatMs } from './svg.js';
+
+/** The stretch of time a timeline covers, in epoch ms; `length` is at least 1. @internal */
+export interface RunSpan {
+  start: number;
+  end: number;
+  length: number;
+}
+
+/** From the run's start to its end, or to `now` (default: the latest time in the record) while it goes on. @internal */
+export function runSpan(record: RunRecord, now?: Date | number): RunSpan {
+  const start = Date.parse(record.started_at);
+  const times = record.steps.flatMap((s) => [s.started_at, s.finished_at]).filter((t) => t !== null);
+  const latest = Math.max(start, ...times.map((t) => Date.parse(t)));
+  const end = record.finished_at
+    ? Math.max(Date.parse(record.finished_at), latest)
+    : Math.max(latest, now === undefined ? latest : Number(now));
+  return { start, end, length: Math.max(1, end - start) };
+}
+
+/** Where a step's bar starts and ends, and the words beside it. @internal */
+export interface StepSummary {
+  start: number;
+  end: number;
+  /** e.g. `succeeded · 12 ms`, `failed · 40 ms · 3 attempts`, `skipped`. */
+  text: string;
+}
+
+/** A step's bar and words; a step still running ends at `now`. @internal */
+export function stepSummary(step: StepRecord, now: number): StepSummary {
+  const finished = step.finished_at === null ? now : Date.parse(step.finished_at);
+  const start = step.started_at === null ? finished : Date.parse(step.started_at);
+  if (step.status === 'skipped') return { start, end: finished, text: 'skipped' };
+  const parts: string[] = [
+    step.status,
+    formatMs(finished - start) + (step.finished_at === null ? ' so far' : ''),
+  ];
+  if (step.attempts > 1) parts.push(`${step.attempts} attempts`);
+  const items = itemCounts(step.output);
+  if (items) parts.push(items);
+  return { start, end: finished, text: parts.join(' · ') };
+}
+
+/** The counts of a for_each step's output (`{ items, succeeded, failed, skipped }`), when it has them. */
+function itemCounts(output: unknown): string | undefined {
+  if (output === null || typeof output !== 'object') return undefined;
+  const { items, succeeded, failed, skipped } = output as Record<string, unknown>;
+  if (!Array.isArray(items) || typeof succeeded !== 'number' || typeof failed !== 'number') return undefined;
+  const counts = [`${succeeded} ok`];
+  if (failed > 0) counts.push(`${failed} failed`);
+  if (typeof skipped === 'number' && skipped > 0) counts.push(`${skipped} skipped`);
+  return `items: ${counts.join(', ')}`;
+}
