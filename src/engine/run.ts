@@ -48,6 +48,8 @@ export class Execution {
   #startedAt = Date.now();
   #lastPersist = Date.now();
   #persisting: Promise<unknown> = Promise.resolve();
+  #persistLater: ReturnType<typeof setTimeout> | undefined;
+  #finished = false;
   #parentTrace: string | undefined;
   #trace: RunTrace | undefined;
 
@@ -115,6 +117,8 @@ export class Execution {
       }
     }
     const finished = Date.now();
+    this.#finished = true;
+    clearTimeout(this.#persistLater);
     this.#event({ type: 'run.finished', run_id: this.id, status, error: failure, at: iso(finished) });
     this.#trace.end(status, failure);
     return this.#persist(status, output, failure, true, finished);
@@ -175,6 +179,7 @@ export class Execution {
     const started = Date.now();
     record.status = 'running';
     record.started_at = iso(started);
+    this.#maybePersist(started);
     const retry = planned.retry ?? NO_RETRY;
     for (let attempt = 1; ; attempt++) {
       record.attempts = attempt;
@@ -376,7 +381,17 @@ export class Execution {
   }
 
   #maybePersist(now: number): void {
-    if (now - this.#lastPersist < PERSIST_EVERY_MS) return;
+    if (this.#finished) return;
+    const since = now - this.#lastPersist;
+    if (since < PERSIST_EVERY_MS) {
+      // A change inside the interval is written at its end: the stored record (and the pictures of
+      // it) is never more than the interval behind the run.
+      this.#persistLater ??= setTimeout(() => {
+        this.#persistLater = undefined;
+        this.#maybePersist(Date.now());
+      }, PERSIST_EVERY_MS - since);
+      return;
+    }
     this.#lastPersist = now;
     void this.#persist('running', null, null, false);
   }

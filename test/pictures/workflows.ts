@@ -59,6 +59,7 @@ export function thirtySteps(): Workflow {
     ),
     l2('a_step_with_a_rather_long_name_that_will_not_fit_in_its_box', { x: '{{check_10.ok}}' }),
     l2('audit', {}),
+    l2('archive', { status: '{{notify.status}}' }),
   );
   return {
     name: 'thirty',
