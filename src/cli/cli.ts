@@ -1,5 +1,5 @@
 /**
- * The `stepwire` command line: `validate`, `run`, `serve` and `types` over a project folder.
+ * The `stepwire` command line: `validate`, `run`, `serve`, `types` and `graph` over a project folder.
  * @module
  */
 import { isStepwireError, ValidationError } from '../errors/index.js';
@@ -10,6 +10,7 @@ import { validateCommand } from './validate.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { typesCommand } from './generate-types.js';
+import { graphCommand } from './graph.js';
 import { printIssues } from './report.js';
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   run: runCommand,
   serve: serveCommand,
   types: typesCommand,
+  graph: graphCommand,
 };
 
 /**
