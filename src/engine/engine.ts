@@ -15,6 +15,7 @@ import type { RunEvent, RunRecord, StepRecord } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
 import { pageOfRuns } from '../adapters/run-list.js';
 import { ScriptRegistry } from './scripts.js';
+import { preloadTracing } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
 
 /** Filters and paging of {@link Engine.listRuns}. */
@@ -97,6 +98,7 @@ export class Engine {
     this.scripts = new ScriptRegistry(this.options.storage, ready);
     this.#sandbox = options.sandbox ?? new QuickJsSandbox();
     this.applications = new Applications(this, ready);
+    preloadTracing();
   }
 
   /**

@@ -84,7 +84,7 @@ export class Execution {
   /** Runs every step and resolves to the finished run record. */
   async run(): Promise<RunRecord> {
     const workflow = this.#plan.workflow.name;
-    this.#trace = await traceRun(workflow, this.id, this.#parentTrace);
+    this.#trace = await traceRun(workflow, this.id, this.#parentTrace, this.#startedAt);
     this.#event({ type: 'run.started', run_id: this.id, workflow, at: iso(this.#startedAt) });
     await this.#persist('running', null, null, true);
     let failure: RunError | null = null;

@@ -49,6 +49,14 @@ const NO_TRACE: RunTrace = { traceparent: undefined, attempt: () => NO_ATTEMPT, 
 
 let loading: Promise<Api | undefined> | undefined;
 
+/**
+ * Starts importing the OpenTelemetry API in the background (once), so the first run does not wait
+ * for it; called when an engine is made. @internal
+ */
+export function preloadTracing(): void {
+  void loadApi();
+}
+
 /** The OpenTelemetry API, imported once; undefined when it is not installed. */
 function loadApi(): Promise<Api | undefined> {
   return (loading ??= importOptional(
@@ -70,13 +78,14 @@ export async function traceRun(
   workflow: string,
   runId: string,
   traceparent: string | undefined,
+  startedAt: number,
 ): Promise<RunTrace> {
   const api = await loadApi();
   if (!api) return NO_TRACE;
   const parent = parentContext(api, traceparent);
   const tracer = api.trace.getTracer('stepwire');
   const base = { [SPAN_ATTRIBUTES.workflow]: workflow, [SPAN_ATTRIBUTES.runId]: runId };
-  const span = tracer.startSpan(`run ${workflow}`, { attributes: base }, parent);
+  const span = tracer.startSpan(`run ${workflow}`, { attributes: base, startTime: startedAt }, parent);
   const runContext = api.trace.setSpan(parent, span);
   return {
     traceparent: formatTraceparent(api, span),
