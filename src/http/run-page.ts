@@ -23,14 +23,16 @@ h2 { margin: 0 0 0.75rem; }
 .picture { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; }
 .picture svg { display: block; }
 .links { display: flex; gap: 1rem; margin: 0.5rem 0 0; }
-td.error { color: var(--error); }
+td { white-space: nowrap; }
+td.error { color: var(--error); white-space: normal; }
+summary { cursor: pointer; font-weight: 600; }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; overflow-x: auto;
   font-size: 0.875rem; }
 `;
 
 /**
  * The page of one run: its timeline and its workflow's graph (inline SVG), a table of its steps and
- * the record as JSON. Plain HTML, every text escaped, no scripts; while the run goes on the page
+ * the record as JSON (folded in a `details` element). Plain HTML, every text escaped, no scripts; while the run goes on the page
  * reloads itself every few seconds (a `refresh` meta element).
  * @internal
  */
@@ -85,8 +87,10 @@ ${graph}
 ${stepsTable(record)}
 </section>
 <section>
-<h2>Record</h2>
+<details>
+<summary>The run record as JSON</summary>
 <pre>${escapeHtml(JSON.stringify(record, null, 2))}</pre>
+</details>
 </section>
 </main>
 </body>
