@@ -37,7 +37,10 @@ try {
   ] as const) {
     const response = await page.goto(`${server.url}${path}`);
     if (response?.status() !== 200) throw new Error(`GET ${path} answered ${response?.status()}`);
-    await page.locator('svg').first().screenshot({ path: join(OUT, file) });
+    await page
+      .locator('svg')
+      .first()
+      .screenshot({ path: join(OUT, file) });
     console.log(`wrote docs/images/${file} from GET ${path}`);
   }
   await page.goto(`${server.url}/runs/${run.id}/page`);
