@@ -17,7 +17,7 @@ export function printWarnings(io: CliIo, problems: readonly Issue[]): void {
   for (const problem of problems) io.err(`warning: ${formatIssue(problem)}`);
 }
 
-export { formatMs } from '../pictures/index.js';
+export { formatMs } from '../pictures/svg.js';
 
 /**
  * JSON for people: like `JSON.stringify(value, null, 2)`, but arrays of plain values and short

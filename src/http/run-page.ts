@@ -1,7 +1,7 @@
 import { escapeHtml } from '../app/render.js';
 import { SCREEN_STYLES } from '../app/styles.js';
 import type { RunRecord } from '../engine/record.js';
-import { formatMs } from '../pictures/index.js';
+import { formatMs } from '../pictures/svg.js';
 
 /** What the run page shows besides the record. @internal */
 export interface RunPageParts {

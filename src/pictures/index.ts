@@ -6,4 +6,3 @@
 export { workflowGraphSvg, type WorkflowGraphOptions } from './graph.js';
 export { runTimelineSvg, type RunTimelineOptions } from './timeline.js';
 export { runTimelineText, type RunTimelineTextOptions } from './text-timeline.js';
-export { formatMs } from './svg.js';
