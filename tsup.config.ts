@@ -25,7 +25,7 @@ const shared: Options = {
   clean: false,
   target: 'es2022',
   platform: 'neutral',
-  external: [/^node:/, '@googleapis/sheets', '@googleapis/drive', 'exceljs', 'vitest'],
+  external: [/^node:/, '@googleapis/sheets', '@googleapis/drive', 'exceljs', 'vitest', '@opentelemetry/api'],
 };
 
 const { testing, ...withoutTesting } = ENTRIES;

@@ -44,6 +44,14 @@ export * from './errors/index.js';
 export * from './schema/index.js';
 export * from './builders/index.js';
 export { renderPdf, type RenderPdfOptions, type PdfVariable } from './pdf/index.js';
+export {
+  workflowGraphSvg,
+  runTimelineSvg,
+  runTimelineText,
+  type WorkflowGraphOptions,
+  type RunTimelineOptions,
+  type RunTimelineTextOptions,
+} from './pictures/index.js';
 export { encodeBase64, decodeBase64 } from './pdf/base64.js';
 export {
   QuickJsSandbox,

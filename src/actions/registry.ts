@@ -14,8 +14,12 @@ export interface ActionContext {
   files: Readonly<Record<string, FileStore>>;
   /** The chat adapter. */
   chat: ChatAdapter;
-  /** The run and step this call belongs to; `item` is the item's index in a `for_each` step. */
-  run: { id: string; workflow: string; step: string; attempt: number; item?: number };
+  /**
+   * The run and step this call belongs to; `item` is the item's index in a `for_each` step.
+   * `traceparent` is the W3C trace context of the attempt's OpenTelemetry span, when one is
+   * recorded: send it on outbound calls so they join the run's trace.
+   */
+  run: { id: string; workflow: string; step: string; attempt: number; item?: number; traceparent?: string };
   /** The engine's limits. @internal */
   limits: Readonly<Record<string, number>>;
   /** Adds a line to the step's log in the run record. */

@@ -19,6 +19,10 @@ export interface AppHost {
     readonly storage: StorageAdapter;
     readonly limits: { readonly formRunTimeoutMs: number; readonly maxPageSize: number };
   };
-  /** Runs a form's workflow to its end. */
-  run(name: string, input: unknown, options: { timeoutMs: number }): Promise<RunRecord>;
+  /** Runs a form's workflow to its end; `traceparent` (W3C) parents the run's trace span. */
+  run(
+    name: string,
+    input: unknown,
+    options: { timeoutMs: number; traceparent?: string | undefined },
+  ): Promise<RunRecord>;
 }

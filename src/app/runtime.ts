@@ -66,7 +66,8 @@ export class AppRuntime {
   /**
    * Submits a form: coerces the values by item type, runs the form's workflow (bounded by
    * `limits.formRunTimeoutMs`) and computes the redirect. On any problem the screen comes back
-   * re-rendered with the values and the errors attached to the form and its items.
+   * re-rendered with the values and the errors attached to the form and its items. `traceparent`,
+   * the W3C trace context of the request that submitted the form, becomes the run span's parent.
    * @throws {@link NotFoundError} when there is no such screen or form.
    */
   async submit(
@@ -74,6 +75,7 @@ export class AppRuntime {
     component: string,
     values: Readonly<Record<string, string>>,
     query?: ScreenQuery | URLSearchParams,
+    options: { traceparent?: string | undefined } = {},
   ): Promise<SubmitResult> {
     const screen = this.#find(url);
     const form = findComponent(screen, component);
@@ -105,6 +107,7 @@ export class AppRuntime {
     try {
       run = await this.#host.run(form.form.job.workflow_name, coerced.input, {
         timeoutMs: this.#host.options.limits.formRunTimeoutMs,
+        traceparent: options.traceparent,
       });
     } catch (error) {
       if (error instanceof ValidationError) return failure('invalid', error.issues, null);

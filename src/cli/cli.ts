@@ -1,5 +1,5 @@
 /**
- * The `stepwire` command line: `validate`, `run`, `serve` and `types` over a project folder.
+ * The `stepwire` command line: `validate`, `run`, `serve`, `types` and `graph` over a project folder.
  * @module
  */
 import { isStepwireError, ValidationError } from '../errors/index.js';
@@ -11,6 +11,7 @@ import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { typesCommand } from './generate-types.js';
 import { triggersCommand } from './triggers.js';
+import { graphCommand } from './graph.js';
 import { printIssues } from './report.js';
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   serve: serveCommand,
   types: typesCommand,
   triggers: triggersCommand,
+  graph: graphCommand,
 };
 
 /**

@@ -11,6 +11,7 @@ Commands:
   serve <dir> [--port N]               serve the HTTP API and the application screens
   triggers <dir>                       list the project's triggers and when they fire next
   types <dir> [--out FILE]             TypeScript types of each workflow's input and output
+  graph <dir> <workflow> [--out FILE]  the workflow as an SVG picture
 
 Options:
   -h, --help     show help (also after a command: stepwire run --help)
@@ -27,9 +28,9 @@ Exit codes: 0 valid, 1 problems found, 2 usage error.`,
 
   run: `Usage: stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR]
 
-Runs a workflow of the project and prints a line per step as it finishes, then the
-output as JSON on standard output. Files the run stores in the "memory" file store
-are written to --out.
+Runs a workflow of the project and prints a line per step as it finishes and a
+timeline of the run at its end, then the output as JSON on standard output. Files
+the run stores in the "memory" file store are written to --out.
 
 Options:
   -i, --input JSON  the workflow input, e.g. '{"customer_id":1}', or @file.json
@@ -76,4 +77,16 @@ Options:
   -h, --help      show this help
 
 Exit codes: 0 ok, 1 invalid project, 2 usage error.`,
+
+  graph: `Usage: stepwire graph <dir> <workflow> [--out FILE]
+
+Draws a workflow of the project as an SVG picture: its steps in dependency order,
+wires, references, conditions and for_each sources as arrows. For example:
+  stepwire graph examples/invoices invoice > graph.svg
+
+Options:
+  -o, --out FILE  write to FILE instead of standard output
+  -h, --help      show this help
+
+Exit codes: 0 ok, 1 invalid project or no such workflow, 2 usage error.`,
 };

@@ -17,10 +17,7 @@ export function printWarnings(io: CliIo, problems: readonly Issue[]): void {
   for (const problem of problems) io.err(`warning: ${formatIssue(problem)}`);
 }
 
-/** A duration for people: `3 ms`, `1.2 s`. @internal */
-export function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
+export { formatMs } from '../pictures/svg.js';
 
 /**
  * JSON for people: like `JSON.stringify(value, null, 2)`, but arrays of plain values and short

@@ -8,6 +8,7 @@ import type { RunEvent } from '../engine/record.js';
 import { HELP } from './help.js';
 import { EXIT, UsageError, parseCommand, type CliIo } from './io.js';
 import { formatJson, formatMs, printIssues, printWarnings } from './report.js';
+import { runTimelineText } from '../pictures/index.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 
 /**
@@ -62,6 +63,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     const record = await handle.result;
     for (const { channel, message } of project.chat.messages) io.err(`  chat #${channel}: ${message}`);
     for (const path of written) io.err(`  wrote ${relative(process.cwd(), path) || path}`);
+    io.err(runTimelineText(record));
     if (record.status !== 'succeeded') {
       io.err(`✗ run ${record.status}: ${record.error?.message ?? 'no reason given'}`);
       return EXIT.failure;

@@ -20,6 +20,7 @@ import { RunKeys } from './run-keys.js';
 import { TriggerRegistry } from './triggers.js';
 import { fireDue, type FireHost, type TriggerFiring } from './trigger-fire.js';
 import { ScriptRegistry } from './scripts.js';
+import { preloadTracing } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
 
 /** Filters and paging of {@link Engine.listRuns}. */
@@ -121,6 +122,7 @@ export class Engine {
       ready,
     );
     this.applications = new Applications(this, ready);
+    preloadTracing();
   }
 
   /**

@@ -10,6 +10,7 @@ import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { stepType } from './steps/index.js';
 import { ITEMS_LOST, runForEach, type Attempted } from './for-each.js';
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
+import { traceRun, type RunTrace } from './tracing.js';
 
 /** Options of one run. */
 export interface RunOptions {
@@ -26,6 +27,11 @@ export interface RunOptions {
    * with that key gets that run (its record), whatever the input, also across engines on one storage.
    */
   key?: string;
+  /**
+   * W3C `traceparent` of the request that started the run: the run's OpenTelemetry span becomes its
+   * child. Without it the span is a child of the active context.
+   */
+  traceparent?: string | undefined;
 }
 
 const PERSIST_EVERY_MS = 250;
@@ -54,6 +60,10 @@ export class Execution {
   #parentId: string | undefined;
   /** Workflows from the run started directly down to this one. */
   #chain: readonly string[];
+  #persistLater: ReturnType<typeof setTimeout> | undefined;
+  #finished = false;
+  #parentTrace: string | undefined;
+  #trace: RunTrace | undefined;
 
   constructor(plan: Plan, input: unknown, services: RunServices, options: RunOptions, lineage?: RunLineage) {
     this.id = globalThis.crypto.randomUUID();
@@ -65,6 +75,7 @@ export class Execution {
     this.#emit = options.onEvent;
     this.#timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
     this.#userSignal = options.signal;
+    this.#parentTrace = options.traceparent;
     this.#signal = this.#controller.signal;
     this.#concurrency = Math.max(
       1,
@@ -87,8 +98,13 @@ export class Execution {
   /** Runs every step and resolves to the finished run record. */
   async run(): Promise<RunRecord> {
     const workflow = this.#plan.workflow.name;
+    const tracing = traceRun(workflow, this.id, this.#parentTrace, this.#startedAt);
+    if (!(tracing instanceof Promise)) this.#trace = tracing;
     this.#event({ type: 'run.started', run_id: this.id, workflow, at: iso(this.#startedAt) });
-    await this.#persist('running', null, null, true);
+    // The record is written at once; only the first run of a process may wait for the tracer.
+    const written = this.#persist('running', null, null, true);
+    this.#trace ??= await tracing;
+    await written;
     let failure: RunError | null = null;
     let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
     // One controller carries both the caller's cancel and the run's time limit.
@@ -119,7 +135,10 @@ export class Execution {
       }
     }
     const finished = Date.now();
+    this.#finished = true;
+    clearTimeout(this.#persistLater);
     this.#event({ type: 'run.finished', run_id: this.id, status, error: failure, at: iso(finished) });
+    this.#trace.end(status, failure);
     return this.#persist(status, output, failure, true, finished);
   }
 
@@ -165,6 +184,7 @@ export class Execution {
     const started = Date.now();
     record.status = 'running';
     record.started_at = iso(started);
+    this.#maybePersist(started);
     const outcome = planned.forEach
       ? await this.#runItems(planned, planned.forEach, record)
       : await this.#attempts(planned, this.#scopeOnce, record, undefined);
@@ -231,6 +251,7 @@ export class Execution {
     const step = planned.step;
     const retry = planned.retry ?? NO_RETRY;
     for (let attempt = 1; ; attempt++) {
+      const span = this.#trace!.attempt(step.name, step.type, attempt, item);
       if (item === undefined) {
         record.attempts = attempt;
         if (this.#emit)
@@ -245,14 +266,17 @@ export class Execution {
       try {
         if (this.#signal.aborted) throw this.#abortError();
         const data = this.#stepData(planned, scope);
-        const output = await this.#withTimeout(step, (signal) =>
-          stepType(step).run(
-            planned,
-            data,
-            this.#context(step, attempt, signal, record, item),
-            this.#services,
+        const output = await span.within(() =>
+          this.#withTimeout(step, (signal) =>
+            stepType(step).run(
+              planned,
+              data,
+              this.#context(step, attempt, signal, record, item, span.traceparent),
+              this.#services,
+            ),
           ),
         );
+        span.end('succeeded');
         return { output: output ?? null, error: null, attempts: attempt };
       } catch (error) {
         const runError = toRunError(error, this.#signal.aborted ? this.#abortError() : undefined);
@@ -260,6 +284,7 @@ export class Execution {
           attempt < retry.attempts && !this.#signal.aborted && isRetryableError(error)
             ? backoffDelay(attempt, retry, retryAfterOf(error))
             : undefined;
+        span.end(delay === undefined ? 'failed' : 'retried', runError);
         if (delay !== undefined) {
           this.#event({
             type: 'step.retrying',
@@ -362,9 +387,16 @@ export class Execution {
     signal: AbortSignal,
     record: StepRecord,
     item: number | undefined,
+    traceparent: string | undefined,
   ): ActionContext {
     const services = this.#services;
-    const run = { id: this.id, workflow: this.#plan.workflow.name, step: step.name, attempt };
+    const run = {
+      id: this.id,
+      workflow: this.#plan.workflow.name,
+      step: step.name,
+      attempt,
+      ...(traceparent ? { traceparent } : {}),
+    };
     return {
       signal,
       catalog: services.catalog,
@@ -383,15 +415,24 @@ export class Execution {
           ...(item === undefined ? {} : { item }),
         });
       },
-      runWorkflow: (name, input) => this.#runChild(name, input, signal),
+      runWorkflow: (name, input) => this.#runChild(name, input, signal, traceparent),
     };
   }
 
-  /** Runs a workflow as a child of this run, cancelled with `signal`; resolves to its output. */
-  async #runChild(name: string, input: unknown, signal: AbortSignal): Promise<unknown> {
+  /**
+   * Runs a workflow as a child of this run, cancelled with `signal`, its trace below the calling
+   * attempt's; resolves to its output.
+   */
+  async #runChild(
+    name: string,
+    input: unknown,
+    signal: AbortSignal,
+    traceparent: string | undefined,
+  ): Promise<unknown> {
     const chain = childChain(this.#chain, name);
     const { plan, input: value } = await this.#services.prepareRun(name, input);
-    const child = new Execution(plan, value, this.#services, { signal }, { parentId: this.id, chain });
+    const options = { signal, traceparent };
+    const child = new Execution(plan, value, this.#services, options, { parentId: this.id, chain });
     const record = await child.run();
     if (record.status === 'succeeded') return record.output;
     throw childFailure(record);
@@ -438,7 +479,17 @@ export class Execution {
   }
 
   #maybePersist(now: number): void {
-    if (now - this.#lastPersist < PERSIST_EVERY_MS) return;
+    if (this.#finished) return;
+    const since = now - this.#lastPersist;
+    if (since < PERSIST_EVERY_MS) {
+      // A change inside the interval is written at its end: the stored record (and the pictures of
+      // it) is never more than the interval behind the run.
+      this.#persistLater ??= setTimeout(() => {
+        this.#persistLater = undefined;
+        this.#maybePersist(Date.now());
+      }, PERSIST_EVERY_MS - since);
+      return;
+    }
     this.#lastPersist = now;
     void this.#persist('running', null, null, false);
   }
@@ -464,6 +515,7 @@ export class Execution {
         .filter((s) => s.status !== 'pending')
         .map((s) => (s.items ? { ...s, items: { ...s.items, failures: [...s.items.failures] } } : { ...s })),
       ...(this.#parentId === undefined ? {} : { parent_run_id: this.#parentId }),
+      ...(this.#trace?.traceparent ? { traceparent: this.#trace.traceparent } : {}),
     };
     const write = this.#persisting.then(() => this.#services.storage.put('runs', this.id, record));
     this.#persisting = write.catch(() => undefined);

@@ -72,6 +72,12 @@ export interface StepwireClient {
   runWorkflow(name: string, input?: unknown, options?: RunWorkflowOptions): Promise<RunRecord>;
   /** `GET /runs/{id}`. */
   getRun(id: string): Promise<RunRecord>;
+  /** `GET /workflows/{name}/graph.svg`: the workflow as an SVG picture. */
+  workflowGraph(name: string): Promise<string>;
+  /** `GET /runs/{id}/timeline.svg`: the run as an SVG timeline. */
+  runTimeline(id: string): Promise<string>;
+  /** `GET /runs/{id}/page`: the HTML page of a run (its timeline, graph and record). */
+  runPage(id: string): Promise<string>;
   /** `GET /runs`: run records newest first, a page at a time (`next` goes back as `after`). */
   listRuns(query?: RunListQuery): Promise<{ runs: RunRecord[]; next?: string | undefined }>;
   /** `PUT /scripts/{name}`: stores a transform script's source. */
@@ -184,6 +190,9 @@ export function createClient(options: ClientOptions): StepwireClient {
       ),
     getRun: (id) => value(call('runs.get', { params: { id } })),
     listRuns: (query = {}) => value(call('runs.list', { query })),
+    workflowGraph: (name) => value(call('workflows.graph', { params: { name } })),
+    runTimeline: (id) => value(call('runs.timeline', { params: { id } })),
+    runPage: (id) => value(call('runs.page', { params: { id } })),
     putScript: async (name, source) => {
       const answer = await created(call('scripts.put', { params: { name }, body: source }));
       return { name: answer.value.name, created: answer.created };

@@ -28,7 +28,7 @@ export interface RouteBody<S extends z.ZodType = z.ZodType> {
 }
 
 /** Media type of an answer's body. @internal */
-export type ResponseMedia = 'application/json' | 'text/javascript' | 'text/html';
+export type ResponseMedia = 'application/json' | 'text/javascript' | 'text/html' | 'image/svg+xml';
 
 /** One answer a route gives, by status. @internal */
 export interface RouteResponse<S extends z.ZodType = z.ZodType> {

@@ -1,4 +1,5 @@
 import { CATALOG_ROUTES } from './catalog-routes.js';
+import { PICTURE_ROUTES } from './picture-routes.js';
 import { RESOURCE_ROUTES } from './resource-routes.js';
 import type { Route } from './route.js';
 import { TRIGGER_ROUTES } from './trigger-routes.js';
@@ -10,7 +11,13 @@ import { WORKFLOW_ROUTES } from './workflow-routes.js';
  * Where a literal segment and a parameter could both match, the literal wins, whatever the order.
  * @internal
  */
-export const ROUTES = [...CATALOG_ROUTES, ...WORKFLOW_ROUTES, ...TRIGGER_ROUTES, ...RESOURCE_ROUTES] as const;
+export const ROUTES = [
+  ...CATALOG_ROUTES,
+  ...WORKFLOW_ROUTES,
+  ...TRIGGER_ROUTES,
+  ...PICTURE_ROUTES,
+  ...RESOURCE_ROUTES,
+] as const;
 
 /** Any route of {@link ROUTES}. @internal */
 export type AnyRoute = (typeof ROUTES)[number];

@@ -64,7 +64,9 @@ export async function handleScreenRoute(
 
     const values = await readForm(request, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     if (values instanceof Response) return values;
-    const result = await app.submit(params.screen, params.form!, values, query);
+    const result = await app.submit(params.screen, params.form!, values, query, {
+      traceparent: request.headers.get('traceparent') ?? undefined,
+    });
     if (result.ok) {
       const location = `${basePath}/applications/${encodeURIComponent(app.name)}${result.redirect}`;
       return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
@@ -121,6 +123,7 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array | u
   return readLimited(request.body, limit);
 }
 
-function html(status: number, body: string, extra: Record<string, string> = {}): Response {
+/** An HTML answer with the headers of every page: no scripts, no framing, inline styles only. @internal */
+export function html(status: number, body: string, extra: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: { ...HTML_HEADERS, ...extra } });
 }

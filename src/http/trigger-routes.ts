@@ -102,7 +102,7 @@ export const TRIGGER_ROUTES = [
         );
       const key = request.headers.get('idempotency-key') ?? `delivery:${crypto.randomUUID()}`;
       const fired = await startFor(
-        hookHost(engine),
+        hookHost(engine, request.headers.get('traceparent') ?? undefined),
         trigger,
         triggerInput(trigger, body as Record<string, unknown>),
         `hook:${trigger.name}:${key}`,
@@ -112,12 +112,13 @@ export const TRIGGER_ROUTES = [
   }),
 ] as const;
 
-function hookHost(engine: Engine): Parameters<typeof startFor>[0] {
+/** The engine as a webhook call starts runs: the run's trace is a child of the call's `traceparent`. */
+function hookHost(engine: Engine, traceparent: string | undefined): Parameters<typeof startFor>[0] {
   return {
     triggers: engine.triggers,
     catalog: engine.catalog,
     storage: engine.options.storage,
-    start: (name, input, opts) => engine.start(name, input, opts),
+    start: (name, input, opts) => engine.start(name, input, { ...opts, traceparent }),
   };
 }
 

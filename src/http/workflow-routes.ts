@@ -115,6 +115,7 @@ export const WORKFLOW_ROUTES = [
       const key = request.headers.get('idempotency-key');
       const run = await engine.start(params.name, await body(), {
         signal: request.signal,
+        traceparent: request.headers.get('traceparent') ?? undefined,
         ...(key === null ? {} : { key }),
       });
       const record = await run.result;

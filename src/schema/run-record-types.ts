@@ -100,4 +100,9 @@ export interface RunRecord {
   steps: StepRecord[];
   /** The run that started this one with `run_workflow`; absent for a run started directly. */
   parent_run_id?: string;
+  /**
+   * W3C trace context of the run's OpenTelemetry span, when one is recorded; work on the run
+   * elsewhere continues this trace.
+   */
+  traceparent?: string;
 }

@@ -79,5 +79,11 @@ export const RunRecordSchema = z
       .string()
       .exactOptional()
       .describe('The run that started this one with `run_workflow`; absent for a run started directly.'),
+    traceparent: z
+      .string()
+      .exactOptional()
+      .describe(
+        "W3C trace context of the run's OpenTelemetry span, when one is recorded; work on the run elsewhere continues this trace.",
+      ),
   })
   .describe('The record of one workflow run.');

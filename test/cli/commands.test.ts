@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { ROOT, stepwire, tempDir } from './helpers.js';
+import { byClass, parseXml } from '../pictures/xml.js';
 
 const temp = tempDir('cli');
 afterAll(() => temp.remove());
@@ -28,7 +29,7 @@ describe('stepwire as a process', () => {
     ]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: stepwire <command>/);
-    for (const command of ['validate', 'run', 'serve', 'types'])
+    for (const command of ['validate', 'run', 'serve', 'types', 'graph'])
       expect(help.stdout).toContain(`  ${command} <dir>`);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
@@ -99,6 +100,10 @@ describe('stepwire as a process', () => {
     expect(failed.stderr).toMatch(/✓ customer +\d+(\.\d)? m?s/);
     expect(failed.stderr).toMatch(/✗ pdf +failed: .*customer\.body\.table\.rows\[0\]/);
     expect(failed.stderr).toMatch(/✗ run failed: /);
+    // The timeline at the end: a bar per step on one scale, the error under the failed one.
+    expect(failed.stderr).toMatch(/^timeline of run [\w-]+: failed in \d+(\.\d)? m?s$/m);
+    expect(failed.stderr).toMatch(/^ {2}customer +█+ +succeeded · \d+(\.\d)? m?s$/m);
+    expect(failed.stderr).toMatch(/^ {2}pdf +█+ +failed · \d+(\.\d)? m?s\n +✗ step "pdf" failed: /m);
     expect(failed.stdout).toBe('');
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/input of workflow "invoice" is invalid:\n {2}customer_id: /);
@@ -135,12 +140,31 @@ describe('stepwire as a process', () => {
 
 describe('stepwire in this process (cheap cases)', () => {
   it('--help on every command prints its usage and exits 0', async () => {
-    for (const command of ['validate', 'run', 'serve', 'types']) {
+    for (const command of ['validate', 'run', 'serve', 'types', 'graph']) {
       const result = await inProcess([command, '--help']);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(new RegExp(`^Usage: stepwire ${command} <dir>`));
     }
     expect((await inProcess(['help', 'run'])).stdout).toMatch(/^Usage: stepwire run/);
+  });
+
+  it('graph: the workflow as SVG on standard output or into a file; an unknown workflow exits 1', async () => {
+    const file = join(temp.dir, 'graph.svg');
+    const [toStdout, toFile, unknown] = [
+      await inProcess(['graph', 'examples/invoices', 'invoice']),
+      await inProcess(['graph', 'examples/invoices', 'invoice', '--out', file]),
+      await inProcess(['graph', 'examples/invoices', 'invoices']),
+    ];
+    expect(toStdout.code).toBe(0);
+    const svg = parseXml(toStdout.stdout);
+    expect(byClass(svg, 'g', 'step').length).toBe(5);
+    expect(toFile.code).toBe(0);
+    expect(toFile.stderr).toBe(`wrote ${file}`);
+    expect(readFileSync(file, 'utf8')).toBe(`${toStdout.stdout}\n`);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(
+      'there is no workflow "invoices" in examples/invoices (workflows: invoice)',
+    );
   });
 
   it('usage errors exit 2 with the message and the help of the command', async () => {
@@ -150,6 +174,7 @@ describe('stepwire in this process (cheap cases)', () => {
       [['serve', 'examples/app', '--port', 'eighty'], /--port must be a whole number/],
       [['validate', 'a', 'b'], /unexpected argument "b"/],
       [['types'], /missing arguments/],
+      [['graph', 'examples/invoices'], /missing arguments/],
     ];
     for (const [argv, message] of cases) {
       const result = await inProcess(argv);

@@ -29,6 +29,24 @@ export const REQUEST_STEP: StepType<StepOf<'request'>> = {
     };
     if (security.resolve) options.resolve = security.resolve;
     if (retry && IDEMPOTENT.has(method)) options.retry = stepRetryPolicy(retry);
-    return performRequest(data as Parameters<typeof performRequest>[0], options);
+    const traced = withTraceparent(data as RequestData, context.run.traceparent);
+    return performRequest(traced as Parameters<typeof performRequest>[0], options);
   },
 };
+
+/**
+ * The request with the step attempt's `traceparent` header added, so the server joins the run's
+ * trace; a `traceparent` the step sets itself wins. Headers that are not an object are left for the
+ * request's own checks to report.
+ */
+function withTraceparent(data: RequestData, traceparent: string | undefined): RequestData {
+  const headers: unknown = data?.headers;
+  if (
+    traceparent === undefined ||
+    (headers != null && (typeof headers !== 'object' || Array.isArray(headers)))
+  )
+    return data;
+  const own = (headers ?? {}) as Record<string, unknown>;
+  if (Object.keys(own).some((name) => name.toLowerCase() === 'traceparent')) return data;
+  return { ...data, headers: { ...(own as Record<string, string>), traceparent } };
+}

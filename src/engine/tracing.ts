@@ -1,0 +1,154 @@
+/**
+ * OpenTelemetry spans of runs and step attempts, through `@opentelemetry/api` only. The package is an
+ * optional peer loaded on the first run: without it nothing is recorded and no header is sent. Spans
+ * carry names, ids, attempts and statuses, never input or output values.
+ * @module
+ */
+import type * as Otel from '@opentelemetry/api';
+import { importOptional } from '../adapters/import-optional.js';
+import type { RunError } from './record.js';
+
+type Api = typeof Otel;
+
+/** The attributes of stepwire's spans. @internal */
+export const SPAN_ATTRIBUTES = {
+  workflow: 'stepwire.workflow',
+  runId: 'stepwire.run.id',
+  step: 'stepwire.step',
+  type: 'stepwire.step.type',
+  attempt: 'stepwire.step.attempt',
+  item: 'stepwire.step.item',
+  status: 'stepwire.status',
+  errorCode: 'stepwire.error.code',
+} as const;
+
+/** How an attempt ended: `retried` failed and another attempt follows. @internal */
+export type AttemptStatus = 'succeeded' | 'failed' | 'retried';
+
+/** The span of one step attempt. @internal */
+export interface AttemptTrace {
+  /** W3C `traceparent` of the attempt's span, for outbound calls; undefined when nothing is traced. */
+  readonly traceparent: string | undefined;
+  /** Runs `work` with the attempt's span as the active span (where a context manager is registered). */
+  within<T>(work: () => T): T;
+  /** Ends the span with the attempt's status. */
+  end(status: AttemptStatus, error?: RunError): void;
+}
+
+/** The span of one run, and the spans of its step attempts below it. @internal */
+export interface RunTrace {
+  /** W3C `traceparent` of the run's span; undefined when nothing is traced. */
+  readonly traceparent: string | undefined;
+  /** Starts the span of one attempt of a step (of one item of a for_each step), a child of the run's span. */
+  attempt(step: string, type: string, attempt: number, item?: number): AttemptTrace;
+  /** Ends the run's span with the run's status. */
+  end(status: string, error: RunError | null): void;
+}
+
+const NO_ATTEMPT: AttemptTrace = { traceparent: undefined, within: (work) => work(), end: () => {} };
+const NO_TRACE: RunTrace = { traceparent: undefined, attempt: () => NO_ATTEMPT, end: () => {} };
+
+let loading: Promise<Api | undefined> | undefined;
+/** The API once the import settled: null when it is not installed. */
+let loaded: Api | null | undefined;
+
+/**
+ * Starts importing the OpenTelemetry API in the background (once), so the first run does not wait
+ * for it; called when an engine is made. @internal
+ */
+export function preloadTracing(): void {
+  void loadApi();
+}
+
+/** The OpenTelemetry API, imported once; undefined when it is not installed. */
+function loadApi(): Promise<Api | undefined> {
+  return (loading ??= importOptional(
+    '@opentelemetry/api',
+    'tracing',
+    () => import('@opentelemetry/api'),
+  ).then(
+    (module) =>
+      (loaded = (module as Partial<Api>).trace ? module : (module as unknown as { default: Api }).default),
+    () => {
+      loaded = null;
+      return undefined;
+    },
+  ));
+}
+
+/**
+ * Starts the span of a run: a child of `traceparent` when it is a valid W3C trace context, else of
+ * the active context. Without `@opentelemetry/api` it records nothing. At once once the package's
+ * import has settled; a promise only while it is still being imported.
+ * @internal
+ */
+export function traceRun(
+  workflow: string,
+  runId: string,
+  traceparent: string | undefined,
+  startedAt: number,
+): RunTrace | Promise<RunTrace> {
+  if (loaded === undefined) return loadApi().then(() => traceRun(workflow, runId, traceparent, startedAt));
+  const api = loaded;
+  if (!api) return NO_TRACE;
+  const parent = parentContext(api, traceparent);
+  const tracer = api.trace.getTracer('stepwire');
+  const base = { [SPAN_ATTRIBUTES.workflow]: workflow, [SPAN_ATTRIBUTES.runId]: runId };
+  const span = tracer.startSpan(`run ${workflow}`, { attributes: base, startTime: startedAt }, parent);
+  const runContext = api.trace.setSpan(parent, span);
+  return {
+    traceparent: formatTraceparent(api, span),
+    attempt(step, type, attempt, item) {
+      const attributes = {
+        ...base,
+        [SPAN_ATTRIBUTES.step]: step,
+        [SPAN_ATTRIBUTES.type]: type,
+        [SPAN_ATTRIBUTES.attempt]: attempt,
+        ...(item === undefined ? {} : { [SPAN_ATTRIBUTES.item]: item }),
+      };
+      const child = tracer.startSpan(`step ${step}`, { attributes }, runContext);
+      const own = api.trace.setSpan(runContext, child);
+      return {
+        traceparent: formatTraceparent(api, child),
+        within: (work) => api.context.with(own, work),
+        end: (status, error) => endSpan(api, child, status, error ?? null),
+      };
+    },
+    end: (status, error) => endSpan(api, span, status, error),
+  };
+}
+
+function endSpan(api: Api, span: Otel.Span, status: string, error: RunError | null): void {
+  span.setAttribute(SPAN_ATTRIBUTES.status, status);
+  if (error) {
+    span.setAttribute(SPAN_ATTRIBUTES.errorCode, error.code);
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error.message });
+  } else if (status === 'succeeded') {
+    span.setStatus({ code: api.SpanStatusCode.OK });
+  }
+  span.end();
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+/** The context a run's span starts in: the remote parent of `traceparent`, else the active one. */
+function parentContext(api: Api, traceparent: string | undefined): Otel.Context {
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent.trim().toLowerCase());
+  // Version ff is invalid; version 00 has exactly four fields; later versions may add fields.
+  if (!match || match[1] === 'ff' || (match[1] === '00' && match[5] !== undefined))
+    return api.context.active();
+  const spanContext = {
+    traceId: match[2]!,
+    spanId: match[3]!,
+    traceFlags: Number.parseInt(match[4]!, 16),
+    isRemote: true,
+  };
+  if (!api.isSpanContextValid(spanContext)) return api.context.active();
+  return api.trace.setSpanContext(api.ROOT_CONTEXT, spanContext);
+}
+
+function formatTraceparent(api: Api, span: Otel.Span): string | undefined {
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  if (!api.isSpanContextValid({ traceId, spanId, traceFlags })) return undefined;
+  return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+}

@@ -1,0 +1,68 @@
+/**
+ * The times and words both timelines (the SVG and the text one) show for a run and its steps.
+ * @module
+ */
+import type { RunRecord, StepRecord } from '../schema/index.js';
+import { formatMs } from './svg.js';
+
+/** The stretch of time a timeline covers, in epoch ms; `length` is at least 1. @internal */
+export interface RunSpan {
+  start: number;
+  end: number;
+  length: number;
+}
+
+/** From the run's start to its end, or to `now` (default: the latest time in the record) while it goes on. @internal */
+export function runSpan(record: RunRecord, now?: Date | number): RunSpan {
+  const start = Date.parse(record.started_at);
+  const times = record.steps.flatMap((s) => [s.started_at, s.finished_at]).filter((t) => t !== null);
+  const latest = Math.max(start, ...times.map((t) => Date.parse(t)));
+  const end = record.finished_at
+    ? Math.max(Date.parse(record.finished_at), latest)
+    : Math.max(latest, now === undefined ? latest : Number(now));
+  return { start, end, length: Math.max(1, end - start) };
+}
+
+/** Where a step's bar starts and ends, and the words beside it. @internal */
+export interface StepSummary {
+  start: number;
+  end: number;
+  /** e.g. `succeeded · 12 ms`, `failed · 40 ms · 3 attempts`, `skipped`. */
+  text: string;
+}
+
+/** A step's bar and words; a step still running ends at `now`. @internal */
+export function stepSummary(step: StepRecord, now: number): StepSummary {
+  const finished = step.finished_at === null ? now : Date.parse(step.finished_at);
+  const start = step.started_at === null ? finished : Date.parse(step.started_at);
+  if (step.status === 'skipped') return { start, end: finished, text: 'skipped' };
+  const parts: string[] = [
+    step.status,
+    formatMs(finished - start) + (step.finished_at === null ? ' so far' : ''),
+  ];
+  if (step.attempts > 1) parts.push(`${step.attempts} attempts`);
+  const items = itemCounts(step);
+  if (items) parts.push(items);
+  return { start, end: finished, text: parts.join(' · ') };
+}
+
+/** The item counts of a for_each step: from its record's `items`, else from its output's shape. @internal */
+export function itemGroups(
+  step: StepRecord,
+): { succeeded: number; failed: number; skipped: number } | undefined {
+  const counts = (step.items ?? step.output) as Record<string, unknown> | null | undefined;
+  if (counts === null || typeof counts !== 'object') return undefined;
+  const { succeeded, failed, skipped } = counts;
+  if (typeof succeeded !== 'number' || typeof failed !== 'number') return undefined;
+  if (step.items === undefined && !Array.isArray(counts['items'])) return undefined;
+  return { succeeded, failed, skipped: typeof skipped === 'number' ? skipped : 0 };
+}
+
+function itemCounts(step: StepRecord): string | undefined {
+  const groups = itemGroups(step);
+  if (!groups) return undefined;
+  const counts = [`${groups.succeeded} ok`];
+  if (groups.failed > 0) counts.push(`${groups.failed} failed`);
+  if (groups.skipped > 0) counts.push(`${groups.skipped} skipped`);
+  return `items: ${counts.join(', ')}`;
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { runTimelineSvg, runTimelineText } from '../../src/index.js';
+import { clock, failedRun, runningRun } from './runs.js';
+import { byClass, fullText, parseXml } from './xml.js';
+
+describe('runTimelineSvg', () => {
+  it('draws a bar per step, coloured by status, longer as the step took longer', () => {
+    const svg = parseXml(runTimelineSvg(failedRun()));
+    const bars = byClass(svg, 'rect', 'bar');
+    expect(bars).toHaveLength(5);
+    expect(byClass(svg, 'g', 'step').map((g) => g.attributes['data-status'])).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+      'failed',
+      'skipped',
+    ]);
+    expect(bars.map((b) => b.attributes['fill'])).toEqual([
+      '#1a7f37',
+      '#1a7f37',
+      '#1a7f37',
+      '#cf222e',
+      '#8c959f',
+    ]);
+    const [customer, orders, pdf, upload] = bars.map((b) => ({
+      x: Number(b.attributes['x']),
+      w: Number(b.attributes['width']),
+    }));
+    // 40, 80, 500 and 680 ms of a 1300 ms run, on one scale; each starts where its step started.
+    expect(orders!.w / customer!.w).toBeCloseTo(2, 1);
+    expect(pdf!.w / customer!.w).toBeCloseTo(12.5, 0);
+    expect(upload!.x).toBeGreaterThan(pdf!.x + pdf!.w);
+  });
+
+  it('writes durations, attempts and the failing step’s error, as text', () => {
+    const svg = parseXml(runTimelineSvg(failedRun()));
+    expect(byClass(svg, 'text', 'info').map(fullText)).toEqual([
+      'succeeded · 40 ms',
+      'succeeded · 80 ms',
+      'succeeded · 500 ms',
+      'failed · 680 ms · 3 attempts',
+      'skipped',
+    ]);
+    expect(byClass(svg, 'text', 'step-error').map(fullText)).toEqual([
+      'step "upload" failed: the store is <full> & "closed"',
+    ]);
+    expect(fullText(byClass(svg, 'text', 'run-status')[0]!)).toBe(
+      'failed · 1.3 s · started 2025-01-01T00:00:00.000Z',
+    );
+  });
+
+  it('draws a run that goes on up to now, so a reload shows it move', () => {
+    const early = parseXml(runTimelineSvg(runningRun(), { now: clock(1000) }));
+    const later = parseXml(runTimelineSvg(runningRun(), { now: clock(2000) }));
+    const info = (svg: typeof early) => byClass(svg, 'text', 'info').map(fullText);
+    expect(info(early)).toEqual(['succeeded · 40 ms', 'running · 940 ms so far']);
+    expect(info(later)).toEqual(['succeeded · 40 ms', 'running · 1.9 s so far']);
+    const width = (svg: typeof early) => Number(byClass(svg, 'rect', 'bar')[0]!.attributes['width']);
+    // The finished step takes a smaller share of a longer run.
+    expect(width(later)).toBeLessThan(width(early));
+  });
+
+  it('shows a for_each step’s items by outcome, and a run error that belongs to no step', () => {
+    const record = failedRun();
+    record.steps = [
+      { ...record.steps[0]!, items: { total: 1000, succeeded: 997, failed: 3, skipped: 0, failures: [] } },
+    ];
+    record.error = { code: 'interrupted', message: 'the engine running this run stopped' };
+    const svg = parseXml(runTimelineSvg(record));
+    expect(byClass(svg, 'text', 'info').map(fullText)).toEqual([
+      'succeeded · 40 ms · items: 997 ok, 3 failed',
+    ]);
+    const groups = byClass(svg, 'rect', 'item-group');
+    expect(groups.map((g) => [g.attributes['data-status'], g.children[0]!.text])).toEqual([
+      ['succeeded', '997 of 1000 items succeeded'],
+      ['failed', '3 of 1000 items failed'],
+    ]);
+    // Under the step's bar, as wide as it, split by count (a sliver is still 1 px wide).
+    const bar = byClass(svg, 'rect', 'bar')[0]!;
+    const [ok, failed] = groups.map((g) => Number(g.attributes['width']));
+    expect(groups[0]!.attributes['x']).toBe(bar.attributes['x']);
+    expect(ok!).toBeCloseTo((Number(bar.attributes['width']) * 997) / 1000, 0);
+    expect(failed!).toBe(1);
+    expect(byClass(svg, 'text', 'run-error').map(fullText)).toEqual([
+      'interrupted: the engine running this run stopped',
+    ]);
+  });
+});
+
+describe('runTimelineText', () => {
+  it('prints a line per step on one time scale, with the error under the failed step', () => {
+    expect(runTimelineText(failedRun(), { width: 26 }).split('\n')).toEqual([
+      'timeline of run run-7: failed in 1.3 s',
+      '  customer  █                           succeeded · 40 ms',
+      '  orders    ██                          succeeded · 80 ms',
+      '  pdf         ██████████                succeeded · 500 ms',
+      '  upload                ██████████████  failed · 680 ms · 3 attempts',
+      '            ✗ step "upload" failed: the store is <full> & "closed"',
+      '  notify                             ·  skipped',
+    ]);
+  });
+});
