@@ -9,6 +9,7 @@ import {
   ConflictError,
   LimitError,
   NotFoundError,
+  SheetError,
   ValidationError,
   WriteRejectedError,
   formatIssue,
@@ -25,13 +26,23 @@ import {
   type GetEntityInput,
   type GetEntityOutput,
   type Relationship,
+  type WriteMode,
 } from '../schema/index.js';
 import { executeRead } from '../query/index.js';
 import { KeyedLock } from '../locks/keyed-lock.js';
+import { foreignKeyIssues } from './foreign-keys.js';
+import { cannotUpdate, commitKeyed, isKeyed } from './keyed-commit.js';
 import { redefinitionIssues, relationshipIssues } from './relationships.js';
-import { coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
-import { commitPlan, undoPlans, type LoadedSheet, type Undo, type WritePlan } from './sheet-commit.js';
-import { appendRows, headerIndexes, mapSheet, tableRow, type EntityTable } from './sheet-mapping.js';
+import type { EntityRows } from './rows.js';
+import { commitPlan, undoPlans, type Undo } from './sheet-commit.js';
+import { appendRows, cellFromValue, headerIndexes, mapSheet, type EntityTable } from './sheet-mapping.js';
+import { keyColumns, planEntityWrite, planSize, type LoadedSheet, type WritePlan } from './write-plan.js';
+
+/** Times a write is planned again when another writer moved its rows in between. */
+const MOVED_ATTEMPTS = 3;
+
+/** Issue codes that make a rejected write a conflict with what the sheet holds (HTTP 409). */
+const CONFLICTS = new Set(['duplicate_key', 'missing_key', 'ambiguous_key', 'referenced', 'rows_moved']);
 
 /** Limits the catalog needs. @internal */
 export interface CatalogLimits {
@@ -48,8 +59,11 @@ export interface EntityWrite {
   entity: string;
   /** Rows to write. */
   rows: EntityRows;
-  /** `append` adds rows after the last data row; `replace` replaces every data row. @default "append" */
-  mode?: 'append' | 'replace';
+  /**
+   * `append` adds rows after the last data row; `replace` replaces every data row; `upsert`,
+   * `update` and `delete` work by primary key (for `delete`, `rows` are keys). @default "append"
+   */
+  mode?: WriteMode;
 }
 
 /** What a write did, per entity. */
@@ -195,9 +209,48 @@ export class Catalog {
   }
 
   /**
+   * Writes rows by primary key: a row whose key exists changes in place (only the columns it
+   * gives; an object row may leave columns out), the others are appended. All or nothing.
+   * @example
+   * ```ts
+   * await engine.catalog.upsert('invoices', [{ id: 42, status: 'sent' }]);
+   * ```
+   * @throws {@link WriteRejectedError} naming every bad row (code `write_conflict` when every
+   *   problem is a key conflict); nothing is written then.
+   */
+  async upsert(name: string, rows: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
+    return this.write([{ entity: name, rows, mode: 'upsert' }], options);
+  }
+
+  /**
+   * Changes rows by primary key, in place: only the columns each row gives are written. Every key
+   * must exist. All or nothing.
+   * @throws {@link WriteRejectedError} with code `write_conflict` when a key is missing.
+   */
+  async update(name: string, rows: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
+    return this.write([{ entity: name, rows, mode: 'update' }], options);
+  }
+
+  /**
+   * Deletes rows by primary key (`keys`: objects of the primary-key columns); the rows below move
+   * up. Every key must exist, and no row an enforced foreign key references may go. All or nothing.
+   * @example
+   * ```ts
+   * await engine.catalog.delete('orders', [{ order_id: 10 }]);
+   * ```
+   * @throws {@link WriteRejectedError} with code `write_conflict` naming a missing key, or the
+   *   referencing entity and row.
+   */
+  async delete(name: string, keys: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
+    return this.write([{ entity: name, rows: keys, mode: 'delete' }], options);
+  }
+
+  /**
    * Writes to several entities at once, all or nothing: every row of every entity is checked
    * before the first row is written, and when writing a later entity fails, the rows already
-   * written to the earlier ones are taken back (overwritten with what was there before).
+   * written to the earlier ones are taken back (overwritten with what was there before). Rows are
+   * found by key under the per-sheet lock; when another writer moved them meanwhile, the write is
+   * planned again (up to three times).
    * @throws {@link WriteRejectedError} naming every bad row; nothing is written then.
    */
   async write(writes: readonly EntityWrite[], options: CallOptions = {}): Promise<WriteResult> {
@@ -220,34 +273,63 @@ export class Catalog {
     );
     const lockKeys = [...entities.values()].map((e) => sheetKey(e.spreadsheet_config));
     return this.#writes.run(lockKeys, async () => {
-      const plans = await this.#planWrites(writes, entities, relationships, options);
-      // A write to several entities takes back what it wrote when a later entity fails, so it needs
-      // an adapter that can overwrite cells; a write to one entity is all or nothing by itself.
-      const undoable = plans.filter((p) => p.rows.length > 0 || p.mode === 'replace').length > 1;
-      if (undoable && !this.#sheets.write)
-        throw new ValidationError([
-          {
-            code: 'unsupported',
-            path: 'writes',
-            message:
-              'this spreadsheet adapter cannot overwrite cells, so a write to several entities could not be taken back if one failed; write them one by one',
-          },
-        ]);
-      const written: Record<string, number> = {};
-      const undos: { entity: string; undo: Undo }[] = [];
-      try {
-        for (const plan of plans) {
-          options.signal?.throwIfAborted();
-          const undo = await this.#commit(plan, options, undoable);
-          if (undo) undos.push({ entity: plan.entity.name, undo });
-          written[plan.entity.name] = (written[plan.entity.name] ?? 0) + plan.rows.length;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.#writeOnce(writes, entities, relationships, options);
+        } catch (error) {
+          if (!(error instanceof SheetError && error.code === 'rows_moved')) throw error;
+          for (const name of entities.keys()) this.#cache.delete(name);
+          if (attempt >= MOVED_ATTEMPTS)
+            throw new WriteRejectedError(
+              [
+                {
+                  code: 'rows_moved',
+                  path: '',
+                  message: `${error.message}, ${MOVED_ATTEMPTS} times in a row`,
+                },
+              ],
+              { cause: error, conflict: true },
+            );
         }
-      } catch (error) {
-        await undoPlans(undos, error);
-        throw error;
       }
-      return { written };
     });
+  }
+
+  async #writeOnce(
+    writes: readonly EntityWrite[],
+    entities: Map<string, Entity>,
+    relationships: Relationship[],
+    options: CallOptions,
+  ): Promise<WriteResult> {
+    const plans = await this.#planWrites(writes, entities, relationships, options);
+    // A write to several entities takes back what it wrote when a later entity fails, so it needs
+    // an adapter that can overwrite cells; a write to one entity is all or nothing by itself.
+    const undoable = plans.filter((p) => planSize(p) > 0 || p.mode === 'replace').length > 1;
+    if (undoable && !this.#sheets.write)
+      throw new ValidationError([
+        {
+          code: 'unsupported',
+          path: 'writes',
+          message:
+            'this spreadsheet adapter cannot overwrite cells, so a write to several entities could not be taken back if one failed; write them one by one',
+        },
+      ]);
+    const keyed = plans.find((p) => isKeyed(p.mode));
+    if (keyed && !this.#sheets.update) throw cannotUpdate(keyed.mode);
+    const written: Record<string, number> = {};
+    const undos: { entity: string; undo: Undo }[] = [];
+    try {
+      for (const plan of plans) {
+        options.signal?.throwIfAborted();
+        const undo = await this.#commit(plan, options, undoable);
+        if (undo) undos.push({ entity: plan.entity.name, undo });
+        written[plan.entity.name] = (written[plan.entity.name] ?? 0) + planSize(plan);
+      }
+    } catch (error) {
+      await undoPlans(undos, error);
+      throw error;
+    }
+    return { written };
   }
 
   /** Drops cached tables (all, or one entity's), so the next read goes to the spreadsheet. */
@@ -271,83 +353,30 @@ export class Catalog {
   ): Promise<WritePlan[]> {
     const issues: Issue[] = [];
     const plans: WritePlan[] = [];
-    const pending = new Map<string, unknown[][]>();
     for (const w of writes) {
       const entity = entities.get(w.entity)!;
-      const loaded = await this.#load(entity, options);
       const mode = w.mode ?? 'append';
-      const rows = coerceRows(entity, w.rows, issues);
-      const keyColumns = entity.primary_key.map((k) => entity.columns.findIndex((c) => c.name === k));
-      const seen = new Map<string, string>();
-      if (mode === 'append') {
-        for (let i = 0; i < loaded.table.length; i++) {
-          const row = tableRow(loaded.table, i);
-          seen.set(keyOf(row, keyColumns), `existing row ${i + 1}`);
-        }
-      }
-      for (const earlier of pending.get(entity.name) ?? [])
-        seen.set(keyOf(earlier, keyColumns), 'an earlier row of this write');
-      rows.forEach((row, i) => {
-        if (!row) return;
-        const key = keyOf(row, keyColumns);
-        if (keyColumns.some((c) => row[c] === null)) {
-          issues.push({
-            code: 'null_key',
-            path: `${entity.name}[${i}]`,
-            message: `row ${i + 1} of "${entity.name}" has an empty primary key column (${entity.primary_key.join(', ')})`,
-          });
-          return;
-        }
-        const clash = seen.get(key);
-        if (clash) {
-          issues.push({
-            code: 'duplicate_key',
-            path: `${entity.name}[${i}]`,
-            message: `row ${i + 1} of "${entity.name}" repeats primary key ${describeKey(entity.primary_key, keyColumns, row)} of ${clash}`,
-          });
-        } else {
-          seen.set(key, `row ${i + 1} of this write`);
-        }
-      });
-      const good = rows.filter((r): r is unknown[] => r !== undefined);
-      pending.set(entity.name, [...(pending.get(entity.name) ?? []), ...good]);
-      plans.push({ entity, mode, rows: good, loaded, original: rows });
-    }
-    // Enforced foreign keys: each source row must match a target row (existing, or written in this same write).
-    for (const plan of plans) {
-      for (const rel of relationships) {
-        if (rel.source_entity !== plan.entity.name) continue;
-        const target =
-          entities.get(rel.target_entity) ?? (await this.#storage.get<Entity>('entities', rel.target_entity));
-        if (!target) continue;
-        const targetTable = (await this.#load(target, options)).table;
-        const targetColumns = rel.foreign_key_config.target_columns.map((c) =>
-          target.columns.findIndex((t) => t.name === c),
-        );
-        const sourceColumns = rel.foreign_key_config.source_columns.map((c) =>
-          plan.entity.columns.findIndex((s) => s.name === c),
-        );
-        const known = new Set<string>();
-        const replacing = plans.some((p) => p.entity.name === target.name && p.mode === 'replace');
-        if (!replacing)
-          for (let i = 0; i < targetTable.length; i++)
-            known.add(keyOf(tableRow(targetTable, i), targetColumns));
-        for (const row of pending.get(target.name) ?? []) known.add(keyOf(row, targetColumns));
-        plan.original.forEach((row, i) => {
-          if (!row) return;
-          // SQL MATCH SIMPLE: a key with an empty column is not checked.
-          if (sourceColumns.some((c) => row[c] === null)) return;
-          if (!known.has(keyOf(row, sourceColumns))) {
-            issues.push({
-              code: 'foreign_key',
-              path: `${plan.entity.name}[${i}]`,
-              message: `row ${i + 1} of "${plan.entity.name}" has ${describeKey(rel.foreign_key_config.source_columns, sourceColumns, row)}, which matches no row of "${target.name}" on (${rel.foreign_key_config.target_columns.join(', ')}) (relationship "${rel.name}")`,
-            });
-          }
+      const earlier = plans.filter((p) => p.entity.name === entity.name);
+      if (earlier.some((p) => p.mode !== 'append') || (earlier.length > 0 && mode !== 'append')) {
+        issues.push({
+          code: 'repeated_entity',
+          path: entity.name,
+          message: `"${entity.name}" is written twice in one write; only appends may repeat an entity`,
         });
+        continue;
       }
+      const loaded = await this.#load(entity, options);
+      const before = earlier.flatMap((p) => p.rows);
+      plans.push(planEntityWrite(entity, mode, w.rows, loaded, before, issues));
     }
-    if (issues.length > 0) throw new WriteRejectedError(issues);
+    issues.push(
+      ...(await foreignKeyIssues(plans, relationships, async (name) => {
+        const entity = entities.get(name) ?? (await this.#storage.get<Entity>('entities', name));
+        return entity && { entity, table: (await this.#load(entity, options)).table };
+      })),
+    );
+    if (issues.length > 0)
+      throw new WriteRejectedError(issues, { conflict: issues.every((i) => CONFLICTS.has(i.code)) });
     return plans;
   }
 
@@ -356,13 +385,27 @@ export class Catalog {
     const { entity, loaded } = plan;
     const config = entity.spreadsheet_config;
     const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
-    const undo = await commitPlan(this.#sheets, plan, options, undoable);
-    const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
-    const base =
-      plan.mode === 'replace'
-        ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]) }
-        : loaded;
-    this.#cache.set(entity.name, { ...base, table: appendRows(base.table, plan.rows), revision });
+    const keyed = isKeyed(plan.mode);
+    if (keyed) this.#cache.delete(entity.name);
+    const undo = keyed
+      ? await commitKeyed(this.#sheets, plan, options, undoable)
+      : await commitPlan(this.#sheets, plan, options, undoable);
+    if (!keyed) {
+      const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
+      const base =
+        plan.mode === 'replace'
+          ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]), keyCells: [] }
+          : loaded;
+      const keyCells = plan.rows.map((row) =>
+        keyColumns(entity).map((c) => cellFromValue(entity.columns[c]!.type, row[c])),
+      );
+      this.#cache.set(entity.name, {
+        ...base,
+        table: appendRows(base.table, plan.rows),
+        keyCells: [...base.keyCells, ...keyCells],
+        revision,
+      });
+    }
     if (!undo) return undefined;
     return async () => {
       this.#cache.delete(entity.name);
@@ -383,11 +426,15 @@ export class Catalog {
     const table = mapSheet(entity, cells);
     const header = cells[0] ?? [];
     const indexes = headerIndexes(entity, header);
+    const keyAt = keyColumns(entity).map((c) => indexes[c]!);
+    const keyCells: CellValue[][] = new Array(table.length);
+    for (let r = 0; r < table.length; r++) keyCells[r] = keyAt.map((h) => cells[r + 1]?.[h] ?? null);
     const loaded: LoadedSheet = {
       table,
       headerIndexes: indexes,
       headerWidth: Math.max(header.length, ...indexes.map((i) => i + 1)),
       revision,
+      keyCells,
     };
     if (revision !== undefined) this.#cache.set(entity.name, loaded);
     return loaded;

@@ -338,6 +338,28 @@ export async function startFakeSheets(): Promise<FakeSheets> {
           ...Array.from({ length: count }, () => []),
         );
         sheet.rowCount += count;
+      } else if (request.deleteDimension) {
+        const { range } = request.deleteDimension;
+        const sheet = byId(range.sheetId ?? 0, `${where}.deleteDimension`);
+        if (range.dimension !== 'ROWS')
+          throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'fake supports ROWS deletes only');
+        const start = range.startIndex ?? 0;
+        const end = range.endIndex ?? sheet.rowCount;
+        if (!(end > start) || start < 0 || end > sheet.rowCount) {
+          throw new FakeHttpError(
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid ${where}.deleteDimension: range is not valid`,
+          );
+        }
+        if (end - start >= sheet.rowCount)
+          throw new FakeHttpError(
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid ${where}.deleteDimension: You can't delete all the rows on the sheet.`,
+          );
+        sheet.cells.splice(start, end - start);
+        sheet.rowCount -= end - start;
       } else if (request.appendDimension) {
         const { sheetId, dimension, length } = request.appendDimension;
         const sheet = byId(sheetId ?? 0, `${where}.appendDimension`);
