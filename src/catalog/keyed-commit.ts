@@ -19,7 +19,7 @@ import { keyColumns, type WritePlan } from './write-plan.js';
 
 /**
  * Writes a keyed plan. With `undoable`, also returns how to take it back: old cells written again,
- * deleted rows inserted again (as read before), appended rows emptied. @internal
+ * deleted rows inserted again (whole sheet rows, as read before), appended rows emptied. @internal
  */
 export async function commitKeyed(
   sheets: SpreadsheetAdapter,
@@ -76,7 +76,7 @@ export async function commitKeyed(
     // Deleted rows go back where they were, top down, each as it was read.
     const order = deleteRows.map((row, i) => ({ row, cells: deleted[i]! })).sort((a, b) => a.row - b.row);
     for (const { row, cells: values } of order)
-      await sheets.append({ ...ref, row, col: config.origin.col, values: [values] });
+      await sheets.append({ ...ref, row, col: 0, values: [values.length > 0 ? values : [null]] });
   };
 }
 
@@ -139,7 +139,7 @@ function sheetRow(plan: WritePlan, row: readonly unknown[]): CellValue[] {
   return cells;
 }
 
-/** The cells of the rows about to be deleted (the table's width), to insert them again on undo. */
+/** The whole sheet rows about to be deleted, to insert them again on undo. */
 async function readRows(
   sheets: SpreadsheetAdapter,
   plan: WritePlan,
@@ -150,19 +150,7 @@ async function readRows(
   const config = plan.entity.spreadsheet_config;
   const top = Math.min(...rows);
   const height = Math.max(...rows) - top + 1;
-  const width = plan.loaded.headerWidth;
-  const [box = []] = await sheets.read(
-    [
-      {
-        spreadsheet_id: config.spreadsheet_id,
-        sheet_name: config.sheet_name,
-        row: top,
-        col: config.origin.col,
-        rows: height,
-        cols: width,
-      },
-    ],
-    options,
-  );
-  return rows.map((row) => Array.from({ length: width }, (_, i) => box[row - top]?.[i] ?? null));
+  const ref = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
+  const [box = []] = await sheets.read([{ ...ref, row: top, col: 0, rows: height }], options);
+  return rows.map((row) => (box[row - top] ?? []).map((cell) => cell ?? null));
 }
