@@ -29,6 +29,7 @@ export {
 export {
   l2,
   getEntity,
+  writeEntity,
   atlasGet,
   transform,
   request,

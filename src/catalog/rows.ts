@@ -1,10 +1,35 @@
 import type { Issue } from '../errors/index.js';
-import type { Entity } from '../schema/index.js';
+import type { Entity, WriteRows } from '../schema/index.js';
 import { brokenNumberRule } from '../schema/number-rules.js';
+import { setOwn } from '../schema/own.js';
 import { coerceCell } from './sheet-mapping.js';
 
 /** Rows to write to one entity: objects keyed by column name, or arrays in column order. */
 export type EntityRows = readonly (Readonly<Record<string, unknown>> | readonly unknown[])[];
+
+/** Columns of a data table as given: names, or objects with a `name`. */
+type TableColumns = readonly (string | { name: string })[];
+
+/**
+ * The rows of a data table as objects keyed by column name (a missing cell is `null`), the way the
+ * catalog takes them.
+ */
+export function tableRowObjects(table: {
+  columns: TableColumns;
+  rows: readonly (readonly unknown[])[];
+}): Record<string, unknown>[] {
+  const names = table.columns.map((column) => (typeof column === 'string' ? column : column.name));
+  return table.rows.map((row) => {
+    const out: Record<string, unknown> = {};
+    names.forEach((name, i) => setOwn(out, name, row[i] ?? null));
+    return out;
+  });
+}
+
+/** Rows to write as the catalog takes them: a data table becomes objects, arrays stay as they are. */
+export function entityRowsOf(rows: WriteRows): EntityRows {
+  return Array.isArray(rows) ? rows : tableRowObjects(rows);
+}
 
 /** A written row, coerced: values in column order, and which columns the caller gave. @internal */
 export interface CoercedRow {
