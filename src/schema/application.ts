@@ -225,25 +225,23 @@ function screenValues(
     }));
   if (component.type === 'datagrid')
     return (component.datagrid.operation?.filters ?? []).flatMap((filter, f) =>
-      [filter.value]
-        .flat()
-        .flatMap((value, v) =>
-          typeof value === 'string'
-            ? [
-                {
-                  at: [
-                    'datagrid',
-                    'operation',
-                    'filters',
-                    f,
-                    'value',
-                    ...(Array.isArray(filter.value) ? [v] : []),
-                  ],
-                  value,
-                },
-              ]
-            : [],
-        ),
+      [filter.value].flat().flatMap((value, v) =>
+        typeof value === 'string'
+          ? [
+              {
+                at: [
+                  'datagrid',
+                  'operation',
+                  'filters',
+                  f,
+                  'value',
+                  ...(Array.isArray(filter.value) ? [v] : []),
+                ],
+                value,
+              },
+            ]
+          : [],
+      ),
     );
   return [];
 }
