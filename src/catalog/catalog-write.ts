@@ -167,8 +167,12 @@ async function planWrites(
       continue;
     }
     const loaded = await deps.cache.load(entity, options);
-    const before = earlier.flatMap((p) => p.rows);
-    plans.push(planEntityWrite(entity, mode, w.rows, loaded, before, issues));
+    const plan = planEntityWrite(entity, mode, w.rows, loaded, earlier[0]?.rows ?? [], issues);
+    // Appends to one entity become one plan, so their rows land in order after the data.
+    if (earlier[0]) {
+      earlier[0].rows.push(...plan.rows);
+      earlier[0].inputs.push(...plan.inputs);
+    } else plans.push(plan);
   }
   issues.push(
     ...(await foreignKeyIssues(plans, relationships, async (name) => {

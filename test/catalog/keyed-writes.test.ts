@@ -247,6 +247,30 @@ describe('delete', () => {
   });
 });
 
+describe('one write to several parts', () => {
+  it('may append to an entity twice, but not write it twice by key', async () => {
+    const engine = await setUp();
+    const error = await rejection(
+      engine.catalog.write([
+        { entity: 'customers', rows: [{ id: 1, city: 'Oxford' }], mode: 'update' },
+        { entity: 'customers', rows: [{ id: 1 }], mode: 'delete' },
+      ]),
+    );
+    expect(error.issues).toEqual([
+      {
+        code: 'repeated_entity',
+        path: 'customers',
+        message: '"customers" is written twice in one write; only appends may repeat an entity',
+      },
+    ]);
+    await engine.catalog.write([
+      { entity: 'customers', rows: [{ id: 7, name: 'G' }] },
+      { entity: 'customers', rows: [{ id: 8, name: 'H' }] },
+    ]);
+    expect((await rows(engine, 'customers'))!.map((r) => r[0])).toEqual([1, 2, 3, 7, 8]);
+  });
+});
+
 describe('writes by key and other writers', () => {
   it('plans again when another writer moved the rows between the check and the write', async () => {
     const memory = sheets();
