@@ -24,6 +24,7 @@ import {
   SendMessageInputSchema,
   UploadFileInputSchema,
   WorkflowSchema,
+  WriteEntityInputSchema,
 } from '../src/schema/index.js';
 
 /** Root of the repository. */
@@ -99,6 +100,12 @@ export const RESOURCES: readonly Resource[] = [
     title: 'UploadFileInput',
     description: 'Input of <file store>/files/upload_file.',
     schema: UploadFileInputSchema,
+  },
+  {
+    file: 'write-entity-input',
+    title: 'WriteEntityInput',
+    description: 'Input of catalog/action/write_entity.',
+    schema: WriteEntityInputSchema,
   },
   {
     file: 'send-message-input',

@@ -42,10 +42,19 @@ export interface Application {
                 step?: number;
               };
             }[];
-            job: {
-              type: 'sync';
-              workflow_name: string;
-            };
+            job:
+              | {
+                  type: 'sync';
+                  workflow_name: string;
+                }
+              | {
+                  type: 'write';
+                  entity_name: string;
+                  write_mode: 'append' | 'upsert' | 'update' | 'delete';
+                  key?: {
+                    [k: string]: string;
+                  };
+                };
             do?: {
               type: 'redirect';
               redirect_data: {
@@ -63,6 +72,35 @@ export interface Application {
           datagrid: {
             entity_name: string;
             page_size?: number;
+            operation?: {
+              select_columns?: {
+                column: string;
+                alias?: string;
+              }[];
+              filters?: {
+                column: string;
+                operator:
+                  | 'EQUALS'
+                  | 'NOT_EQUALS'
+                  | 'GREATER_THAN'
+                  | 'GREATER_THAN_OR_EQUALS'
+                  | 'LESS_THAN'
+                  | 'LESS_THAN_OR_EQUALS'
+                  | 'CONTAINS'
+                  | 'STARTS_WITH'
+                  | 'ENDS_WITH'
+                  | 'IN'
+                  | 'NOT_IN'
+                  | 'IS_NULL'
+                  | 'IS_NOT_NULL';
+                value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
+                value?: unknown;
+              }[];
+              order_by?: {
+                column: string;
+                direction: 'ASC' | 'DESC';
+              }[];
+            };
           };
         }
       | {

@@ -15,6 +15,12 @@ export interface Entity {
   columns: {
     name: string;
     type: 'NUMBER' | 'STRING' | 'BOOLEAN' | 'DATE' | 'DATETIME';
+    number?: {
+      min?: number;
+      max?: number;
+      step?: number;
+      latin_numbering?: boolean;
+    };
   }[];
   /**
    * @minItems 1

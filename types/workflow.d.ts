@@ -99,7 +99,7 @@ export interface Workflow {
           )[];
           output_entities?: {
             name: string;
-            write_mode: 'append' | 'replace';
+            write_mode: 'append' | 'replace' | 'upsert' | 'update' | 'delete';
           }[];
         };
       }

@@ -7,6 +7,7 @@ export {
   type StubBehaviour,
 } from './registry.js';
 export { getEntityAction } from './get-entity.js';
+export { writeEntityAction } from './write-entity.js';
 export { dummyTaskAction } from './dummy-task.js';
 export { sendMessageAction } from './send-message.js';
 export { createPdfAction } from './create-pdf.js';

@@ -60,6 +60,34 @@ export interface WriteRequest extends SheetRef {
   values: CellValue[][];
 }
 
+/** A run of cells on one row: `values` from zero-based `col` on. */
+export interface CellRun {
+  /** Zero-based row. */
+  row: number;
+  /** Zero-based column of the first value. */
+  col: number;
+  /** The cells, left to right; `null` is an empty cell. */
+  values: CellValue[];
+}
+
+/**
+ * One change to a sheet, applied whole or not at all (used by writes by key: update, upsert,
+ * delete). Row numbers are those of the sheet before the change: the cells are written first,
+ * then the rows deleted.
+ */
+export interface UpdateRequest extends SheetRef {
+  /** Cells overwritten in place, as raw values (never evaluated as formulas); `null` empties a cell. */
+  cells: CellRun[];
+  /** Zero-based rows deleted whole; the rows below move up. */
+  deleteRows: number[];
+  /**
+   * Cells that must hold exactly these values (as `read` returns them, an empty cell `null`) when
+   * the change is applied. When one differs, nothing changes and the call throws a `SheetError`
+   * with code `rows_moved`: another writer moved or changed the rows in between.
+   */
+  expect: CellRun[];
+}
+
 /**
  * Spreadsheets: where entity rows live. Required: batched range reads and row inserts.
  * A missing spreadsheet or sheet is a `SheetError` with code `sheet_not_found`.
@@ -71,6 +99,11 @@ export interface SpreadsheetAdapter {
   append(request: AppendRequest, options?: CallOptions): MaybePromise<void>;
   /** Optional: overwrites values in a range (needed for `write_mode: replace`). */
   write?(request: WriteRequest, options?: CallOptions): MaybePromise<void>;
+  /**
+   * Optional: overwrites cells and deletes rows as one change, after checking `expect` (needed
+   * for writes by key: `update`, `upsert`, `delete`). All of it is applied, or none of it.
+   */
+  update?(request: UpdateRequest, options?: CallOptions): MaybePromise<void>;
   /**
    * Optional: a token that changes whenever the sheet's content changes. When present, the
    * engine keeps the mapped table between reads and re-reads only when the token changes.

@@ -9,6 +9,7 @@ import {
 import type { AppHost } from './host.js';
 import { itemProperty } from './form.js';
 import { AppRuntime } from './runtime.js';
+import { gridIssues, writeFormIssues } from './check-entities.js';
 
 /**
  * Application configurations, reached as `engine.applications`. A config is validated against the
@@ -26,8 +27,9 @@ export class Applications {
 
   /**
    * Stores (or replaces) an application config, after checking it against the catalog and the
-   * workflows: forms name existing workflows and their items match the workflow's input, grids name
-   * existing entities, redirects go to screens of the same app.
+   * workflows: forms name existing workflows and their items match the workflow's input (or write
+   * an existing entity, items filling its columns and its whole key), grids name existing entities
+   * and their columns, redirects go to screens of the same app.
    * @throws {@link ValidationError} with every problem and its path.
    */
   async put(name: string, config: unknown): Promise<{ application: Application; created: boolean }> {
@@ -72,26 +74,23 @@ export class Applications {
     if (!shape.ok) throw new ValidationError(shape.issues);
     const application = shape.value;
     const issues: Issue[] = [];
-    const entities = new Set((await this.#host.catalog.listEntities()).map((e) => e.name));
+    const entities = new Map((await this.#host.catalog.listEntities()).map((e) => [e.name, e]));
     const workflows = new Map((await this.#host.workflows.list()).map((w) => [w.name, w]));
     application.screens.forEach((screen, s) =>
       screen.components.forEach((row, r) =>
         row.forEach((component, c) => {
           const at = `screens[${s}].components[${r}][${c}]`;
-          if (component.type === 'datagrid' && !entities.has(component.datagrid.entity_name)) {
-            issues.push({
-              code: 'unknown_entity',
-              path: `${at}.datagrid.entity_name`,
-              message: `grid "${component.name}" names entity "${component.datagrid.entity_name}", which does not exist`,
-            });
-          }
-          if (component.type === 'form') {
-            const workflow = workflows.get(component.form.job.workflow_name);
+          if (component.type === 'datagrid') issues.push(...gridIssues(component, entities, at));
+          if (component.type === 'form' && component.form.job.type === 'write')
+            issues.push(...writeFormIssues(component, component.form.job, entities, at));
+          if (component.type === 'form' && component.form.job.type === 'sync') {
+            const job = component.form.job;
+            const workflow = workflows.get(job.workflow_name);
             if (!workflow) {
               issues.push({
                 code: 'unknown_workflow',
                 path: `${at}.form.job.workflow_name`,
-                message: `form "${component.name}" runs workflow "${component.form.job.workflow_name}", which does not exist`,
+                message: `form "${component.name}" runs workflow "${job.workflow_name}", which does not exist`,
               });
             } else {
               issues.push(

@@ -1,6 +1,7 @@
 import { formatIssue, type Issue } from '../errors/index.js';
 import type { FormItem } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
+import { brokenNumberRule } from '../schema/number-rules.js';
 import { keyPath } from '../json-schema/describe.js';
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -68,20 +69,8 @@ function coerceNumber(item: FormItem, text: string): ItemResult {
   const value = NUMBER.test(text) ? Number(text) : Number.NaN;
   if (!Number.isFinite(value))
     return { code: 'invalid_number', message: `${label} must be a number, got "${text}"` };
-  const config = item.number_config ?? {};
-  if (config.min !== undefined && value < config.min)
-    return { code: 'too_small', message: `${label} must be at least ${config.min}` };
-  if (config.max !== undefined && value > config.max)
-    return { code: 'too_big', message: `${label} must be at most ${config.max}` };
-  if (config.step !== undefined) {
-    const steps = (value - (config.min ?? 0)) / config.step;
-    if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, Math.abs(steps))) {
-      return {
-        code: 'invalid_step',
-        message: `${label} must be a multiple of ${config.step}${config.min ? ` from ${config.min}` : ''}`,
-      };
-    }
-  }
+  const broken = brokenNumberRule(value, item.number_config ?? {});
+  if (broken) return { code: broken.code, message: `${label} ${broken.rule}` };
   return { value };
 }
 

@@ -10,8 +10,8 @@ import type { RunRecord } from '../schema/index.js';
 
 /** The engine as applications see it: what an application runtime is built on. */
 export interface AppHost {
-  /** Entity definitions and reads, for grids and config checks. */
-  readonly catalog: Pick<Catalog, 'getEntity' | 'listEntities'>;
+  /** Entity definitions, reads and writes: for grids, forms that write rows, and config checks. */
+  readonly catalog: Pick<Catalog, 'getEntity' | 'listEntities' | 'getDefinition' | 'write'>;
   /** Workflow definitions, for config checks. */
   readonly workflows: { list(): Promise<Workflow[]> };
   /** Where configs are stored, and the limits of form runs and grid pages. */

@@ -64,6 +64,18 @@ export function fillQueryParams(text: string, query: ScreenQuery): string {
   });
 }
 
+/**
+ * A config value that may hold `{{query_params.x}}` (a form's key, a grid's filter value), filled
+ * in: `missing` names the first query parameter the address lacks. @internal
+ */
+export function fillQueryValue(value: string, query: ScreenQuery): { value: string } | { missing: string } {
+  for (const match of value.matchAll(PLACEHOLDER)) {
+    const name = /^query_params\.(.+)$/.exec(match[1]!)?.[1];
+    if (name !== undefined && !Object.hasOwn(query, name)) return { missing: name };
+  }
+  return { value: fillQueryParams(value, query) };
+}
+
 /** True for a usable screen url: `.` and `..` would leave `/screens/` once a browser resolves them. @internal */
 export function isScreenName(url: string): boolean {
   return url !== '' && url !== '.' && url !== '..' && /^[A-Za-z0-9._~-]+$/.test(url);

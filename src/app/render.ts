@@ -135,7 +135,7 @@ function renderForm(form: ResolvedForm, context: RenderContext): string {
   }
   const fields = form.items.map((item, i) => renderItem(item, ids[i]!)).join('');
   const described = alert ? ` aria-describedby="${prefix}-error"` : '';
-  return `<div class="c-form"><form method="post" action="${escapeHtml(action)}" aria-label="${escapeHtml(form.name)}"${described}>${alert}${fields}<button type="submit">Submit</button></form></div>`;
+  return `<div class="c-form"><form method="post" action="${escapeHtml(action)}" aria-label="${escapeHtml(form.name)}"${described}>${alert}${fields}<button type="submit">${escapeHtml(form.submitLabel)}</button></form></div>`;
 }
 
 function renderItem(item: ResolvedFormItem, id: string): string {
@@ -150,16 +150,33 @@ function renderItem(item: ResolvedFormItem, id: string): string {
     return `<div class="field checkbox"><input type="checkbox" id="${id}" name="${name}" value="on"${checked}${invalid}>${label}${error}</div>`;
   }
   const attrs: string[] = [];
+  let hint = '';
   if (item.type === 'number') {
     const config = item.numberConfig ?? {};
     if (config.min !== undefined) attrs.push(`min="${config.min}"`);
     if (config.max !== undefined) attrs.push(`max="${config.max}"`);
     attrs.push(`step="${config.step ?? 'any'}"`);
+    hint = numberHint(config);
   }
   if (item.required) attrs.push('required');
   const type = item.type === 'number' ? 'number' : item.type === 'date' ? 'date' : 'text';
   const value = item.value !== null ? ` value="${escapeHtml(item.value)}"` : '';
-  return `<div class="field">${label}<input type="${type}" id="${id}" name="${name}"${value}${attrs.length > 0 ? ` ${attrs.join(' ')}` : ''}${invalid}>${error}</div>`;
+  return `<div class="field">${label}<input type="${type}" id="${id}" name="${name}"${value}${attrs.length > 0 ? ` ${attrs.join(' ')}` : ''}${invalid}>${hint}${error}</div>`;
+}
+
+/** The rules of a number field in words, shown under it: `From 1 to 100, in steps of 0.5.` */
+function numberHint(config: { min?: number; max?: number; step?: number }): string {
+  const { min, max, step } = config;
+  const range =
+    min !== undefined && max !== undefined
+      ? `From ${min} to ${max}`
+      : min !== undefined
+        ? `At least ${min}`
+        : max !== undefined
+          ? `At most ${max}`
+          : '';
+  const steps = step === undefined ? '' : `${range ? ', in' : 'In'} steps of ${step}`;
+  return range || steps ? `<p class="field-hint">${escapeHtml(`${range}${steps}.`)}</p>` : '';
 }
 
 function renderGrid(grid: ResolvedDatagrid, context: RenderContext): string {

@@ -1,24 +1,14 @@
 import { NotFoundError, ValidationError, isStepwireError, type Issue } from '../errors/index.js';
 import type { AppHost } from './host.js';
 import type { RunRecord } from '../schema/index.js';
-import type { Application, Component, Screen } from '../schema/index.js';
+import type { Application, Component, FormItem, Screen } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
 import { itemProperty } from './form.js';
 import { assignIssues, coerceForm } from './form.js';
 import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
-import type {
-  ResolvedComponent,
-  ResolvedDatagrid,
-  ResolvedForm,
-  ResolvedScreen,
-  ScreenQuery,
-  SubmitResult,
-} from './types.js';
-
-/** Rows per grid page when the config gives no `page_size`. */
-const DEFAULT_GRID_PAGE_SIZE = 20;
-/** Highest grid page number read from a query string; beyond it the grid is simply empty. */
-const MAX_GRID_PAGE = 1_000_000;
+import { resolveGrid } from './grid.js';
+import { prefill, submitWrite, writeItems } from './write-job.js';
+import type { ResolvedComponent, ResolvedForm, ResolvedScreen, ScreenQuery, SubmitResult } from './types.js';
 
 /** What a re-rendered form shows: the submitted values and the errors. */
 interface FormState {
@@ -101,11 +91,27 @@ export class AppRuntime {
       return { ok: false, reason, screen: await this.#resolve(screen, params, state), errors, run };
     };
 
+    const job = form.form.job;
+    if (job.type === 'write') {
+      const entity = await this.#host.catalog.getDefinition(job.entity_name);
+      const coerced = coerceForm(writeItems(items, entity, job), values);
+      if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
+      // A field sent empty empties its cell; a field not sent at all leaves its cell as it is.
+      for (const item of items) {
+        const property = itemProperty(item);
+        if (Object.hasOwn(values, property) && !Object.hasOwn(coerced.input, property))
+          setOwn(coerced.input, property, null);
+      }
+      const outcome = await submitWrite(this.#host, job, coerced.input, params);
+      if (!outcome.ok)
+        return failure(outcome.reason === 'invalid' ? 'invalid' : 'failed', outcome.issues, null);
+      return this.#redirect(screen, form, params, outcome.output, null, failure);
+    }
     const coerced = coerceForm(items, values);
     if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
     let run: RunRecord;
     try {
-      run = await this.#host.run(form.form.job.workflow_name, coerced.input, {
+      run = await this.#host.run(job.workflow_name, coerced.input, {
         timeoutMs: this.#host.options.limits.formRunTimeoutMs,
         traceparent: options.traceparent,
       });
@@ -119,12 +125,23 @@ export class AppRuntime {
       const message = run.error?.message ?? `the workflow ended ${run.status}`;
       return failure('failed', [{ code: run.error?.code ?? run.status, path: '', message }], run);
     }
-    const template = form.form.do?.redirect_data.url ?? `/screens/${screen.url}`;
+    return this.#redirect(screen, form, params, run.output, run, failure);
+  }
+
+  /** Where a form goes after its job succeeded: its `do` redirect, else the same screen. */
+  async #redirect(
+    screen: Screen,
+    form: Extract<Component, { type: 'form' }>,
+    params: ScreenQuery,
+    output: unknown,
+    run: RunRecord | null,
+    failure: (reason: 'redirect', errors: Issue[], run: RunRecord | null) => Promise<SubmitResult>,
+  ): Promise<SubmitResult> {
     try {
       const redirect = form.form.do
-        ? resolveRedirect(template, this.#screens, { output: run.output, query: params })
+        ? resolveRedirect(form.form.do.redirect_data.url, this.#screens, { output, query: params })
         : sameScreen(screen.url, params);
-      return { ok: true, redirect, run };
+      return { ok: true, redirect, run, output };
     } catch (error) {
       if (!isStepwireError(error)) throw error;
       return failure('redirect', [{ code: error.code, path: '', message: error.message }], run);
@@ -139,6 +156,26 @@ export class AppRuntime {
     const found = findComponent(this.#find(url), component);
     if (found?.type !== 'button') throw new NotFoundError('button', `${url}/${component}`);
     return resolveRedirect(found.button.event.redirect_data.url, this.#screens, { query: toQuery(query) });
+  }
+
+  /** A form with its items; a write form shows the row its key names until a submission failed. */
+  async #form(
+    component: Extract<Component, { type: 'form' }>,
+    query: ScreenQuery,
+    state: FormState | undefined,
+  ): Promise<ResolvedForm> {
+    const job = component.form.job;
+    if (job.type === 'sync') return resolveForm(component, component.form.form_items, state);
+    const entity = await this.#host.catalog.getDefinition(job.entity_name);
+    const items = writeItems(component.form.form_items, entity, job);
+    if (state) return resolveForm(component, items, state);
+    const shown = await prefill(this.#host, job, query);
+    return resolveForm(component, items, {
+      component: component.name,
+      values: shown.values ?? {},
+      itemErrors: new Map(),
+      formError: shown.error,
+    });
   }
 
   #find(url: string): Screen {
@@ -176,73 +213,27 @@ export class AppRuntime {
           href: resolveRedirect(component.button.event.redirect_data.url, this.#screens, { query }),
         };
       case 'form':
-        return resolveForm(component, state?.component === component.name ? state : undefined);
+        return this.#form(component, query, state?.component === component.name ? state : undefined);
       case 'datagrid':
-        return this.#grid(screen, component, query);
+        return resolveGrid(this.#host, screen, component, query);
     }
-  }
-
-  async #grid(
-    screen: Screen,
-    component: Extract<Component, { type: 'datagrid' }>,
-    query: ScreenQuery,
-  ): Promise<ResolvedDatagrid> {
-    const limits = this.#host.options.limits;
-    const pageSize = Math.min(component.datagrid.page_size ?? DEFAULT_GRID_PAGE_SIZE, limits.maxPageSize);
-    const pageKey = `${component.name}_page`;
-    const asked =
-      Object.hasOwn(query, pageKey) && /^\d{1,7}$/.test(query[pageKey]!) ? Number(query[pageKey]) : 1;
-    const page = Math.min(Math.max(asked, 1), MAX_GRID_PAGE);
-    const entity = component.datagrid.entity_name;
-    const read = await this.#host.catalog.getEntity({
-      entity_name: entity,
-      operation: {},
-      page_size: pageSize,
-      page_number: page,
-    });
-    const error = read.body.error?.is_error
-      ? (read.body.error.errors ?? ['the entity could not be read']).join('; ')
-      : null;
-    const rows = read.body.table.rows ?? [];
-    let hasNext = false;
-    if (!error && rows.length === pageSize) {
-      const probe = await this.#host.catalog.getEntity({
-        entity_name: entity,
-        operation: {},
-        page_size: 1,
-        page_number: page * pageSize + 1,
-      });
-      hasNext = (probe.body.table.rows?.length ?? 0) > 0;
-    }
-    const hasPrevious = page > 1;
-    const hrefFor = (n: number) => pageHref(screen.url, query, pageKey, n);
-    return {
-      type: 'datagrid',
-      name: component.name,
-      entity,
-      columns: read.body.table.columns ?? [],
-      rows,
-      page,
-      pageSize,
-      hasPrevious,
-      hasNext,
-      previousHref: hasPrevious ? hrefFor(page - 1) : null,
-      nextHref: hasNext ? hrefFor(page + 1) : null,
-      error,
-    };
   }
 }
 
 function resolveForm(
   component: Extract<Component, { type: 'form' }>,
+  items: readonly FormItem[],
   state: FormState | undefined,
 ): ResolvedForm {
+  const job = component.form.job;
   return {
     type: 'form',
     name: component.name,
-    workflow: component.form.job.workflow_name,
+    workflow: job.type === 'sync' ? job.workflow_name : null,
+    entity: job.type === 'write' ? job.entity_name : null,
+    submitLabel: job.type === 'sync' ? 'Submit' : job.write_mode === 'delete' ? 'Delete' : 'Save',
     error: state?.formError ?? null,
-    items: component.form.form_items.map((item) => {
+    items: items.map((item) => {
       const property = itemProperty(item);
       const value = state && Object.hasOwn(state.values, property) ? String(state.values[property]) : null;
       const config = item.number_config;
@@ -290,14 +281,6 @@ function toQuery(query: ScreenQuery | URLSearchParams | undefined): ScreenQuery 
 
 function sameScreen(url: string, query: ScreenQuery): string {
   const search = new URLSearchParams(Object.entries(query)).toString();
-  return `/screens/${url}${search ? `?${search}` : ''}`;
-}
-
-function pageHref(url: string, query: ScreenQuery, key: string, page: number): string {
-  const params = new URLSearchParams(Object.entries(query));
-  if (page <= 1) params.delete(key);
-  else params.set(key, String(page));
-  const search = params.toString();
   return `/screens/${url}${search ? `?${search}` : ''}`;
 }
 

@@ -34,6 +34,7 @@ form { border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem; back
 .field.checkbox label { margin: 0; }
 .field input[type="checkbox"] { width: 1.125rem; height: 1.125rem; margin: 0; }
 .field input[aria-invalid="true"] { border-color: var(--error); border-width: 2px; }
+.field-hint { color: var(--muted); font-size: 0.9375rem; margin: 0.25rem 0 0; }
 .field-error { color: var(--error); font-size: 0.9375rem; margin: 0.25rem 0 0; }
 .form-error { color: var(--error); background: var(--error-soft); border: 1px solid var(--error);
   border-radius: 6px; padding: 0.75rem 1rem; margin: 0 0 1rem; }

@@ -40,8 +40,12 @@ export interface ResolvedForm {
   type: 'form';
   /** Component name; also the last path segment of the form's POST address. */
   name: string;
-  /** The workflow the form runs. */
-  workflow: string;
+  /** The workflow the form runs (a `sync` job), or null. */
+  workflow: string | null;
+  /** The entity the form writes a row of (a `write` job), or null. */
+  entity: string | null;
+  /** The text of the submit button: `Submit` (a workflow), `Save` (a row), `Delete` (a delete). */
+  submitLabel: string;
   /** The form items, in config order. */
   items: ResolvedFormItem[];
   /** A problem with the whole form (a failed run), or null. */
@@ -112,13 +116,19 @@ export type SubmitResult =
       ok: true;
       /** App-relative address to go to next (`/screens/<url>?...`), values URL-encoded. */
       redirect: string;
-      /** The run the form started. */
-      run: RunRecord;
+      /** The run the form started; null for a form that writes a row. */
+      run: RunRecord | null;
+      /**
+       * What `{{output.x}}` of the redirect took its values from: the workflow's output, or for a
+       * form that writes a row, the row's values and `written`.
+       */
+      output: unknown;
     }
   | {
       ok: false;
       /**
-       * Why: `invalid` (a value is wrong, nothing ran), `failed` (the workflow failed), `redirect`
+       * Why: `invalid` (a value is wrong or the row conflicts, nothing ran or was written), `failed`
+       * (the workflow or the write failed), `redirect`
        * (the workflow succeeded but the redirect could not be built, e.g. an output is missing).
        */
       reason: 'invalid' | 'failed' | 'redirect';

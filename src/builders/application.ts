@@ -4,6 +4,8 @@ import {
   type Application,
   type Component,
   type FormItem,
+  type Operation,
+  type WriteJob,
 } from '../schema/index.js';
 import type { EntityRef } from './relationship.js';
 
@@ -33,25 +35,37 @@ export function text(contents: string, options: { name?: string; type?: string }
 export interface FormOptions {
   /** Component name, used in the form's submit address. */
   name?: string;
-  /** The fields; each fills the workflow input property named by its `name`, else its `label`. */
+  /** The fields; each fills the workflow input property (or the column) named by its `name`, else its `label`. */
   items: FormItem[];
-  /** Name of the workflow started (synchronously) on submit. */
-  workflow: string;
+  /** Name of the workflow started (synchronously) on submit; or give `write`. */
+  workflow?: string;
+  /**
+   * Instead of a workflow: the row the form writes, e.g.
+   * `{ entity_name: 'customers', write_mode: 'update', key: { id: '{{query_params.id}}' } }`.
+   * With `key`, the form shows the row its screen's address names and writes back to it.
+   */
+  write?: Omit<WriteJob, 'type'>;
   /** Where to go after the workflow succeeds; may use `{{output.<field>}}`. */
   redirect?: ScreenRedirect;
 }
 
 /**
- * A `form` component: its items start the named workflow, then redirect.
+ * A `form` component: its items start the named workflow (or write one row), then redirect.
  * @example
  * ```ts
  * form({ items: [{ label: 'amount', type: 'number', required: true }], workflow: 'create_order', redirect: '/screens/order?id={{output.id}}' })
+ * form({ items: [{ label: 'City', name: 'city', type: 'text' }], write: { entity_name: 'customers', write_mode: 'update', key: { id: '{{query_params.id}}' } } })
  * ```
  */
 export function form(options: FormOptions): ComponentDef {
+  if ((options.workflow === undefined) === (options.write === undefined))
+    throw new TypeError('form needs either workflow (a workflow to run) or write (a row to write)');
   const body: Extract<Component, { type: 'form' }>['form'] = {
     form_items: options.items.map((item) => ({ ...item })),
-    job: { type: 'sync', workflow_name: options.workflow },
+    job:
+      options.write === undefined
+        ? { type: 'sync', workflow_name: options.workflow! }
+        : { type: 'write', ...options.write },
   };
   if (options.redirect !== undefined)
     body.do = { type: 'redirect', redirect_data: { url: options.redirect } };
@@ -59,21 +73,22 @@ export function form(options: FormOptions): ComponentDef {
 }
 
 /**
- * A `datagrid` component: shows an entity page by page.
+ * A `datagrid` component: shows an entity page by page; `operation` filters and orders its rows,
+ * and its filter values may be `{{query_params.x}}`.
  * @example
  * ```ts
- * datagrid('orders', { page_size: 20 })
+ * datagrid('orders', { page_size: 20, operation: { filters: [{ column: 'customer_id', operator: 'EQUALS', value_type: 'NUMBER', value: '{{query_params.customer}}' }] } })
  * ```
  */
 export function datagrid(
   entity: EntityRef,
-  options: { name?: string; page_size?: number } = {},
+  options: { name?: string; page_size?: number; operation?: Operation } = {},
 ): ComponentDef {
-  const name = typeof entity === 'string' ? entity : entity.name;
-  const body =
-    options.page_size === undefined
-      ? { entity_name: name }
-      : { entity_name: name, page_size: options.page_size };
+  const body: Extract<Component, { type: 'datagrid' }>['datagrid'] = {
+    entity_name: typeof entity === 'string' ? entity : entity.name,
+  };
+  if (options.page_size !== undefined) body.page_size = options.page_size;
+  if (options.operation !== undefined) body.operation = options.operation;
   return withName({ type: 'datagrid', formatting: {}, datagrid: body }, options.name);
 }
 

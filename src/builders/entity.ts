@@ -3,6 +3,7 @@ import {
   parse,
   type ColumnType,
   type Entity,
+  type EntityColumn,
   type SpreadsheetConfig,
 } from '../schema/index.js';
 
@@ -12,7 +13,7 @@ export type EntityDefinition<Name extends string = string, Columns extends strin
   'name' | 'columns' | 'primary_key'
 > & {
   name: Name;
-  columns: Array<{ name: Columns; type: ColumnType }>;
+  columns: Array<Omit<EntityColumn, 'name'> & { name: Columns }>;
   primary_key: Columns[];
 };
 
@@ -32,7 +33,7 @@ export interface SheetOptions {
 interface EntityState {
   readonly name: string;
   readonly description: string | undefined;
-  readonly columns: ReadonlyArray<{ name: string; type: ColumnType }>;
+  readonly columns: ReadonlyArray<EntityColumn>;
   readonly primaryKey: readonly string[];
   readonly sheet: SpreadsheetConfig | undefined;
 }
@@ -59,9 +60,18 @@ export class EntityBuilder<Name extends string = string, Columns extends string 
     return new EntityBuilder({ ...this.#state, description: text });
   }
 
-  /** Declares a column; its name becomes usable in {@link EntityBuilder.primaryKey} and relationships. */
-  column<const C extends string>(name: C, type: ColumnType): EntityBuilder<Name, Columns | C> {
-    return new EntityBuilder({ ...this.#state, columns: [...this.#state.columns, { name, type }] });
+  /**
+   * Declares a column; its name becomes usable in {@link EntityBuilder.primaryKey} and relationships.
+   * A `NUMBER` column may carry rules (`{ number: { min: 0, step: 0.5 } }`) that every write keeps.
+   */
+  column<const C extends string>(
+    name: C,
+    type: ColumnType,
+    rules: Pick<EntityColumn, 'number'> = {},
+  ): EntityBuilder<Name, Columns | C> {
+    const column: EntityColumn =
+      rules.number === undefined ? { name, type } : { name, type, number: rules.number };
+    return new EntityBuilder({ ...this.#state, columns: [...this.#state.columns, column] });
   }
 
   /** Sets the primary key: one or more declared column names. */
@@ -88,7 +98,7 @@ export class EntityBuilder<Name extends string = string, Columns extends string 
     const { name, description, columns, primaryKey, sheet } = this.#state;
     const body: Record<string, unknown> = { name };
     if (description !== undefined) body['description'] = description;
-    body['columns'] = columns.map((c) => ({ name: c.name, type: c.type }));
+    body['columns'] = columns.map((c) => ({ ...c }));
     body['primary_key'] = [...primaryKey];
     if (sheet !== undefined) body['spreadsheet_config'] = sheet;
     return parse(EntitySchema, body, `entity "${name}"`) as EntityDefinition<Name, Columns>;

@@ -30,6 +30,7 @@ export {
 export {
   l2,
   getEntity,
+  writeEntity,
   atlasGet,
   transform,
   request,

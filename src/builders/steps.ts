@@ -1,4 +1,4 @@
-import type { StepBaseBody, StepBody, StepBodyOf } from '../schema/index.js';
+import type { StepBaseBody, StepBody, StepBodyOf, WriteMode } from '../schema/index.js';
 import type { ColumnsOf, EntityRef } from './relationship.js';
 
 /** `l2_data` of a step, as written. */
@@ -113,6 +113,27 @@ export function getEntity<const E extends EntityRef>(
 }
 
 /**
+ * An `l2` step running `catalog/action/write_entity`: writes rows to an entity in a write mode
+ * (`delete` takes keys). `rows` may be a reference such as `{{read.body.table}}`. Its output is
+ * `{ written }`.
+ * @example
+ * ```ts
+ * writeEntity('invoices', 'update', [{ id: '{{input.id}}', status: 'sent' }])
+ * ```
+ */
+export function writeEntity<const E extends EntityRef>(
+  entity: E,
+  write_mode: WriteMode,
+  rows: ReadonlyArray<Partial<Record<ColumnsOf<E>, unknown>>> | `{{${string}}}`,
+): StepDef<never> {
+  const input_data = { entity_name: nameOf(entity), write_mode, rows };
+  return {
+    type: 'l2',
+    l2_data: { provider: 'catalog', module: 'action', action: 'write_entity', input_data, metadata: {} },
+  };
+}
+
+/**
  * An `atlas` `get` step: reads one entity; later steps use `{{<step>.table}}`.
  * @example
  * ```ts
@@ -141,7 +162,7 @@ export interface TransformOptions {
   /** Entities the script reads with `getEntity(name)`: names, definitions, builders, or `{{...}}` references. */
   inputs: readonly EntityRef[];
   /** Entities the script writes with `writeEntity(name, rows)`; a name means `write_mode: 'append'`. */
-  outputs: ReadonlyArray<EntityRef | { name: string; write_mode: 'append' | 'replace' }>;
+  outputs: ReadonlyArray<EntityRef | { name: string; write_mode: WriteMode }>;
 }
 
 /**

@@ -1,19 +1,10 @@
-import type {
-  CallOptions,
-  CellValue,
-  SheetRef,
-  SpreadsheetAdapter,
-  StorageAdapter,
-} from '../adapters/types.js';
+import type { CallOptions, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
 import {
   ConflictError,
-  LimitError,
   NotFoundError,
   ValidationError,
-  WriteRejectedError,
   formatIssue,
   isStepwireError,
-  type Issue,
 } from '../errors/index.js';
 import {
   EntitySchema,
@@ -28,10 +19,11 @@ import {
 } from '../schema/index.js';
 import { executeRead } from '../query/index.js';
 import { KeyedLock } from '../locks/keyed-lock.js';
+import { writeEntities, type EntityWrite, type WriteResult, type WriterDeps } from './catalog-write.js';
 import { redefinitionIssues, relationshipIssues } from './relationships.js';
-import { coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
-import { commitPlan, undoPlans, type LoadedSheet, type Undo, type WritePlan } from './sheet-commit.js';
-import { appendRows, headerIndexes, mapSheet, tableRow, type EntityTable } from './sheet-mapping.js';
+import type { EntityRows } from './rows.js';
+import { SheetCache } from './sheet-cache.js';
+import type { EntityTable } from './sheet-mapping.js';
 
 /** Limits the catalog needs. @internal */
 export interface CatalogLimits {
@@ -42,21 +34,7 @@ export interface CatalogLimits {
 
 export type { EntityRows };
 
-/** One entity's part of an all-or-nothing write. */
-export interface EntityWrite {
-  /** Entity name. */
-  entity: string;
-  /** Rows to write. */
-  rows: EntityRows;
-  /** `append` adds rows after the last data row; `replace` replaces every data row. @default "append" */
-  mode?: 'append' | 'replace';
-}
-
-/** What a write did, per entity. */
-export interface WriteResult {
-  /** Rows written, by entity name. */
-  written: Record<string, number>;
-}
+export type { EntityWrite, WriteResult };
 
 /** Whether `upsertEntity` created the entity or replaced it. */
 export interface UpsertResult {
@@ -72,11 +50,10 @@ export interface UpsertResult {
  */
 export class Catalog {
   #storage: StorageAdapter;
-  #sheets: SpreadsheetAdapter;
   #limits: CatalogLimits;
   #ready: () => Promise<void>;
-  #cache = new Map<string, LoadedSheet>();
-  #writes = new KeyedLock();
+  #cache: SheetCache;
+  #writer: WriterDeps;
 
   /** @internal */
   constructor(deps: {
@@ -86,9 +63,18 @@ export class Catalog {
     ready: () => Promise<void>;
   }) {
     this.#storage = deps.storage;
-    this.#sheets = deps.spreadsheets;
     this.#limits = deps.limits;
     this.#ready = deps.ready;
+    this.#cache = new SheetCache(deps.spreadsheets);
+    this.#writer = {
+      storage: deps.storage,
+      sheets: deps.spreadsheets,
+      cache: this.#cache,
+      lock: new KeyedLock(),
+      maxRowsPerWrite: deps.limits.maxRowsPerWrite,
+      relationships: async () =>
+        (await this.listRelationships()).filter((r) => r.foreign_key_config.enforce_foreign_key),
+    };
   }
 
   /**
@@ -100,7 +86,7 @@ export class Catalog {
     const entity = parse(EntitySchema, definition, 'entity');
     const stored = await this.#storage.put('entities', entity.name, entity, { ifAbsent: true });
     if (!stored) throw new ConflictError('entity', entity.name);
-    this.#cache.delete(entity.name);
+    this.#cache.forget(entity.name);
     return entity;
   }
 
@@ -117,7 +103,7 @@ export class Catalog {
       if (issues.length > 0) throw new ValidationError(issues);
     }
     await this.#storage.put('entities', entity.name, entity);
-    this.#cache.delete(entity.name);
+    this.#cache.forget(entity.name);
     return { entity, created: !previous };
   }
 
@@ -177,7 +163,7 @@ export class Catalog {
         if (!shape.ok) return failure(shape.issues.map(formatIssue));
         return failure([`entity_name: entity "${String(name)}" does not exist`]);
       }
-      const loaded = await this.#load(entity, options);
+      const loaded = await this.#cache.load(entity, options);
       return executeRead(entity.name, loaded.table, input, this.#limits);
     } catch (error) {
       if (isStepwireError(error)) return failure([error.message]);
@@ -195,213 +181,74 @@ export class Catalog {
   }
 
   /**
+   * Writes rows by primary key: a row whose key exists changes in place (only the columns it
+   * gives; an object row may leave columns out), the others are appended. All or nothing.
+   * @example
+   * ```ts
+   * await engine.catalog.upsert('invoices', [{ id: 42, status: 'sent' }]);
+   * ```
+   * @throws {@link WriteRejectedError} naming every bad row (code `write_conflict` when every
+   *   problem is a key conflict); nothing is written then.
+   */
+  async upsert(name: string, rows: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
+    return this.write([{ entity: name, rows, mode: 'upsert' }], options);
+  }
+
+  /**
+   * Changes rows by primary key, in place: only the columns each row gives are written. Every key
+   * must exist. All or nothing.
+   * @throws {@link WriteRejectedError} with code `write_conflict` when a key is missing.
+   */
+  async update(name: string, rows: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
+    return this.write([{ entity: name, rows, mode: 'update' }], options);
+  }
+
+  /**
+   * Deletes rows by primary key (`keys`: objects of the primary-key columns); the rows below move
+   * up. Every key must exist, and no row an enforced foreign key references may go. All or nothing.
+   * @example
+   * ```ts
+   * await engine.catalog.delete('orders', [{ order_id: 10 }]);
+   * ```
+   * @throws {@link WriteRejectedError} with code `write_conflict` naming a missing key, or the
+   *   referencing entity and row.
+   */
+  async delete(name: string, keys: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
+    return this.write([{ entity: name, rows: keys, mode: 'delete' }], options);
+  }
+
+  /**
    * Writes to several entities at once, all or nothing: every row of every entity is checked
    * before the first row is written, and when writing a later entity fails, the rows already
-   * written to the earlier ones are taken back (overwritten with what was there before).
+   * written to the earlier ones are taken back (overwritten with what was there before). Rows are
+   * found by key under the per-sheet lock; when another writer moved them meanwhile, the write is
+   * planned again (up to three times).
+   * @throws {@link WriteRejectedError} naming every bad row; nothing is written then.
+   */
+  /**
+   * Writes to several entities at once, all or nothing: every row of every entity is checked
+   * before the first row is written, and when writing a later entity fails, the rows already
+   * written to the earlier ones are taken back (overwritten with what was there before). Rows are
+   * found by key under the per-sheet lock; when another writer moved them meanwhile, the write is
+   * planned again (up to three times).
    * @throws {@link WriteRejectedError} naming every bad row; nothing is written then.
    */
   async write(writes: readonly EntityWrite[], options: CallOptions = {}): Promise<WriteResult> {
     await this.#ready();
-    const entities = new Map<string, Entity>();
-    for (const w of writes) {
-      const entity = await this.#storage.get<Entity>('entities', w.entity);
-      if (!entity) throw new NotFoundError('entity', w.entity);
-      entities.set(w.entity, entity);
-    }
-    const total = writes.reduce((n, w) => n + w.rows.length, 0);
-    if (total > this.#limits.maxRowsPerWrite) {
-      throw new LimitError(
-        'maxRowsPerWrite',
-        `${total} rows exceed the limit of ${this.#limits.maxRowsPerWrite} rows per write (limits.maxRowsPerWrite)`,
-      );
-    }
-    const relationships = (await this.listRelationships()).filter(
-      (r) => r.foreign_key_config.enforce_foreign_key,
-    );
-    const lockKeys = [...entities.values()].map((e) => sheetKey(e.spreadsheet_config));
-    return this.#writes.run(lockKeys, async () => {
-      const plans = await this.#planWrites(writes, entities, relationships, options);
-      // A write to several entities takes back what it wrote when a later entity fails, so it needs
-      // an adapter that can overwrite cells; a write to one entity is all or nothing by itself.
-      const undoable = plans.filter((p) => p.rows.length > 0 || p.mode === 'replace').length > 1;
-      if (undoable && !this.#sheets.write)
-        throw new ValidationError([
-          {
-            code: 'unsupported',
-            path: 'writes',
-            message:
-              'this spreadsheet adapter cannot overwrite cells, so a write to several entities could not be taken back if one failed; write them one by one',
-          },
-        ]);
-      const written: Record<string, number> = {};
-      const undos: { entity: string; undo: Undo }[] = [];
-      try {
-        for (const plan of plans) {
-          options.signal?.throwIfAborted();
-          const undo = await this.#commit(plan, options, undoable);
-          if (undo) undos.push({ entity: plan.entity.name, undo });
-          written[plan.entity.name] = (written[plan.entity.name] ?? 0) + plan.rows.length;
-        }
-      } catch (error) {
-        await undoPlans(undos, error);
-        throw error;
-      }
-      return { written };
-    });
+    return writeEntities(this.#writer, writes, options);
   }
 
   /** Drops cached tables (all, or one entity's), so the next read goes to the spreadsheet. */
   invalidate(entityName?: string): void {
-    if (entityName === undefined) this.#cache.clear();
-    else this.#cache.delete(entityName);
+    this.#cache.forget(entityName);
   }
 
   /** The mapped table of an entity (read through the cache). @internal */
   async table(name: string, options: CallOptions = {}): Promise<{ entity: Entity; table: EntityTable }> {
     await this.#ready();
     const entity = await this.getDefinition(name);
-    return { entity, table: (await this.#load(entity, options)).table };
+    return { entity, table: (await this.#cache.load(entity, options)).table };
   }
-
-  async #planWrites(
-    writes: readonly EntityWrite[],
-    entities: Map<string, Entity>,
-    relationships: Relationship[],
-    options: CallOptions,
-  ): Promise<WritePlan[]> {
-    const issues: Issue[] = [];
-    const plans: WritePlan[] = [];
-    const pending = new Map<string, unknown[][]>();
-    for (const w of writes) {
-      const entity = entities.get(w.entity)!;
-      const loaded = await this.#load(entity, options);
-      const mode = w.mode ?? 'append';
-      const rows = coerceRows(entity, w.rows, issues);
-      const keyColumns = entity.primary_key.map((k) => entity.columns.findIndex((c) => c.name === k));
-      const seen = new Map<string, string>();
-      if (mode === 'append') {
-        for (let i = 0; i < loaded.table.length; i++) {
-          const row = tableRow(loaded.table, i);
-          seen.set(keyOf(row, keyColumns), `existing row ${i + 1}`);
-        }
-      }
-      for (const earlier of pending.get(entity.name) ?? [])
-        seen.set(keyOf(earlier, keyColumns), 'an earlier row of this write');
-      rows.forEach((row, i) => {
-        if (!row) return;
-        const key = keyOf(row, keyColumns);
-        if (keyColumns.some((c) => row[c] === null)) {
-          issues.push({
-            code: 'null_key',
-            path: `${entity.name}[${i}]`,
-            message: `row ${i + 1} of "${entity.name}" has an empty primary key column (${entity.primary_key.join(', ')})`,
-          });
-          return;
-        }
-        const clash = seen.get(key);
-        if (clash) {
-          issues.push({
-            code: 'duplicate_key',
-            path: `${entity.name}[${i}]`,
-            message: `row ${i + 1} of "${entity.name}" repeats primary key ${describeKey(entity.primary_key, keyColumns, row)} of ${clash}`,
-          });
-        } else {
-          seen.set(key, `row ${i + 1} of this write`);
-        }
-      });
-      const good = rows.filter((r): r is unknown[] => r !== undefined);
-      pending.set(entity.name, [...(pending.get(entity.name) ?? []), ...good]);
-      plans.push({ entity, mode, rows: good, loaded, original: rows });
-    }
-    // Enforced foreign keys: each source row must match a target row (existing, or written in this same write).
-    for (const plan of plans) {
-      for (const rel of relationships) {
-        if (rel.source_entity !== plan.entity.name) continue;
-        const target =
-          entities.get(rel.target_entity) ?? (await this.#storage.get<Entity>('entities', rel.target_entity));
-        if (!target) continue;
-        const targetTable = (await this.#load(target, options)).table;
-        const targetColumns = rel.foreign_key_config.target_columns.map((c) =>
-          target.columns.findIndex((t) => t.name === c),
-        );
-        const sourceColumns = rel.foreign_key_config.source_columns.map((c) =>
-          plan.entity.columns.findIndex((s) => s.name === c),
-        );
-        const known = new Set<string>();
-        const replacing = plans.some((p) => p.entity.name === target.name && p.mode === 'replace');
-        if (!replacing)
-          for (let i = 0; i < targetTable.length; i++)
-            known.add(keyOf(tableRow(targetTable, i), targetColumns));
-        for (const row of pending.get(target.name) ?? []) known.add(keyOf(row, targetColumns));
-        plan.original.forEach((row, i) => {
-          if (!row) return;
-          // SQL MATCH SIMPLE: a key with an empty column is not checked.
-          if (sourceColumns.some((c) => row[c] === null)) return;
-          if (!known.has(keyOf(row, sourceColumns))) {
-            issues.push({
-              code: 'foreign_key',
-              path: `${plan.entity.name}[${i}]`,
-              message: `row ${i + 1} of "${plan.entity.name}" has ${describeKey(rel.foreign_key_config.source_columns, sourceColumns, row)}, which matches no row of "${target.name}" on (${rel.foreign_key_config.target_columns.join(', ')}) (relationship "${rel.name}")`,
-            });
-          }
-        });
-      }
-    }
-    if (issues.length > 0) throw new WriteRejectedError(issues);
-    return plans;
-  }
-
-  /** Writes one plan and keeps the cached table in step with what is now in the sheet. */
-  async #commit(plan: WritePlan, options: CallOptions, undoable: boolean): Promise<Undo | undefined> {
-    const { entity, loaded } = plan;
-    const config = entity.spreadsheet_config;
-    const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
-    const undo = await commitPlan(this.#sheets, plan, options, undoable);
-    const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
-    const base =
-      plan.mode === 'replace'
-        ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]) }
-        : loaded;
-    this.#cache.set(entity.name, { ...base, table: appendRows(base.table, plan.rows), revision });
-    if (!undo) return undefined;
-    return async () => {
-      this.#cache.delete(entity.name);
-      await undo();
-    };
-  }
-
-  async #load(entity: Entity, options: CallOptions): Promise<LoadedSheet> {
-    const config = entity.spreadsheet_config;
-    const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
-    const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
-    const cached = this.#cache.get(entity.name);
-    if (cached && revision !== undefined && cached.revision === revision) return cached;
-    const [cells = []] = await this.#sheets.read(
-      [{ ...ref, row: config.origin.row, col: config.origin.col }],
-      options,
-    );
-    const table = mapSheet(entity, cells);
-    const header = cells[0] ?? [];
-    const indexes = headerIndexes(entity, header);
-    const loaded: LoadedSheet = {
-      table,
-      headerIndexes: indexes,
-      headerWidth: Math.max(header.length, ...indexes.map((i) => i + 1)),
-      revision,
-    };
-    if (revision !== undefined) this.#cache.set(entity.name, loaded);
-    return loaded;
-  }
-}
-
-function headerCells(entity: Entity, loaded: LoadedSheet): CellValue[] {
-  const header: CellValue[] = new Array<CellValue>(loaded.headerWidth).fill(null);
-  entity.columns.forEach((column, c) => (header[loaded.headerIndexes[c]!] = column.name));
-  return header;
-}
-
-function sheetKey(config: Entity['spreadsheet_config']): string {
-  return `${config.spreadsheet_id}\u0000${config.sheet_name}`;
 }
 
 function failure(errors: string[]): GetEntityOutput {

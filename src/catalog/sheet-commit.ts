@@ -5,26 +5,8 @@
  */
 import type { CallOptions, CellValue, SheetRef, SpreadsheetAdapter } from '../adapters/types.js';
 import { StepwireError, ValidationError } from '../errors/index.js';
-import type { Entity } from '../schema/index.js';
-import { cellFromValue, type EntityTable } from './sheet-mapping.js';
-
-/** A sheet as the catalog last read it. @internal */
-export interface LoadedSheet {
-  table: EntityTable;
-  /** Column positions of the header row, relative to the origin column, by entity column order. */
-  headerIndexes: number[];
-  headerWidth: number;
-  revision: string | number | undefined;
-}
-
-/** One entity's checked rows, ready to be written. @internal */
-export interface WritePlan {
-  entity: Entity;
-  mode: 'append' | 'replace';
-  rows: unknown[][];
-  loaded: LoadedSheet;
-  original: (unknown[] | undefined)[];
-}
+import { cellFromValue } from './sheet-mapping.js';
+import type { WritePlan } from './write-plan.js';
 
 /** Puts the cells back as they were before a committed plan. @internal */
 export type Undo = () => Promise<void> | void;

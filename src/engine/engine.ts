@@ -1,5 +1,6 @@
 import { ActionRegistry, type ActionDefinition } from '../actions/registry.js';
 import { getEntityAction } from '../actions/get-entity.js';
+import { writeEntityAction } from '../actions/write-entity.js';
 import { dummyTaskAction } from '../actions/dummy-task.js';
 import { sendMessageAction } from '../actions/send-message.js';
 import { createPdfAction } from '../actions/create-pdf.js';
@@ -85,10 +86,14 @@ export class Engine {
     this.options = resolveOptions(options);
     const files = this.options.files;
     const builtins = new Map<string, ActionDefinition>(
-      [getEntityAction, dummyTaskAction, sendMessageAction, createPdfAction, runWorkflowAction].map((a) => [
-        `${a.provider}/${a.module}/${a.action}`,
-        a as ActionDefinition,
-      ]),
+      [
+        getEntityAction,
+        writeEntityAction,
+        dummyTaskAction,
+        sendMessageAction,
+        createPdfAction,
+        runWorkflowAction,
+      ].map((a) => [`${a.provider}/${a.module}/${a.action}`, a as ActionDefinition]),
     );
     this.actions = new ActionRegistry((provider, module, action) => {
       const builtin = builtins.get(`${provider}/${module}/${action}`);

@@ -17,7 +17,7 @@ import { TriggerSchema, check, type Trigger } from '../schema/index.js';
 /** A stored trigger: its definition and when it was created (schedules fire only slots after it). */
 export type StoredTrigger = Trigger & { created_at: string };
 
-/** What the registry checks a trigger against. @internal */
+/** What the registry checks a trigger against: the engine, seen through a narrow window. */
 export interface TriggerChecks {
   /** Whether a workflow of that name exists. */
   hasWorkflow(name: string): Promise<boolean>;

@@ -76,16 +76,27 @@ export class SheetError extends StepwireError {
   }
 }
 
-/** A write broke a rule (type, primary key, foreign key); nothing was written. */
+/**
+ * A write broke a rule (type, primary key, foreign key); nothing was written. Its code is
+ * `write_conflict` when every problem is a conflict with what the sheet holds (a key taken, a key
+ * missing, a row still referenced), else `write_rejected`.
+ */
 export class WriteRejectedError extends StepwireError {
   /** Always `"WriteRejectedError"`, so guards also work across package copies. */
   override name = 'WriteRejectedError';
   constructor(
     /** Every rule broken, each naming the entity, row and key. */
     readonly issues: Issue[],
-    options?: StepwireErrorOptions,
+    options?: StepwireErrorOptions & {
+      /** True when every problem is a conflict with the sheet's rows (code `write_conflict`). */
+      conflict?: boolean;
+    },
   ) {
-    super('write_rejected', `Nothing was written: ${formatIssues(issues)}`, options);
+    super(
+      options?.conflict ? 'write_conflict' : 'write_rejected',
+      `Nothing was written: ${formatIssues(issues)}`,
+      options,
+    );
   }
 }
 

@@ -17,6 +17,7 @@ export interface ErrorAnswer {
  * | --- | --- | --- |
  * | `validation_failed` | 400 | {@link ValidationError}: the input is invalid; every issue is listed |
  * | `write_rejected` | 400 | {@link WriteRejectedError}: a write broke a rule; every issue is listed |
+ * | `write_conflict` | 409 | {@link WriteRejectedError}: a key taken or missing, a row still referenced |
  * | `not_found` | 404 | {@link NotFoundError} |
  * | `conflict` | 409 | {@link ConflictError} |
  * | `limit_exceeded` | 422, or 413 when the limit is on what the caller sent (its `limit` starts with `http.`) | {@link LimitError} |
@@ -30,6 +31,7 @@ export interface ErrorAnswer {
 export const ERROR_CODES: Readonly<Record<string, ErrorAnswer>> = {
   validation_failed: { status: 400, title: 'Bad Request' },
   write_rejected: { status: 400, title: 'Bad Request' },
+  write_conflict: { status: 409, title: 'Conflict' },
   not_found: { status: 404, title: 'Not Found' },
   conflict: { status: 409, title: 'Conflict' },
   limit_exceeded: { status: 422, title: 'Unprocessable Content' },

@@ -4,7 +4,10 @@ import {
   GetEntityOutputSchema,
   ReadEntityBodySchema,
   RelationshipSchema,
+  WriteEntityOutputSchema,
+  WriteRowsBodySchema,
 } from '../schema/index.js';
+import { entityRowsOf } from '../catalog/rows.js';
 import { defineRoute, json, nameParam } from './route.js';
 
 const enc = encodeURIComponent;
@@ -101,6 +104,33 @@ export const CATALOG_ROUTES = [
         { signal: request.signal },
       );
       return json(200, output);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/catalog/entities/{name}/rows',
+    name: 'catalog.writeRows',
+    summary: 'Write rows of an entity (append, upsert, update, delete, replace)',
+    description:
+      'Writes all the rows or none. `write_mode` defaults to `append`; `upsert`, `update` and `delete` find rows by primary key (for `delete`, `rows` are objects of the key columns). A key taken, a key missing or a row still referenced by an enforced foreign key is a 409; a bad row (unknown column, wrong type, a broken column rule) a 400.',
+    params: nameParam('Entity'),
+    body: {
+      media: 'json',
+      schema: WriteRowsBodySchema,
+      required: true,
+      validate: true,
+      description: 'The write mode and the rows: objects, arrays in column order, or a data table.',
+    },
+    responses: { 200: { description: 'Rows written (or deleted).', schema: WriteEntityOutputSchema } },
+    problems: [400, 404, 409, 413, 415, 422],
+    action: async ({ engine, request, params, body }) => {
+      await engine.catalog.getDefinition(params.name); // 404 before the body is read
+      const { write_mode, rows } = await body();
+      const result = await engine.catalog.write(
+        [{ entity: params.name, rows: entityRowsOf(rows), mode: write_mode ?? 'append' }],
+        { signal: request.signal },
+      );
+      return json(200, { written: result.written[params.name] ?? 0 });
     },
   }),
 ] as const;

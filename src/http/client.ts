@@ -12,6 +12,7 @@ import type {
   Workflow,
   TriggerBody,
   WorkflowInputBody,
+  WriteRowsBody,
 } from '../schema/index.js';
 import { createCallRoute } from './call-route.js';
 
@@ -58,6 +59,8 @@ export interface StepwireClient {
   getEntityDefinition(name: string): Promise<Entity>;
   /** `POST /catalog/entities/{name}/read`: the get_entity read; data errors come back in `body.error`. */
   readEntity(name: string, body?: ReadEntityBody): Promise<GetEntityOutput>;
+  /** `POST /catalog/entities/{name}/rows`: writes rows (append, upsert, update, delete, replace), all or nothing. */
+  writeRows(name: string, body: WriteRowsBody): Promise<{ written: number }>;
   /** `POST /workflows`: creates a workflow. */
   createWorkflow(workflow: WorkflowInputBody): Promise<Workflow>;
   /** `PUT /workflows/{name}`: creates or replaces a workflow (named by `workflow.name`). */
@@ -168,6 +171,7 @@ export function createClient(options: ClientOptions): StepwireClient {
     listEntities: () => value(call('catalog.listEntities', {})),
     getEntityDefinition: (name) => value(call('catalog.getEntityDefinition', { params: { name } })),
     readEntity: (name, body = {}) => value(call('catalog.readEntity', { params: { name }, body })),
+    writeRows: (name, body) => value(call('catalog.writeRows', { params: { name }, body })),
     createWorkflow: (workflow) => value(call('workflows.create', { body: workflow })),
     replaceWorkflow: async (workflow) => {
       const request = { params: { name: workflow.name }, body: workflow };

@@ -109,6 +109,7 @@ const FINAL_CODES = new Set([
   'validation_failed',
   'non_retryable',
   'write_rejected',
+  'write_conflict',
   'reference_error',
   'not_found',
   'conflict',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WRITE_MODES } from './steps/atlas.js';
 
 /** Variable value types of `create_pdf`: a `TABLE` value is a data table rendered into the document. */
 export const PDF_VALUE_TYPES = ['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE'] as const;
@@ -61,6 +62,44 @@ export const RunWorkflowInputSchema = z.object({
   workflow_name: z.string().min(1),
   input: z.unknown().optional(),
 });
+
+/** Rows to write: objects keyed by column name, arrays in column order, or a data table. */
+export const WriteRowsSchema = z.union(
+  [
+    z.array(z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]), {
+      error: 'rows must be an array of objects (or of arrays in column order)',
+    }),
+    z.object({
+      columns: z.array(z.union([z.string(), z.object({ name: z.string() }).loose()])),
+      rows: z.array(z.array(z.unknown())),
+    }),
+  ],
+  { error: 'rows must be an array of objects, or a data table { columns, rows }' },
+);
+
+/**
+ * Input of `catalog/action/write_entity`: rows written to one entity in a write mode (for
+ * `delete`, the rows are keys: objects of the primary-key columns).
+ */
+export const WriteEntityInputSchema = z.object({
+  entity_name: z.string().min(1),
+  /** @default "append" */
+  write_mode: z.enum(WRITE_MODES).optional(),
+  rows: WriteRowsSchema,
+});
+
+/** Body of `POST /catalog/entities/{name}/rows`: a write mode and the rows. */
+export const WriteRowsBodySchema = WriteEntityInputSchema.omit({ entity_name: true });
+
+/** Output of `write_entity` (and answer of `POST /catalog/entities/{name}/rows`): rows written. */
+export const WriteEntityOutputSchema = z.object({ written: z.number().int() });
+
+/** Input of `write_entity`. */
+export type WriteEntityInput = z.infer<typeof WriteEntityInputSchema>;
+/** Body of `POST /catalog/entities/{name}/rows`. */
+export type WriteRowsBody = z.input<typeof WriteRowsBodySchema>;
+/** Rows to write: objects, arrays in column order, or a data table. */
+export type WriteRows = z.infer<typeof WriteRowsSchema>;
 
 /** Input of `create_pdf`. */
 export type CreatePdfInput = z.infer<typeof CreatePdfInputSchema>;

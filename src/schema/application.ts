@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { NameSchema } from './entity.js';
+import { OperationSchema } from './get-entity.js';
 
 /** Form item types: the kind of value a form field takes. */
 export const FORM_ITEM_TYPES = ['number', 'text', 'string', 'boolean', 'date'] as const;
@@ -43,24 +44,46 @@ export const TextComponentSchema = z.object({
   text: z.object({ contents: z.string(), type: z.string().optional() }),
 });
 
-/** A `form` component: its items, the workflow it starts, and where it goes after. */
+/** Write modes a form's `write` job may use. */
+export const FORM_WRITE_MODES = ['append', 'upsert', 'update', 'delete'] as const;
+
+/** A form job that runs a workflow synchronously; the items fill its input. */
+export const SyncJobSchema = z.object({ type: z.literal('sync'), workflow_name: z.string().min(1) });
+
+/**
+ * A form job that writes one row of an entity: the items fill its columns. With `key` (each
+ * primary-key column to a value such as `{{query_params.id}}`), the form edits the row the screen's
+ * address names: it shows that row's values, and writes back to it.
+ */
+export const WriteJobSchema = z.object({
+  type: z.literal('write'),
+  entity_name: z.string().min(1),
+  write_mode: z.enum(FORM_WRITE_MODES),
+  key: z.record(z.string(), z.string()).optional(),
+});
+
+/** A `form` component: its items, its job (a workflow to run, or a row to write), and where it goes after. */
 export const FormComponentSchema = z.object({
   ...base,
   type: z.literal('form'),
   form: z.object({
     form_items: z.array(FormItemSchema),
-    job: z.object({ type: z.literal('sync'), workflow_name: z.string().min(1) }),
+    job: z.discriminatedUnion('type', [SyncJobSchema, WriteJobSchema]),
     do: RedirectSchema.optional(),
   }),
 });
 
-/** A `datagrid` component: shows an entity, page by page. */
+/**
+ * A `datagrid` component: shows an entity, page by page; `operation` (as the entity read takes
+ * it) selects, filters and orders its rows, and filter values may be `{{query_params.x}}`.
+ */
 export const DatagridComponentSchema = z.object({
   ...base,
   type: z.literal('datagrid'),
   datagrid: z.object({
     entity_name: z.string().min(1),
     page_size: z.number().int().min(1).max(1000).optional(),
+    operation: OperationSchema.optional(),
   }),
 });
 
@@ -134,6 +157,15 @@ export const ApplicationSchema = z
               'duplicate_component',
             );
           names.add(component.name);
+          for (const { at, value } of screenValues(component))
+            for (const match of value.matchAll(/\{\{([^{}]*)\}\}/g))
+              if (!/^query_params\.[^.[\]{}\s]+$/.test(match[1]!.trim()))
+                addIssue(
+                  ctx,
+                  [...path, ...at],
+                  `{{${match[1]!.trim()}}} is not allowed here; only {{query_params.<name>}}`,
+                  'invalid_placeholder',
+                );
           const redirect =
             component.type === 'button'
               ? { at: ['button', 'event'], url: component.button.event.redirect_data.url }
@@ -182,6 +214,38 @@ export const ApplicationSchema = z
     });
   });
 
+/** Values of a component that may hold `{{query_params.x}}`: a write job's key, a grid's filter values. */
+function screenValues(
+  component: z.infer<typeof ComponentSchema>,
+): { at: (string | number)[]; value: string }[] {
+  if (component.type === 'form' && component.form.job.type === 'write')
+    return Object.entries(component.form.job.key ?? {}).map(([column, value]) => ({
+      at: ['form', 'job', 'key', column],
+      value,
+    }));
+  if (component.type === 'datagrid')
+    return (component.datagrid.operation?.filters ?? []).flatMap((filter, f) =>
+      [filter.value].flat().flatMap((value, v) =>
+        typeof value === 'string'
+          ? [
+              {
+                at: [
+                  'datagrid',
+                  'operation',
+                  'filters',
+                  f,
+                  'value',
+                  ...(Array.isArray(filter.value) ? [v] : []),
+                ],
+                value,
+              },
+            ]
+          : [],
+      ),
+    );
+  return [];
+}
+
 /** An application configuration. */
 export type Application = z.infer<typeof ApplicationSchema>;
 /** A screen. */
@@ -190,3 +254,5 @@ export type Screen = z.infer<typeof ScreenSchema>;
 export type Component = z.infer<typeof ComponentSchema>;
 /** A form item. */
 export type FormItem = z.infer<typeof FormItemSchema>;
+/** A form's `write` job. */
+export type WriteJob = z.infer<typeof WriteJobSchema>;

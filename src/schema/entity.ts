@@ -15,10 +15,27 @@ export const NameSchema = z
   .max(200)
   .refine((s) => s.trim() === s, { message: 'must not start or end with spaces' });
 
+/**
+ * Rules of a `NUMBER` column, as the `number` config of a data-table column: written values must
+ * keep them (`step` counts from `min`, or from 0), and forms that edit the column show them.
+ */
+export const ColumnNumberRulesSchema = z.object({
+  /** Smallest value allowed. */
+  min: z.number().int().optional(),
+  /** Largest value allowed. */
+  max: z.number().int().optional(),
+  /** Values are `min + k * step` for a whole `k`. */
+  step: z.number().positive().optional(),
+  /** Shown with latin (ASCII) digits; kept for the data-table column shape, no effect on writes. */
+  latin_numbering: z.boolean().optional(),
+});
+
 /** A column definition of an entity. */
 export const EntityColumnSchema = z.object({
   name: NameSchema,
   type: z.enum(COLUMN_TYPES),
+  /** Rules of a `NUMBER` column's values. */
+  number: ColumnNumberRulesSchema.optional(),
 });
 
 /** Where an entity's rows live. `origin` is zero-based: `{row: 0, col: 0}` is cell A1. */
@@ -54,6 +71,24 @@ export const EntitySchema = z
           );
         }
         seen.add(column.name);
+      });
+      entity.columns.forEach((column, index) => {
+        if (column?.number === undefined) return;
+        if (column.type !== 'NUMBER')
+          addIssue(
+            ctx,
+            ['columns', index, 'number'],
+            `column "${column.name}" is ${column.type}; only NUMBER columns take a number config`,
+            'invalid',
+          );
+        const { min, max } = column.number;
+        if (min !== undefined && max !== undefined && min > max)
+          addIssue(
+            ctx,
+            ['columns', index, 'number'],
+            `column "${column.name}" has min ${min} above max ${max}`,
+            'invalid',
+          );
       });
       const keySeen = new Set<string>();
       entity.primary_key.forEach((key, index) => {

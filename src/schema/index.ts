@@ -7,6 +7,7 @@ export {
   COLUMN_TYPES,
   NameSchema,
   EntityColumnSchema,
+  ColumnNumberRulesSchema,
   SpreadsheetConfigSchema,
   EntitySchema,
   type ColumnType,
@@ -15,6 +16,7 @@ export {
   type SpreadsheetConfig,
 } from './entity.js';
 export * from './resource-name.js';
+export * from './number-rules.js';
 export * from './relationship.js';
 export * from './get-entity.js';
 export * from './steps/index.js';

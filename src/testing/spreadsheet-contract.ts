@@ -15,8 +15,8 @@ export interface SpreadsheetContractOptions {
   create(sheets: Record<string, CellValue[][]>): SpreadsheetAdapter | Promise<SpreadsheetAdapter>;
   /** Cleans up after each test. */
   dispose?(adapter: SpreadsheetAdapter): void | Promise<void>;
-  /** Abilities beyond the required ones. */
-  capabilities?: { write?: boolean };
+  /** Abilities beyond the required ones: `write` (overwrite a range), `update` (writes by key). */
+  capabilities?: { write?: boolean; update?: boolean };
   /** Tests to skip, each with the reason. */
   skip?: { reason: string; tests: string[] }[];
 }
@@ -118,6 +118,76 @@ export function describeSpreadsheetContract(options: SpreadsheetContractOptions)
         await adapter.write!({ ...ref('people'), row: 2, col: 1, values: [['Hopper', 8]] });
         const [rows] = await adapter.read([{ ...ref('people'), row: 2, col: 0, rows: 1 }]);
         expect(rows).toEqual([[2, 'Hopper', 8]]);
+      });
+    }
+
+    if (options.capabilities?.update) {
+      test('update overwrites cells and deletes rows as one change; rows below move up', async (adapter) => {
+        await adapter.update!({
+          ...ref('people'),
+          cells: [{ row: 1, col: 1, values: ['Ada L.', '=1+1'] }],
+          deleteRows: [2],
+          expect: [
+            { row: 1, col: 0, values: [1] },
+            { row: 2, col: 0, values: [2] },
+          ],
+        });
+        const [rows] = await adapter.read([{ ...ref('people'), row: 0, col: 0 }]);
+        expect(trim(rows!)).toEqual([
+          ['id', 'name', 'score'],
+          [1, 'Ada L.', '=1+1'],
+          [3, 'Linus', 7],
+        ]);
+      });
+
+      test('update changes nothing when an expected cell differs (rows_moved)', async (adapter) => {
+        const error = await Promise.resolve()
+          .then(() =>
+            adapter.update!({
+              ...ref('people'),
+              cells: [{ row: 1, col: 1, values: ['changed'] }],
+              deleteRows: [3],
+              expect: [{ row: 3, col: 0, values: [2] }],
+            }),
+          )
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(SheetError);
+        expect((error as SheetError).code).toBe('rows_moved');
+        expect((error as SheetError).location.cell).toBe('A4');
+        const [rows] = await adapter.read([{ ...ref('people'), row: 0, col: 0 }]);
+        expect(trim(rows!)).toEqual(trim(SEED['people']!));
+      });
+
+      test('through the engine: upsert, update and delete by key write only the entity cells', async (adapter) => {
+        const engine = new Engine({ spreadsheets: adapter });
+        await engine.catalog.registerEntity(offsetEntity);
+        await engine.catalog.upsert('offset', [
+          { id: 1, name: 'x2' },
+          { id: 2, name: 'y' },
+        ]);
+        await engine.catalog.update('offset', [{ id: 2, name: 'y2' }]);
+        const [mid] = await adapter.read([{ ...ref('offset'), row: 0, col: 0 }]);
+        expect(trim(mid!)).toEqual([
+          [],
+          [null, null, 'id', 'name', 'extra'],
+          [null, null, 1, 'x2', 'keep'],
+          [null, null, 2, 'y2'],
+          [],
+          [null, null, 'after the blank row'],
+        ]);
+        expect(await engine.catalog.delete('offset', [{ id: 1 }])).toEqual({ written: { offset: 1 } });
+        const missing = await engine.catalog
+          .update('offset', [{ id: 1, name: 'gone' }])
+          .catch((e: unknown) => e);
+        expect((missing as WriteRejectedError).code).toBe('write_conflict');
+        const [rows] = await adapter.read([{ ...ref('offset'), row: 0, col: 0 }]);
+        expect(trim(rows!)).toEqual([
+          [],
+          [null, null, 'id', 'name', 'extra'],
+          [null, null, 2, 'y2'],
+          [],
+          [null, null, 'after the blank row'],
+        ]);
       });
     }
 

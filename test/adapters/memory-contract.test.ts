@@ -8,7 +8,7 @@ import {
 describeSpreadsheetContract({
   name: 'MemorySpreadsheets',
   create: (sheets) => new MemorySpreadsheets({ contract: sheets }),
-  capabilities: { write: true },
+  capabilities: { write: true, update: true },
 });
 
 describeStorageContract({

@@ -117,7 +117,7 @@ describe('form submission', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.redirect).toBe('/screens/orders?customer=2&count=15');
-    expect(result.run.input).toEqual({ customer_id: 2 });
+    expect(result.run!.input).toEqual({ customer_id: 2 });
   });
 
   it('rejects "abc" for a number item, with the error on that item, and runs nothing', async () => {
@@ -154,14 +154,14 @@ describe('form submission', () => {
     ]);
     const ok = await app.submit('notes', 'add', { note: 'hi', amount: '2.5', due: '', comment: '' });
     if (!ok.ok) throw new Error(JSON.stringify(ok.errors));
-    expect(ok.run.input).toEqual({ note: 'hi', amount: 2.5, paid: false });
+    expect(ok.run!.input).toEqual({ note: 'hi', amount: 2.5, paid: false });
   });
 
   it('coerces booleans, dates and keeps to number_config', async () => {
     const { app } = await shop();
     const ok = await app.submit('notes', 'add', { note: 'x', amount: '10.5', paid: 'on', due: '2024-02-29' });
     if (!ok.ok) throw new Error(JSON.stringify(ok.errors));
-    expect(ok.run.input).toEqual({ note: 'x', amount: 10.5, paid: true, due: '2024-02-29' });
+    expect(ok.run!.input).toEqual({ note: 'x', amount: 10.5, paid: true, due: '2024-02-29' });
     const bad = await app.submit('notes', 'add', {
       note: 'x',
       amount: '10.25',

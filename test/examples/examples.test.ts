@@ -150,6 +150,8 @@ describe('examples/app with stepwire serve', () => {
     expect(screen).toContain('Invoice for Grace Hopper');
     expect(screen).toContain(`The PDF is at ${file}`);
     expect(screen).toContain('Make another invoice');
+    // The grid lists customer 2's one order (13) only, not customer 1's orders 10 to 12.
+    expect([...screen.matchAll(/<tr><td class="num">(\d+)<\/td>/g)].map((m) => m[1])).toEqual(['13']);
 
     const pdf = await fetch(file, { signal: AbortSignal.timeout(10_000) });
     expect(pdf.status).toBe(200);

@@ -57,6 +57,8 @@ export interface FakeHttp {
   url: string;
   requests: RecordedRequest[];
   faults: Fault[];
+  /** Called with each request as it arrives, before it is handled (e.g. another writer's change). */
+  arrivals: ((request: RecordedRequest) => void)[];
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function startFakeHttp(
 ): Promise<FakeHttp> {
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
+  const arrivals: ((request: RecordedRequest) => void)[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -82,6 +85,7 @@ export async function startFakeHttp(
     if (String(req.headers['content-type'] ?? '').includes('json'))
       request.json = JSON.parse(request.body.toString('utf8') || 'null');
     requests.push(request);
+    for (const arrival of arrivals) arrival(request);
     const index = faults.findIndex((fault) => !fault.match || fault.match(request));
     const fault = index >= 0 ? faults.splice(index, 1)[0] : undefined;
     let answer: FakeAnswer;
@@ -139,6 +143,7 @@ export async function startFakeHttp(
     url: `http://127.0.0.1:${port}/`,
     requests,
     faults,
+    arrivals,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -176,6 +181,8 @@ export interface FakeSheets extends FakeHttp {
   ): void;
   /** The sheet as held (cells trimmed of trailing empties, as Google reads them). */
   sheet(id: string, title: string): FakeSheet | undefined;
+  /** Changes a sheet directly, as another writer would (`cells` and `rowCount` may both change). */
+  edit(id: string, title: string, change: (sheet: FakeSheet) => void): void;
   /** Makes every request on a spreadsheet answer 403. */
   deny(id: string): void;
   /** Forgets requests, faults, spreadsheets and denials. */
@@ -338,6 +345,28 @@ export async function startFakeSheets(): Promise<FakeSheets> {
           ...Array.from({ length: count }, () => []),
         );
         sheet.rowCount += count;
+      } else if (request.deleteDimension) {
+        const { range } = request.deleteDimension;
+        const sheet = byId(range.sheetId ?? 0, `${where}.deleteDimension`);
+        if (range.dimension !== 'ROWS')
+          throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'fake supports ROWS deletes only');
+        const start = range.startIndex ?? 0;
+        const end = range.endIndex ?? sheet.rowCount;
+        if (!(end > start) || start < 0 || end > sheet.rowCount) {
+          throw new FakeHttpError(
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid ${where}.deleteDimension: range is not valid`,
+          );
+        }
+        if (end - start >= sheet.rowCount)
+          throw new FakeHttpError(
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid ${where}.deleteDimension: You can't delete all the rows on the sheet.`,
+          );
+        sheet.cells.splice(start, end - start);
+        sheet.rowCount -= end - start;
       } else if (request.appendDimension) {
         const { sheetId, dimension, length } = request.appendDimension;
         const sheet = byId(sheetId ?? 0, `${where}.appendDimension`);
@@ -488,12 +517,18 @@ export async function startFakeSheets(): Promise<FakeSheets> {
       while (cells.length && cells[cells.length - 1]!.length === 0) cells.pop();
       return { ...sheet, cells };
     },
+    edit(id, title, change) {
+      const sheet = books.get(id)?.get(title);
+      if (!sheet) throw new Error(`no sheet ${title} in ${id}`);
+      change(sheet);
+    },
     deny(id) {
       denied.add(id);
     },
     reset() {
       http.requests.length = 0;
       http.faults.length = 0;
+      http.arrivals.length = 0;
       books.clear();
       denied.clear();
     },

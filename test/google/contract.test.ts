@@ -23,5 +23,5 @@ describeSpreadsheetContract({
     fake.addSpreadsheet(CONTRACT_SPREADSHEET, sheets);
     return new GoogleSheets({ auth, rootUrl: fake.url, retry: { attempts: 2, baseMs: 1, capMs: 5 } });
   },
-  capabilities: { write: true },
+  capabilities: { write: true, update: true },
 });

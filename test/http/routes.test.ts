@@ -82,6 +82,10 @@ describe('the route table is the one description of the API', () => {
       listEntities: ['catalog.listEntities', () => client.listEntities()],
       getEntityDefinition: ['catalog.getEntityDefinition', () => client.getEntityDefinition('clients')],
       readEntity: ['catalog.readEntity', () => client.readEntity('customers', { page_size: 1 })],
+      writeRows: [
+        'catalog.writeRows',
+        () => client.writeRows('clients', { write_mode: 'upsert', rows: [{ id: 1, name: 'A' }] }),
+      ],
       createWorkflow: ['workflows.create', () => client.createWorkflow(lookupWorkflow)],
       replaceWorkflow: ['workflows.replace', () => client.replaceWorkflow(lookupWorkflow)],
       getWorkflow: ['workflows.get', () => client.getWorkflow(lookupWorkflow.name)],

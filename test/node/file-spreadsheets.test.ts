@@ -20,7 +20,7 @@ afterEach(async () => {
 
 describeSpreadsheetContract({
   name: 'FileSpreadsheets (.xlsx)',
-  capabilities: { write: true },
+  capabilities: { write: true, update: true },
   create: async (sheets) => {
     const dir = await freshDir();
     await seedXlsx(dir, CONTRACT_SPREADSHEET, sheets);
@@ -30,7 +30,7 @@ describeSpreadsheetContract({
 
 describeSpreadsheetContract({
   name: 'FileSpreadsheets (.csv)',
-  capabilities: { write: true },
+  capabilities: { write: true, update: true },
   create: async (sheets) => {
     const dir = await freshDir();
     await seedCsv(dir, CONTRACT_SPREADSHEET, sheets);

@@ -346,9 +346,9 @@ const cases: Case[] = [
   W(
     'unknown write_mode',
     totals,
-    (b) => (b.steps[0].atlas_data.output_entities[0].write_mode = 'upsert'),
+    (b) => (b.steps[0].atlas_data.output_entities[0].write_mode = 'merge'),
     'steps[0].atlas_data.output_entities[0].write_mode',
-    'got the string "upsert"',
+    'got the string "merge"',
   ),
   W(
     'input entity of a wrong shape',

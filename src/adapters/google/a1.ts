@@ -2,27 +2,13 @@
  * A1 notation for the Sheets API: zero-based rows and columns to `'Sheet name'!C3:H7`.
  * @module
  */
+import { cellA1, columnLetters } from '../a1.js';
 import type { RangeRequest, SheetRef } from '../types.js';
+
+export { cellA1, columnLetters };
 
 /** Last column a sheet can have (18,278 columns); an open-ended column bound on both sides reads to it. */
 const LAST_COLUMN = 'ZZZ';
-
-/** Column letters of a zero-based column: 0 -> `A`, 26 -> `AA`. @internal */
-export function columnLetters(col: number): string {
-  let n = col + 1;
-  let letters = '';
-  while (n > 0) {
-    const rest = (n - 1) % 26;
-    letters = String.fromCharCode(65 + rest) + letters;
-    n = Math.floor((n - 1) / 26);
-  }
-  return letters;
-}
-
-/** A cell in A1 notation without the sheet: (2, 0) -> `A3`. @internal */
-export function cellA1(row: number, col: number): string {
-  return `${columnLetters(col)}${row + 1}`;
-}
 
 /** The sheet name quoted for A1 notation, with inner quotes doubled: `'It''s'`. @internal */
 export function quoteSheet(name: string): string {

@@ -23,7 +23,7 @@ export interface SheetProperties {
   columnCount: number;
 }
 
-/** What {@link appendRows} needs from the adapter. @internal */
+/** What {@link appendRows} (and the update of `sheets-update.ts`) needs from the adapter. @internal */
 export interface AppendDeps {
   policy: RetryPolicy;
   signal: AbortSignal | undefined;
@@ -157,8 +157,8 @@ function buildRequests(grid: SheetProperties, request: AppendRequest, width: num
   return requests;
 }
 
-/** A cell as `CellData`: typed values, so a string starting with `=` stays a string (never a formula). */
-function cellData(value: CellValue): object {
+/** A cell as `CellData`: typed values, so a string starting with `=` stays a string (never a formula). @internal */
+export function cellData(value: CellValue): object {
   if (value === null || value === '') return {};
   if (typeof value === 'number')
     return Number.isFinite(value)

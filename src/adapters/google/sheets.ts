@@ -12,6 +12,7 @@ import type {
   RangeRequest,
   SheetRef,
   SpreadsheetAdapter,
+  UpdateRequest,
   WriteRequest,
 } from '../types.js';
 import { boxA1, rangeA1 } from './a1.js';
@@ -19,7 +20,8 @@ import type { GoogleAnswer, GoogleAuthInput, GoogleCallConfig, SheetsClient } fr
 import { classifySafe, describeFailure, readGoogleError } from './errors.js';
 import { googleClient } from './clients.js';
 import { ReadCache } from './read-cache.js';
-import { appendRows, type SheetProperties } from './sheets-append.js';
+import { appendRows, type AppendDeps, type SheetProperties } from './sheets-append.js';
+import { updateRows } from './sheets-update.js';
 
 /** Options of {@link GoogleSheets}. */
 export interface GoogleSheetsOptions {
@@ -121,28 +123,22 @@ export class GoogleSheets implements SpreadsheetAdapter {
   /** Inserts rows at `request.row` (rows below move down), as raw values; all or nothing. */
   async append(request: AppendRequest, options: CallOptions = {}): Promise<void> {
     if (request.values.length === 0) return;
+    const range = boxA1(request, request.row, request.col, request.values.length, 1);
     try {
-      await appendRows(
-        {
-          policy: this.#policy,
-          signal: options.signal,
-          properties: (signal) => this.#properties(request, signal),
-          readBox: (row, col, rows, cols, signal) => this.#readBox(request, row, col, rows, cols, signal),
-          batchUpdate: async (requestBody, signal) => {
-            const client = await this.#getClient();
-            return client.spreadsheets.batchUpdate(
-              { spreadsheetId: request.spreadsheet_id, requestBody },
-              this.#config(signal),
-            );
-          },
-          fail: (error, what) =>
-            this.#mapError(error, what, {
-              ...location(request),
-              range: boxA1(request, request.row, request.col, request.values.length, 1),
-            }),
-        },
-        request,
-      );
+      await appendRows(this.#batchDeps(request, range, options.signal), request);
+    } finally {
+      this.#cache?.invalidate(request);
+    }
+  }
+
+  /**
+   * Reads the `expect` cells again, then overwrites cells and deletes rows in one atomic
+   * `spreadsheets.batchUpdate` (typed values, never formulas); an attempt whose outcome is unknown
+   * is checked by reading the sheet back before anything is sent again.
+   */
+  async update(request: UpdateRequest, options: CallOptions = {}): Promise<void> {
+    try {
+      await updateRows(this.#batchDeps(request, undefined, options.signal), request);
     } finally {
       this.#cache?.invalidate(request);
     }
@@ -183,6 +179,25 @@ export class GoogleSheets implements SpreadsheetAdapter {
     } finally {
       this.#cache?.invalidate(request);
     }
+  }
+
+  /** What one atomic `batchUpdate` of a sheet (append or update) needs. */
+  #batchDeps(ref: SheetRef, range: string | undefined, signal: AbortSignal | undefined): AppendDeps {
+    return {
+      policy: this.#policy,
+      signal,
+      properties: (s) => this.#properties(ref, s),
+      readBox: (row, col, rows, cols, s) => this.#readBox(ref, row, col, rows, cols, s),
+      batchUpdate: async (requestBody, s) => {
+        const client = await this.#getClient();
+        return client.spreadsheets.batchUpdate(
+          { spreadsheetId: ref.spreadsheet_id, requestBody },
+          this.#config(s),
+        );
+      },
+      fail: (error, what) =>
+        this.#mapError(error, what, range === undefined ? location(ref) : { ...location(ref), range }),
+    };
   }
 
   async #fetchRanges(

@@ -6,8 +6,10 @@ import type {
   RangeRequest,
   SheetRef,
   SpreadsheetAdapter,
+  UpdateRequest,
   WriteRequest,
 } from '../types.js';
+import { updateGrid } from '../sheet-update.js';
 
 /** Seed data of {@link MemorySpreadsheets}: spreadsheet id -> sheet name -> rows of cells. */
 export type SpreadsheetSeed = Record<string, Record<string, CellValue[][]>>;
@@ -93,6 +95,12 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
         row[request.col + j] = value;
       });
     });
+    this.#touch(request);
+  }
+
+  /** Checks `expect`, overwrites cells and deletes rows, as one change. */
+  update(request: UpdateRequest): void {
+    updateGrid(this.#sheet(request), request);
     this.#touch(request);
   }
 

@@ -10,14 +10,23 @@ import type {
   RangeRequest,
   SheetRef,
   SpreadsheetAdapter,
+  UpdateRequest,
   WriteRequest,
 } from '../types.js';
+import { updateGrid } from '../sheet-update.js';
 import { replaceFile } from './atomic-write.js';
 import { csvLayout, readCsvCells, writeCsvCells } from './csv.js';
 import { FileLockTimeout, withFileLock } from './file-lock.js';
 import { safeName } from './local-file-store.js';
 import { insertGridRows, setGridCells, sliceRange } from './sheet-grid.js';
-import { insertRows, loadWorkbook, saveWorkbook, setCells, worksheetCells } from './xlsx-cells.js';
+import {
+  insertRows,
+  loadWorkbook,
+  saveWorkbook,
+  setCells,
+  updateWorksheet,
+  worksheetCells,
+} from './xlsx-cells.js';
 
 /** Options of {@link FileSpreadsheets}. */
 export interface FileSpreadsheetsOptions {
@@ -119,6 +128,17 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
     await this.#change(request, options.signal, {
       xlsx: (sheet) => setCells(sheet, request.row, request.col, request.values),
       csv: (grid) => setGridCells(grid, request.row, request.col, request.values),
+    });
+  }
+
+  /**
+   * Checks `expect` against the file as it is now, overwrites cells and deletes rows, and replaces
+   * the file: all under the file's write lock, so no other writer comes in between.
+   */
+  async update(request: UpdateRequest, options: CallOptions = {}): Promise<void> {
+    await this.#change(request, options.signal, {
+      xlsx: (sheet) => updateWorksheet(sheet, request),
+      csv: (grid) => updateGrid(grid, request),
     });
   }
 

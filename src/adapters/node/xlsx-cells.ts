@@ -5,7 +5,8 @@
  */
 import type { CellValue as ExcelValue, Workbook, Worksheet } from 'exceljs';
 import { importOptional, namedExport } from '../import-optional.js';
-import type { CellValue } from '../types.js';
+import { bottomUp, firstMismatch, rowsMoved } from '../sheet-update.js';
+import type { CellValue, UpdateRequest } from '../types.js';
 
 type WorkbookClass = new () => Workbook;
 let workbookClass: Promise<WorkbookClass> | undefined;
@@ -90,6 +91,22 @@ export function setCells(
       sheet.getCell(row + i + 1, col + j + 1).value = value === '' ? null : value;
     });
   });
+}
+
+/**
+ * Applies an update to a worksheet: checks `expect` against the cells as {@link worksheetCells}
+ * reads them (a `rows_moved` error changes nothing), sets the cells, then deletes the rows (rows
+ * below move up, like a spreadsheet program's Delete row).
+ * @internal
+ */
+export function updateWorksheet(sheet: Worksheet, request: UpdateRequest): void {
+  const mismatch = firstMismatch(request.expect, (row, col) => {
+    const cell = sheet.getCell(row + 1, col + 1);
+    return cell.isMerged && cell.master.address !== cell.address ? null : plainValue(cell.value);
+  });
+  if (mismatch) throw rowsMoved(request, mismatch);
+  for (const run of request.cells) setCells(sheet, run.row, run.col, [run.values]);
+  for (const row of bottomUp(request.deleteRows)) sheet.spliceRows(row + 1, 1);
 }
 
 /** The plain cell value of an exceljs value. */

@@ -2,6 +2,7 @@ import { StepwireError, ValidationError, WriteRejectedError } from '../../errors
 import type { ActionContext } from '../../actions/registry.js';
 import { rowObjects, type AtlasData, type DataTable } from '../../schema/index.js';
 import { tableRow } from '../../catalog/sheet-mapping.js';
+import { tableRowObjects } from '../../catalog/rows.js';
 import type { EntityData } from '../../script/index.js';
 import type { RunServices } from '../plan-types.js';
 import type { TransformContext } from '../scripts.js';
@@ -114,7 +115,9 @@ async function runTrusted(
             message: `entity "${name}" is not an output of this step (outputs: ${outputs.join(', ')})`,
           },
         ]);
-      (writes[name] ??= []).push(...toRowObjects(rows));
+      (writes[name] ??= []).push(
+        ...('columns' in rows ? tableRowObjects(rows) : (rows as readonly Record<string, unknown>[])),
+      );
     },
     log(...values) {
       logs.push(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' '));
@@ -122,12 +125,4 @@ async function runTrusted(
   };
   await fn(context);
   return { writes, logs };
-}
-
-function toRowObjects(
-  rows: readonly Record<string, unknown>[] | { columns: { name: string }[]; rows: unknown[][] },
-): Record<string, unknown>[] {
-  if (Array.isArray(rows)) return rows as Record<string, unknown>[];
-  const table = rows as { columns: { name: string }[]; rows: unknown[][] };
-  return rowObjects(table.columns, table.rows);
 }

@@ -3,8 +3,15 @@ import { addIssue } from '../issues.js';
 import { OperationSchema } from '../get-entity.js';
 import { defineStepSchema } from './base.js';
 
-/** Write modes of a transform's output entity. */
-export const WRITE_MODES = ['append', 'replace'] as const;
+/**
+ * How rows are written to an entity: `append` adds rows, `replace` replaces every row, `upsert`
+ * updates rows by primary key and appends the new keys, `update` changes rows by key (every key must
+ * exist), `delete` removes the rows of the given keys.
+ */
+export const WRITE_MODES = ['append', 'replace', 'upsert', 'update', 'delete'] as const;
+
+/** A write mode: see {@link WRITE_MODES}. */
+export type WriteMode = (typeof WRITE_MODES)[number];
 
 /** An input entity of an `atlas` step: `{ name }` or a plain string (a name or a reference). */
 export const InputEntitySchema = z.union([z.object({ name: z.string().min(1) }), z.string().min(1)], {

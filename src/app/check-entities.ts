@@ -1,0 +1,137 @@
+/**
+ * Checks of the components that name entities, against the catalog, when an application is stored:
+ * a grid's operation names columns of its entity; a form that writes a row fills columns of its
+ * entity with items of fitting types, and knows the row's whole key.
+ * @module
+ */
+import type { Issue } from '../errors/index.js';
+import type { Component, Entity, WriteJob } from '../schema/index.js';
+import { itemProperty } from './form.js';
+
+/** Form item types that fit each column type. */
+const ITEM_TYPES: Record<string, readonly string[]> = {
+  NUMBER: ['number'],
+  STRING: ['text', 'string'],
+  BOOLEAN: ['boolean'],
+  DATE: ['date', 'text', 'string'],
+  DATETIME: ['text', 'string'],
+};
+
+/** Problems of a grid: its entity exists, its operation names columns of it. @internal */
+export function gridIssues(
+  component: Extract<Component, { type: 'datagrid' }>,
+  entities: ReadonlyMap<string, Entity>,
+  at: string,
+): Issue[] {
+  const name = component.datagrid.entity_name;
+  const entity = entities.get(name);
+  if (!entity)
+    return [
+      {
+        code: 'unknown_entity',
+        path: `${at}.datagrid.entity_name`,
+        message: `grid "${component.name}" names entity "${name}", which does not exist`,
+      },
+    ];
+  const operation = component.datagrid.operation ?? {};
+  const named = [
+    ...(operation.select_columns ?? []).map((s, i) => ({
+      column: s.column,
+      path: `select_columns[${i}].column`,
+    })),
+    ...(operation.filters ?? []).map((f, i) => ({ column: f.column, path: `filters[${i}].column` })),
+    ...(operation.order_by ?? []).map((o, i) => ({ column: o.column, path: `order_by[${i}].column` })),
+  ];
+  return named
+    .filter(({ column }) => !entity.columns.some((c) => c.name === column))
+    .map(({ column, path }) => ({
+      code: 'unknown_column',
+      path: `${at}.datagrid.operation.${path}`,
+      message: `grid "${component.name}" names column "${column}", which entity "${name}" does not have (columns: ${entity.columns.map((c) => c.name).join(', ')})`,
+    }));
+}
+
+/**
+ * Problems of a form that writes a row: its entity exists; each item fills a column of it with a
+ * fitting type; `key` names exactly the primary-key columns, which items then do not fill; without
+ * `key`, items fill every key column; a delete fills key columns only; `{{output.x}}` of its
+ * redirect names a column or `written`. @internal
+ */
+export function writeFormIssues(
+  component: Extract<Component, { type: 'form' }>,
+  job: WriteJob,
+  entities: ReadonlyMap<string, Entity>,
+  at: string,
+): Issue[] {
+  const entity = entities.get(job.entity_name);
+  const form = `form "${component.name}"`;
+  if (!entity)
+    return [
+      {
+        code: 'unknown_entity',
+        path: `${at}.form.job.entity_name`,
+        message: `${form} writes entity "${job.entity_name}", which does not exist`,
+      },
+    ];
+  const issues: Issue[] = [];
+  const columns = entity.columns.map((c) => c.name).join(', ');
+  const keyed = new Set(Object.keys(job.key ?? {}));
+  const filled = new Set<string>();
+  component.form.form_items.forEach((item, i) => {
+    const property = itemProperty(item);
+    const path = `${at}.form.form_items[${i}]`;
+    const column = entity.columns.find((c) => c.name === property);
+    filled.add(property);
+    if (!column)
+      issues.push({
+        code: 'unknown_column',
+        path,
+        message: `${form} item "${item.label}" fills "${property}", which is not a column of entity "${entity.name}" (columns: ${columns})`,
+      });
+    else if (!ITEM_TYPES[column.type]?.includes(item.type))
+      issues.push({
+        code: 'type_mismatch',
+        path: `${path}.type`,
+        message: `form item "${item.label}" is of type ${item.type}, but column "${property}" is ${column.type}`,
+      });
+    else if (keyed.has(property))
+      issues.push({
+        code: 'key_item',
+        path,
+        message: `${form} item "${item.label}" fills key column "${property}", which the job's key takes from the screen's address; remove the item`,
+      });
+    else if (job.write_mode === 'delete' && !entity.primary_key.includes(property))
+      issues.push({
+        code: 'unknown_column',
+        path,
+        message: `${form} deletes rows, so its items may fill only key columns (${entity.primary_key.join(', ')}), not "${property}"`,
+      });
+  });
+  if (job.key !== undefined) {
+    for (const column of keyed)
+      if (!entity.primary_key.includes(column))
+        issues.push({
+          code: 'unknown_column',
+          path: `${at}.form.job.key.${column}`,
+          message: `${form} key names "${column}", which is not a primary-key column of "${entity.name}" (${entity.primary_key.join(', ')})`,
+        });
+  }
+  for (const column of entity.primary_key)
+    if (!keyed.has(column) && !filled.has(column))
+      issues.push({
+        code: 'missing_key',
+        path: job.key === undefined ? `${at}.form.form_items` : `${at}.form.job.key`,
+        message: `${form} writes "${entity.name}" by its key, but nothing fills key column "${column}": add an item for it, or name it in the job's key`,
+      });
+  const redirect = component.form.do?.redirect_data.url ?? '';
+  for (const match of redirect.matchAll(/\{\{\s*output\.([^}.[\s]+)[^}]*\}\}/g)) {
+    const field = match[1]!;
+    if (field !== 'written' && !entity.columns.some((c) => c.name === field))
+      issues.push({
+        code: 'unknown_output',
+        path: `${at}.form.do.redirect_data.url`,
+        message: `redirect uses {{output.${field}}}, but a form writing "${entity.name}" outputs its columns (${columns}) and written`,
+      });
+  }
+  return issues;
+}

@@ -1,0 +1,190 @@
+/**
+ * All-or-nothing writes to entities: plan every entity (rows checked, keys found, foreign keys
+ * checked), then commit them one by one under the sheets' locks, taking back what was written when a
+ * later one fails, and planning again when another writer moved the rows in between.
+ * @module
+ */
+import type { CallOptions, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
+import {
+  LimitError,
+  NotFoundError,
+  SheetError,
+  ValidationError,
+  WriteRejectedError,
+  type Issue,
+} from '../errors/index.js';
+import type { KeyedLock } from '../locks/keyed-lock.js';
+import type { Entity, Relationship, WriteMode } from '../schema/index.js';
+import { foreignKeyIssues } from './foreign-keys.js';
+import { cannotUpdate, commitKeyed, isKeyed } from './keyed-commit.js';
+import type { EntityRows } from './rows.js';
+import type { SheetCache } from './sheet-cache.js';
+import { commitPlan, undoPlans, type Undo } from './sheet-commit.js';
+import { planEntityWrite, planSize, type WritePlan } from './write-plan.js';
+
+/** Times a write is planned again when another writer moved its rows in between. */
+const MOVED_ATTEMPTS = 3;
+
+/** Issue codes that make a rejected write a conflict with what the sheet holds (HTTP 409). */
+const CONFLICTS = new Set(['duplicate_key', 'missing_key', 'ambiguous_key', 'referenced', 'rows_moved']);
+
+/** One entity's part of an all-or-nothing write. */
+export interface EntityWrite {
+  /** Entity name. */
+  entity: string;
+  /** Rows to write. */
+  rows: EntityRows;
+  /**
+   * `append` adds rows after the last data row; `replace` replaces every data row; `upsert`,
+   * `update` and `delete` work by primary key (for `delete`, `rows` are keys). @default "append"
+   */
+  mode?: WriteMode;
+}
+
+/** What a write did, per entity. */
+export interface WriteResult {
+  /** Rows written, by entity name. */
+  written: Record<string, number>;
+}
+
+/** What a write needs from the catalog. @internal */
+export interface WriterDeps {
+  storage: StorageAdapter;
+  sheets: SpreadsheetAdapter;
+  cache: SheetCache;
+  lock: KeyedLock;
+  maxRowsPerWrite: number;
+  /** The enforced relationships. */
+  relationships(): Promise<Relationship[]>;
+}
+
+/** Writes to entities, all or nothing. @internal */
+export async function writeEntities(
+  deps: WriterDeps,
+  writes: readonly EntityWrite[],
+  options: CallOptions,
+): Promise<WriteResult> {
+  const entities = new Map<string, Entity>();
+  for (const w of writes) {
+    const entity = await deps.storage.get<Entity>('entities', w.entity);
+    if (!entity) throw new NotFoundError('entity', w.entity);
+    entities.set(w.entity, entity);
+  }
+  const total = writes.reduce((n, w) => n + w.rows.length, 0);
+  if (total > deps.maxRowsPerWrite) {
+    throw new LimitError(
+      'maxRowsPerWrite',
+      `${total} rows exceed the limit of ${deps.maxRowsPerWrite} rows per write (limits.maxRowsPerWrite)`,
+    );
+  }
+  const relationships = await deps.relationships();
+  const lockKeys = [...entities.values()].map((e) => sheetKey(e.spreadsheet_config));
+  return deps.lock.run(lockKeys, async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await writeOnce(deps, writes, entities, relationships, options);
+      } catch (error) {
+        if (!(error instanceof SheetError && error.code === 'rows_moved')) throw error;
+        for (const name of entities.keys()) deps.cache.forget(name);
+        if (attempt >= MOVED_ATTEMPTS)
+          throw new WriteRejectedError(
+            [{ code: 'rows_moved', path: '', message: `${error.message}, ${MOVED_ATTEMPTS} times in a row` }],
+            { cause: error, conflict: true },
+          );
+      }
+    }
+  });
+}
+
+async function writeOnce(
+  deps: WriterDeps,
+  writes: readonly EntityWrite[],
+  entities: Map<string, Entity>,
+  relationships: Relationship[],
+  options: CallOptions,
+): Promise<WriteResult> {
+  const plans = await planWrites(deps, writes, entities, relationships, options);
+  // A write to several entities takes back what it wrote when a later entity fails, so it needs
+  // an adapter that can overwrite cells; a write to one entity is all or nothing by itself.
+  const undoable = plans.filter((p) => planSize(p) > 0 || p.mode === 'replace').length > 1;
+  if (undoable && !deps.sheets.write)
+    throw new ValidationError([
+      {
+        code: 'unsupported',
+        path: 'writes',
+        message:
+          'this spreadsheet adapter cannot overwrite cells, so a write to several entities could not be taken back if one failed; write them one by one',
+      },
+    ]);
+  const keyed = plans.find((p) => isKeyed(p.mode));
+  if (keyed && !deps.sheets.update) throw cannotUpdate(keyed.mode);
+  const written: Record<string, number> = {};
+  const undos: { entity: string; undo: Undo }[] = [];
+  try {
+    for (const plan of plans) {
+      options.signal?.throwIfAborted();
+      if (isKeyed(plan.mode)) deps.cache.forget(plan.entity.name);
+      const undo = isKeyed(plan.mode)
+        ? await commitKeyed(deps.sheets, plan, options, undoable)
+        : await commitPlan(deps.sheets, plan, options, undoable);
+      await deps.cache.committed(plan);
+      if (undo)
+        undos.push({
+          entity: plan.entity.name,
+          undo: async () => {
+            deps.cache.forget(plan.entity.name);
+            await undo();
+          },
+        });
+      written[plan.entity.name] = (written[plan.entity.name] ?? 0) + planSize(plan);
+    }
+  } catch (error) {
+    await undoPlans(undos, error);
+    throw error;
+  }
+  return { written };
+}
+
+async function planWrites(
+  deps: WriterDeps,
+  writes: readonly EntityWrite[],
+  entities: Map<string, Entity>,
+  relationships: Relationship[],
+  options: CallOptions,
+): Promise<WritePlan[]> {
+  const issues: Issue[] = [];
+  const plans: WritePlan[] = [];
+  for (const w of writes) {
+    const entity = entities.get(w.entity)!;
+    const mode = w.mode ?? 'append';
+    const earlier = plans.filter((p) => p.entity.name === entity.name);
+    if (earlier.some((p) => p.mode !== 'append') || (earlier.length > 0 && mode !== 'append')) {
+      issues.push({
+        code: 'repeated_entity',
+        path: entity.name,
+        message: `"${entity.name}" is written twice in one write; only appends may repeat an entity`,
+      });
+      continue;
+    }
+    const loaded = await deps.cache.load(entity, options);
+    const plan = planEntityWrite(entity, mode, w.rows, loaded, earlier[0]?.rows ?? [], issues);
+    // Appends to one entity become one plan, so their rows land in order after the data.
+    if (earlier[0]) {
+      earlier[0].rows.push(...plan.rows);
+      earlier[0].inputs.push(...plan.inputs);
+    } else plans.push(plan);
+  }
+  issues.push(
+    ...(await foreignKeyIssues(plans, relationships, async (name) => {
+      const entity = entities.get(name) ?? (await deps.storage.get<Entity>('entities', name));
+      return entity && { entity, table: (await deps.cache.load(entity, options)).table };
+    })),
+  );
+  if (issues.length > 0)
+    throw new WriteRejectedError(issues, { conflict: issues.every((i) => CONFLICTS.has(i.code)) });
+  return plans;
+}
+
+function sheetKey(config: Entity['spreadsheet_config']): string {
+  return `${config.spreadsheet_id}\u0000${config.sheet_name}`;
+}

@@ -1,0 +1,85 @@
+/**
+ * The catalog's copy of each entity's sheet: read once, kept while the adapter's revision of the
+ * sheet stays the same, and kept in step with the catalog's own appends.
+ * @module
+ */
+import type { CallOptions, CellValue, SheetRef, SpreadsheetAdapter } from '../adapters/types.js';
+import type { Entity } from '../schema/index.js';
+import { isKeyed } from './keyed-commit.js';
+import { appendRows, cellFromValue, headerIndexes, mapSheet } from './sheet-mapping.js';
+import { keyColumns, type LoadedSheet, type WritePlan } from './write-plan.js';
+
+/** Loaded sheets by entity name. @internal */
+export class SheetCache {
+  readonly #sheets: SpreadsheetAdapter;
+  readonly #cache = new Map<string, LoadedSheet>();
+
+  constructor(sheets: SpreadsheetAdapter) {
+    this.#sheets = sheets;
+  }
+
+  /** Forgets one entity's sheet, or all. */
+  forget(entityName?: string): void {
+    if (entityName === undefined) this.#cache.clear();
+    else this.#cache.delete(entityName);
+  }
+
+  /** The entity's sheet: from the cache while its revision holds, else read and mapped. */
+  async load(entity: Entity, options: CallOptions): Promise<LoadedSheet> {
+    const config = entity.spreadsheet_config;
+    const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
+    const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
+    const cached = this.#cache.get(entity.name);
+    if (cached && revision !== undefined && cached.revision === revision) return cached;
+    const [cells = []] = await this.#sheets.read(
+      [{ ...ref, row: config.origin.row, col: config.origin.col }],
+      options,
+    );
+    const table = mapSheet(entity, cells);
+    const header = cells[0] ?? [];
+    const indexes = headerIndexes(entity, header);
+    const keyAt = keyColumns(entity).map((c) => indexes[c]!);
+    const keyCells: CellValue[][] = new Array(table.length);
+    for (let r = 0; r < table.length; r++) keyCells[r] = keyAt.map((h) => cells[r + 1]?.[h] ?? null);
+    const loaded: LoadedSheet = {
+      table,
+      headerIndexes: indexes,
+      headerWidth: Math.max(header.length, ...indexes.map((i) => i + 1)),
+      revision,
+      keyCells,
+    };
+    if (revision !== undefined) this.#cache.set(entity.name, loaded);
+    return loaded;
+  }
+
+  /**
+   * Keeps the cache in step with a plan just written: an append's rows added, a replace's rows in
+   * place of the old ones; a write by key drops the entity (it is read again).
+   */
+  async committed(plan: WritePlan): Promise<void> {
+    const { entity, loaded } = plan;
+    if (isKeyed(plan.mode)) return void this.#cache.delete(entity.name);
+    const config = entity.spreadsheet_config;
+    const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
+    const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
+    const base =
+      plan.mode === 'replace'
+        ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]), keyCells: [] }
+        : loaded;
+    const keyCells = plan.rows.map((row) =>
+      keyColumns(entity).map((c) => cellFromValue(entity.columns[c]!.type, row[c])),
+    );
+    this.#cache.set(entity.name, {
+      ...base,
+      table: appendRows(base.table, plan.rows),
+      keyCells: [...base.keyCells, ...keyCells],
+      revision,
+    });
+  }
+}
+
+function headerCells(entity: Entity, loaded: LoadedSheet): CellValue[] {
+  const header: CellValue[] = new Array<CellValue>(loaded.headerWidth).fill(null);
+  entity.columns.forEach((column, c) => (header[loaded.headerIndexes[c]!] = column.name));
+  return header;
+}

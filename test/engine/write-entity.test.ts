@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { getEntity, transform, workflow, writeEntity, type Workflow } from '../../src/index.js';
+import { shopEngine } from './helpers.js';
+
+/** Marks one order as shipped: the step a workflow uses to keep state in a sheet. */
+const markShipped: Workflow = workflow('mark_shipped')
+  .input({
+    schema: { type: 'object', properties: { order_id: { type: 'integer' } }, required: ['order_id'] },
+  })
+  .step('mark', writeEntity('orders', 'update', [{ order_id: '{{input.order_id}}', note: 'shipped' }]))
+  .output({ data: { written: '{{mark.written}}' } })
+  .build() as Workflow;
+
+describe('catalog/action/write_entity', () => {
+  it('updates a row by key from a workflow, writing only the cells it names', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    await engine.catalog.upsertEntity({
+      ...(await engine.catalog.getDefinition('orders')),
+      columns: [...(await engine.catalog.getDefinition('orders')).columns, { name: 'note', type: 'STRING' }],
+    });
+    await engine.workflows.create(markShipped);
+    const run = await engine.run('mark_shipped', { order_id: 12 });
+    expect(run.status).toBe('succeeded');
+    expect(run.output).toEqual({ written: 1 });
+    expect(spreadsheets.cells('shop', 'orders')![4]).toEqual([null, 12, 2, 'Chair', 80, 'shipped']);
+  });
+
+  it('fails the step with code write_conflict when the key is missing; nothing is written', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    await engine.catalog.upsertEntity({
+      ...(await engine.catalog.getDefinition('orders')),
+      columns: [...(await engine.catalog.getDefinition('orders')).columns, { name: 'note', type: 'STRING' }],
+    });
+    await engine.workflows.create(markShipped);
+    const before = spreadsheets.cells('shop', 'orders');
+    const run = await engine.run('mark_shipped', { order_id: 99 });
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'write_conflict', step: 'mark' });
+    expect(spreadsheets.cells('shop', 'orders')).toEqual(before);
+  });
+
+  it('deletes the rows a read found, given as its data table', async () => {
+    const { engine } = await shopEngine();
+    await engine.workflows.create(
+      workflow('drop_small_orders')
+        .step(
+          'small',
+          getEntity('orders', {
+            select_columns: [{ column: 'order_id' }],
+            filters: [{ column: 'amount', operator: 'LESS_THAN', value_type: 'NUMBER', value: 30 }],
+          }),
+        )
+        .step('drop', writeEntity('orders', 'delete', '{{small.body.table}}'))
+        .build() as Workflow,
+    );
+    const run = await engine.run('drop_small_orders');
+    expect(run.status).toBe('succeeded');
+    expect(run.steps.find((s) => s.name === 'drop')!.output).toEqual({ written: 2 });
+    const left = await engine.catalog.getEntity({ entity_name: 'orders', operation: {} });
+    expect(left.body.table.rows!.map((r) => r[0])).toEqual([11, 12]);
+  });
+});
+
+describe('transform write modes by key', () => {
+  it('upserts and deletes the rows a script writes', async () => {
+    const { engine } = await shopEngine();
+    await engine.scripts.put(
+      'fix.js',
+      `writeEntity('customers', getEntity('customers').map((c) => ({ id: c.id, city: c.city.toUpperCase() })));`,
+    );
+    await engine.scripts.put('drop.js', `writeEntity('orders', [{ order_id: 13 }]);`);
+    await engine.workflows.create(
+      workflow('tidy')
+        .step(
+          'upper',
+          transform({
+            code_file: 'fix.js',
+            inputs: ['customers'],
+            outputs: [{ name: 'customers', write_mode: 'upsert' }],
+          }),
+        )
+        .step(
+          'drop',
+          transform({
+            code_file: 'drop.js',
+            inputs: ['orders'],
+            outputs: [{ name: 'orders', write_mode: 'delete' }],
+          }),
+        )
+        .build() as Workflow,
+    );
+    const run = await engine.run('tidy');
+    expect(run.status).toBe('succeeded');
+    expect(run.output).toMatchObject({
+      upper: { written: { customers: 3 } },
+      drop: { written: { orders: 1 } },
+    });
+    const customers = await engine.catalog.getEntity({ entity_name: 'customers', operation: {} });
+    expect(customers.body.table.rows).toEqual([
+      [1, 'Ada', 'LONDON'],
+      [2, 'Grace', 'NEW YORK'],
+      [3, 'Linus', 'HELSINKI'],
+    ]);
+    const orders = await engine.catalog.getEntity({ entity_name: 'orders', operation: {} });
+    expect(orders.body.table.rows!.map((r) => r[0])).toEqual([10, 11, 12]);
+  });
+
+  it('accepts every write mode in a definition and refuses others, naming the field', async () => {
+    const { engine } = await shopEngine();
+    const error = await engine.workflows
+      .create({
+        name: 'bad',
+        steps: [
+          {
+            name: 'x',
+            type: 'atlas',
+            atlas_data: {
+              action: 'transform',
+              input_data: { code_file: 'x.js' },
+              output_entities: [{ name: 'orders', write_mode: 'merge' as 'append' }],
+            },
+          },
+        ],
+        wires: [],
+      })
+      .catch((e: unknown) => e);
+    expect(String(error)).toContain('output_entities[0].write_mode');
+  });
+});
