@@ -1,7 +1,7 @@
 // Renders the pictures in docs/images from the real endpoints: it loads examples/invoices, serves its
 // HTTP API on 127.0.0.1, runs the invoice workflow for a customer that does not exist (the run fails
-// at the PDF step), and has Chromium screenshot GET /workflows/invoice/graph.svg,
-// GET /runs/{id}/timeline.svg and GET /runs/{id}/page.
+// at the PDF step) and the open_invoices workflow (a for_each of child runs), and has Chromium
+// screenshot GET /workflows/{name}/graph.svg, GET /runs/{id}/timeline.svg and GET /runs/{id}/page.
 //
 //   node scripts/with-node.mjs tsx scripts/docs-pictures.ts
 import { mkdirSync } from 'node:fs';
@@ -22,18 +22,25 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 });
 try {
-  const answer = await fetch(`${server.url}/workflows/invoice/runs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ customer_id: 99 }),
-  });
-  const run = (await answer.json()) as { id: string; status: string };
+  const start = async (workflow: string, input: unknown) => {
+    const answer = await fetch(`${server.url}/workflows/${workflow}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    return (await answer.json()) as { id: string; status: string };
+  };
+  const run = await start('invoice', { customer_id: 99 });
   if (run.status !== 'failed') throw new Error(`the run was meant to fail, it ${run.status}`);
+  const loop = await start('open_invoices', {});
+  if (loop.status !== 'succeeded') throw new Error(`open_invoices ${loop.status}`);
   mkdirSync(OUT, { recursive: true });
   const page = await browser.newPage({ deviceScaleFactor: 1.5, viewport: { width: 1100, height: 900 } });
   for (const [path, file] of [
     ['/workflows/invoice/graph.svg', 'invoice-graph.png'],
     [`/runs/${run.id}/timeline.svg`, 'invoice-failed-run-timeline.png'],
+    ['/workflows/open_invoices/graph.svg', 'open-invoices-graph.png'],
+    [`/runs/${loop.id}/timeline.svg`, 'open-invoices-run-timeline.png'],
   ] as const) {
     const response = await page.goto(`${server.url}${path}`);
     if (response?.status() !== 200) throw new Error(`GET ${path} answered ${response?.status()}`);

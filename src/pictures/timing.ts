@@ -40,9 +40,13 @@ export function stepSummary(step: StepRecord, now: number): StepSummary {
     step.status,
     formatMs(finished - start) + (step.finished_at === null ? ' so far' : ''),
   ];
-  if (step.attempts > 1) parts.push(`${step.attempts} attempts`);
-  const items = itemCounts(step);
-  if (items) parts.push(items);
+  const groups = itemGroups(step);
+  if (groups) {
+    // A for_each step counts the attempts of all its items: only the ones beyond the first say anything.
+    const retries = step.attempts - groups.succeeded - groups.failed;
+    parts.push(itemCounts(groups));
+    if (retries > 0) parts.push(`${retries} ${retries === 1 ? 'retry' : 'retries'}`);
+  } else if (step.attempts > 1) parts.push(`${step.attempts} attempts`);
   return { start, end: finished, text: parts.join(' · ') };
 }
 
@@ -58,9 +62,7 @@ export function itemGroups(
   return { succeeded, failed, skipped: typeof skipped === 'number' ? skipped : 0 };
 }
 
-function itemCounts(step: StepRecord): string | undefined {
-  const groups = itemGroups(step);
-  if (!groups) return undefined;
+function itemCounts(groups: { succeeded: number; failed: number; skipped: number }): string {
   const counts = [`${groups.succeeded} ok`];
   if (groups.failed > 0) counts.push(`${groups.failed} failed`);
   if (groups.skipped > 0) counts.push(`${groups.skipped} skipped`);

@@ -63,12 +63,16 @@ describe('runTimelineSvg', () => {
   it('shows a for_each step’s items by outcome, and a run error that belongs to no step', () => {
     const record = failedRun();
     record.steps = [
-      { ...record.steps[0]!, items: { total: 1000, succeeded: 997, failed: 3, skipped: 0, failures: [] } },
+      {
+        ...record.steps[0]!,
+        attempts: 1002,
+        items: { total: 1000, succeeded: 997, failed: 3, skipped: 0, failures: [] },
+      },
     ];
     record.error = { code: 'interrupted', message: 'the engine running this run stopped' };
     const svg = parseXml(runTimelineSvg(record));
     expect(byClass(svg, 'text', 'info').map(fullText)).toEqual([
-      'succeeded · 40 ms · items: 997 ok, 3 failed',
+      'succeeded · 40 ms · items: 997 ok, 3 failed · 2 retries',
     ]);
     const groups = byClass(svg, 'rect', 'item-group');
     expect(groups.map((g) => [g.attributes['data-status'], g.children[0]!.text])).toEqual([
