@@ -163,7 +163,7 @@ describe('stepwire in this process (cheap cases)', () => {
     expect(readFileSync(file, 'utf8')).toBe(`${toStdout.stdout}\n`);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(
-      'there is no workflow "invoices" in examples/invoices (workflows: invoice)',
+      'there is no workflow "invoices" in examples/invoices (workflows: invoice, open_invoice, open_invoices, order_added)',
     );
   });
 
