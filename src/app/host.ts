@@ -20,5 +20,5 @@ export interface AppHost {
     readonly limits: { readonly formRunTimeoutMs: number; readonly maxPageSize: number };
   };
   /** Runs a form's workflow to its end. */
-  run(name: string, input: unknown, options: { timeoutMs: number }): Promise<RunRecord>;
+  run(name: string, input: unknown, options: { timeoutMs: number; key?: string }): Promise<RunRecord>;
 }
