@@ -19,10 +19,13 @@ export interface AppHost {
     readonly storage: StorageAdapter;
     readonly limits: { readonly formRunTimeoutMs: number; readonly maxPageSize: number };
   };
-  /** Runs a form's workflow to its end; `traceparent` (W3C) parents the run's trace span. */
+  /**
+   * Runs a form's workflow to its end; `key` makes a repeated submit one run, `traceparent` (W3C)
+   * parents the run's trace span.
+   */
   run(
     name: string,
     input: unknown,
-    options: { timeoutMs: number; traceparent?: string | undefined },
+    options: { timeoutMs: number; key?: string; traceparent?: string | undefined },
   ): Promise<RunRecord>;
 }

@@ -135,7 +135,11 @@ function renderForm(form: ResolvedForm, context: RenderContext): string {
   }
   const fields = form.items.map((item, i) => renderItem(item, ids[i]!)).join('');
   const described = alert ? ` aria-describedby="${prefix}-error"` : '';
-  return `<div class="c-form"><form method="post" action="${escapeHtml(action)}" aria-label="${escapeHtml(form.name)}"${described}>${alert}${fields}<button type="submit">${escapeHtml(form.submitLabel)}</button></form></div>`;
+  const token =
+    form.submission === null
+      ? ''
+      : `<input type="hidden" name="_submission" value="${escapeHtml(form.submission)}">`;
+  return `<div class="c-form"><form method="post" action="${escapeHtml(action)}" aria-label="${escapeHtml(form.name)}"${described}>${alert}${token}${fields}<button type="submit">${escapeHtml(form.submitLabel)}</button></form></div>`;
 }
 
 function renderItem(item: ResolvedFormItem, id: string): string {

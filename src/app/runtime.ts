@@ -111,9 +111,12 @@ export class AppRuntime {
     if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
     let run: RunRecord;
     try {
+      const token = values[SUBMISSION];
       run = await this.#host.run(job.workflow_name, coerced.input, {
         timeoutMs: this.#host.options.limits.formRunTimeoutMs,
         traceparent: options.traceparent,
+        // The token makes a double submit (a second click, a resent POST) run the workflow once.
+        ...(isToken(token) ? { key: `form:${this.name}:${screen.url}:${component}:${token}` } : {}),
       });
     } catch (error) {
       if (error instanceof ValidationError) return failure('invalid', error.issues, null);
@@ -232,6 +235,8 @@ function resolveForm(
     workflow: job.type === 'sync' ? job.workflow_name : null,
     entity: job.type === 'write' ? job.entity_name : null,
     submitLabel: job.type === 'sync' ? 'Submit' : job.write_mode === 'delete' ? 'Delete' : 'Save',
+    // A fresh token on every render: a corrected form after a failed run must run again.
+    submission: job.type === 'sync' ? globalThis.crypto.randomUUID() : null,
     error: state?.formError ?? null,
     items: items.map((item) => {
       const property = itemProperty(item);
@@ -289,4 +294,14 @@ export function plainFailure(run: RunRecord | null): string {
   return run
     ? `Something went wrong while processing this form. Reference: run ${run.id}.`
     : 'Something went wrong while processing this form.';
+}
+
+/** The form field that carries a form's one-time submission token. @internal */
+export const SUBMISSION = '_submission';
+
+/** Whether a submitted token looks like one a form was given (a UUID), so it can serve as a run key. */
+function isToken(value: unknown): value is string {
+  return (
+    typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
+  );
 }

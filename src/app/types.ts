@@ -46,6 +46,11 @@ export interface ResolvedForm {
   entity: string | null;
   /** The text of the submit button: `Submit` (a workflow), `Save` (a row), `Delete` (a delete). */
   submitLabel: string;
+  /**
+   * A one-time submission token sent back with the form (field `_submission`) when it runs a
+   * workflow: submitting twice with one token runs the workflow once. Every render gives a new token.
+   */
+  submission: string | null;
   /** The form items, in config order. */
   items: ResolvedFormItem[];
   /** A problem with the whole form (a failed run), or null. */

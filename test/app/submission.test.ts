@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { handleScreenRoute } from '../../src/http/screens.js';
+import { appEngine } from './helpers.js';
+
+const post = (url: string, body: string) =>
+  new Request(`http://localhost${url}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' },
+    body,
+  });
+
+describe('one-time submission tokens', () => {
+  it('a double submit of one rendered form runs the workflow once, and both answers redirect to the same place', async () => {
+    const { engine } = await appEngine();
+    const app = await engine.applications.open('shop');
+    const screen = await app.screen('notes');
+    const form = screen.rows.flat().find((c) => c.type === 'form' && c.name === 'add') as {
+      submission: string | null;
+    };
+    expect(form.submission).toMatch(/^[0-9a-f-]{36}$/);
+    const route = { app: 'shop', screen: 'notes', form: 'add' };
+    const body = `note=hello&amount=2&_submission=${form.submission}`;
+    const [first, second] = await Promise.all([
+      handleScreenRoute(engine, post('/applications/shop/screens/notes/forms/add', body), route, {}),
+      handleScreenRoute(engine, post('/applications/shop/screens/notes/forms/add', body), route, {}),
+    ]);
+    expect(first.status).toBe(303);
+    expect(second.status).toBe(303);
+    expect(second.headers.get('location')).toBe(first.headers.get('location'));
+    expect((await engine.listRuns({ workflow: 'note' })).runs).toHaveLength(1);
+    // A new render gives a new token, so the next submit runs again.
+    const next = (await app.screen('notes')).rows
+      .flat()
+      .find((c) => c.type === 'form' && c.name === 'add') as {
+      submission: string;
+    };
+    expect(next.submission).not.toBe(form.submission);
+    const html = await (
+      await handleScreenRoute(
+        engine,
+        new Request('http://localhost/applications/shop/screens/notes'),
+        { app: 'shop', screen: 'notes' },
+        {},
+      )
+    ).text();
+    expect(html).toMatch(/<input type="hidden" name="_submission" value="[0-9a-f-]{36}">/);
+  });
+});
