@@ -64,7 +64,7 @@ export async function runForEach(
   const runItem = async (index: number): Promise<boolean> => {
     const scope = itemScope(host.scope, items[index], index);
     if (!each.conditions.every((c) => host.holds(c, scope))) {
-      ledger.skip(index);
+      ledger.markSkipped(index);
       host.finished(index, 'skipped', null, 0);
       return false;
     }

@@ -88,13 +88,13 @@ export class ItemLedger {
   }
 
   /** Records an item that did not run. */
-  skip(index: number): void {
+  markSkipped(index: number): void {
     if (this.#settle(index, SKIPPED, 0)) this.summary.skipped += 1;
   }
 
   /** Records every item from `from` on that never started as skipped (the step stopped before them). */
   skipFrom(from: number): void {
-    for (let i = from; i < this.#status.length; i++) if (this.#status[i] === PENDING) this.skip(i);
+    for (let i = from; i < this.#status.length; i++) if (this.#status[i] === PENDING) this.markSkipped(i);
   }
 
   /**
