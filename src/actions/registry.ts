@@ -20,6 +20,13 @@ export interface ActionContext {
    * recorded: send it on outbound calls so they join the run's trace.
    */
   run: { id: string; workflow: string; step: string; attempt: number; item?: number; traceparent?: string };
+  /**
+   * `<run id>:<step name>`, with `:<item index>` inside a `for_each` step: the same across retries
+   * and redeliveries of this step execution. Send it with every outside effect (request steps send it
+   * as the `Idempotency-Key` header; the built-in file stores and chat adapters deduplicate by it) so
+   * an execution delivered again does not repeat the effect.
+   */
+  idempotencyKey: string;
   /** The engine's limits. @internal */
   limits: Readonly<Record<string, number>>;
   /** Adds a line to the step's log in the run record. */

@@ -404,6 +404,7 @@ export class Execution {
       chat: services.options.chat,
       limits: services.options.limits as unknown as Record<string, number>,
       run: item === undefined ? run : { ...run, item },
+      idempotencyKey: item === undefined ? `${this.id}:${step.name}` : `${this.id}:${step.name}:${item}`,
       log: (message: string) => {
         (record.logs ??= []).push(item === undefined ? message : `item ${item}: ${message}`);
         this.#event({
