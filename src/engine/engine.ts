@@ -23,6 +23,20 @@ import { fireDue, type FireHost, type TriggerFiring } from './trigger-fire.js';
 import { ScriptRegistry } from './scripts.js';
 import { preloadTracing } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
+import { DurableRuns } from './durable.js';
+import type { QueueWorker } from '../adapters/queue.js';
+
+/** Options of {@link Engine.work}. */
+export interface WorkOptions {
+  /** How often triggers are ticked, in ms. @default 1000 */
+  tickMs?: number;
+  /** Whether this process ticks the triggers. @default true */
+  triggers?: boolean;
+  /** With a queue: most steps this process executes at once. @default 4 */
+  concurrency?: number;
+  /** Told about errors of the background work (a tick that failed, a lost database connection). */
+  onError?: (error: unknown) => void;
+}
 
 /** Filters and paging of {@link Engine.listRuns}. */
 export interface RunListQuery {
@@ -81,6 +95,10 @@ export class Engine {
   #runKeys: RunKeys;
   #ready: Promise<void> | undefined;
   #services: RunServices | undefined;
+  /** Durable runs, when the engine has a queue. */
+  #durable: DurableRuns | undefined;
+  /** Runs executing in this process, to cancel them by id. */
+  #live = new Map<string, { abort(): void }>();
 
   constructor(options: EngineOptions = {}) {
     this.options = resolveOptions(options);
@@ -127,15 +145,21 @@ export class Engine {
       ready,
     );
     this.applications = new Applications(this, ready);
+    if (this.options.queue)
+      this.#durable = new DurableRuns(this.options.queue, {
+        services: () => (this.#services ??= this.#runServices()),
+        planOf: (definition) => this.workflows.planOf(definition),
+      });
     preloadTracing();
   }
 
   /**
-   * Opens the storage: runs left `running` by an engine that stopped are marked `interrupted`.
-   * Every other method waits for this on its own; call it to do the work up front.
+   * Opens the storage: without a queue, runs left `running` by an engine that stopped are marked
+   * `interrupted` (with a queue they go on: their steps are delivered again). Every other method
+   * waits for this on its own; call it to do the work up front.
    */
   ready(): Promise<void> {
-    return (this.#ready ??= this.#recoverInterrupted());
+    return (this.#ready ??= this.#durable ? Promise.resolve() : this.#recoverInterrupted());
   }
 
   /**
@@ -144,9 +168,27 @@ export class Engine {
    *   {@link NotFoundError} when there is no such workflow.
    */
   async run(name: string, input?: unknown, options: RunOptions = {}): Promise<RunRecord> {
-    if (options.key !== undefined) return (await this.start(name, input, options)).result;
+    if (options.key !== undefined || this.#durable) return (await this.start(name, input, options)).result;
     const execution = await this.#prepare(name, input, options);
-    return execution.run();
+    return this.#launch(execution);
+  }
+
+  /**
+   * Cancels a run: no further step starts and the steps running are told to stop; the run ends
+   * `cancelled`. With a queue this works from any process; without one, for runs of this engine.
+   * Resolves with false when the run had already ended (or runs in another engine without a queue).
+   * @throws {@link NotFoundError} when there is no such run.
+   */
+  async cancel(id: string): Promise<boolean> {
+    await this.ready();
+    if (this.#durable) return this.#durable.cancel(id);
+    const live = this.#live.get(id);
+    if (live) {
+      live.abort();
+      return true;
+    }
+    await this.getRun(id);
+    return false;
   }
 
   /**
@@ -159,6 +201,7 @@ export class Engine {
    * ```
    */
   async start(name: string, input?: unknown, options: RunOptions = {}): Promise<RunHandle> {
+    if (this.#durable) return this.#startDurable(this.#durable, name, input, options);
     const queue: RunEvent[] = [];
     let wake: (() => void) | undefined;
     let finished = false;
@@ -174,7 +217,7 @@ export class Engine {
       const earlier = await this.#runKeys.claim(name, options.key, execution.id);
       if (earlier !== undefined) return { ...this.#runKeys.replay(earlier), replayed: true };
     }
-    const result = execution.run().finally(() => {
+    const result = this.#launch(execution).finally(() => {
       finished = true;
       wake?.();
     });
@@ -192,6 +235,30 @@ export class Engine {
     return { id: execution.id, events, result, replayed: false };
   }
 
+  /** Stores a durable run and enqueues its first steps; the handle follows it wherever it runs. */
+  async #startDurable(
+    durable: DurableRuns,
+    name: string,
+    input: unknown,
+    options: RunOptions,
+  ): Promise<RunHandle> {
+    const { plan, input: value } = await this.#prepareRun(name, input);
+    const id = globalThis.crypto.randomUUID();
+    if (options.key !== undefined) {
+      const earlier = await this.#runKeys.claim(name, options.key, id);
+      if (earlier !== undefined) return { ...this.#runKeys.replay(earlier), replayed: true };
+    }
+    const started = await durable.start(plan, value, options, id);
+    if (options.key !== undefined) this.#runKeys.track(id, started.result);
+    return { ...started, replayed: false };
+  }
+
+  /** Runs an execution of this process, cancellable by id while it runs. */
+  #launch(execution: Execution): Promise<RunRecord> {
+    this.#live.set(execution.id, execution.canceller);
+    return execution.run().finally(() => this.#live.delete(execution.id));
+  }
+
   /**
    * Fires every schedule and entity trigger due at `now`: a schedule's latest slot since it last fired
    * (one catch-up run after downtime), an entity's changed rows once its interval has passed. Hosts
@@ -204,24 +271,38 @@ export class Engine {
   }
 
   /**
-   * Ticks the triggers every `tickMs` (default 1 s) until `stop()`; a tick still running is awaited.
+   * Does the engine's background work until `stop()`: ticks the triggers every `tickMs` (default 1 s)
+   * and, with a queue, executes queued steps, at most `concurrency` (default 4) at once. `stop()` is
+   * graceful: it takes no further step and resolves once the steps and the tick in flight are done.
    * @example
    * ```ts
-   * const worker = engine.work();
+   * const worker = engine.work({ concurrency: 8 });
    * process.on('SIGTERM', () => void worker.stop());
    * ```
    */
-  work(options: { tickMs?: number; onError?: (error: unknown) => void } = {}): { stop(): Promise<void> } {
+  work(options: WorkOptions = {}): { stop(): Promise<void> } {
     const tickMs = options.tickMs ?? 1000;
+    const onError = (error: unknown) => options.onError?.(error);
     let running: Promise<unknown> = Promise.resolve();
-    const timer = setInterval(() => {
-      running = running.then(() => this.tick()).catch((error: unknown) => options.onError?.(error));
-    }, tickMs);
+    const timer =
+      options.triggers === false
+        ? undefined
+        : setInterval(() => {
+            running = running.then(() => this.tick()).catch(onError);
+          }, tickMs);
+    const concurrency = options.concurrency ?? 4;
+    const worker: Promise<QueueWorker | undefined> = this.#durable
+      ? this.ready().then(() => this.#durable!.work(concurrency, onError))
+      : Promise.resolve(undefined);
+    worker.catch(onError);
+    let stopping: Promise<void> | undefined;
     return {
-      stop: async () => {
-        clearInterval(timer);
-        await running;
-      },
+      stop: () =>
+        (stopping ??= (async () => {
+          clearInterval(timer);
+          await (await worker.catch(() => undefined))?.stop();
+          await running;
+        })()),
     };
   }
 

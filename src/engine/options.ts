@@ -1,4 +1,5 @@
 import type { ChatAdapter, FileStore, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
+import type { RunQueue } from '../adapters/queue.js';
 import { MemoryChat, MemoryFileStore, MemorySpreadsheets, MemoryStorage } from '../adapters/memory/index.js';
 import type { ActionDefinition } from '../actions/registry.js';
 import type { ScriptSandbox } from '../script/index.js';
@@ -57,6 +58,12 @@ export interface EngineSecurity {
 export interface EngineOptions {
   /** Where definitions, scripts and run records are kept. @default new MemoryStorage() */
   storage?: StorageAdapter;
+  /**
+   * A durable run queue (e.g. `openPostgres(...).queue`, with its `storage`): runs are stored and their
+   * steps execute, one job per step, in every process that calls `engine.work()`. Without it runs
+   * execute in the process that starts them.
+   */
+  queue?: RunQueue;
   /** Where entity rows live. @default new MemorySpreadsheets() */
   spreadsheets?: SpreadsheetAdapter;
   /** File stores by provider name; `upload_file` steps name one. @default { memory: new MemoryFileStore() } */
@@ -78,6 +85,7 @@ export interface EngineOptions {
 /** Engine options with every default filled in. @internal */
 export interface ResolvedOptions {
   storage: StorageAdapter;
+  queue: RunQueue | undefined;
   spreadsheets: SpreadsheetAdapter;
   files: Record<string, FileStore>;
   chat: ChatAdapter;
@@ -148,7 +156,18 @@ export function resolveOptions(options: EngineOptions): ResolvedOptions {
   const fetchFn = options.fetch ?? globalThis.fetch?.bind(globalThis);
   const security: ResolvedOptions['security'] = { allowHosts: allowHosts.map((h) => h.toLowerCase()) };
   if (options.security?.resolve) security.resolve = options.security.resolve;
+  const queue = options.queue;
+  if (
+    queue !== undefined &&
+    (typeof queue !== 'object' || queue === null || typeof queue.begin !== 'function')
+  )
+    throw new TypeError('queue must be a run queue, e.g. openPostgres(...).queue');
+  if (queue?.available && options.storage === undefined)
+    throw new TypeError(
+      'queue needs the storage on the same database: new Engine({ storage: db.storage, queue: db.queue })',
+    );
   return {
+    queue: queue?.available ? queue : undefined,
     storage: options.storage ?? new MemoryStorage(),
     spreadsheets: options.spreadsheets ?? new MemorySpreadsheets(),
     files,

@@ -10,7 +10,17 @@ import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { stepType } from './steps/index.js';
 import { ITEMS_LOST, runForEach, type Attempted } from './for-each.js';
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
-import { traceRun, type RunTrace } from './tracing.js';
+import { traceJoin, traceRun, type RunTrace } from './tracing.js';
+
+/** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */
+export interface DeliveredStep {
+  /** The step's record after the delivery (attempts, times, logs, items). */
+  record: StepRecord;
+  /** The step's output, or its error. */
+  outcome: Attempted;
+  /** Set when the attempt failed and may be retried: the delay before the next attempt, in ms. */
+  retryDelay: number | undefined;
+}
 
 /** Options of one run. */
 export interface RunOptions {
@@ -65,8 +75,15 @@ export class Execution {
   #parentTrace: string | undefined;
   #trace: RunTrace | undefined;
 
-  constructor(plan: Plan, input: unknown, services: RunServices, options: RunOptions, lineage?: RunLineage) {
-    this.id = globalThis.crypto.randomUUID();
+  constructor(
+    plan: Plan,
+    input: unknown,
+    services: RunServices,
+    options: RunOptions,
+    lineage?: RunLineage,
+    id: string = globalThis.crypto.randomUUID(),
+  ) {
+    this.id = id;
     this.#parentId = lineage?.parentId;
     this.#chain = lineage?.chain ?? [plan.workflow.name];
     this.#plan = plan;
@@ -94,6 +111,70 @@ export class Execution {
       error: null,
     }));
   }
+
+  /**
+   * A durable run picked up from its stored record, to execute one step delivered by the queue (see
+   * {@link Execution.runDelivered}) or to evaluate what the finished steps make of the rest. Its
+   * spans join the run's trace through the record's `traceparent`. @internal
+   */
+  static resume(
+    plan: Plan,
+    record: RunRecord,
+    services: RunServices,
+    options: RunOptions,
+    chain?: readonly string[],
+  ): Execution {
+    const lineage = { parentId: record.parent_run_id ?? '', chain: chain ?? [plan.workflow.name] };
+    const execution = new Execution(plan, record.input, services, options, lineage, record.id);
+    if (record.parent_run_id === undefined) execution.#parentId = undefined;
+    execution.#startedAt = Date.parse(record.started_at);
+    for (const step of record.steps) {
+      const index = execution.#indexOf(step.name);
+      if (index < 0) continue;
+      execution.#records[index] = { ...step };
+      if (step.status === 'skipped') execution.#skipped[index] = true;
+      else if (step.status === 'succeeded' || step.status === 'failed')
+        execution.#outputs[index] = step.output;
+    }
+    execution.#trace = traceJoin(plan.workflow.name, record.id, record.traceparent);
+    return execution;
+  }
+
+  /**
+   * Executes one delivery of a step of a durable run: one attempt of a plain step (numbered
+   * `attempt`, with the delay before the next one when it may be retried), or every item of a
+   * `for_each` step. Writes nothing; the caller commits the outcome. @internal
+   */
+  async runDelivered(planned: PlannedStep, attempt: number): Promise<DeliveredStep> {
+    const onCancel = () => this.#controller.abort();
+    this.#userSignal?.addEventListener('abort', onCancel, { once: true });
+    if (this.#userSignal?.aborted) this.#controller.abort();
+    const record = this.#records[planned.index]!;
+    record.status = 'running';
+    record.started_at ??= iso(Date.now());
+    try {
+      const outcome: Attempted & { retryDelay?: number } = planned.forEach
+        ? await this.#runItems(planned, planned.forEach, record)
+        : await this.#attempts(planned, this.#scopeOnce, record, undefined, attempt, true);
+      record.finished_at = iso(Date.now());
+      return { record, outcome, retryDelay: outcome.retryDelay };
+    } finally {
+      this.#userSignal?.removeEventListener('abort', onCancel);
+    }
+  }
+
+  /** True when the step would be skipped: its conditions do not hold, or its list's step was skipped. @internal */
+  skips(planned: PlannedStep): boolean {
+    return this.#skips(planned);
+  }
+
+  /** The workflow's output from the steps' outputs. @throws when `workflow_output` cannot be resolved. @internal */
+  output(): unknown {
+    return this.#output();
+  }
+
+  /** Cancels the run (as its `signal` would). @internal */
+  readonly canceller: { abort(): void } = { abort: () => this.#controller.abort() };
 
   /** Runs every step and resolves to the finished run record. */
   async run(): Promise<RunRecord> {
@@ -247,10 +328,12 @@ export class Execution {
     scope: Scope,
     record: StepRecord,
     item: number | undefined,
-  ): Promise<Attempted> {
+    first = 1,
+    single = false,
+  ): Promise<Attempted & { retryDelay?: number }> {
     const step = planned.step;
     const retry = planned.retry ?? NO_RETRY;
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = first; ; attempt++) {
       const span = this.#trace!.attempt(step.name, step.type, attempt, item);
       if (item === undefined) {
         record.attempts = attempt;
@@ -296,6 +379,7 @@ export class Execution {
             at: iso(Date.now()),
             ...(item === undefined ? {} : { item }),
           });
+          if (single) return { output: null, error: runError, attempts: attempt, retryDelay: delay };
           const waited = await sleep(delay, this.#signal).then(
             () => true,
             () => false,

@@ -95,9 +95,35 @@ export function traceRun(
   const tracer = api.trace.getTracer('stepwire');
   const base = { [SPAN_ATTRIBUTES.workflow]: workflow, [SPAN_ATTRIBUTES.runId]: runId };
   const span = tracer.startSpan(`run ${workflow}`, { attributes: base, startTime: startedAt }, parent);
-  const runContext = api.trace.setSpan(parent, span);
   return {
+    ...attemptsUnder(api, api.trace.setSpan(parent, span), base),
     traceparent: formatTraceparent(api, span),
+    end: (status, error) => endSpan(api, span, status, error),
+  };
+}
+
+/**
+ * The trace of a durable run on a worker: attempt spans become children of the run's span, named by
+ * the `traceparent` kept in its record, so a run's spans join up whichever process executes its steps.
+ * Ending it does nothing: the run's span belongs to the process that started the run. Records
+ * nothing until the OpenTelemetry API has been imported (see {@link preloadTracing}).
+ * @internal
+ */
+export function traceJoin(workflow: string, runId: string, traceparent: string | undefined): RunTrace {
+  const api = loaded;
+  if (!api || traceparent === undefined) return NO_TRACE;
+  const base = { [SPAN_ATTRIBUTES.workflow]: workflow, [SPAN_ATTRIBUTES.runId]: runId };
+  return { ...attemptsUnder(api, parentContext(api, traceparent), base), traceparent, end: () => {} };
+}
+
+/** Starts attempt spans as children of `runContext`. */
+function attemptsUnder(
+  api: Api,
+  runContext: Otel.Context,
+  base: Record<string, string>,
+): Pick<RunTrace, 'attempt'> {
+  const tracer = api.trace.getTracer('stepwire');
+  return {
     attempt(step, type, attempt, item) {
       const attributes = {
         ...base,
@@ -114,7 +140,6 @@ export function traceRun(
         end: (status, error) => endSpan(api, child, status, error ?? null),
       };
     },
-    end: (status, error) => endSpan(api, span, status, error),
   };
 }
 

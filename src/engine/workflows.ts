@@ -26,6 +26,8 @@ export class WorkflowRegistry {
   #hasAction: (provider: string, module: string, action: string) => boolean;
   #ready: () => Promise<void>;
   #prepared = new Map<string, PreparedWorkflow>();
+  /** Plans of definition snapshots, by their JSON. */
+  #snapshots = new Map<string, Plan>();
 
   /** @internal */
   constructor(
@@ -93,6 +95,21 @@ export class WorkflowRegistry {
    */
   validate(definition: unknown): Workflow {
     return this.#prepare(definition).plan.workflow;
+  }
+
+  /**
+   * The plan of a definition snapshot kept in a durable run (validated when it was stored), planned
+   * once per distinct definition. @internal
+   */
+  planOf(definition: unknown): Plan {
+    const json = JSON.stringify(definition);
+    let plan = this.#snapshots.get(json);
+    if (!plan) {
+      plan = this.#prepare(definition).plan;
+      if (this.#snapshots.size >= 64) this.#snapshots.delete(this.#snapshots.keys().next().value!);
+      this.#snapshots.set(json, plan);
+    }
+    return plan;
   }
 
   /** Refuses a workflow that can reach itself through the stored workflows it runs. */

@@ -29,6 +29,8 @@ export interface Connection {
   where: string;
   /** Closes what `openPostgres` made (and the host's client when told to); checkpoints PGlite first. */
   close(): Promise<void>;
+  /** The driver's client below `db`, for the queue: a pool (with its URL when openPostgres made it) or PGlite. */
+  client: { kind: 'pool'; pool: PostgresPool; url?: string } | { kind: 'pglite'; pglite: PGliteClient };
 }
 
 type PoolClass = new (config: { connectionString: string }) => PostgresPool & {
@@ -44,7 +46,7 @@ export async function connect(target: PostgresTarget | undefined, closeClient: b
   if (target === undefined) return embedded(undefined);
   if (typeof target === 'string') {
     if (POSTGRES_URL.test(target))
-      return server(await newPool(target), `the Postgres database ${redact(target)}`, true);
+      return server(await newPool(target), `the Postgres database ${redact(target)}`, true, target);
     if (URL_SCHEME.test(target) || target.trim() === '')
       throw new TypeError(
         `openPostgres: target "${redact(target)}" is neither a postgres:// or postgresql:// URL nor a directory path`,
@@ -74,7 +76,7 @@ async function newPool(url: string): Promise<InstanceType<PoolClass>> {
   return pool;
 }
 
-async function server(pool: PostgresPool, where: string, owned: boolean): Promise<Connection> {
+async function server(pool: PostgresPool, where: string, owned: boolean, url?: string): Promise<Connection> {
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
@@ -84,7 +86,12 @@ async function server(pool: PostgresPool, where: string, owned: boolean): Promis
       cause: error,
     });
   }
-  return { db, where, close: () => (owned ? db.destroy() : Promise.resolve()) };
+  return {
+    db,
+    where,
+    close: () => (owned ? db.destroy() : Promise.resolve()),
+    client: { kind: 'pool', pool, ...(url === undefined ? {} : { url }) },
+  };
 }
 
 async function embedded(dir: string | undefined): Promise<Connection> {
@@ -123,7 +130,7 @@ async function pglite(client: PGliteClient, where: string, owned: boolean): Prom
       await db.destroy();
     }
   };
-  return { db, where, close };
+  return { db, where, close, client: { kind: 'pglite', pglite: client } };
 }
 
 /**

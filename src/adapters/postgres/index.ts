@@ -15,5 +15,5 @@
 export { openPostgres, type PostgresOptions, type PostgresDatabase } from './open.js';
 export type { PostgresTarget } from './connect.js';
 export { PostgresStorage } from './storage.js';
-export type { PostgresQueue, QueueWorker, WorkOptions } from './queue.js';
+export type { PostgresQueue, QueueTiming, QueueWorker, WorkOptions } from './queue.js';
 export { StorageError, isStorageError } from '../../errors/index.js';

@@ -82,6 +82,27 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 2,
+    name: 'durable runs: scheduling state and event log',
+    async up(schema) {
+      await schema
+        .alterTable('runs')
+        .addColumn('durable', 'json')
+        .addColumn('event_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await schema
+        .createTable('run_events')
+        .addColumn('run_id', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('event', 'json', (c) => c.notNull())
+        .addPrimaryKeyConstraint('run_events_pkey', ['run_id', 'seq'])
+        .addForeignKeyConstraint('run_events_run_fkey', ['run_id'], 'runs', ['id'], (c) =>
+          c.onDelete('cascade'),
+        )
+        .execute();
+    },
+  },
 ];
 
 /**

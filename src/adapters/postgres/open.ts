@@ -1,4 +1,4 @@
-import { unavailableQueue, type PostgresQueue } from './queue.js';
+import { postgresQueue, type PostgresQueue, type QueueTiming } from './queue.js';
 import { connect, type PostgresTarget } from './connect.js';
 import { migrate } from './migrations.js';
 import { PostgresStorage } from './storage.js';
@@ -7,7 +7,8 @@ import { PostgresStorage } from './storage.js';
 export interface PostgresOptions {
   /**
    * The Postgres schema that holds stepwire's tables, created when missing: lowercase letters, digits
-   * and `_`, starting with a letter or `_`, at most 63 characters, not starting with `pg_`. Several
+   * and `_`, starting with a letter or `_`, at most 45 characters, not starting with `pg_` (the
+   * queue's jobs live beside it in the schema `<schema>_jobs`). Several
    * projects may share one database, each in its own schema.
    * @default 'stepwire'
    */
@@ -18,13 +19,18 @@ export interface PostgresOptions {
    * @default false
    */
   closeClient?: boolean;
+  /** Timing of the durable queue (leases, polling); see {@link QueueTiming}. */
+  queue?: QueueTiming;
 }
 
 /** A database opened with {@link openPostgres}. */
 export interface PostgresDatabase {
   /** Definitions, scripts and run records in the database: pass it as `new Engine({ storage })`. */
   storage: PostgresStorage;
-  /** The durable run queue on the same database. */
+  /**
+   * The durable run queue on the same database (pg-boss): pass it as `new Engine({ storage, queue })`
+   * and call `engine.work()` in every process that should execute steps.
+   */
   queue: PostgresQueue;
   /**
    * Closes the database: ends the pool openPostgres made, or checkpoints and closes PGlite and
@@ -35,7 +41,7 @@ export interface PostgresDatabase {
 }
 
 /** Unquoted Postgres identifiers stepwire accepts as a schema name (no quoting, no case folding). */
-const SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
+const SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,44}$/;
 
 /**
  * Opens (and creates or migrates) a stepwire database: a Postgres server, an embedded PGlite
@@ -70,7 +76,7 @@ export async function openPostgres(
   target?: PostgresTarget,
   options: PostgresOptions = {},
 ): Promise<PostgresDatabase> {
-  const { schema, closeClient } = normalize(options);
+  const { schema, closeClient, queue: timing } = normalize(options);
   const connection = await connect(target, closeClient);
   try {
     await migrate(connection.db, schema, connection.where);
@@ -79,24 +85,31 @@ export async function openPostgres(
     throw error;
   }
   let closing: Promise<void> | undefined;
-  const storage = new PostgresStorage(
-    connection.db.withSchema(schema),
-    connection.where,
-    () => closing !== undefined,
-  );
-  return { storage, queue: unavailableQueue(), close: () => (closing ??= connection.close()) };
+  const scoped = connection.db.withSchema(schema);
+  const storage = new PostgresStorage(scoped, connection.where, () => closing !== undefined);
+  const queue = postgresQueue(connection, schema, scoped, timing);
+  const close = async () => {
+    try {
+      await queue.close();
+    } finally {
+      await connection.close();
+    }
+  };
+  return { storage, queue, close: () => (closing ??= close()) };
 }
 
-function normalize(options: PostgresOptions): Required<PostgresOptions> {
+function normalize(options: PostgresOptions): Required<Omit<PostgresOptions, 'queue'>> & PostgresOptions {
   if (typeof options !== 'object' || options === null)
     throw new TypeError('openPostgres: options must be an object');
   const { schema = 'stepwire', closeClient = false } = options;
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema))
     throw new TypeError(
       `openPostgres: options.schema ${JSON.stringify(schema)} is not a schema name stepwire accepts:` +
-        ' lowercase letters, digits and _, starting with a letter or _, at most 63 characters, not starting with pg_',
+        ' lowercase letters, digits and _, starting with a letter or _, at most 45 characters, not starting with pg_',
     );
   if (typeof closeClient !== 'boolean')
     throw new TypeError('openPostgres: options.closeClient must be a boolean');
-  return { schema, closeClient };
+  if (options.queue !== undefined && (typeof options.queue !== 'object' || options.queue === null))
+    throw new TypeError('openPostgres: options.queue must be an object');
+  return { schema, closeClient, ...(options.queue ? { queue: options.queue } : {}) };
 }

@@ -1,41 +1,392 @@
+/**
+ * The durable run queue of `openPostgres`, on pg-boss in the same database: one pg-boss job per
+ * step, in the schema `<schema>_jobs`. A commit locks the run's row, writes the run, its events and
+ * the jobs it makes ready, and completes the delivered job, all in one transaction; LISTEN/NOTIFY
+ * wakes the workers and the processes waiting on a run, so a chain of steps never waits a poll.
+ * @module
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { StepwireError } from '../../errors/index.js';
+import { importOptional } from '../import-optional.js';
+import type {
+  Delivery,
+  DurableRun,
+  LoggedEvent,
+  QueueWorker,
+  QueueWorkOptions,
+  RunChange,
+  RunQueue,
+  StepJob,
+} from '../queue.js';
+import type { Connection } from './connect.js';
+import type { Tables } from './tables.js';
+import { runColumns } from '../run-list.js';
+
+export type { QueueWorker } from '../queue.js';
 
 /** Options of {@link PostgresQueue.work}. */
-export interface WorkOptions {
-  /** Most steps this process executes at once. @default 1 */
-  concurrency?: number;
-}
+export type WorkOptions = QueueWorkOptions;
 
-/** A running worker of {@link PostgresQueue.work}. */
-export interface QueueWorker {
-  /** Stops taking steps; resolves once the steps in flight have finished. */
-  stop(): Promise<void>;
+/** Timing of the queue; the defaults suit production, tests shorten them. */
+export interface QueueTiming {
+  /**
+   * A worker renews its lease on a step this often; a step whose worker died is delivered again
+   * once its lease lapses, within about twice this plus `monitorSeconds`. At least 10 (pg-boss).
+   * @default 10
+   */
+  heartbeatSeconds?: number;
+  /** How often lapsed leases are looked for, in seconds. @default 2 */
+  monitorSeconds?: number;
+  /** How often an idle worker looks for jobs when no notification came, in seconds (at least 0.5). @default 2 */
+  pollSeconds?: number;
 }
 
 /**
- * The durable run queue on the database `openPostgres` opened: one job per step, committed with the
- * step's result, executed by every process that works the queue. Durable runs come with the queue,
- * which this version does not have yet: `available` is false, runs execute in the calling process
- * (their records still live in the database), and `work` rejects with a `StepwireError` (code
- * `queue_unavailable`) saying so.
+ * The durable run queue on the database `openPostgres` opened: pass it as `new Engine({ storage,
+ * queue })`. Steps then execute in every process that calls `engine.work()`.
  */
-export interface PostgresQueue {
-  /** Whether durable runs are available; `false` in this version. */
-  readonly available: boolean;
-  /** Executes queued steps in this process until stopped. */
-  work(options?: WorkOptions): Promise<QueueWorker>;
+export interface PostgresQueue extends RunQueue {
+  /** Stops the queue's own work (workers, listeners, maintenance); `close()` of the database calls it. @internal */
+  close(): Promise<void>;
 }
 
-/** The queue until durable runs exist: says so when used. @internal */
-export function unavailableQueue(): PostgresQueue {
-  return {
-    available: false,
-    work: async function work() {
-      throw new StepwireError(
-        'queue_unavailable',
-        'durable runs come with the queue, which this version of stepwire/postgres does not have yet:' +
-          ' runs execute in the process that starts them, and their records are kept in the database',
+/** How many times a step is delivered again after its worker died, before the run fails. @internal */
+export const MAX_REDELIVERIES = 8;
+
+const QUEUE = 'steps';
+
+type Boss = import('pg-boss').PgBoss;
+type BossModule = typeof import('pg-boss');
+type Job = import('pg-boss').Job<StepJob>;
+
+/** The queue of a database: pg-boss started on first use. @internal */
+export function postgresQueue(
+  connection: Connection,
+  schema: string,
+  scoped: Kysely<Tables>,
+  timing: QueueTiming = {},
+): PostgresQueue {
+  return new BossQueue(connection, schema, scoped, timing);
+}
+
+class BossQueue implements PostgresQueue {
+  readonly available = true;
+  readonly #connection: Connection;
+  readonly #schema: string;
+  readonly #db: Kysely<Tables>;
+  readonly #timing: Required<QueueTiming>;
+  readonly #channel: string;
+  #started: Promise<{ boss: Boss; module: BossModule }> | undefined;
+  #listeners = new Set<(runId: string, status?: string) => void>();
+  #unlisten: Promise<() => Promise<void>> | undefined;
+  #closed = false;
+
+  constructor(connection: Connection, schema: string, db: Kysely<Tables>, timing: QueueTiming) {
+    this.#connection = connection;
+    this.#schema = schema;
+    this.#db = db;
+    this.#timing = { heartbeatSeconds: 10, monitorSeconds: 2, pollSeconds: 2, ...timing };
+    this.#channel = `stepwire_${schema}_runs`;
+  }
+
+  async begin(id: string, change: RunChange): Promise<void> {
+    const { boss, module } = await this.#boss();
+    await this.#db.transaction().execute(async (tx) => {
+      const columns = runColumns(change.record);
+      await tx
+        .insertInto('runs')
+        .values({
+          id,
+          workflow: columns.workflow,
+          status: columns.status,
+          started_at: time(columns.started_at),
+          finished_at: time(columns.finished_at),
+          record: json(change.record),
+          durable: json(change.state),
+        })
+        .execute();
+      await this.#write(tx, id, change, 0, boss, module);
+    });
+  }
+
+  async commit(
+    id: string,
+    delivery: Delivery | undefined,
+    decide: (run: DurableRun) => RunChange | undefined,
+  ): Promise<RunChange | undefined> {
+    const { boss, module } = await this.#boss();
+    return this.#db.transaction().execute(async (tx) => {
+      const row = await tx
+        .selectFrom('runs')
+        .select([
+          sql<string>`record::text`.as('record'),
+          sql<string | null>`durable::text`.as('durable'),
+          'event_count',
+        ])
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
+      const change =
+        row && row.durable !== null
+          ? decide({ record: JSON.parse(row.record), state: JSON.parse(row.durable) })
+          : undefined;
+      if (change) await this.#write(tx, id, change, Number(row!.event_count), boss, module);
+      if (delivery) {
+        const job = delivery.ref as Job;
+        await boss.complete(QUEUE, { id: job.id, retryCount: job.retryCount }, null, {
+          db: module.fromKysely(tx),
+        });
+      }
+      return change;
+    });
+  }
+
+  async load(id: string): Promise<DurableRun | undefined> {
+    const row = await this.#db
+      .selectFrom('runs')
+      .select([sql<string>`record::text`.as('record'), sql<string | null>`durable::text`.as('durable')])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row || row.durable === null) return undefined;
+    return { record: JSON.parse(row.record), state: JSON.parse(row.durable) };
+  }
+
+  async events(id: string, after: number): Promise<LoggedEvent[]> {
+    const rows = await this.#db
+      .selectFrom('run_events')
+      .select(['seq', sql<string>`event::text`.as('event')])
+      .where('run_id', '=', id)
+      .where('seq', '>', after)
+      .orderBy('seq')
+      .execute();
+    return rows.map((row) => ({ seq: Number(row.seq), event: JSON.parse(row.event) }));
+  }
+
+  watch(listener: (runId: string, status?: string) => void): () => void {
+    this.#listeners.add(listener);
+    this.#unlisten ??= this.#listen();
+    return () => void this.#listeners.delete(listener);
+  }
+
+  async work(
+    handler: (delivery: Delivery) => Promise<void>,
+    options: QueueWorkOptions = {},
+  ): Promise<QueueWorker> {
+    const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+    const { boss } = await this.#boss();
+    // One pg-boss worker per slot: a worker that just handled a job fetches again at once (one
+    // notification wakes every idle worker once, so a backlog must not wait for the next poll).
+    const ids: string[] = [];
+    for (let slot = 0; slot < concurrency; slot++) {
+      const id = await boss.work<StepJob>(
+        QUEUE,
+        {
+          batchSize: 1,
+          pollingIntervalSeconds: this.#timing.pollSeconds,
+          notifyPollingIntervalSeconds: Math.max(this.#timing.pollSeconds, 5),
+        },
+        async ([job]) => {
+          if (!job) return;
+          try {
+            await handler({ job: job.data, redelivered: job.retryCount, signal: job.signal, ref: job });
+          } catch (error) {
+            options.onError?.(error);
+            throw error;
+          } finally {
+            boss.notifyWorker(id);
+          }
+        },
       );
-    },
+      ids.push(id);
+    }
+    return {
+      stop: async () => {
+        await Promise.all(ids.map((id) => boss.offWork(QUEUE, { id, wait: true })));
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const unlisten = this.#unlisten;
+    this.#unlisten = undefined;
+    await (await unlisten?.catch(() => undefined))?.().catch(() => undefined);
+    const started = this.#started;
+    if (!started) return;
+    const { boss } = await started.catch(() => ({ boss: undefined }));
+    await boss?.stop({ graceful: true, close: true, timeout: 30_000 });
+  }
+
+  /** Appends the events, updates the run, notifies, and enqueues the jobs of a change. */
+  async #write(
+    tx: Transaction<Tables>,
+    id: string,
+    change: RunChange,
+    count: number,
+    boss: Boss,
+    module: BossModule,
+  ): Promise<void> {
+    const columns = runColumns(change.record);
+    const events = JSON.stringify(change.events);
+    await sql`
+      with updated as (
+        update ${sql.table(`${this.#schema}.runs`)} set
+          workflow = ${columns.workflow}, status = ${columns.status},
+          started_at = ${time(columns.started_at)}, finished_at = ${time(columns.finished_at)},
+          record = ${json(change.record)}, durable = ${json(change.state)},
+          event_count = ${count} + json_array_length(${events}::text::json)
+        where id = ${id}
+        returning id
+      ), logged as (
+        insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
+        select ${id}, ${count}::int + ordinality::int, value
+        from json_array_elements(${events}::text::json) with ordinality
+      )
+      select pg_notify(${this.#channel}, ${`${id} ${columns.status ?? ''}`})`.execute(tx);
+    if (change.jobs.length === 0) return;
+    await boss.insert(
+      QUEUE,
+      change.jobs.map(({ job, delayMs }) => ({
+        data: job,
+        ...(delayMs ? { startAfter: new Date(Date.now() + delayMs) } : {}),
+      })),
+      { db: module.fromKysely(tx) },
+    );
+  }
+
+  /** pg-boss, started once: its schema created or migrated, the step queue created. */
+  #boss(): Promise<{ boss: Boss; module: BossModule }> {
+    if (this.#closed) throw new StepwireError('closed', 'the queue was closed');
+    return (this.#started ??= this.#start());
+  }
+
+  async #start(): Promise<{ boss: Boss; module: BossModule }> {
+    const module = (await importOptional(
+      'pg-boss',
+      'the durable queue',
+      () => import('pg-boss') as Promise<unknown>,
+    )) as BossModule;
+    const client = this.#connection.client;
+    const common = {
+      schema: `${this.#schema}_jobs`,
+      useListenNotify: true,
+      monitorIntervalSeconds: this.#timing.monitorSeconds,
+      superviseIntervalSeconds: this.#timing.monitorSeconds,
+      registerInstance: false,
+      openTelemetry: { enabled: false },
+    };
+    const boss =
+      client.kind === 'pglite'
+        ? new module.PgBoss({ ...common, backend: 'pglite', db: module.fromPglite(client.pglite as never) })
+        : client.url !== undefined
+          ? new module.PgBoss({ ...common, connectionString: client.url, max: 4 })
+          : new module.PgBoss({ ...common, db: poolDatabase(client.pool) });
+    // pg-boss reports trouble (a dropped connection, a slow query) as events; unheard, an `error`
+    // event would end the process. The queue recovers by itself: the next poll reconnects.
+    boss.on('error', () => undefined);
+    boss.on('warning', () => undefined);
+    await boss.start();
+    await boss.createQueue(QUEUE, {
+      notify: true,
+      heartbeatSeconds: this.#timing.heartbeatSeconds,
+      retryLimit: MAX_REDELIVERIES + 1,
+      retryDelay: 0,
+      expireInSeconds: 24 * 60 * 60,
+      deleteAfterSeconds: 60 * 60,
+    });
+    return { boss, module };
+  }
+
+  /** Listens for commits of any process: LISTEN on the server, PGlite's own listener in process. */
+  async #listen(): Promise<() => Promise<void>> {
+    const deliver = (payload: string) => {
+      const space = payload.indexOf(' ');
+      const runId = space < 0 ? payload : payload.slice(0, space);
+      const status = space < 0 ? undefined : payload.slice(space + 1) || undefined;
+      for (const listener of this.#listeners) {
+        try {
+          listener(runId, status);
+        } catch {
+          // A listener's error is its own.
+        }
+      }
+    };
+    const client = this.#connection.client;
+    if (client.kind === 'pglite') {
+      const pglite = client.pglite as unknown as {
+        listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+      };
+      return pglite.listen(this.#channel, deliver);
+    }
+    return listenOnPool(client.pool, this.#channel, deliver);
+  }
+}
+
+/** A pool a host passed, as pg-boss's database: statements only (workers then poll). */
+function poolDatabase(pool: Connection['client'] & { kind: 'pool' } extends { pool: infer P } ? P : never) {
+  const query = (pool as unknown as { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> })
+    .query;
+  return {
+    executeSql: (text: string, values?: unknown[]) =>
+      query.call(pool, text, values) as Promise<{ rows: never[] }>,
   };
+}
+
+type PgClient = {
+  query(text: string): Promise<unknown>;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  release(error?: boolean | Error): void;
+};
+
+/**
+ * LISTEN on a connection of its own, taken from the pool and kept; a dropped connection is replaced
+ * after a second (notifications sent meanwhile are missed, and the waiting side polls as well).
+ */
+async function listenOnPool(
+  pool: Connection['client'] extends infer C ? (C extends { pool: infer P } ? P : never) : never,
+  channel: string,
+  deliver: (payload: string) => void,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let current: PgClient | undefined;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const connect = async (): Promise<void> => {
+    if (stopped) return;
+    try {
+      const client = (await (pool as unknown as { connect(): Promise<PgClient> }).connect()) as PgClient;
+      current = client;
+      client.on('notification', (message) => {
+        if (message.channel === channel && message.payload) deliver(message.payload);
+      });
+      client.on('error', () => {
+        client.release(true);
+        if (current === client) current = undefined;
+        retry = setTimeout(() => void connect(), 1000);
+      });
+      await client.query(`LISTEN "${channel}"`);
+    } catch {
+      retry = setTimeout(() => void connect(), 1000);
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const client = current;
+    current = undefined;
+    if (!client) return;
+    await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
+    client.release();
+  };
+}
+
+/** JSON text as a `json` parameter (sent as text, so no driver serializer touches it). */
+function json(value: unknown) {
+  return sql<string>`${JSON.stringify(value) ?? 'null'}::text::json`;
+}
+
+/** An ISO time (or null) as a `timestamptz` parameter. */
+function time(iso: string | null) {
+  return sql<string | null>`${iso}::text::timestamptz`;
 }

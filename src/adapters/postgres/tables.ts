@@ -36,6 +36,17 @@ export interface RunsTable {
   started_at: ColumnType<Date | string | null, string | null, string | null>;
   finished_at: ColumnType<Date | string | null, string | null, string | null>;
   record: JsonText;
+  /** The engine's scheduling state of a durable run; null for a run executed in one process. */
+  durable: ColumnType<JsonText | null, JsonText | null | undefined, JsonText | null>;
+  /** Events logged for the run so far (the last `seq` of `run_events`). */
+  event_count: Generated<number>;
+}
+
+/** The event log of durable runs, in order per run. @internal */
+export interface RunEventsTable {
+  run_id: string;
+  seq: number;
+  event: JsonText;
 }
 
 /** One row per step of a durable run: written by the queue when a step's result is committed. @internal */
@@ -62,6 +73,7 @@ export interface Tables {
   migrations: MigrationsTable;
   definitions: DefinitionsTable;
   runs: RunsTable;
+  run_events: RunEventsTable;
   step_results: StepResultsTable;
   trigger_state: TriggerStateTable;
 }
