@@ -1,5 +1,6 @@
 /**
- * The `stepwire` command line: `validate`, `run`, `serve`, `types` and `graph` over a project folder.
+ * The `stepwire` command line: `validate`, `run`, `serve`, `worker`, `types`, `triggers` and `graph`
+ * over a project folder.
  * @module
  */
 import { isStepwireError, ValidationError } from '../errors/index.js';
@@ -9,6 +10,7 @@ import { readVersion } from './version.js';
 import { validateCommand } from './validate.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
+import { workerCommand } from './worker.js';
 import { typesCommand } from './generate-types.js';
 import { triggersCommand } from './triggers.js';
 import { graphCommand } from './graph.js';
@@ -18,6 +20,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   validate: validateCommand,
   run: runCommand,
   serve: serveCommand,
+  worker: workerCommand,
   types: typesCommand,
   triggers: triggersCommand,
   graph: graphCommand,

@@ -5,12 +5,15 @@
  */
 import { join, resolve } from 'node:path';
 import type { StorageAdapter } from '../adapters/types.js';
+import type { RunQueue } from '../adapters/queue.js';
 import { openPostgres } from '../adapters/postgres/index.js';
 
 /** An opened database, or none (memory). @internal */
 export interface CommandDatabase {
   /** The storage to give the engine; undefined keeps everything in memory. */
   storage: StorageAdapter | undefined;
+  /** The durable run queue on the same database; undefined in memory. */
+  queue: RunQueue | undefined;
   /** Where the data lives, for the start-up message. */
   where: string;
   /** Checkpoints and closes the database; safe to call once the engine is done. */
@@ -28,7 +31,7 @@ export async function openDatabase(
   fallback: 'project' | 'memory',
 ): Promise<CommandDatabase> {
   if (db === undefined && fallback === 'memory')
-    return { storage: undefined, where: 'memory (nothing is kept)', close: async () => {} };
+    return { storage: undefined, queue: undefined, where: 'memory (nothing is kept)', close: async () => {} };
   const target =
     db === undefined
       ? join(resolve(project), '.stepwire', 'db')
@@ -36,7 +39,12 @@ export async function openDatabase(
         ? db
         : resolve(db);
   const opened = await openPostgres(target);
-  return { storage: opened.storage, where: describeTarget(target), close: () => opened.close() };
+  return {
+    storage: opened.storage,
+    queue: opened.queue,
+    where: describeTarget(target),
+    close: () => opened.close(),
+  };
 }
 
 /** The target without a password. */

@@ -9,6 +9,7 @@ Commands:
   validate <dir>                       check every file; list each problem with file and path
   run <dir> <workflow> [--input JSON]  run a workflow, show its steps and print its output
   serve <dir> [--port N]               serve the HTTP API and the application screens
+  worker <dir> [--db URL|DIR]          execute queued steps of durable runs (with serve --no-work)
   triggers <dir>                       list the project's triggers and when they fire next
   types <dir> [--out FILE]             TypeScript types of each workflow's input and output
   graph <dir> <workflow> [--out FILE]  the workflow as an SVG picture
@@ -50,11 +51,14 @@ stepwire serve runs them.
 Exit codes: 0 ok, 1 invalid project, 2 usage error.`,
 
   serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--out DIR] [--db URL|DIR | --memory]
+                      [--concurrency N] [--no-work]
 
 Serves the HTTP API of the project and its application screens, logging each request.
 Stored files are served under /files/ (and written to --out when given). Definitions and
 runs are kept in a database (by default <dir>/.stepwire/db) and entity rows in the files
-of <dir>/sheets, so both survive a restart. Stop with Ctrl-C (or SIGTERM).
+of <dir>/sheets, so both survive a restart. Runs are durable: their steps are queued in the
+database and executed here and by any "stepwire worker" on it; a run cut short by a stop
+goes on at the next start. Stop with Ctrl-C (or SIGTERM): steps in flight finish first.
 
 Options:
   -p, --port N      port to listen on; 0 picks a free one (default: 8787)
@@ -62,9 +66,29 @@ Options:
   -o, --out DIR     also write stored files into this folder
       --db URL|DIR  the database: a postgres:// URL or a folder (embedded PGlite)
       --memory      keep everything in memory and leave the files alone
+      --concurrency N  steps executed here at once, 1 to 256 (default: 4)
+      --no-work     only queue runs; "stepwire worker" processes execute them
   -h, --help        show this help
 
 Exit codes: 0 stopped, 1 invalid project or port in use, 2 usage error.`,
+
+  worker: `Usage: stepwire worker <dir> [--db URL|DIR] [--concurrency N] [--no-triggers]
+
+Executes the steps of durable runs queued in the database, and fires the project's
+triggers (each schedule slot and row change starts one run, whatever the number of
+workers). Run as many as you like beside "stepwire serve --no-work": each step runs
+once; a worker killed mid-step loses only that step, which another worker takes over
+once its lease lapses. Stop with Ctrl-C or SIGTERM: no step starts, the steps in
+flight finish and commit, then the worker exits.
+
+Options:
+      --db URL|DIR       the database: a postgres:// URL (shared by every process) or a
+                         folder (embedded PGlite, one process); default <dir>/.stepwire/db
+  -c, --concurrency N    steps executed at once, 1 to 256 (default: 4)
+      --no-triggers      leave the triggers to other processes
+  -h, --help             show this help
+
+Exit codes: 0 stopped, 1 invalid project or database, 2 usage error.`,
 
   types: `Usage: stepwire types <dir> [--out FILE]
 

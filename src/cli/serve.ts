@@ -30,6 +30,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       out: { type: 'string', short: 'o' },
       db: { type: 'string' },
       memory: { type: 'boolean' },
+      'no-work': { type: 'boolean' },
+      concurrency: { type: 'string' },
     },
     { min: 1, max: 1 },
   );
@@ -46,6 +48,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const memory = values['memory'] === true;
   if (memory && values['db'] !== undefined)
     throw new UsageError('--memory keeps everything in memory, so it cannot go with --db', 'serve');
+  const work = values['no-work'] !== true;
+  if (!work && memory)
+    throw new UsageError(
+      '--no-work leaves the steps to workers on a database, so it cannot go with --memory',
+      'serve',
+    );
+  const concurrency = parseConcurrency(values['concurrency'], 'serve');
   const database = await openDatabase(dir, values['db'] as string | undefined, memory ? 'memory' : 'project');
   const sandbox = new WorkerSandbox();
   // Listen first, so stored files get addresses on this server; requests wait for the project.
@@ -68,6 +77,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
         sandbox,
         security: { resolve: nodeResolver },
         ...(database.storage ? { storage: database.storage } : {}),
+        ...(database.queue ? { queue: database.queue } : {}),
       },
       sheets: memory ? 'memory' : 'files',
       filesBaseUrl,
@@ -103,18 +113,43 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     const triggers = await project.engine.triggers.list();
     for (const trigger of triggers)
       io.out(`  trigger "${trigger.name}": ${describeTrigger(trigger, server.url)}`);
-    const worker = project.engine.work({
-      onError: (error) => io.err(`trigger error: ${error instanceof Error ? error.message : String(error)}`),
-    });
+    const worker = work
+      ? project.engine.work({
+          concurrency,
+          onError: (error) =>
+            io.err(`worker error: ${error instanceof Error ? error.message : String(error)}`),
+        })
+      : undefined;
+    io.out(
+      work
+        ? `  steps: executed here, at most ${concurrency} at once${database.queue ? ' (and by any stepwire worker on the database)' : ''}`
+        : '  steps: queued for stepwire worker processes on the database (--no-work)',
+    );
     io.out('Press Ctrl-C to stop.');
     await io.stopped();
-    await worker.stop();
+    await worker?.stop();
     return EXIT.ok;
   } finally {
     await server.close();
     await sandbox.close();
     await database.close();
   }
+}
+
+/**
+ * The `--concurrency` option: steps one process executes at once, 1 to 256 (default 4).
+ * @throws {@link UsageError} naming the option.
+ * @internal
+ */
+export function parseConcurrency(value: unknown, command: string): number {
+  if (value === undefined) return 4;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw new UsageError(
+      `--concurrency must be a whole number from 1 to 256, got "${String(value)}"`,
+      command,
+    );
+  return n;
 }
 
 /** A file of the memory store by its url. */
