@@ -77,7 +77,7 @@ describe('LocalFileStore with an idempotency key', () => {
     const store = new LocalFileStore({ dir });
     const asFolder = await store.put({ ...report, folder: '.stepwire-keys' }).catch((e: unknown) => e);
     const asName = await store
-      .put({ ...report, folder: undefined, name: '.stepwire-keys' })
+      .put({ name: '.stepwire-keys', contentType: 'text/plain', data: text('x') })
       .catch((e: unknown) => e);
     expect(asFolder).toBeInstanceOf(ValidationError);
     expect((asFolder as ValidationError).issues[0]).toMatchObject({ path: 'folder_id' });
