@@ -11,7 +11,7 @@ export const sendMessageAction: ActionDefinition<typeof SendMessageInputSchema> 
   run: async (input, context): Promise<SendMessageOutput> => {
     const sent = await context.chat.send(
       { channel: input.channel, message: input.message },
-      { signal: context.signal },
+      { signal: context.signal, idempotencyKey: context.idempotencyKey },
     );
     const output: SendMessageOutput = { ok: true, channel: input.channel };
     if (sent?.id !== undefined) output.id = sent.id;

@@ -38,6 +38,7 @@ export function uploadFileAction(
       };
       const stored = await store.put(input.folder_id ? { ...file, folder: input.folder_id } : file, {
         signal: context.signal,
+        idempotencyKey: context.idempotencyKey,
       });
       return { file_url: stored.url };
     },

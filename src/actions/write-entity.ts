@@ -6,7 +6,9 @@ import type { ActionDefinition } from './registry.js';
  * `catalog/action/write_entity`: writes rows to one entity in a write mode (`append` by default;
  * `upsert`, `update` and `delete` by primary key; `replace`), all or nothing. `rows` are objects,
  * arrays in column order or a data table; for `delete`, objects of the key columns. Output
- * `{ written }`, the number of rows written (or deleted).
+ * `{ written }`, the number of rows written (or deleted). The write carries the step's idempotency
+ * key, so an append delivered again counts rows the sheet already holds with the same key and
+ * values as written instead of rejecting them as duplicate keys.
  */
 export const writeEntityAction: ActionDefinition<typeof WriteEntityInputSchema> = {
   provider: 'catalog',
@@ -17,7 +19,7 @@ export const writeEntityAction: ActionDefinition<typeof WriteEntityInputSchema> 
   async run(input, context) {
     const result = await context.catalog.write(
       [{ entity: input.entity_name, rows: entityRowsOf(input.rows), mode: input.write_mode ?? 'append' }],
-      { signal: context.signal },
+      { signal: context.signal, idempotencyKey: context.idempotencyKey },
     );
     return { written: result.written[input.entity_name] ?? 0 };
   },

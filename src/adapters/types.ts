@@ -9,6 +9,12 @@
 export interface CallOptions {
   /** Cancels the call; adapters pass it on to their I/O. */
   signal?: AbortSignal;
+  /**
+   * The step execution's idempotency key (`<run id>:<step name>[:<item>]`, the same across retries
+   * and redeliveries). Adapters that cause effects use it to deduplicate: a second call with a key
+   * already used returns the first call's result without repeating the effect.
+   */
+  idempotencyKey?: string;
 }
 
 /** A value that may be returned directly or as a promise. */

@@ -58,7 +58,11 @@ export interface WriterDeps {
   relationships(): Promise<Relationship[]>;
 }
 
-/** Writes to entities, all or nothing. @internal */
+/**
+ * Writes to entities, all or nothing. With `options.idempotencyKey` the write is taken as possibly
+ * delivered before: appended rows the sheet already holds with the same key and values count as
+ * written and are not appended again (see `planEntityWrite`). @internal
+ */
 export async function writeEntities(
   deps: WriterDeps,
   writes: readonly EntityWrite[],
@@ -136,7 +140,7 @@ async function writeOnce(
             await undo();
           },
         });
-      written[plan.entity.name] = (written[plan.entity.name] ?? 0) + planSize(plan);
+      written[plan.entity.name] = (written[plan.entity.name] ?? 0) + planSize(plan) + plan.present.length;
     }
   } catch (error) {
     await undoPlans(undos, error);
@@ -167,11 +171,13 @@ async function planWrites(
       continue;
     }
     const loaded = await deps.cache.load(entity, options);
-    const plan = planEntityWrite(entity, mode, w.rows, loaded, earlier[0]?.rows ?? [], issues);
+    const repeatable = options.idempotencyKey !== undefined;
+    const plan = planEntityWrite(entity, mode, w.rows, loaded, earlier[0]?.rows ?? [], issues, repeatable);
     // Appends to one entity become one plan, so their rows land in order after the data.
     if (earlier[0]) {
       earlier[0].rows.push(...plan.rows);
       earlier[0].inputs.push(...plan.inputs);
+      earlier[0].present.push(...plan.present);
     } else plans.push(plan);
   }
   issues.push(

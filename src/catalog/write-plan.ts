@@ -48,9 +48,14 @@ export interface WritePlan {
   inputs: number[];
   updates: RowUpdate[];
   deletes: RowDelete[];
+  /**
+   * Input rows of a repeatable append that the sheet already holds, key and values alike: they
+   * count as written and are not written again.
+   */
+  present: number[];
 }
 
-/** Rows a plan writes or deletes. @internal */
+/** Rows a plan writes or deletes (rows already present not included). @internal */
 export function planSize(plan: WritePlan): number {
   return plan.rows.length + plan.updates.length + plan.deletes.length;
 }
@@ -62,7 +67,10 @@ export function keyColumns(entity: Entity): number[] {
 
 /**
  * Plans one entity's write. `earlier` holds the rows earlier parts of the same write append to this
- * entity (their keys count as taken). Problems go to `issues`, each naming the input row.
+ * entity (their keys count as taken). Problems go to `issues`, each naming the input row. When
+ * `repeatable` (the write carries an idempotency key, so it may be a delivery of a write already
+ * done), an appended row whose key the sheet holds with the same values counts as written instead
+ * of being a duplicate key.
  * @internal
  */
 export function planEntityWrite(
@@ -72,22 +80,40 @@ export function planEntityWrite(
   loaded: LoadedSheet,
   earlier: readonly unknown[][],
   issues: Issue[],
+  repeatable = false,
 ): WritePlan {
-  const plan: WritePlan = { entity, mode, loaded, rows: [], inputs: [], updates: [], deletes: [] };
-  if (mode === 'append' || mode === 'replace') planRows(plan, input, earlier, issues);
+  const plan: WritePlan = {
+    entity,
+    mode,
+    loaded,
+    rows: [],
+    inputs: [],
+    updates: [],
+    deletes: [],
+    present: [],
+  };
+  if (mode === 'append' || mode === 'replace') planRows(plan, input, earlier, issues, repeatable);
   else if (mode === 'delete') planDeletes(plan, input, issues);
   else planPatches(plan, input, issues);
   return plan;
 }
 
-function planRows(plan: WritePlan, input: EntityRows, earlier: readonly unknown[][], issues: Issue[]): void {
+function planRows(
+  plan: WritePlan,
+  input: EntityRows,
+  earlier: readonly unknown[][],
+  issues: Issue[],
+  repeatable: boolean,
+): void {
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
-  const seen = new Map<string, string>();
+  const all = entity.columns.map((_, c) => c);
+  /** Keys taken: by what, and for a row of the sheet, which one. */
+  const seen = new Map<string, { what: string; existing?: number }>();
   if (plan.mode === 'append')
     for (let i = 0; i < loaded.table.length; i++)
-      seen.set(keyOf(tableRow(loaded.table, i), columns), `existing row ${i + 1}`);
-  for (const row of earlier) seen.set(keyOf(row, columns), 'an earlier row of this write');
+      seen.set(keyOf(tableRow(loaded.table, i), columns), { what: `existing row ${i + 1}`, existing: i });
+  for (const row of earlier) seen.set(keyOf(row, columns), { what: 'an earlier row of this write' });
   coerceRows(entity, input, issues).forEach((row, i) => {
     if (!row) return;
     if (columns.some((c) => row[c] === null)) {
@@ -100,13 +126,21 @@ function planRows(plan: WritePlan, input: EntityRows, earlier: readonly unknown[
     }
     const key = keyOf(row, columns);
     const clash = seen.get(key);
-    if (clash) {
-      issues.push(duplicate(entity, i, columns, row, clash));
+    // A write delivered again finds its own rows: the same key and values count as written.
+    const present =
+      repeatable &&
+      clash?.existing !== undefined &&
+      keyOf(tableRow(loaded.table, clash.existing), all) === keyOf(row, all);
+    if (clash && !present) {
+      issues.push(duplicate(entity, i, columns, row, clash.what));
       return;
     }
-    seen.set(key, `row ${i + 1} of this write`);
-    plan.rows.push(row);
-    plan.inputs.push(i);
+    seen.set(key, { what: `row ${i + 1} of this write` });
+    if (present) plan.present.push(i);
+    else {
+      plan.rows.push(row);
+      plan.inputs.push(i);
+    }
   });
 }
 

@@ -1,7 +1,9 @@
 /**
  * A local fake of the Google Drive API v3 on 127.0.0.1: multipart uploads at
- * `/upload/drive/v3/files?uploadType=multipart`, metadata and `alt=media` downloads, with Google's
- * error shapes, request recording and faults (see {@link startFakeHttp}).
+ * `/upload/drive/v3/files?uploadType=multipart` (with `appProperties`), metadata and `alt=media`
+ * downloads, and `files.list` searches of the form
+ * `appProperties has { key='k' and value='v' }`, with Google's error shapes, request recording and
+ * faults (see {@link startFakeHttp}).
  */
 import {
   checkAuth,
@@ -17,6 +19,8 @@ export interface FakeDriveFile {
   name: string;
   mimeType: string;
   parents: string[];
+  /** Private properties of the app that created it. */
+  appProperties: Record<string, string>;
   data: Buffer;
 }
 
@@ -64,6 +68,29 @@ export function parseMultipart(body: Buffer, contentType: string): MultipartPart
   return parts;
 }
 
+/** A quoted string of a query, `'…'` with `\'` and `\\` escapes. */
+const QUOTED = String.raw`'((?:[^'\\]|\\.)*)'`;
+/** The one search the fake understands, as Drive v3 documents it. */
+const APP_PROPERTY_QUERY = new RegExp(
+  String.raw`^\s*appProperties\s+has\s*\{\s*key\s*=\s*${QUOTED}\s+and\s+value\s*=\s*${QUOTED}\s*\}\s*$`,
+);
+
+/** `{ key, value }` of an `appProperties has { … }` query, or a 400 as Drive answers a bad `q`. */
+export function parseAppPropertyQuery(q: string): { key: string; value: string } {
+  const match = APP_PROPERTY_QUERY.exec(q);
+  if (!match) throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'Invalid Value', ['invalid']);
+  const unquote = (text: string): string => text.replace(/\\(.)/g, '$1');
+  return { key: unquote(match[1]!), value: unquote(match[2]!) };
+}
+
+/** Keeps the fields a `fields` mask names: `a,b` or `files(a,b)` inside a list. */
+function fieldsOf(mask: string | undefined, list: boolean): string[] | undefined {
+  if (mask === undefined) return undefined;
+  if (!list) return mask.split(',').map((f) => f.trim());
+  const inner = /files\(([^)]*)\)/.exec(mask)?.[1];
+  return inner === undefined ? undefined : inner.split(',').map((f) => f.trim());
+}
+
 /** Starts the fake Drive API. */
 export async function startFakeDrive(): Promise<FakeDrive> {
   const token = 'test-token';
@@ -72,7 +99,7 @@ export async function startFakeDrive(): Promise<FakeDrive> {
   const denied = new Set<string>();
   let next = 1;
 
-  const pick = (file: FakeDriveFile, fields: string | undefined): Record<string, unknown> => {
+  const pick = (file: FakeDriveFile, wanted: string[] | undefined): Record<string, unknown> => {
     const all: Record<string, unknown> = {
       kind: 'drive#file',
       id: file.id,
@@ -80,10 +107,11 @@ export async function startFakeDrive(): Promise<FakeDrive> {
       mimeType: file.mimeType,
       parents: file.parents,
       size: String(file.data.length),
+      appProperties: file.appProperties,
       webViewLink: `https://drive.google.com/file/d/${file.id}/view?usp=drivesdk`,
     };
-    const wanted = fields ? fields.split(',').map((f) => f.trim()) : ['kind', 'id', 'name', 'mimeType'];
-    return Object.fromEntries(wanted.filter((f) => f in all).map((f) => [f, all[f]]));
+    const keep = wanted ?? ['kind', 'id', 'name', 'mimeType'];
+    return Object.fromEntries(keep.filter((f) => f in all).map((f) => [f, all[f]]));
   };
 
   const notFound = (id: string): FakeHttpError =>
@@ -104,6 +132,7 @@ export async function startFakeDrive(): Promise<FakeDrive> {
         name?: string;
         parents?: string[];
         mimeType?: string;
+        appProperties?: Record<string, string>;
       };
       const parents = meta.parents ?? [];
       for (const parent of parents) {
@@ -122,17 +151,31 @@ export async function startFakeDrive(): Promise<FakeDrive> {
         name: meta.name ?? 'Untitled',
         mimeType: meta.mimeType ?? mediaPart.headers['content-type'] ?? 'application/octet-stream',
         parents,
+        appProperties: { ...meta.appProperties },
         data: Buffer.from(mediaPart.body),
       };
       files.set(file.id, file);
-      return pick(file, request.query.fields?.[0]);
+      return pick(file, fieldsOf(request.query.fields?.[0], false));
+    }
+    if (request.method === 'GET' && request.path === '/drive/v3/files') {
+      const q = request.query.q?.[0];
+      if (q === undefined) throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'The fake needs a q');
+      const { key, value } = parseAppPropertyQuery(q);
+      const pageSize = Number(request.query.pageSize?.[0] ?? 100);
+      const found = [...files.values()].filter((f) => f.appProperties[key] === value).slice(0, pageSize);
+      const mask = request.query.fields?.[0];
+      const listed = found.map((f) => pick(f, fieldsOf(mask, true)));
+      // A fields mask keeps only what it names, as Drive does; `files(…)` names the list alone.
+      return mask === undefined
+        ? { kind: 'drive#fileList', incompleteSearch: false, files: listed }
+        : { files: listed };
     }
     const get = /^\/drive\/v3\/files\/([^/]+)$/.exec(request.path);
     if (request.method === 'GET' && get) {
       const file = files.get(get[1]!);
       if (!file) throw notFound(get[1]!);
       if (request.query.alt?.[0] === 'media') return { raw: file.data, contentType: file.mimeType };
-      return pick(file, request.query.fields?.[0]);
+      return pick(file, fieldsOf(request.query.fields?.[0], false));
     }
     throw new FakeHttpError(404, 'NOT_FOUND', `No route for ${request.method} ${request.path}`);
   });

@@ -34,7 +34,10 @@ export interface FakeSlack {
   apiUrl: string;
   /** An incoming webhook URL. */
   webhookUrl: string;
-  /** A generic JSON webhook URL (answers `{ "id": "m<n>" }`). */
+  /**
+   * A generic JSON webhook URL (answers `{ "id": "m<n>" }`); it honours `Idempotency-Key`: a key
+   * it has seen posts nothing and answers the first id.
+   */
   genericUrl: string;
   /** The bot token it accepts. */
   token: string;
@@ -57,6 +60,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const requests: RecordedRequest[] = [];
   const posted: { channel: string; text: string }[] = [];
   const faults: SlackFault[] = [];
+  /** Message id by `Idempotency-Key`, for the generic webhook. */
+  const keys = new Map<string, string>();
   const token = 'xoxb-test-token';
   let ts = 1_700_000_000;
 
@@ -118,10 +123,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"bad body"}');
         return;
       }
-      posted.push({ channel: json.channel, text: json.message });
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ id: `m${posted.length}` }));
+      const key = req.headers['idempotency-key'];
+      let id = typeof key === 'string' ? keys.get(key) : undefined;
+      if (id === undefined) {
+        posted.push({ channel: json.channel, text: json.message });
+        id = `m${posted.length}`;
+        if (typeof key === 'string') keys.set(key, id);
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id }));
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('no_service');
@@ -146,6 +155,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       requests.length = 0;
       posted.length = 0;
       faults.length = 0;
+      keys.clear();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -7,6 +7,7 @@ import type { CallOptions, ChatAdapter, ChatMessage } from '../types.js';
 import { checkChatMessage } from '../chat-message.js';
 import { postJson, snippet, upstreamError, type PostAnswer } from './post-json.js';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
+import { RecentResults } from '../recent-results.js';
 
 /** Options of {@link SlackChat}: give `token` or `webhookUrl`, not both. */
 export interface SlackChatOptions {
@@ -28,10 +29,18 @@ export interface SlackChatOptions {
    * @default 10000
    */
   timeoutMs?: number | false;
+  /**
+   * Idempotency keys remembered, with the message id each got, so a send repeated with a key
+   * already used (a step delivered again) posts nothing. Kept in this process only.
+   * @default 1000
+   */
+  recentKeys?: number;
 }
 
 /**
- * Posts messages to Slack.
+ * Posts messages to Slack. Slack's APIs take no idempotency key, so a send with a key already used
+ * is skipped only within this process (the last `recentKeys` keys); across processes and restarts a
+ * message is delivered at least once.
  * @example
  * ```ts
  * const chat = new SlackChat({ token: env.SLACK_BOT_TOKEN });
@@ -45,6 +54,7 @@ export class SlackChat implements ChatAdapter {
   readonly #fetch: typeof fetch | undefined;
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number | false;
+  readonly #recent: RecentResults<{ id?: string }>;
 
   constructor(options: SlackChatOptions) {
     if ((options.token === undefined) === (options.webhookUrl === undefined)) {
@@ -61,15 +71,21 @@ export class SlackChat implements ChatAdapter {
     this.#fetch = options.fetch;
     this.#policy = normalizeRetry(options.retry);
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#recent = new RecentResults(options.recentKeys);
   }
 
   /**
-   * Posts the message; resolves with Slack's message `ts` as `id` (none for a webhook). Rejects with a
-   * `ValidationError` naming `channel` or `message` when either is empty, and with a `CancelledError`
-   * when `signal` aborts.
+   * Posts the message; resolves with Slack's message `ts` as `id` (none for a webhook). With an
+   * `idempotencyKey` this process already sent, posts nothing and resolves as the first send did.
+   * Rejects with a `ValidationError` naming `channel` or `message` when either is empty, and with a
+   * `CancelledError` when `signal` aborts.
    */
-  async send(message: ChatMessage, options: CallOptions = {}): Promise<{ id?: string }> {
+  send(message: ChatMessage, options: CallOptions = {}): Promise<{ id?: string }> {
     checkChatMessage(message);
+    return this.#recent.run(options.idempotencyKey, () => this.#post(message, options));
+  }
+
+  async #post(message: ChatMessage, options: CallOptions): Promise<{ id?: string }> {
     const common = {
       fetch: this.#fetch,
       policy: this.#policy,

@@ -6,6 +6,7 @@ import type { CallOptions, ChatAdapter, ChatMessage } from '../types.js';
 import { checkChatMessage } from '../chat-message.js';
 import { postJson, snippet, upstreamError, type PostAnswer } from './post-json.js';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
+import { RecentResults } from '../recent-results.js';
 
 /** Options of {@link WebhookChat}. */
 export interface WebhookChatOptions {
@@ -22,11 +23,20 @@ export interface WebhookChatOptions {
    * @default 10000
    */
   timeoutMs?: number | false;
+  /**
+   * Idempotency keys remembered, with the message id each got, so a send repeated with a key
+   * already used posts nothing. Kept in this process only.
+   * @default 1000
+   */
+  recentKeys?: number;
 }
 
 /**
  * Posts each message as `{ "channel": …, "message": … }` JSON to a webhook. A 2xx answer is success;
- * when its body is JSON with a string or number `id`, that is the message id.
+ * when its body is JSON with a string or number `id`, that is the message id. A send with an
+ * idempotency key carries it as the `Idempotency-Key` header (unless `headers` sets one), the same on
+ * every retry, so a receiver that honours it posts the message once; this process also skips a key
+ * it already sent (the last `recentKeys` keys).
  * @example
  * ```ts
  * const chat = new WebhookChat({ url: 'https://hooks.example.com/chat', headers: { authorization: 'Bearer …' } });
@@ -38,6 +48,7 @@ export class WebhookChat implements ChatAdapter {
   readonly #fetch: typeof fetch | undefined;
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number | false;
+  readonly #recent: RecentResults<{ id?: string }>;
 
   constructor(options: WebhookChatOptions) {
     if (typeof options?.url !== 'string' || !options.url)
@@ -47,20 +58,28 @@ export class WebhookChat implements ChatAdapter {
     this.#fetch = options.fetch;
     this.#policy = normalizeRetry(options.retry);
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#recent = new RecentResults(options.recentKeys);
   }
 
   /**
-   * POSTs the message; resolves with the receiver's `id` when it sends one. Rejects with a
-   * `ValidationError` naming `channel` or `message` when either is empty, and with a `CancelledError`
-   * when `signal` aborts.
+   * POSTs the message; resolves with the receiver's `id` when it sends one. With an
+   * `idempotencyKey` this process already sent, posts nothing and resolves as the first send did.
+   * Rejects with a `ValidationError` naming `channel` or `message` when either is empty, and with a
+   * `CancelledError` when `signal` aborts.
    */
-  async send(message: ChatMessage, options: CallOptions = {}): Promise<{ id?: string }> {
+  send(message: ChatMessage, options: CallOptions = {}): Promise<{ id?: string }> {
     checkChatMessage(message);
+    return this.#recent.run(options.idempotencyKey, () => this.#post(message, options));
+  }
+
+  async #post(message: ChatMessage, options: CallOptions): Promise<{ id?: string }> {
     const what = `Chat webhook post to channel "${message.channel}"`;
+    const key = options.idempotencyKey;
+    const ownKey = Object.keys(this.#headers).some((name) => name.toLowerCase() === 'idempotency-key');
     const id = await postJson({
       url: this.#url,
       body: { channel: message.channel, message: message.message },
-      headers: this.#headers,
+      headers: key === undefined || ownKey ? this.#headers : { ...this.#headers, 'idempotency-key': key },
       fetch: this.#fetch,
       policy: this.#policy,
       timeoutMs: this.#timeoutMs,

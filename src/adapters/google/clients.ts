@@ -77,7 +77,12 @@ export interface DriveClient {
     /** `files.create`: a multipart upload. */
     create(
       params: {
-        requestBody: { name: string; parents?: string[]; mimeType?: string };
+        requestBody: {
+          name: string;
+          parents?: string[];
+          mimeType?: string;
+          appProperties?: Record<string, string>;
+        };
         media: { mimeType: string; body: unknown };
         fields?: string;
         supportsAllDrives?: boolean;
@@ -87,6 +92,18 @@ export interface DriveClient {
     /** `files.get`: metadata, or the bytes with `alt: 'media'`. */
     get(
       params: { fileId: string; alt?: string; fields?: string; supportsAllDrives?: boolean },
+      options: GoogleCallConfig,
+    ): Promise<GoogleAnswer>;
+    /** `files.list`: files matching a search query `q`. */
+    list(
+      params: {
+        q: string;
+        fields?: string;
+        pageSize?: number;
+        corpora?: string;
+        supportsAllDrives?: boolean;
+        includeItemsFromAllDrives?: boolean;
+      },
       options: GoogleCallConfig,
     ): Promise<GoogleAnswer>;
   };

@@ -2,6 +2,7 @@
  * The Google Drive file store (Drive API v3 through `@googleapis/drive`).
  * @module
  */
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { UpstreamError } from '../../errors/index.js';
 import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
@@ -9,6 +10,12 @@ import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js'
 import type { DriveClient, GoogleAnswer, GoogleAuthInput, GoogleCallConfig } from './clients.js';
 import { classifySafe, describeFailure, readGoogleError } from './errors.js';
 import { googleClient } from './clients.js';
+import { RecentResults } from '../recent-results.js';
+
+/** The `appProperties` key under which a created file keeps the put's idempotency key. */
+const DRIVE_KEY_PROPERTY = 'stepwire_key';
+/** Drive allows 124 bytes (UTF-8) per property, key and value together. */
+const PROPERTY_BYTES = 124;
 
 /** Options of {@link GoogleDrive}. */
 export interface GoogleDriveOptions {
@@ -32,6 +39,12 @@ export interface GoogleDriveOptions {
 /**
  * Google Drive as a file store for `upload_file`: each file is created in the folder `folder`
  * names (a Drive folder id, also on shared drives) and its `webViewLink` is the `file_url`.
+ *
+ * A put with an `idempotencyKey` stores the key in the file's `appProperties` (`stepwire_key`) and,
+ * before every upload attempt, searches Drive for a file with that key and returns it instead of
+ * uploading again: a step delivered again, in any process, finds the first file. Drive's search may
+ * show a new file a moment late, so two deliveries of one step within that moment can still both
+ * upload.
  * @example
  * ```ts
  * const auth = new GoogleAuth({ keyFile: 'service-account.json', scopes: ['https://www.googleapis.com/auth/drive'] });
@@ -42,6 +55,7 @@ export class GoogleDrive implements FileStore {
   readonly #options: GoogleDriveOptions;
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number;
+  readonly #recent = new RecentResults<StoredFile>();
   #client: Promise<DriveClient> | undefined;
 
   constructor(options: GoogleDriveOptions = {}) {
@@ -53,19 +67,50 @@ export class GoogleDrive implements FileStore {
 
   /**
    * Uploads the file (multipart) into its folder and returns its `webViewLink` as `url`. A 5xx or a
-   * lost answer is retried like Drive's guide advises, which in rare cases leaves a duplicate file.
+   * lost answer is retried like Drive's guide advises; without an `idempotencyKey` that can in rare
+   * cases leave a duplicate file. With a key already used (the file found by its `stepwire_key`),
+   * uploads nothing and returns the first file's url.
    */
-  async put(file: FileInput, options: CallOptions = {}): Promise<StoredFile> {
+  put(file: FileInput, options: CallOptions = {}): Promise<StoredFile> {
+    const key = options.idempotencyKey;
+    return this.#recent.run(key, () => this.#upload(file, key, options.signal));
+  }
+
+  async #upload(
+    file: FileInput,
+    key: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<StoredFile> {
     const folder = file.folder ?? this.#options.folderId;
-    const requestBody: { name: string; parents?: string[]; mimeType: string } = {
-      name: file.name,
-      mimeType: file.contentType,
-    };
+    const requestBody: {
+      name: string;
+      parents?: string[];
+      mimeType: string;
+      appProperties?: Record<string, string>;
+    } = { name: file.name, mimeType: file.contentType };
     if (folder) requestBody.parents = [folder];
+    const mark = key === undefined ? undefined : propertyValue(key);
+    if (mark !== undefined) requestBody.appProperties = { [DRIVE_KEY_PROPERTY]: mark };
     const bytes = file.data;
     const where = `"${file.name}"${folder ? ` into Drive folder "${folder}"` : ''}`;
-    const answer = await this.#call(`upload of ${where}`, folder, options.signal, (client, config) =>
-      client.files.create(
+    const answer = await this.#call(`upload of ${where}`, folder, signal, async (client, config) => {
+      // Looked up on every attempt, so a retry after a lost answer finds the file the lost one made.
+      if (mark !== undefined) {
+        const found = await client.files.list(
+          {
+            q: `appProperties has { key='${DRIVE_KEY_PROPERTY}' and value='${quoted(mark)}' }`,
+            fields: 'files(id,webViewLink)',
+            pageSize: 1,
+            corpora: 'allDrives',
+            includeItemsFromAllDrives: true,
+            supportsAllDrives: true,
+          },
+          config,
+        );
+        const first = (found.data as { files?: unknown[] } | undefined)?.files?.[0];
+        if (first !== undefined) return { data: first };
+      }
+      return client.files.create(
         {
           requestBody,
           // A fresh stream each attempt; one chunk, since Readable.from would iterate a Uint8Array byte by byte.
@@ -77,8 +122,8 @@ export class GoogleDrive implements FileStore {
           supportsAllDrives: true,
         },
         config,
-      ),
-    );
+      );
+    });
     const data = (answer.data ?? {}) as { id?: string; webViewLink?: string };
     if (typeof data.webViewLink === 'string') return { url: data.webViewLink };
     if (typeof data.id === 'string')
@@ -178,6 +223,21 @@ function fileIdOf(url: string): string | undefined {
     if (/^[\w-]+$/.test(url)) return url;
   }
   return undefined;
+}
+
+/**
+ * The `stepwire_key` value of an idempotency key: the key itself when it fits Drive's 124 bytes per
+ * property, otherwise `sha256:` and its hex digest.
+ */
+function propertyValue(key: string): string {
+  const room = PROPERTY_BYTES - new TextEncoder().encode(DRIVE_KEY_PROPERTY).length;
+  if (new TextEncoder().encode(key).length <= room) return key;
+  return `sha256:${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/** A value inside single quotes of a Drive search query: `\` and `'` escaped with a backslash. */
+function quoted(value: string): string {
+  return value.replace(/[\\']/g, (c) => `\\${c}`);
 }
 
 function toBytes(data: unknown): Uint8Array {

@@ -1,4 +1,4 @@
-import type { FileInput, FileStore, StoredFile } from '../types.js';
+import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
 
 /** Options of {@link MemoryFileStore}. */
 export interface MemoryFileStoreOptions {
@@ -26,14 +26,22 @@ export interface MemoryFile {
 /** An in-memory file store; the default `memory` provider of `upload_file`. */
 export class MemoryFileStore implements FileStore {
   #files = new Map<string, MemoryFile>();
+  /** What each idempotency key's first put returned. */
+  #byKey = new Map<string, StoredFile>();
   #baseUrl: string;
 
   constructor(options: MemoryFileStoreOptions = {}) {
     this.#baseUrl = options.baseUrl ?? 'memory://files/';
   }
 
-  /** Stores a copy of the file; the same folder and name replace the earlier file. */
-  put(file: FileInput): StoredFile {
+  /**
+   * Stores a copy of the file; the same folder and name replace the earlier file. With an
+   * `idempotencyKey` already used, stores nothing and returns the first put's url.
+   */
+  put(file: FileInput, options: CallOptions = {}): StoredFile {
+    const key = options.idempotencyKey;
+    const earlier = key === undefined ? undefined : this.#byKey.get(key);
+    if (earlier) return { ...earlier };
     const path = [file.folder, file.name]
       .filter((part): part is string => !!part)
       .map(encodeURIComponent)
@@ -47,6 +55,7 @@ export class MemoryFileStore implements FileStore {
     };
     if (file.folder !== undefined) stored.folder = file.folder;
     this.#files.set(url, stored);
+    if (key !== undefined) this.#byKey.set(key, { url });
     return { url };
   }
 

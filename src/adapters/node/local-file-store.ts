@@ -1,10 +1,15 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { ValidationError } from '../../errors/index.js';
 import { contentTypeOf } from '../content-type.js';
 import { replaceFile } from './atomic-write.js';
+import { RecentResults } from '../recent-results.js';
 import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
+
+/** Folder inside `dir` that holds one small record per idempotency key used; refused as a name. */
+const KEYS_FOLDER = '.stepwire-keys';
 
 /** Options of {@link LocalFileStore}. */
 export interface LocalFileStoreOptions {
@@ -20,6 +25,11 @@ export interface LocalFileStoreOptions {
 /**
  * A file store on a local folder, for Node. File and folder names can never leave the folder:
  * `..`, absolute paths, separators inside a name and control characters are refused.
+ *
+ * A put with an `idempotencyKey` records the key and the url it returned in
+ * `<dir>/.stepwire-keys/` (one small file per key, written atomically after the file itself), so a
+ * put repeated with that key, even after a restart, writes nothing and returns the first url. The
+ * name `.stepwire-keys` is therefore refused as a top folder or file name.
  * @example
  * ```ts
  * const engine = new Engine({ files: { local: new LocalFileStore({ dir: './out' }) } });
@@ -28,6 +38,7 @@ export interface LocalFileStoreOptions {
 export class LocalFileStore implements FileStore {
   readonly #dir: string;
   readonly #publicBaseUrl: string | undefined;
+  readonly #recent = new RecentResults<StoredFile>();
 
   constructor(options: LocalFileStoreOptions) {
     if (typeof options?.dir !== 'string' || options.dir === '')
@@ -37,22 +48,36 @@ export class LocalFileStore implements FileStore {
       options.publicBaseUrl === undefined ? undefined : options.publicBaseUrl.replace(/\/?$/, '/');
   }
 
-  /** Writes the file atomically (a temporary file, flushed to disk, renamed into place) and returns its url. */
+  /**
+   * Writes the file atomically (a temporary file, flushed to disk, renamed into place) and returns
+   * its url. With an `idempotencyKey` already used, writes nothing and returns the first put's url.
+   */
   async put(file: FileInput, options: CallOptions = {}): Promise<StoredFile> {
     const parts = [
       ...(file.folder ? safeSegments(file.folder, 'folder_id') : []),
       safeName(file.name, 'file_name'),
     ];
+    if (parts[0] === KEYS_FOLDER)
+      throw invalid(
+        parts.length > 1 ? 'folder_id' : 'file_name',
+        `"${KEYS_FOLDER}" is reserved for idempotency keys`,
+      );
     const path = join(this.#dir, ...parts);
     if (!path.startsWith(this.#dir + sep))
       throw invalid('file_name', 'the file would be stored outside the folder');
-    options.signal?.throwIfAborted();
-    await mkdir(join(this.#dir, ...parts.slice(0, -1)), { recursive: true });
-    await replaceFile(path, file.data, options.signal);
-    const url = this.#publicBaseUrl
-      ? this.#publicBaseUrl + parts.map(encodeURIComponent).join('/')
-      : pathToFileURL(path).href;
-    return { url };
+    const key = options.idempotencyKey;
+    return this.#recent.run(key, async () => {
+      const earlier = key === undefined ? undefined : await this.#recorded(key);
+      if (earlier) return earlier;
+      options.signal?.throwIfAborted();
+      await mkdir(join(this.#dir, ...parts.slice(0, -1)), { recursive: true });
+      await replaceFile(path, file.data, options.signal);
+      const url = this.#publicBaseUrl
+        ? this.#publicBaseUrl + parts.map(encodeURIComponent).join('/')
+        : pathToFileURL(path).href;
+      if (key !== undefined) await this.#record(key, { url });
+      return { url };
+    });
   }
 
   /** Reads a stored file back by its url; `undefined` when it is not one of this store's. */
@@ -71,6 +96,31 @@ export class LocalFileStore implements FileStore {
     } catch {
       return undefined;
     }
+  }
+
+  /** Where the record of an idempotency key lives: its SHA-256, so any key makes a safe name. */
+  #keyPath(key: string): string {
+    return join(this.#dir, KEYS_FOLDER, `${createHash('sha256').update(key).digest('hex')}.json`);
+  }
+
+  /** The stored file a put with `key` returned, when one did. */
+  async #recorded(key: string): Promise<StoredFile | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.#keyPath(key), 'utf8');
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const record = JSON.parse(text) as { key?: unknown; url?: unknown };
+    return record.key === key && typeof record.url === 'string' ? { url: record.url } : undefined;
+  }
+
+  /** Records what a put with `key` returned, atomically. */
+  async #record(key: string, stored: StoredFile): Promise<void> {
+    await mkdir(join(this.#dir, KEYS_FOLDER), { recursive: true });
+    const record = JSON.stringify({ key, url: stored.url, at: new Date().toISOString() });
+    await replaceFile(this.#keyPath(key), new TextEncoder().encode(record));
   }
 }
 
