@@ -43,5 +43,5 @@ describe('stepwire serve keeps its data', () => {
     const start = await (await get(`${served.url}/applications/invoices/screens/start`)).text();
     expect(start).toContain('Durable Dürer');
     expect(readFileSync(join(app, 'sheets/shop/customers.csv'), 'utf8')).toContain('77,Durable Dürer,Kyiv');
-  });
+  }, 120_000);
 });

@@ -48,5 +48,5 @@ describe('triggers of a project folder', () => {
       status: 'succeeded',
       input: { event: 'created', row: { order_id: 900 } },
     });
-  });
+  }, 120_000);
 });
