@@ -22,13 +22,14 @@ export interface CommandDatabase {
 
 /**
  * Opens `db` (a `postgres://` URL or a directory), else `<project>/.stepwire/db` when `fallback` is
- * `project`, else nothing.
+ * `project`, else nothing; in the Postgres schema `schema` (default `stepwire`).
  * @internal
  */
 export async function openDatabase(
   project: string,
   db: string | undefined,
   fallback: 'project' | 'memory',
+  schema?: string,
 ): Promise<CommandDatabase> {
   if (db === undefined && fallback === 'memory')
     return { storage: undefined, queue: undefined, where: 'memory (nothing is kept)', close: async () => {} };
@@ -38,7 +39,7 @@ export async function openDatabase(
       : /^postgres(ql)?:\/\//.test(db)
         ? db
         : resolve(db);
-  const opened = await openPostgres(target);
+  const opened = await openPostgres(target, schema === undefined ? {} : { schema });
   return {
     storage: opened.storage,
     queue: opened.queue,

@@ -65,6 +65,7 @@ Options:
       --host ADDR   address to listen on (default: 127.0.0.1)
   -o, --out DIR     also write stored files into this folder
       --db URL|DIR  the database: a postgres:// URL or a folder (embedded PGlite)
+      --schema NAME the Postgres schema of the project's tables (default: stepwire)
       --memory      keep everything in memory and leave the files alone
       --concurrency N  steps executed here at once, 1 to 256 (default: 4)
       --no-work     only queue runs; "stepwire worker" processes execute them
@@ -72,7 +73,7 @@ Options:
 
 Exit codes: 0 stopped, 1 invalid project or port in use, 2 usage error.`,
 
-  worker: `Usage: stepwire worker <dir> [--db URL|DIR] [--concurrency N] [--no-triggers]
+  worker: `Usage: stepwire worker <dir> [--db URL|DIR] [--schema NAME] [--concurrency N] [--no-triggers]
 
 Executes the steps of durable runs queued in the database, and fires the project's
 triggers (each schedule slot and row change starts one run, whatever the number of
@@ -84,6 +85,7 @@ flight finish and commit, then the worker exits.
 Options:
       --db URL|DIR       the database: a postgres:// URL (shared by every process) or a
                          folder (embedded PGlite, one process); default <dir>/.stepwire/db
+      --schema NAME      the Postgres schema of the project's tables (default: stepwire)
   -c, --concurrency N    steps executed at once, 1 to 256 (default: 4)
       --no-triggers      leave the triggers to other processes
   -h, --help             show this help

@@ -29,6 +29,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       host: { type: 'string' },
       out: { type: 'string', short: 'o' },
       db: { type: 'string' },
+      schema: { type: 'string' },
       memory: { type: 'boolean' },
       'no-work': { type: 'boolean' },
       concurrency: { type: 'string' },
@@ -55,7 +56,12 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       'serve',
     );
   const concurrency = parseConcurrency(values['concurrency'], 'serve');
-  const database = await openDatabase(dir, values['db'] as string | undefined, memory ? 'memory' : 'project');
+  const database = await openDatabase(
+    dir,
+    values['db'] as string | undefined,
+    memory ? 'memory' : 'project',
+    values['schema'] as string | undefined,
+  );
   const sandbox = new WorkerSandbox();
   // Listen first, so stored files get addresses on this server; requests wait for the project.
   let inner: ((request: Request) => Promise<Response>) | undefined;

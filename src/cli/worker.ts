@@ -20,6 +20,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     args,
     {
       db: { type: 'string' },
+      schema: { type: 'string' },
       concurrency: { type: 'string', short: 'c' },
       'no-triggers': { type: 'boolean' },
     },
@@ -31,7 +32,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   const db = values['db'] as string | undefined;
   if (db !== undefined && db.trim() === '')
     throw new UsageError('--db must name a postgres:// URL or a folder', 'worker');
-  const database = await openDatabase(dir, db, 'project');
+  const database = await openDatabase(dir, db, 'project', values['schema'] as string | undefined);
   const sandbox = new WorkerSandbox();
   try {
     const project = await loadProject(dir, {

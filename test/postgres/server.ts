@@ -50,7 +50,8 @@ export function testSchemas(url: string | undefined): { next(): string; drop(): 
       const client = new pg.Client(url);
       await client.connect();
       try {
-        for (const name of made)
+        // A schema's queue (pg-boss) lives beside it in `<schema>_jobs`.
+        for (const name of made.flatMap((schema) => [schema, `${schema}_jobs`]))
           await client.query(`drop schema if exists ${client.escapeIdentifier(name)} cascade`);
       } finally {
         await client.end();

@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, serveProcess, tempDir, type Served } from './helpers.js';
+import { reachServer, testSchemas } from '../postgres/server.js';
+
+const url = await reachServer();
+const schemas = testSchemas(url);
+const temp = tempDir('worker');
+const stops: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const stop of stops.splice(0)) await stop();
+  await schemas.drop();
+  temp.remove();
+});
+
+/** Starts `stepwire worker <args>`; resolves once it says it is executing steps. */
+function workerProcess(args: string[]) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'worker', ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (stdout.includes('executing steps')) resolve();
+    });
+    void closed.then((code) => reject(new Error(`worker exited with ${code}\n${stdout}\n${stderr}`)));
+  });
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    return closed;
+  };
+  stops.push(stop);
+  return { ready, stop, stdout: () => stdout };
+}
+
+describe.skipIf(url === undefined)('stepwire worker beside stepwire serve --no-work', () => {
+  it('serve only queues, the worker executes the steps, and SIGTERM stops it gracefully', async () => {
+    const app = join(temp.dir, 'app');
+    cpSync('examples/app', app, { recursive: true });
+    const schema = schemas.next();
+    const served: Served = await serveProcess(
+      [app, '--port', '0', '--db', url!, '--schema', schema, '--no-work'],
+      120_000,
+    );
+    stops.push(() => served.stop());
+    expect(served.stdout()).toContain('--no-work');
+    const run = fetch(`${served.url}/workflows/add_customer/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 501, name: 'Queued Quinn', city: 'Lviv' }),
+      signal: AbortSignal.timeout(90_000),
+    });
+    // Nothing executes the run until a worker is there.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(readFileSync(join(app, 'sheets/shop/customers.csv'), 'utf8')).not.toContain('Queued Quinn');
+
+    const worker = workerProcess([app, '--db', url!, '--schema', schema, '--concurrency', '2']);
+    await worker.ready;
+    const response = await run;
+    expect(response.status).toBe(200);
+    const record = (await response.json()) as { status: string; steps: { name: string; status: string }[] };
+    expect(record.status).toBe('succeeded');
+    expect(record.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
+    expect(readFileSync(join(app, 'sheets/shop/customers.csv'), 'utf8')).toContain('501,Queued Quinn,Lviv');
+
+    expect(await worker.stop()).toBe(0);
+    expect(worker.stdout()).toContain('stopping');
+  }, 180_000);
+});
