@@ -94,6 +94,11 @@ export interface RunQueue {
     delivery: Delivery | undefined,
     decide: (run: DurableRun) => RunChange | undefined,
   ): Promise<RunChange | undefined>;
+  /**
+   * Appends events to the run's log outside a commit (e.g. `step.started` as a step begins), in one
+   * statement, and notifies the run's watchers. Does nothing for a run that does not exist.
+   */
+  log(id: string, events: unknown[]): Promise<void>;
   /** The run as last committed, or undefined. */
   load(id: string): Promise<DurableRun | undefined>;
   /** The run's events after position `after`, in order. */

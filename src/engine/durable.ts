@@ -222,11 +222,14 @@ export class DurableRuns {
     flights.add(controller);
     const events: RunEvent[] = [];
     try {
+      // Followers hear that the step started as it starts, not when it is committed.
+      const started = { type: 'step.started', run_id: job.run, step: job.step, attempt: job.attempt };
+      await this.#queue.log(job.run, [{ ...started, at: new Date().toISOString() }]);
       const execution = Execution.resume(
         plan,
         record,
         this.#host.services(),
-        { signal, onEvent: (event) => events.push(event) },
+        { signal, onEvent: (event) => event.type !== 'step.started' && events.push(event) },
         state.chain,
       );
       const delivered = await execution.runDelivered(planned, job.attempt);

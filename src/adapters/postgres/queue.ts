@@ -80,6 +80,9 @@ class BossQueue implements PostgresQueue {
   #listeners = new Set<(runId: string, status?: string) => void>();
   #unlisten: Promise<() => Promise<void>> | undefined;
   #closed = false;
+  /** pg-boss workers of this process, woken when a delayed job of this process comes due. */
+  #workers = new Set<string>();
+  #wakeTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(connection: Connection, schema: string, db: Kysely<Tables>, timing: QueueTiming) {
     this.#connection = connection;
@@ -183,7 +186,8 @@ class BossQueue implements PostgresQueue {
         {
           batchSize: 1,
           pollingIntervalSeconds: this.#timing.pollSeconds,
-          notifyPollingIntervalSeconds: Math.max(this.#timing.pollSeconds, 5),
+          // A delayed job (a retry, a run's time limit) sends no notification when it comes due.
+          notifyPollingIntervalSeconds: this.#timing.pollSeconds,
         },
         async ([job]) => {
           if (!job) return;
@@ -198,16 +202,35 @@ class BossQueue implements PostgresQueue {
         },
       );
       ids.push(id);
+      this.#workers.add(id);
     }
     return {
       stop: async () => {
+        for (const id of ids) this.#workers.delete(id);
         await Promise.all(ids.map((id) => boss.offWork(QUEUE, { id, wait: true })));
       },
     };
   }
 
+  async log(id: string, events: unknown[]): Promise<void> {
+    await this.#boss();
+    const text = JSON.stringify(events);
+    await sql`
+      with counted as (
+        update ${sql.table(`${this.#schema}.runs`)} set event_count = event_count + json_array_length(${text}::text::json)
+        where id = ${id} and durable is not null
+        returning event_count - json_array_length(${text}::text::json) as base
+      ), logged as (
+        insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
+        select ${id}, base + ordinality::int, value
+        from counted, json_array_elements(${text}::text::json) with ordinality
+      )
+      select pg_notify(${this.#channel}, ${id})`.execute(this.#db);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    for (const timer of this.#wakeTimers) clearTimeout(timer);
     const unlisten = this.#unlisten;
     this.#unlisten = undefined;
     await (await unlisten?.catch(() => undefined))?.().catch(() => undefined);
@@ -244,6 +267,7 @@ class BossQueue implements PostgresQueue {
       )
       select pg_notify(${this.#channel}, ${`${id} ${columns.status ?? ''}`})`.execute(tx);
     if (change.jobs.length === 0) return;
+    for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(boss, delayMs);
     await boss.insert(
       QUEUE,
       change.jobs.map(({ job, delayMs }) => ({
@@ -252,6 +276,16 @@ class BossQueue implements PostgresQueue {
       })),
       { db: module.fromKysely(tx) },
     );
+  }
+
+  /** Wakes this process's workers when a delayed job comes due, rather than at their next poll. */
+  #wakeAfter(boss: Boss, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.#wakeTimers.delete(timer);
+      for (const id of this.#workers) boss.notifyWorker(id);
+    }, delayMs + 5);
+    timer.unref?.();
+    this.#wakeTimers.add(timer);
   }
 
   /** pg-boss, started once: its schema created or migrated, the step queue created. */
