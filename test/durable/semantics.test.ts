@@ -5,7 +5,7 @@ import { Engine, type ActionContext, type ActionDefinition, type Workflow } from
 
 /** Calls per idempotency key, and who ran them. */
 const calls = new Map<string, string[]>();
-let failuresLeft = new Map<string, number>();
+const failuresLeft = new Map<string, number>();
 const gates = new Map<string, Promise<void>>();
 
 function action(name: string, run: (input: Record<string, unknown>, context: ActionContext) => unknown) {
