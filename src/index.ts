@@ -8,7 +8,7 @@
  * ```
  * @module
  */
-export { Engine, type RunHandle, type RunListQuery } from './engine/engine.js';
+export { Engine, type RunHandle, type RunListQuery, type WorkOptions } from './engine/engine.js';
 export type { EngineOptions, EngineLimits, EngineSecurity } from './engine/options.js';
 export type { RunOptions } from './engine/run.js';
 export type { RunRecord, StepRecord, RunEvent, RunError, RunStatus, StepStatus } from './engine/record.js';
@@ -38,6 +38,7 @@ export {
 export { Applications } from './app/applications.js';
 export * from './app/index.js';
 export * from './adapters/types.js';
+export type * from './adapters/queue.js';
 export * from './adapters/memory/index.js';
 export * from './adapters/chat/index.js';
 export * from './errors/index.js';
