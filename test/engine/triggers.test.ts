@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../src/adapters/postgres/index.js';
 import { z } from 'zod';
 import {
   ConflictError,
@@ -13,16 +14,31 @@ import { call } from '../http/helpers.js';
 
 const DAY = 86_400_000;
 
+/** How the engines of a test run their runs: in process, or on the durable queue of one PGlite database. */
+type Mode = 'in process' | 'on the durable queue';
+const MODES: Mode[] = ['in process', 'on the durable queue'];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
 /** Engines on one storage and one sheet, each counting the runs of `notify` it executed. */
-async function engines(count: number, rows = 0) {
-  const storage = new MemoryStorage();
+async function engines(count: number, rows = 0, mode: Mode = 'in process') {
+  const db =
+    mode === 'in process' ? undefined : await openPostgres(undefined, { queue: { pollSeconds: 0.5 } });
+  if (db) cleanups.push(() => db.close());
+  const storage = db?.storage ?? new MemoryStorage();
   const cells: (string | number)[][] = [['id', 'name']];
   for (let i = 1; i <= rows; i++) cells.push([i, `row ${i}`]);
   const spreadsheets = new MemorySpreadsheets({ book: { items: cells } });
   const seen: unknown[] = [];
   const list: Engine[] = [];
   for (let i = 0; i < count; i++) {
-    const engine = new Engine({ storage, spreadsheets });
+    const engine = new Engine({ storage, spreadsheets, ...(db ? { queue: db.queue } : {}) });
+    if (db) {
+      const worker = engine.work({ concurrency: 2, triggers: false });
+      cleanups.push(() => worker.stop());
+    }
     engine.actions.register({
       provider: 'test',
       module: 'triggers',
@@ -60,9 +76,13 @@ async function engines(count: number, rows = 0) {
   return { engines: list, seen, spreadsheets };
 }
 
+/** Waits (10 s at most) until no run is queued or running. */
 const settle = async (engine: Engine) => {
-  for (const run of (await engine.listRuns({ limit: 1000 })).runs)
-    if (run.status === 'running') await new Promise((r) => setTimeout(r, 20));
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    const { runs } = await engine.listRuns({ limit: 1000 });
+    if (runs.every((run) => run.status !== 'queued' && run.status !== 'running')) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 };
 
 describe('engine.triggers', () => {
@@ -126,120 +146,126 @@ describe('engine.triggers', () => {
   });
 });
 
-describe('schedules', () => {
-  it('two engines ticking the same slot start one run; after downtime one catch-up run', async () => {
-    const {
-      engines: [a, b],
-      seen,
-    } = (await engines(2)) as unknown as { engines: [Engine, Engine]; seen: unknown[] };
-    await a.triggers.create({
-      name: 'monday',
-      type: 'schedule',
-      workflow_name: 'notify',
-      input_data: { who: 'team' },
-      schedule_data: { cron: '0 9 * * 1', timezone: 'Europe/Berlin' },
-    });
-    // The first Monday 09:00 in Berlin after now, and a few minutes past it.
-    let slot = Date.now() + DAY;
-    while (!(new Date(slot).getUTCDay() === 1)) slot += DAY;
-    const monday = new Date(slot);
-    monday.setUTCHours(8, 0, 0, 0); // 09:00 Berlin in winter
-    const after = new Date(monday.getTime() + 5 * 60_000);
-    const [one, two] = await Promise.all([a.tick(after), b.tick(after)]);
-    expect([...one, ...two].map((f) => f.run_id)).toHaveLength(2);
-    expect(new Set([...one, ...two].map((f) => f.run_id)).size).toBe(1);
-    expect(await a.tick(new Date(after.getTime() + 60_000))).toEqual([]);
-    // Three weeks down: one run for the latest slot, not three.
-    const later = new Date(monday.getTime() + 21 * DAY + 60_000);
-    expect(await b.tick(later)).toHaveLength(1);
-    expect(await a.tick(later)).toEqual([]);
-    await settle(a);
-    expect(seen).toHaveLength(2);
-    expect((await a.listRuns({ workflow: 'notify' })).runs).toHaveLength(2);
-  });
-});
-
-describe('entity changes', () => {
-  it('over 1,000 rows with 10 changes start 10 runs, once, also for a second engine', async () => {
-    const {
-      engines: [a, b],
-      seen,
-      spreadsheets,
-    } = (await engines(2, 1000)) as unknown as {
-      engines: [Engine, Engine];
-      seen: { got: { event: string; key: { id: number }; row: unknown; previous: unknown } }[];
-      spreadsheets: MemorySpreadsheets;
-    };
-    await a.triggers.create({
-      name: 'items changed',
-      type: 'entity',
-      workflow_name: 'notify',
-      input_data: { who: 'watcher' },
-      entity_data: { entity_name: 'items', events: ['created', 'updated', 'deleted'], interval_seconds: 60 },
-    });
-    const t0 = new Date(Date.now() + DAY);
-    expect(await a.tick(t0)).toEqual([]); // the first poll seeds
-    const cells = spreadsheets.cells('book', 'items')!;
-    for (const i of [10, 20, 30, 40]) cells[i]![1] = `renamed ${i}`; // 4 updates
-    cells.splice(998, 3); // rows 998, 999, 1000 deleted
-    cells.push([2001, 'new a'], [2002, 'new b'], [2003, 'new c']); // 3 created
-    spreadsheets.setSheet('book', 'items', cells);
-    expect(await a.tick(new Date(t0.getTime() + 30_000))).toEqual([]); // not yet: interval
-    const t1 = new Date(t0.getTime() + 61_000);
-    const [one, two] = await Promise.all([a.tick(t1), b.tick(t1)]);
-    const runs = new Set([...one, ...two].map((f) => f.run_id));
-    expect(runs.size).toBe(10);
-    expect(await b.tick(new Date(t1.getTime() + 61_000))).toEqual([]);
-    await settle(a);
-    expect(seen).toHaveLength(10);
-    const events = seen.map((s) => s.got.event).sort();
-    expect(events).toEqual([
-      ...Array(3).fill('created'),
-      ...Array(3).fill('deleted'),
-      ...Array(4).fill('updated'),
-    ]);
-    const renamed = seen.find((s) => s.got.event === 'updated' && s.got.key.id === 10)!.got;
-    expect(renamed).toMatchObject({
-      row: { id: 10, name: 'renamed 10' },
-      previous: { id: 10, name: 'row 10' },
+describe.each(MODES)('%s', (mode) => {
+  describe('schedules', () => {
+    it('two engines ticking the same slot start one run; after downtime one catch-up run', async () => {
+      const {
+        engines: [a, b],
+        seen,
+      } = (await engines(2, 0, mode)) as unknown as { engines: [Engine, Engine]; seen: unknown[] };
+      await a.triggers.create({
+        name: 'monday',
+        type: 'schedule',
+        workflow_name: 'notify',
+        input_data: { who: 'team' },
+        schedule_data: { cron: '0 9 * * 1', timezone: 'Europe/Berlin' },
+      });
+      // The first Monday 09:00 in Berlin after now, and a few minutes past it.
+      let slot = Date.now() + DAY;
+      while (!(new Date(slot).getUTCDay() === 1)) slot += DAY;
+      const monday = new Date(slot);
+      monday.setUTCHours(8, 0, 0, 0); // 09:00 Berlin in winter
+      const after = new Date(monday.getTime() + 5 * 60_000);
+      const [one, two] = await Promise.all([a.tick(after), b.tick(after)]);
+      expect([...one, ...two].map((f) => f.run_id)).toHaveLength(2);
+      expect(new Set([...one, ...two].map((f) => f.run_id)).size).toBe(1);
+      expect(await a.tick(new Date(after.getTime() + 60_000))).toEqual([]);
+      // Three weeks down: one run for the latest slot, not three.
+      const later = new Date(monday.getTime() + 21 * DAY + 60_000);
+      expect(await b.tick(later)).toHaveLength(1);
+      expect(await a.tick(later)).toEqual([]);
+      await settle(a);
+      expect(seen).toHaveLength(2);
+      expect((await a.listRuns({ workflow: 'notify' })).runs).toHaveLength(2);
     });
   });
-});
 
-describe('webhooks', () => {
-  it('check the signature in constant time, refuse unsigned calls, and start one run per Idempotency-Key', async () => {
-    const {
-      engines: [engine],
-      seen,
-    } = (await engines(1)) as unknown as { engines: [Engine]; seen: unknown[] };
-    const secret = 'a webhook secret, 32 characters!';
-    await engine.triggers.create({
-      name: 'incoming',
-      type: 'webhook',
-      workflow_name: 'notify',
-      input_data: { who: 'default' },
-      webhook_data: { secret },
+  describe('entity changes', () => {
+    it('over 1,000 rows with 10 changes start 10 runs, once, also for a second engine', async () => {
+      const {
+        engines: [a, b],
+        seen,
+        spreadsheets,
+      } = (await engines(2, 1000, mode)) as unknown as {
+        engines: [Engine, Engine];
+        seen: { got: { event: string; key: { id: number }; row: unknown; previous: unknown } }[];
+        spreadsheets: MemorySpreadsheets;
+      };
+      await a.triggers.create({
+        name: 'items changed',
+        type: 'entity',
+        workflow_name: 'notify',
+        input_data: { who: 'watcher' },
+        entity_data: {
+          entity_name: 'items',
+          events: ['created', 'updated', 'deleted'],
+          interval_seconds: 60,
+        },
+      });
+      const t0 = new Date(Date.now() + DAY);
+      expect(await a.tick(t0)).toEqual([]); // the first poll seeds
+      const cells = spreadsheets.cells('book', 'items')!;
+      for (const i of [10, 20, 30, 40]) cells[i]![1] = `renamed ${i}`; // 4 updates
+      cells.splice(998, 3); // rows 998, 999, 1000 deleted
+      cells.push([2001, 'new a'], [2002, 'new b'], [2003, 'new c']); // 3 created
+      spreadsheets.setSheet('book', 'items', cells);
+      expect(await a.tick(new Date(t0.getTime() + 30_000))).toEqual([]); // not yet: interval
+      const t1 = new Date(t0.getTime() + 61_000);
+      const [one, two] = await Promise.all([a.tick(t1), b.tick(t1)]);
+      const runs = new Set([...one, ...two].map((f) => f.run_id));
+      expect(runs.size).toBe(10);
+      expect(await b.tick(new Date(t1.getTime() + 61_000))).toEqual([]);
+      await settle(a);
+      expect(seen).toHaveLength(10);
+      const events = seen.map((s) => s.got.event).sort();
+      expect(events).toEqual([
+        ...Array(3).fill('created'),
+        ...Array(3).fill('deleted'),
+        ...Array(4).fill('updated'),
+      ]);
+      const renamed = seen.find((s) => s.got.event === 'updated' && s.got.key.id === 10)!.got;
+      expect(renamed).toMatchObject({
+        row: { id: 10, name: 'renamed 10' },
+        previous: { id: 10, name: 'row 10' },
+      });
     });
-    const handler = createHandler(engine);
-    const body = JSON.stringify({ who: 'caller' });
-    const sign = (text: string) => `sha256=${createHmac('sha256', secret).update(text).digest('hex')}`;
-    const unsigned = await call(handler, 'POST', '/hooks/incoming', body);
-    expect(unsigned.status).toBe(401);
-    const wrong = await call(handler, 'POST', '/hooks/incoming', body, {
-      'x-stepwire-signature': sign('other'),
+  });
+
+  describe('webhooks', () => {
+    it('check the signature in constant time, refuse unsigned calls, and start one run per Idempotency-Key', async () => {
+      const {
+        engines: [engine],
+        seen,
+      } = (await engines(1, 0, mode)) as unknown as { engines: [Engine]; seen: unknown[] };
+      const secret = 'a webhook secret, 32 characters!';
+      await engine.triggers.create({
+        name: 'incoming',
+        type: 'webhook',
+        workflow_name: 'notify',
+        input_data: { who: 'default' },
+        webhook_data: { secret },
+      });
+      const handler = createHandler(engine);
+      const body = JSON.stringify({ who: 'caller' });
+      const sign = (text: string) => `sha256=${createHmac('sha256', secret).update(text).digest('hex')}`;
+      const unsigned = await call(handler, 'POST', '/hooks/incoming', body);
+      expect(unsigned.status).toBe(401);
+      const wrong = await call(handler, 'POST', '/hooks/incoming', body, {
+        'x-stepwire-signature': sign('other'),
+      });
+      expect(wrong.status).toBe(401);
+      expect((await engine.listRuns()).runs).toHaveLength(0);
+      const headers = { 'x-stepwire-signature': sign(body), 'idempotency-key': 'delivery-1' };
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => call(handler, 'POST', '/hooks/incoming', body, headers)),
+      );
+      expect(answers.filter((a) => a.status === 202)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(49);
+      expect(new Set(answers.map((a) => a.body.run_id)).size).toBe(1);
+      await settle(engine);
+      expect(seen).toEqual([{ got: { who: 'caller' } }]);
+      const shown = await call(handler, 'GET', '/triggers/incoming');
+      expect(shown.body.webhook_data.secret).toBe('********');
     });
-    expect(wrong.status).toBe(401);
-    expect((await engine.listRuns()).runs).toHaveLength(0);
-    const headers = { 'x-stepwire-signature': sign(body), 'idempotency-key': 'delivery-1' };
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () => call(handler, 'POST', '/hooks/incoming', body, headers)),
-    );
-    expect(answers.filter((a) => a.status === 202)).toHaveLength(1);
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(49);
-    expect(new Set(answers.map((a) => a.body.run_id)).size).toBe(1);
-    await settle(engine);
-    expect(seen).toEqual([{ got: { who: 'caller' } }]);
-    const shown = await call(handler, 'GET', '/triggers/incoming');
-    expect(shown.body.webhook_data.secret).toBe('********');
   });
 });
