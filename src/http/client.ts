@@ -75,6 +75,8 @@ export interface StepwireClient {
   runWorkflow(name: string, input?: unknown, options?: RunWorkflowOptions): Promise<RunRecord>;
   /** `GET /runs/{id}`. */
   getRun(id: string): Promise<RunRecord>;
+  /** `POST /runs/{id}/cancel`: cancels a run; `cancelled` is false when it had already ended. */
+  cancelRun(id: string): Promise<{ cancelled: boolean }>;
   /** `GET /workflows/{name}/graph.svg`: the workflow as an SVG picture. */
   workflowGraph(name: string): Promise<string>;
   /** `GET /runs/{id}/timeline.svg`: the run as an SVG timeline. */
@@ -193,6 +195,7 @@ export function createClient(options: ClientOptions): StepwireClient {
         ),
       ),
     getRun: (id) => value(call('runs.get', { params: { id } })),
+    cancelRun: (id) => value(call('runs.cancel', { params: { id } })),
     listRuns: (query = {}) => value(call('runs.list', { query })),
     workflowGraph: (name) => value(call('workflows.graph', { params: { name } })),
     runTimeline: (id) => value(call('runs.timeline', { params: { id } })),

@@ -160,4 +160,23 @@ export const WORKFLOW_ROUTES = [
     problems: [404],
     action: async ({ engine, params }) => json(200, await engine.getRun(params.id)),
   }),
+  defineRoute({
+    method: 'POST',
+    path: '/runs/{id}/cancel',
+    name: 'runs.cancel',
+    summary: 'Cancel a run',
+    description:
+      'Cancels a run: no further step starts and the steps running are told to stop; the run ends `cancelled`. `cancelled: false` when it had already ended (or, without a durable queue, runs in another process).',
+    params: z.object({ id: z.string().describe('Run id') }),
+    responses: {
+      200: {
+        description: 'Whether this call cancelled the run.',
+        schema: z.strictObject({
+          cancelled: z.boolean().describe('True when the run was cancelled by this call.'),
+        }),
+      },
+    },
+    problems: [404],
+    action: async ({ engine, params }) => json(200, { cancelled: await engine.cancel(params.id) }),
+  }),
 ] as const;

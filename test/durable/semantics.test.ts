@@ -193,3 +193,24 @@ describe('durable runs keep the semantics of section 5', () => {
     expect((await a.run('versioned', {})).steps[1]!.output).toMatchObject({ version: 2 });
   });
 });
+
+describe('POST /runs/{id}/cancel', () => {
+  it('cancels a durable run through the HTTP API', async () => {
+    const { createHandler } = await import('../../src/http/index.js');
+    const handler = createHandler(a);
+    await a.workflows.create({
+      name: 'http_cancel',
+      steps: [step('sleep', 'wait', { ms: 10_000 })],
+      wires: [],
+    });
+    const handle = await a.start('http_cancel', {});
+    const post = () => handler(new Request(`http://local/runs/${handle.id}/cancel`, { method: 'POST' }));
+    const first = await post();
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ cancelled: true });
+    expect((await handle.result).status).toBe('cancelled');
+    expect(await (await post()).json()).toEqual({ cancelled: false });
+    const missing = await handler(new Request('http://local/runs/nope/cancel', { method: 'POST' }));
+    expect(missing.status).toBe(404);
+  });
+});

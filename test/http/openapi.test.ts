@@ -24,7 +24,9 @@ describe('GET /openapi.json', () => {
       expect(op, `${route.method} ${route.path}`).toBeDefined();
       expect(op.operationId).toBe(route.name);
       expect(op.responses['500'].$ref).toBe('#/components/responses/Problem500');
-      if (route.method === 'POST' || route.method === 'PUT') expect(op.requestBody, route.name).toBeDefined();
+      // Every POST and PUT takes a body, but cancelling a run, which names all it needs in its path.
+      if ((route.method === 'POST' || route.method === 'PUT') && route.name !== 'runs.cancel')
+        expect(op.requestBody, route.name).toBeDefined();
     }
     expect(doc.components.responses.Problem400.content['application/problem+json'].schema.$ref).toBe(
       '#/components/schemas/Problem',

@@ -95,6 +95,7 @@ describe('the route table is the one description of the API', () => {
         async () => (runId = (await client.runWorkflow(lookupWorkflow.name, { id: 1 })).id),
       ],
       getRun: ['runs.get', () => client.getRun(runId)],
+      cancelRun: ['runs.cancel', () => client.cancelRun(runId)],
       listRuns: ['runs.list', () => client.listRuns({ status: 'succeeded', limit: 5 })],
       createTrigger: [
         'triggers.create',
