@@ -41,6 +41,8 @@ export class DurableRuns {
   readonly #queue: RunQueue;
   readonly #host: DurableHost;
   readonly #followers = new Map<string, Set<() => void>>();
+  /** Stops following a run: what `follow` set up for it. */
+  readonly #unfollow = new Map<string, () => void>();
   /** Steps executing in this process, by run: aborted when the run ends elsewhere (a cancel). */
   readonly #inFlight = new Map<string, Set<AbortController>>();
   readonly #plans = new Map<string, Plan>();
@@ -95,6 +97,7 @@ export class DurableRuns {
     try {
       await this.#queue.begin(id, change);
     } catch (error) {
+      result.catch(() => undefined);
       this.#stopFollowing(id);
       throw error;
     }
@@ -163,9 +166,14 @@ export class DurableRuns {
       const listener = () => void pull();
       const stop = () => {
         clearInterval(timer);
+        this.#unfollow.delete(id);
         this.#followers.get(id)?.delete(listener);
         if (this.#followers.get(id)?.size === 0) this.#followers.delete(id);
       };
+      this.#unfollow.set(id, () => {
+        stop();
+        reject(new NotFoundError('run', id));
+      });
       let set = this.#followers.get(id);
       if (!set) this.#followers.set(id, (set = new Set()));
       set.add(listener);
@@ -273,6 +281,6 @@ export class DurableRuns {
   }
 
   #stopFollowing(id: string): void {
-    this.#followers.delete(id);
+    this.#unfollow.get(id)?.();
   }
 }
