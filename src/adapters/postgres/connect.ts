@@ -35,6 +35,10 @@ export interface Connection {
 
 type PoolClass = new (config: { connectionString: string }) => PostgresPool & {
   on(event: 'error', listener: (error: Error) => void): unknown;
+  on(
+    event: 'connect',
+    listener: (client: { on(event: 'error', listener: () => void): unknown }) => void,
+  ): unknown;
 };
 type PGliteClass = { create(dataDir?: string): Promise<PGliteClient> };
 
@@ -73,6 +77,9 @@ async function newPool(url: string): Promise<InstanceType<PoolClass>> {
   // An idle connection the server drops makes the pool emit `error`; the pool discards it and the
   // next query opens a new one. Without a listener, Node would end the process on that event.
   pool.on('error', () => undefined);
+  // A connection checked out when the server goes away (a restart) emits `error` on its client: the
+  // query in flight is rejected anyway, and the pool drops the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
