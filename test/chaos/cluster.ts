@@ -10,12 +10,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Where the tools are looked for, besides the PATH. */
+/** Where the tools are looked for before the PATH: /usr/local/bin, then Debian's and Ubuntu's, newest first. */
 const TOOL_DIRS = [
   '/usr/local/bin',
-  '/usr/lib/postgresql/17/bin',
-  '/usr/lib/postgresql/16/bin',
-  '/usr/lib/postgresql/15/bin',
+  ...(existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql') : [])
+    .sort((a, b) => Number(b) - Number(a))
+    .map((version) => `/usr/lib/postgresql/${version}/bin`),
 ];
 
 /** A running throwaway cluster. */
