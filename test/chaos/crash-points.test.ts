@@ -12,7 +12,7 @@ import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres
 import { Engine } from '../../src/index.js';
 import { reachServer } from '../postgres/server.js';
 import { Workers, type Worker } from './children.js';
-import { expectOneKeyPerStep, finished, serverSchemas } from './helpers.js';
+import { expectOneKeyPerStep, finished, serverSchemas, until } from './helpers.js';
 import { startSink, type Sink } from './sink.js';
 import { chaosWorkflow, QUEUE_TIMING, sinkAction, STEPS, type CrashPoint } from './workflow.js';
 
@@ -65,8 +65,9 @@ describe.skipIf(!url)('exact crash points on a Postgres server', () => {
         ended.push(worker);
         if (!stopping) keep(workers!.spawn());
       });
-    keep(workers.spawn());
-    keep(workers.spawn());
+    const first = [workers.spawn(), workers.spawn()];
+    first.forEach(keep);
+    await Promise.all(first.map((worker) => worker.ready));
 
     const handles = await Promise.all(
       POINTS.map((point) => engine.start('chaos', { crash: { step: 's2', point } })),
@@ -77,14 +78,6 @@ describe.skipIf(!url)('exact crash points on a Postgres server', () => {
       40_000,
     );
     stopping = true;
-    for (const run of records)
-      console.log(
-        run.id,
-        run.started_at,
-        run.steps
-          .map((s) => `${s.name} ${s.attempts} ${s.started_at?.slice(17)} ${s.finished_at?.slice(17)}`)
-          .join(' | '),
-      );
 
     expectOneKeyPerStep(sink, records);
     const calls = sink.byKey();
@@ -101,6 +94,7 @@ describe.skipIf(!url)('exact crash points on a Postgres server', () => {
       });
     });
     // Each worker that ended killed itself at a crash point, once per point.
+    await until(() => ended.length >= POINTS.length, 5000, 'the end of the three workers that crashed');
     expect(readdirSync(markers).sort()).toEqual(
       POINTS.map((point, i) => `${records[i]!.id}:s2.${point}`).sort(),
     );

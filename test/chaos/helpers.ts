@@ -14,6 +14,12 @@ export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done
 /** A random whole number of ms in [low, high). */
 export const between = (low: number, high: number) => low + Math.floor(Math.random() * (high - low));
 
+/** Waits until `test` holds, polling; rejects after `ms` naming `what`. */
+export async function until(test: () => boolean, ms: number, what: string): Promise<void> {
+  for (const end = Date.now() + ms; !test(); await sleep(50))
+    if (Date.now() > end) throw new Error(`${what} did not happen within ${ms} ms`);
+}
+
 /** Schema names on a server, each dropped by `drop()` with its `<schema>_jobs` (pg-boss). */
 export function serverSchemas(url: string): { next(): string; drop(): Promise<void> } {
   const prefix = `stepwire_chaos_${Math.random().toString(36).slice(2, 10)}`;

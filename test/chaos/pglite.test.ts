@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunQueue } from '../../src/adapters/queue.js';
 import type { RunRecord } from '../../src/index.js';
-import { between, expectNoneOpen, expectOneKeyPerStep, settled, sleep } from './helpers.js';
+import { between, expectNoneOpen, expectOneKeyPerStep, settled, sleep, until } from './helpers.js';
 import { Machine } from './machine.js';
 import { startSink, type Sink } from './sink.js';
 import { chaosWorkflow, STEPS, type CrashPoint } from './workflow.js';
@@ -26,12 +26,6 @@ afterAll(async () => {
   for (const sink of sinks) await sink.close();
   rmSync(temp, { recursive: true, force: true });
 });
-
-/** Waits until `test` holds, polling; rejects after `ms` with `what`. */
-async function until(test: () => boolean, ms: number, what: string): Promise<void> {
-  for (const end = Date.now() + ms; !test(); await sleep(50))
-    if (Date.now() > end) throw new Error(`${what} did not happen within ${ms} ms`);
-}
 
 describe('chaos on embedded PGlite, in process', () => {
   it('a machine crashed before the effect, after it, and after the commit: each run completes, each effect once', async () => {
