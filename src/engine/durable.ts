@@ -135,6 +135,7 @@ export class DurableRuns {
       let seq = 0;
       let pulling = false;
       let again = false;
+      let ended = false;
       const pull = async () => {
         if (pulling) {
           again = true;
@@ -144,21 +145,27 @@ export class DurableRuns {
         try {
           do {
             again = false;
-            for (const { seq: at, event } of await this.#queue.events(id, seq)) {
-              seq = at;
-              onEvent?.(event as RunEvent);
-              if ((event as RunEvent).type === 'run.finished') return finish();
-            }
+            if (!ended)
+              for (const { seq: at, event } of await this.#queue.events(id, seq)) {
+                seq = at;
+                onEvent?.(event as RunEvent);
+                if ((event as RunEvent).type === 'run.finished') {
+                  ended = true;
+                  break;
+                }
+              }
+            if (ended) return await finish();
           } while (again);
         } catch {
-          // The database may be restarting: the next notification or poll tries again.
+          // The database may be restarting: the next notification or poll tries again (once the
+          // run has ended, to read its final record).
         } finally {
           pulling = false;
         }
       };
       const finish = async () => {
-        stop();
         const run = await this.#queue.load(id);
+        stop();
         if (run) resolve(run.record as RunRecord);
         else reject(new NotFoundError('run', id));
       };

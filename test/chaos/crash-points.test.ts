@@ -1,0 +1,112 @@
+/**
+ * Exact crash points (issue 15): a worker process kills itself with SIGKILL at one point of step
+ * `s2` of a run, as the run's input asks: before the step's call to the sink, after the call and
+ * before the step's result is committed, or right after the commit. A worker started in its place
+ * takes the run over; the run succeeds and the sink counts each effect once by key.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres/index.js';
+import { Engine } from '../../src/index.js';
+import { reachServer } from '../postgres/server.js';
+import { Workers, type Worker } from './children.js';
+import { expectOneKeyPerStep, finished, serverSchemas, until } from './helpers.js';
+import { startSink, type Sink } from './sink.js';
+import { chaosWorkflow, QUEUE_TIMING, sinkAction, STEPS, type CrashPoint } from './workflow.js';
+
+const POINTS: CrashPoint[] = ['before-effect', 'after-effect', 'after-commit'];
+/** Physical calls of the crashed step: the call cut off before the effect is made once, by the worker taking over. */
+const CALLS_OF_CRASHED_STEP: Record<CrashPoint, number> = {
+  'before-effect': 1,
+  'after-effect': 2,
+  'after-commit': 1,
+};
+
+const url = await reachServer();
+
+describe.skipIf(!url)('exact crash points on a Postgres server', () => {
+  const schemas = serverSchemas(url!);
+  const markers = mkdtempSync(join(tmpdir(), 'stepwire-chaos-markers-'));
+  let workers: Workers | undefined;
+  let sink: Sink | undefined;
+  let db: PostgresDatabase | undefined;
+  afterAll(async () => {
+    await workers?.close();
+    await db?.close();
+    await sink?.close();
+    await schemas.drop();
+    rmSync(markers, { recursive: true, force: true });
+  });
+
+  it('a worker killed before the effect, after it, and after the commit: each run completes, each effect once', async () => {
+    const schema = schemas.next();
+    sink = await startSink();
+    db = await openPostgres(url!, { schema, queue: QUEUE_TIMING });
+    const engine = new Engine({
+      storage: db.storage,
+      queue: db.queue,
+      actions: [sinkAction(sink.url, () => undefined)],
+    });
+    await engine.workflows.create(chaosWorkflow());
+    // One step at a time per worker: a crash then cuts short only the step that asked for it.
+    workers = await Workers.bundle({
+      CHAOS_DB_URL: url!,
+      CHAOS_SCHEMA: schema,
+      CHAOS_SINK: sink.url,
+      CHAOS_CONCURRENCY: '1',
+      CHAOS_MARKERS: markers,
+    });
+    const ended: Worker[] = [];
+    let stopping = false;
+    const keep = (worker: Worker) =>
+      void worker.ended.then(() => {
+        ended.push(worker);
+        if (!stopping) keep(workers!.spawn());
+      });
+    const first = [workers.spawn(), workers.spawn()];
+    first.forEach(keep);
+    await Promise.all(first.map((worker) => worker.ready));
+
+    const handles = await Promise.all(
+      POINTS.map((point) => engine.start('chaos', { crash: { step: 's2', point } })),
+    );
+    const records = await finished(
+      engine,
+      handles.map((handle) => handle.result),
+      40_000,
+    );
+    stopping = true;
+
+    expectOneKeyPerStep(sink, records);
+    const calls = sink.byKey();
+    POINTS.forEach((point, i) => {
+      const run = records[i]!;
+      for (let step = 0; step < STEPS; step++)
+        expect(calls.get(`${run.id}:s${step}`), `${point}: physical calls of s${step}`).toBe(
+          step === 2 ? CALLS_OF_CRASHED_STEP[point] : 1,
+        );
+      // The step's output says how many calls with its key the sink had seen when it answered.
+      expect(run.steps[2]).toMatchObject({
+        status: 'succeeded',
+        output: { n: 2, count: CALLS_OF_CRASHED_STEP[point] },
+      });
+    });
+    // Each worker that ended killed itself at a crash point, once per point.
+    await until(() => ended.length >= POINTS.length, 5000, 'the end of the three workers that crashed');
+    expect(readdirSync(markers).sort()).toEqual(
+      POINTS.map((point, i) => `${records[i]!.id}:s2.${point}`).sort(),
+    );
+    expect(
+      ended.map((worker) => [
+        worker.lines.filter((line) => line.startsWith('crash ')).length,
+        worker.child.signalCode,
+      ]),
+    ).toEqual(POINTS.map(() => [1, 'SIGKILL']));
+    console.log(
+      `crash points: ${POINTS.length} workers killed at ${POINTS.join(', ')}; ` +
+        `runs took ${records.map((run) => ((Date.parse(run.finished_at!) - Date.parse(run.started_at)) / 1000).toFixed(1)).join(', ')} s`,
+    );
+  }, 90_000);
+});

@@ -1,0 +1,124 @@
+/**
+ * What the chaos tests run: a chain of five steps, each an `l2` action that POSTs to the sink with
+ * `Idempotency-Key: <context.idempotencyKey>`, and the places where a test may crash a worker. The
+ * same definitions serve the worker child processes (which crash with SIGKILL) and the in-process
+ * PGlite machines (which freeze, then drop their database).
+ */
+import { z } from 'zod';
+import type { DurableRun, RunChange, RunQueue } from '../../src/adapters/queue.js';
+import type { ActionContext, ActionDefinition, RunRecord, Workflow } from '../../src/index.js';
+
+/** Steps of the chaos workflow: `s0` to `s4`. */
+export const STEPS = 5;
+
+/**
+ * Where a step may crash: before its call to the sink, after the call and before the step's result
+ * is committed, or after the commit (before the worker does anything else).
+ */
+export type CrashPoint = 'before-effect' | 'after-effect' | 'after-commit';
+
+/** A run's crash instruction, in its input: crash at `point` of `step`, once. */
+export interface CrashPlan {
+  step: string;
+  point: CrashPoint;
+}
+
+/** Input of a chaos run. */
+export interface ChaosInput {
+  crash: CrashPlan | null;
+}
+
+/** One point reached by one step execution. */
+export interface Reached {
+  point: CrashPoint;
+  /** `<run id>:<step>`. */
+  key: string;
+  step: string;
+  /** The run's crash instruction. */
+  plan: CrashPlan | null;
+}
+
+/** Called at each crash point; may crash the process or hang like a dead one. */
+export type CrashHook = (reached: Reached) => void | Promise<void>;
+
+/** The chaos workflow: `s0` -> `s4`, each step passing the previous step's `n` on. */
+export function chaosWorkflow(name = 'chaos'): Workflow {
+  return {
+    name,
+    steps: Array.from({ length: STEPS }, (_, i) => ({
+      name: `s${i}`,
+      type: 'l2' as const,
+      l2_data: {
+        provider: 'chaos',
+        module: 'sink',
+        action: 'call',
+        input_data: { n: i, crash: '{{input.crash}}', ...(i > 0 ? { previous: `{{s${i - 1}.n}}` } : {}) },
+      },
+    })),
+    wires: [],
+  } as Workflow;
+}
+
+const CRASH_PLAN = z
+  .object({ step: z.string(), point: z.enum(['before-effect', 'after-effect', 'after-commit']) })
+  .nullable();
+
+/** Whether `plan` asks for a crash at `point` of `step`. */
+export function planned(plan: CrashPlan | null, step: string, point: CrashPoint): boolean {
+  return plan !== null && plan.step === step && plan.point === point;
+}
+
+/**
+ * The action `chaos/sink/call`: POSTs `{ n }` to the sink with the step's idempotency key and
+ * returns `{ n, count }` (how many calls with that key the sink had seen). `hook` runs before and
+ * after the call.
+ */
+export function sinkAction(sinkUrl: string, hook: CrashHook): ActionDefinition {
+  const input = z.object({ n: z.number(), previous: z.number().optional(), crash: CRASH_PLAN });
+  return {
+    provider: 'chaos',
+    module: 'sink',
+    action: 'call',
+    input,
+    async run(data: z.output<typeof input>, context: ActionContext) {
+      const at = { key: context.idempotencyKey, step: context.run.step, plan: data.crash };
+      await hook({ point: 'before-effect', ...at });
+      const response = await fetch(sinkUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': context.idempotencyKey },
+        body: JSON.stringify({ n: data.n }),
+        signal: context.signal,
+      });
+      if (!response.ok) throw new Error(`the sink answered ${response.status}: ${await response.text()}`);
+      const { count } = (await response.json()) as { count: number };
+      await hook({ point: 'after-effect', ...at });
+      return { n: data.n, count };
+    },
+  } as ActionDefinition;
+}
+
+/** The queue with `hook` called at `after-commit` once a delivered step's result is committed. */
+export function hookedQueue(queue: RunQueue, hook: CrashHook): RunQueue {
+  return {
+    get available() {
+      return queue.available;
+    },
+    begin: (id, change) => queue.begin(id, change),
+    async commit(id, delivery, decide: (run: DurableRun) => RunChange | undefined) {
+      const change = await queue.commit(id, delivery, decide);
+      if (delivery && change && delivery.job.step !== '') {
+        const { step } = delivery.job;
+        const plan = ((change.record as RunRecord).input as ChaosInput).crash;
+        await hook({ point: 'after-commit', key: `${id}:${step}`, step, plan });
+      }
+      return change;
+    },
+    load: (id) => queue.load(id),
+    events: (id, after) => queue.events(id, after),
+    watch: (listener) => queue.watch(listener),
+    work: (handler, options) => queue.work(handler, options),
+  };
+}
+
+/** Queue timing of every chaos test: a dead worker's step comes back 10 to 11 s after its last heartbeat. */
+export const QUEUE_TIMING = { heartbeatSeconds: 10, monitorSeconds: 1, pollSeconds: 0.5 };
