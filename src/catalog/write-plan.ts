@@ -7,6 +7,7 @@ import type { CellValue } from '../adapters/types.js';
 import type { Issue } from '../errors/index.js';
 import type { Entity, WriteMode } from '../schema/index.js';
 import { coerceKeys, coercePatches, coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
+import { cellOf } from '../query/entity-table.js';
 import { tableRow, type EntityTable } from './sheet-mapping.js';
 
 /** A sheet as the catalog last read it. @internal */
@@ -16,8 +17,17 @@ export interface LoadedSheet {
   headerIndexes: number[];
   headerWidth: number;
   revision: string | number | undefined;
-  /** The primary-key cells of each data row as read (raw), in key order: what a write by key expects there. */
-  keyCells: CellValue[][];
+  /**
+   * The primary-key cells as read (raw, in key order) of the data rows where they differ from the
+   * table's values (say `" 5 "` read as 5), by table row. A write by key expects these cells
+   * there; see {@link keyCellsOf}.
+   */
+  keyCells: ReadonlyMap<number, readonly CellValue[]>;
+}
+
+/** The primary-key cells of table row `index` as read, in key order. @internal */
+export function keyCellsOf(entity: Entity, loaded: LoadedSheet, index: number): readonly CellValue[] {
+  return loaded.keyCells.get(index) ?? keyColumns(entity).map((c) => cellOf(loaded.table.data[c]!, index));
 }
 
 /** A row changed in place: its table index, the input row it came from, before and after. @internal */
