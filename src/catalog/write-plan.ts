@@ -8,6 +8,7 @@ import type { Issue } from '../errors/index.js';
 import type { Entity, WriteMode } from '../schema/index.js';
 import { coerceKeys, coercePatches, coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
 import { cellOf } from '../query/entity-table.js';
+import { rowsWithKey } from '../query/hash-index.js';
 import { tableRow, type EntityTable } from './sheet-mapping.js';
 
 /** A sheet as the catalog last read it. @internal */
@@ -94,9 +95,6 @@ function planRows(plan: WritePlan, input: EntityRows, earlier: readonly unknown[
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
   const seen = new Map<string, string>();
-  if (plan.mode === 'append')
-    for (let i = 0; i < loaded.table.length; i++)
-      seen.set(keyOf(tableRow(loaded.table, i), columns), `existing row ${i + 1}`);
   for (const row of earlier) seen.set(keyOf(row, columns), 'an earlier row of this write');
   coerceRows(entity, input, issues).forEach((row, i) => {
     if (!row) return;
@@ -109,7 +107,8 @@ function planRows(plan: WritePlan, input: EntityRows, earlier: readonly unknown[
       return;
     }
     const key = keyOf(row, columns);
-    const clash = seen.get(key);
+    const clash =
+      seen.get(key) ?? (plan.mode === 'append' ? existing(loaded.table, columns, row) : undefined);
     if (clash) {
       issues.push(duplicate(entity, i, columns, row, clash));
       return;
@@ -123,7 +122,6 @@ function planRows(plan: WritePlan, input: EntityRows, earlier: readonly unknown[
 function planPatches(plan: WritePlan, input: EntityRows, issues: Issue[]): void {
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
-  const where = rowIndex(loaded.table, columns);
   const seen = new Map<string, number>();
   coercePatches(entity, input, issues).forEach((patch, i) => {
     if (!patch) return;
@@ -134,7 +132,7 @@ function planPatches(plan: WritePlan, input: EntityRows, issues: Issue[]): void 
       return;
     }
     seen.set(key, i);
-    const index = found(plan, where.get(key), i, columns, patch.values, issues);
+    const index = found(plan, keyRows(loaded.table, columns, patch.values), i, columns, patch.values, issues);
     if (index === 'ambiguous') return;
     if (index === undefined) {
       if (plan.mode === 'update') {
@@ -154,7 +152,6 @@ function planPatches(plan: WritePlan, input: EntityRows, issues: Issue[]): void 
 function planDeletes(plan: WritePlan, input: EntityRows, issues: Issue[]): void {
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
-  const where = rowIndex(loaded.table, columns);
   const seen = new Map<string, number>();
   coerceKeys(entity, input, issues).forEach((key, i) => {
     if (!key) return;
@@ -165,7 +162,7 @@ function planDeletes(plan: WritePlan, input: EntityRows, issues: Issue[]): void 
       return;
     }
     seen.set(text, i);
-    const index = found(plan, where.get(text), i, columns, key, issues);
+    const index = found(plan, keyRows(loaded.table, columns, key), i, columns, key, issues);
     if (index === 'ambiguous') return;
     if (index === undefined) issues.push(missing(entity, i, columns, key));
     else plan.deletes.push({ index, input: i, row: tableRow(loaded.table, index) });
@@ -175,14 +172,13 @@ function planDeletes(plan: WritePlan, input: EntityRows, issues: Issue[]): void 
 /** The one table row holding a key; `ambiguous` (with an issue) when the sheet holds it twice. */
 function found(
   plan: WritePlan,
-  rows: number[] | undefined,
+  rows: readonly number[],
   i: number,
   columns: number[],
   values: unknown[],
   issues: Issue[],
 ): number | 'ambiguous' | undefined {
-  if (rows === undefined) return undefined;
-  if (rows.length === 1) return rows[0];
+  if (rows.length <= 1) return rows[0];
   const { entity } = plan;
   const first = entity.spreadsheet_config.origin.row + 2;
   const lines = rows.map((r) => String(first + r));
@@ -194,16 +190,23 @@ function found(
   return 'ambiguous';
 }
 
-/** Table rows by key. */
-function rowIndex(table: EntityTable, columns: number[]): Map<string, number[]> {
-  const index = new Map<string, number[]>();
-  for (let r = 0; r < table.length; r++) {
-    const key = keyOf(tableRow(table, r), columns);
-    const list = index.get(key);
-    if (list) list.push(r);
-    else index.set(key, [r]);
-  }
-  return index;
+/** `existing row N` for the last table row holding the key of `row` (as a message names it), else undefined. */
+function existing(
+  table: EntityTable,
+  columns: readonly number[],
+  row: readonly unknown[],
+): string | undefined {
+  const rows = keyRows(table, columns, row);
+  return rows.length > 0 ? `existing row ${rows.at(-1)! + 1}` : undefined;
+}
+
+/** The table rows holding the key of `row` (values in entity column order), through the key columns' indexes. */
+function keyRows(table: EntityTable, columns: readonly number[], row: readonly unknown[]): number[] {
+  return rowsWithKey(
+    table,
+    columns,
+    columns.map((c) => row[c]),
+  );
 }
 
 function duplicate(entity: Entity, i: number, columns: number[], row: unknown[], clash: string): Issue {
