@@ -145,8 +145,10 @@ export class ColumnIndex {
     if (data instanceof Float64Array) {
       if (typeof value !== 'number' || value !== value) return -1;
       if (this.#base === this.#base) {
+        // Only int32 values are in a dense index; their slots are exact (no rounding of value - base).
+        if ((value | 0) !== value) return -1;
         slot = value - this.#base;
-        if (!(slot >= 0 && slot <= this.#mask && Number.isInteger(slot))) return -1;
+        if (slot < 0 || slot > this.#mask) return -1;
       } else slot = this.#find(numberHash(value), value);
     } else if (data instanceof Uint8Array) {
       if (typeof value !== 'boolean') return -1;
