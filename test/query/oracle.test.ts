@@ -62,7 +62,7 @@ interface Case {
   cells: CellValue[][];
   input: GetEntityInput;
   /** For each filter of `input`, the SQL value of each item when the test gave it (see {@link crossValueFor}). */
-  sqlValues: (Typed[] | undefined)[];
+  sqlValues: ((Typed | undefined)[] | undefined)[];
 }
 
 const kinds = fc.array(fc.constantFrom<Kind>('NUMBER', 'STRING', 'BOOLEAN'), { minLength: 1, maxLength: 4 });
@@ -135,7 +135,14 @@ function pieceOf(rows: Typed[][], c: number): fc.Arbitrary<{ value: unknown }> {
 }
 
 /** Filters of `EQUALS` / `IN` carry the SQL value of each item in `typed` (see {@link crossValueFor}). */
-type OracleFilter = Filter & { typed?: Typed[] };
+type OracleFilter = Filter & { typed?: (Typed | undefined)[] };
+
+/** An item of an `EQUALS` / `IN` value: `typed` is its SQL value when the test gives it. */
+interface Item {
+  value: unknown;
+  value_type?: Kind;
+  typed: Typed | undefined;
+}
 
 function filterFor(
   names: string[],
@@ -157,8 +164,8 @@ function filterFor(
     return operator.chain((operator): fc.Arbitrary<OracleFilter> => {
       const column = names[c]!;
       if (equality && (operator === 'EQUALS' || operator === 'IN')) {
-        const item = fc.oneof(
-          valueFor(kind, rows, c).map((v) => ({ ...v, typed: undefined })),
+        const item: fc.Arbitrary<Item> = fc.oneof(
+          valueFor(kind, rows, c).map((v): Item => ({ ...v, typed: undefined })),
           crossValueFor(kind, rows, c),
         );
         if (operator === 'EQUALS')
@@ -294,7 +301,12 @@ function bind(value: unknown): SqlValue {
 }
 
 /** The filter in SQL, with its parameters (the value already typed as the column's type). */
-function filterSql(filter: Filter, kind: Kind, params: SqlValue[], sqlValues: Typed[] = []): string {
+function filterSql(
+  filter: Filter,
+  kind: Kind,
+  params: SqlValue[],
+  sqlValues: (Typed | undefined)[] = [],
+): string {
   const col = `"${filter.column}"`;
   const typed = (v: unknown, k = 0): unknown =>
     sqlValues[k] !== undefined
