@@ -4,7 +4,7 @@
  * @module
  */
 import type { CallOptions, CellRows, CellValue, SheetRef, SpreadsheetAdapter } from '../adapters/types.js';
-import { cellOf } from '../query/entity-table.js';
+import { BOOLEAN_NULL, type ColumnData } from '../query/entity-table.js';
 import type { Entity } from '../schema/index.js';
 import { isKeyed } from './keyed-commit.js';
 import { appendRows, headerIndexes, mapSheet, type EntityTable } from './sheet-mapping.js';
@@ -76,21 +76,39 @@ function rawKeyCells(
   cells: CellRows,
   indexes: readonly number[],
 ): Map<number, CellValue[]> {
-  const out = new Map<number, CellValue[]>();
   const keys = keyColumns(entity);
-  for (const c of keys) {
-    const data = table.data[c]!;
-    const h = indexes[c]!;
-    for (let r = 0; r < table.length; r++) {
-      const raw = cells[r + 1]![h] ?? null;
-      if (raw !== cellOf(data, r) && !out.has(r))
-        out.set(
-          r,
-          keys.map((k) => cells[r + 1]![indexes[k]!] ?? null),
-        );
+  const rows = new Set<number>();
+  for (const c of keys) differingRows(table.data[c]!, cells, indexes[c]!, table.length, rows);
+  const out = new Map<number, CellValue[]>();
+  for (const r of [...rows].sort((a, b) => a - b))
+    out.set(
+      r,
+      keys.map((c) => cells[r + 1]![indexes[c]!] ?? null),
+    );
+  return out;
+}
+
+/** Adds to `out` the rows whose raw cell (at header position `h`) is not the table's value. */
+function differingRows(data: ColumnData, cells: CellRows, h: number, length: number, out: Set<number>): void {
+  if (data instanceof Float64Array) {
+    for (let r = 0; r < length; r++) {
+      const raw = cells[r + 1]![h];
+      const x = data[r]!;
+      if (raw !== x && !(x !== x && raw == null)) out.add(r);
+    }
+  } else if (data instanceof Uint8Array) {
+    for (let r = 0; r < length; r++) {
+      const raw = cells[r + 1]![h];
+      const code = raw === true ? 1 : raw === false ? 0 : raw == null ? BOOLEAN_NULL : -1;
+      if (code !== data[r]) out.add(r);
+    }
+  } else {
+    for (let r = 0; r < length; r++) {
+      const raw = cells[r + 1]![h];
+      const s = data[r];
+      if (raw !== s && !(s === null && raw == null)) out.add(r);
     }
   }
-  return out;
 }
 
 function headerCells(entity: Entity, loaded: LoadedSheet): CellValue[] {
