@@ -45,7 +45,9 @@ export function outputColumn(name: string, type: ColumnType): Column {
 /**
  * Runs a `get_entity` read over an entity's table. `input` is checked strictly (no other properties
  * at any level), then against the entity's columns. Bad input never throws: the output then has
- * `body.error.is_error` true and one message per problem, each naming its field path.
+ * `body.error.is_error` true and one message per problem, each naming its field path. An `EQUALS` or
+ * `IN` filter on a number or text column is answered from the column's hash index (built on first
+ * use, kept with the table; see `hash-index.ts`) unless `options.indexes` is false: same rows.
  * @example
  * ```ts
  * executeRead('orders', table, {

@@ -1,9 +1,10 @@
 /**
  * Property tests: random tables and random reads give exactly what SQLite (sql.js) gives for the same
- * data and the same query, translated to SQL by hand below.
+ * data and the same query, translated to SQL by hand (`sqlite-oracle.ts`). Every read runs twice,
+ * with the hash indexes and with scans only.
  */
 import fc from 'fast-check';
-import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
+import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CellValue } from '../../src/adapters/types.js';
 import { mapSheet } from '../../src/catalog/sheet-mapping.js';
@@ -11,9 +12,8 @@ import { hasColumnIndex } from '../../src/query/hash-index.js';
 import { executeRead } from '../../src/query/index.js';
 import type { Entity } from '../../src/schema/entity.js';
 import { FILTER_OPERATORS, type Filter, type GetEntityInput } from '../../src/schema/get-entity.js';
+import { normalize, oracle, type Kind, type OracleCase, type Typed } from './sqlite-oracle.js';
 
-type Kind = 'NUMBER' | 'STRING' | 'BOOLEAN';
-type Typed = number | string | boolean | null;
 const LIMITS = { maxPageSize: 10_000, defaultPageSize: 100 };
 const RUNS = 300;
 
@@ -56,13 +56,8 @@ function cellFor(kind: Kind): fc.Arbitrary<{ cell: CellValue; value: Typed }> {
   );
 }
 
-interface Case {
-  kinds: Kind[];
-  rows: Typed[][];
+interface Case extends OracleCase {
   cells: CellValue[][];
-  input: GetEntityInput;
-  /** For each filter of `input`, the SQL value of each item when the test gave it (see {@link crossValueFor}). */
-  sqlValues: ((Typed | undefined)[] | undefined)[];
 }
 
 const kinds = fc.array(fc.constantFrom<Kind>('NUMBER', 'STRING', 'BOOLEAN'), { minLength: 1, maxLength: 4 });
@@ -293,97 +288,6 @@ function entityOf(kindsOf: Kind[]): Entity {
     spreadsheet_config: { spreadsheet_id: 'sheet', sheet_name: 'Data', origin: { row: 2, col: 1 } },
   };
 }
-
-function bind(value: unknown): SqlValue {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (value === undefined) return null;
-  return value as SqlValue;
-}
-
-/** The filter in SQL, with its parameters (the value already typed as the column's type). */
-function filterSql(
-  filter: Filter,
-  kind: Kind,
-  params: SqlValue[],
-  sqlValues: (Typed | undefined)[] = [],
-): string {
-  const col = `"${filter.column}"`;
-  const typed = (v: unknown, k = 0): unknown =>
-    sqlValues[k] !== undefined
-      ? sqlValues[k]
-      : filter.value_type === 'NUMBER' && typeof v === 'string'
-        ? Number(v)
-        : v;
-  const one = (): string => {
-    params.push(bind(typed(filter.value)));
-    return '?';
-  };
-  switch (filter.operator) {
-    case 'EQUALS':
-      return `${col} = ${one()}`;
-    case 'NOT_EQUALS':
-      return `${col} <> ${one()}`;
-    case 'GREATER_THAN':
-      return `${col} > ${one()}`;
-    case 'GREATER_THAN_OR_EQUALS':
-      return `${col} >= ${one()}`;
-    case 'LESS_THAN':
-      return `${col} < ${one()}`;
-    case 'LESS_THAN_OR_EQUALS':
-      return `${col} <= ${one()}`;
-    case 'CONTAINS':
-      return `instr(${col}, ${one()}) > 0`;
-    case 'STARTS_WITH':
-      return `substr(${col}, 1, length(${one()})) = ${one()}`;
-    case 'ENDS_WITH':
-      return `(length(${col}) >= length(${one()}) AND substr(${col}, length(${col}) - length(${one()}) + 1) = ${one()})`;
-    case 'IS_NULL':
-      return `${col} IS NULL`;
-    case 'IS_NOT_NULL':
-      return `${col} IS NOT NULL`;
-    case 'IN':
-    case 'NOT_IN': {
-      const items = filter.value as unknown[];
-      items.forEach((item, k) => params.push(bind(typed(item, k))));
-      const list = `(${items.map(() => '?').join(', ')})`;
-      if (filter.operator === 'IN') return `${col} IN ${list}`;
-      // SQLite makes `x NOT IN ()` true even for NULL x; our rule (no comparison matches an empty cell) keeps NULL out.
-      return `(${col} IS NOT NULL AND ${col} NOT IN ${list})`;
-    }
-  }
-  void kind;
-  throw new Error('unreachable');
-}
-
-function oracle(db: Database, c: Case): unknown[][] {
-  const names = c.kinds.map((_, i) => `c${i}`);
-  const sqlType = { NUMBER: 'REAL', STRING: 'TEXT', BOOLEAN: 'INTEGER' } as const;
-  db.run(`CREATE TABLE t (${c.kinds.map((k, i) => `"${names[i]}" ${sqlType[k]}`).join(', ')})`);
-  const insert = db.prepare(`INSERT INTO t VALUES (${names.map(() => '?').join(', ')})`);
-  for (const row of c.rows) insert.run(row.map(bind));
-  insert.free();
-  const op = c.input.operation;
-  const selected =
-    op.select_columns && op.select_columns.length > 0 ? op.select_columns.map((s) => s.column) : names;
-  const params: SqlValue[] = [];
-  const where = (op.filters ?? []).map((f, i) =>
-    filterSql(f, c.kinds[names.indexOf(f.column)]!, params, c.sqlValues[i]),
-  );
-  const order = (op.order_by ?? []).map((o) => `"${o.column}" ${o.direction} NULLS LAST`);
-  const size = c.input.page_size ?? 100;
-  const sql =
-    `SELECT ${selected.map((s) => `"${s}"`).join(', ')} FROM t` +
-    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-    ` ORDER BY ${[...order, 'rowid'].join(', ')} LIMIT ${size} OFFSET ${((c.input.page_number ?? 1) - 1) * size}`;
-  const result = db.exec(sql, params);
-  const rows = result[0]?.values ?? [];
-  return rows.map((row) =>
-    row.map((v, i) => (c.kinds[names.indexOf(selected[i]!)] === 'BOOLEAN' && v !== null ? v === 1 : v)),
-  );
-}
-
-/** -0 and 0 are the same number to SQLite. */
-const normalize = (rows: unknown[][]): unknown[][] => rows.map((row) => row.map((v) => (v === 0 ? 0 : v)));
 
 describe('entity read against SQLite', () => {
   /** Both plans, with the hash indexes and with scans only, give what SQLite gives. */
