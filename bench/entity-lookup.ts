@@ -11,7 +11,7 @@ import type { Entity } from '../src/schema/entity.js';
 import { median, medians, time } from './util.js';
 
 const LOOKUPS = 2_000;
-const FIRST_READS = 5;
+const FIRST_READS = 3;
 const LIMITS = { maxPageSize: 10_000, defaultPageSize: 100 };
 
 /** `LOOKUPS` ids spread over the rows (ids are 1..rows). */
