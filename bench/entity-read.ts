@@ -1,6 +1,7 @@
 /**
  * Benchmark of the entity read: 1,000,000 rows x 6 columns, two filters, one sort key, three columns,
- * page 2 of 100, timed against two hand-written loops over the raw row arrays; the mapping of a
+ * page 2 of 100, timed against two hand-written loops over the raw row arrays; reads by key and the
+ * first read of the sheet through the catalog (see `entity-lookup.ts`); the mapping of a
  * 100,000-row sheet; and the memory of the mapped table against the raw arrays.
  *
  * Run: `npx tsx bench/entity-read.ts` (or `node --expose-gc --import tsx bench/entity-read.ts`).
@@ -12,13 +13,13 @@ import type { CellValue } from '../src/adapters/types.js';
 import { mapSheet } from '../src/catalog/sheet-mapping.js';
 import { executeRead } from '../src/query/index.js';
 import type { Entity } from '../src/schema/entity.js';
+import { timeFirstRead, timeKeyLookups } from './entity-lookup.js';
+import { medians } from './util.js';
 
 const ROWS = 1_000_000;
 const SHEET_ROWS = 100_000;
 const PAGE_SIZE = 100;
 const PAGE_NUMBER = 2;
-const RUNS = 15;
-const WARMUP = 3;
 const LIMITS = { maxPageSize: 10_000, defaultPageSize: 100 };
 
 const entity: Entity = {
@@ -142,23 +143,6 @@ function filterTopK(rows: CellValue[][]): unknown[][] {
     .map((i) => project(rows[i]!));
 }
 
-/** Median time in ms of each function, run in turns (so load from elsewhere hits all alike), after warm-up. */
-function medians(fns: Record<string, () => unknown>, runs = RUNS, warmup = WARMUP): Record<string, number> {
-  const names = Object.keys(fns);
-  const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-  for (let i = 0; i < warmup + runs; i++) {
-    for (let n = 0; n < names.length; n++) {
-      const name = names[(n + i) % names.length]!;
-      const start = performance.now();
-      fns[name]!();
-      if (i >= warmup) times[name]!.push(performance.now() - start);
-    }
-  }
-  return Object.fromEntries(
-    names.map((name) => [name, times[name]!.sort((x, y) => x - y)[Math.floor(runs / 2)]!]),
-  );
-}
-
 /** `gc` from `--expose-gc`, else switched on at run time (works on Node; without it memory figures are rough). */
 const gc = ((globalThis as { gc?: () => void }).gc ?? exposeGc()) as (() => void) | undefined;
 function exposeGc(): unknown {
@@ -200,11 +184,12 @@ function timeReads(table: ReturnType<typeof mapSheet>, raw: CellValue[][]): void
   if (JSON.stringify(output.body.table.rows) !== expected || JSON.stringify(filterThenSort(raw)) !== expected)
     throw new Error('the read and the hand-written loops disagree');
   const noOrder = { ...QUERY, operation: { ...QUERY.operation, order_by: [] } };
-  const { read, topK, unordered } = medians({
+  const { read, topK, unordered, scanned } = medians({
     read: () => executeRead('orders', table, QUERY, LIMITS),
     topK: () => filterTopK(raw),
     unordered: () => executeRead('orders', table, noOrder, LIMITS),
-  }) as { read: number; topK: number; unordered: number };
+    scanned: () => executeRead('orders', table, QUERY, LIMITS, { indexes: false }),
+  }) as { read: number; topK: number; unordered: number; scanned: number };
   const { sorted } = medians({ sorted: () => filterThenSort(raw) }, 5, 1) as { sorted: number };
   console.log(`  read (executeRead)          ${read.toFixed(1)} ms`);
   console.log(
@@ -214,6 +199,9 @@ function timeReads(table: ReturnType<typeof mapSheet>, raw: CellValue[][]): void
     `  (b) filter + top-k heap     ${topK.toFixed(1)} ms   read / (b) = ${(read / topK).toFixed(2)}  (target <= 2)`,
   );
   console.log(`  same read without order_by  ${unordered.toFixed(1)} ms`);
+  console.log(
+    `  same read, scans only       ${scanned.toFixed(1)} ms   (no index for status EQUALS) / (b) = ${(scanned / topK).toFixed(2)}`,
+  );
 }
 
 /** Runs the benchmark and prints its figures. */
@@ -224,7 +212,10 @@ export async function run(): Promise<void> {
   // Memory first, before any timing can keep the raw rows reachable.
   const { table, rawBytes, before } = buildTable();
   const tableBytes = heapUsed() - before;
-  timeReads(table, rawRows(ROWS));
+  const raw = rawRows(ROWS);
+  timeReads(table, raw);
+  timeKeyLookups(entity, table, raw);
+  await timeFirstRead(entity, HEADER, raw);
   console.log(
     `memory${gc ? '' : ' (no --expose-gc: rough)'}: raw row arrays ${mb(rawBytes)}; mapped table alone ${mb(tableBytes)} (with the strings it keeps); table / raw = ${(tableBytes / rawBytes).toFixed(2)} (target <= 2)`,
   );

@@ -15,6 +15,24 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * Median time in ms of each function, run in turns (so load from elsewhere hits all alike), after
+ * `warmup` rounds that are not counted.
+ */
+export function medians(fns: Record<string, () => unknown>, runs = 15, warmup = 3): Record<string, number> {
+  const names = Object.keys(fns);
+  const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (let i = 0; i < warmup + runs; i++) {
+    for (let n = 0; n < names.length; n++) {
+      const name = names[(n + i) % names.length]!;
+      const start = performance.now();
+      fns[name]!();
+      if (i >= warmup) times[name]!.push(performance.now() - start);
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, median(times[name]!)]));
+}
+
 /** Prints a titled table of rows. */
 export function printTable(title: string, header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -15,7 +15,7 @@ import type {
 import { ValidationError } from '../errors/index.js';
 import type { Undo } from './sheet-commit.js';
 import { cellFromValue } from './sheet-mapping.js';
-import { keyColumns, type WritePlan } from './write-plan.js';
+import { keyCellsOf, keyColumns, type WritePlan } from './write-plan.js';
 
 /**
  * Writes a keyed plan. With `undoable`, also returns how to take it back: old cells written again,
@@ -121,7 +121,7 @@ function keyRuns(plan: WritePlan, index: number): CellRun[] {
   const { entity, loaded } = plan;
   const first = entity.spreadsheet_config.origin.row + 1;
   const origin = entity.spreadsheet_config.origin.col;
-  const raw = loaded.keyCells[index] ?? [];
+  const raw = keyCellsOf(entity, loaded, index);
   // Key columns need not be neighbours: one run per key cell.
   return keyColumns(entity).map((c, k) => ({
     row: first + index,

@@ -3,10 +3,11 @@
  * sheet stays the same, and kept in step with the catalog's own appends.
  * @module
  */
-import type { CallOptions, CellValue, SheetRef, SpreadsheetAdapter } from '../adapters/types.js';
+import type { CallOptions, CellRows, CellValue, SheetRef, SpreadsheetAdapter } from '../adapters/types.js';
+import { BOOLEAN_NULL, type ColumnData } from '../query/entity-table.js';
 import type { Entity } from '../schema/index.js';
 import { isKeyed } from './keyed-commit.js';
-import { appendRows, cellFromValue, headerIndexes, mapSheet } from './sheet-mapping.js';
+import { appendRows, headerIndexes, mapSheet, type EntityTable } from './sheet-mapping.js';
 import { keyColumns, type LoadedSheet, type WritePlan } from './write-plan.js';
 
 /** Loaded sheets by entity name. @internal */
@@ -38,15 +39,12 @@ export class SheetCache {
     const table = mapSheet(entity, cells);
     const header = cells[0] ?? [];
     const indexes = headerIndexes(entity, header);
-    const keyAt = keyColumns(entity).map((c) => indexes[c]!);
-    const keyCells: CellValue[][] = new Array(table.length);
-    for (let r = 0; r < table.length; r++) keyCells[r] = keyAt.map((h) => cells[r + 1]?.[h] ?? null);
     const loaded: LoadedSheet = {
       table,
       headerIndexes: indexes,
       headerWidth: Math.max(header.length, ...indexes.map((i) => i + 1)),
       revision,
-      keyCells,
+      keyCells: rawKeyCells(entity, table, cells, indexes),
     };
     if (revision !== undefined) this.#cache.set(entity.name, loaded);
     return loaded;
@@ -62,19 +60,54 @@ export class SheetCache {
     const config = entity.spreadsheet_config;
     const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
     const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
+    // Rows written hold their key cells as the table holds them: no entries in keyCells.
     const base =
       plan.mode === 'replace'
-        ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]), keyCells: [] }
+        ? { ...loaded, table: mapSheet(entity, [headerCells(entity, loaded)]), keyCells: new Map() }
         : loaded;
-    const keyCells = plan.rows.map((row) =>
-      keyColumns(entity).map((c) => cellFromValue(entity.columns[c]!.type, row[c])),
+    this.#cache.set(entity.name, { ...base, table: appendRows(base.table, plan.rows), revision });
+  }
+}
+
+/** The raw key cells of the rows where they differ from the table's values (see `LoadedSheet.keyCells`). */
+function rawKeyCells(
+  entity: Entity,
+  table: EntityTable,
+  cells: CellRows,
+  indexes: readonly number[],
+): Map<number, CellValue[]> {
+  const keys = keyColumns(entity);
+  const rows = new Set<number>();
+  for (const c of keys) differingRows(table.data[c]!, cells, indexes[c]!, table.length, rows);
+  const out = new Map<number, CellValue[]>();
+  for (const r of [...rows].sort((a, b) => a - b))
+    out.set(
+      r,
+      keys.map((c) => cells[r + 1]![indexes[c]!] ?? null),
     );
-    this.#cache.set(entity.name, {
-      ...base,
-      table: appendRows(base.table, plan.rows),
-      keyCells: [...base.keyCells, ...keyCells],
-      revision,
-    });
+  return out;
+}
+
+/** Adds to `out` the rows whose raw cell (at header position `h`) is not the table's value. */
+function differingRows(data: ColumnData, cells: CellRows, h: number, length: number, out: Set<number>): void {
+  if (data instanceof Float64Array) {
+    for (let r = 0; r < length; r++) {
+      const raw = cells[r + 1]![h];
+      const x = data[r]!;
+      if (raw !== x && !(x !== x && raw == null)) out.add(r);
+    }
+  } else if (data instanceof Uint8Array) {
+    for (let r = 0; r < length; r++) {
+      const raw = cells[r + 1]![h];
+      const code = raw === true ? 1 : raw === false ? 0 : raw == null ? BOOLEAN_NULL : -1;
+      if (code !== data[r]) out.add(r);
+    }
+  } else {
+    for (let r = 0; r < length; r++) {
+      const raw = cells[r + 1]![h];
+      const s = data[r];
+      if (raw !== s && !(s === null && raw == null)) out.add(r);
+    }
   }
 }
 

@@ -65,12 +65,14 @@ export function headerIndexes(entity: Entity, header: readonly CellValue[]): num
   return indexes;
 }
 
-/** Number of data rows: rows after the header up to (not including) the first whose entity cells are all empty. */
-function dataLength(cells: CellRows, indexes: readonly number[]): number {
-  let r = 1;
-  for (; r < cells.length; r++) {
-    const line = cells[r];
-    if (line === undefined) break;
+/**
+ * The first row of `[from, to)` whose entity cells are all empty (it ends the data), else `to`.
+ * Rows count from the first data row (row 0 is `cells[1]`).
+ */
+function blankRow(cells: CellRows, indexes: readonly number[], from: number, to: number): number {
+  for (let r = from; r < to; r++) {
+    const line = cells[r + 1];
+    if (line === undefined) return r;
     let empty = true;
     for (let c = 0; c < indexes.length; c++) {
       const value = line[indexes[c]!];
@@ -84,9 +86,9 @@ function dataLength(cells: CellRows, indexes: readonly number[]): number {
         break;
       }
     }
-    if (empty) break;
+    if (empty) return r;
   }
-  return r - 1;
+  return to;
 }
 
 /**
@@ -97,34 +99,43 @@ function dataLength(cells: CellRows, indexes: readonly number[]): number {
  */
 export function mapSheet(entity: Entity, cells: CellRows): EntityTable {
   const indexes = headerIndexes(entity, cells[0] ?? []);
-  let length = dataLength(cells, indexes);
-  const table = createTable(entity.columns, length);
+  const capacity = Math.max(cells.length - 1, 0);
+  const { data } = createTable(entity.columns, capacity);
+  let length = capacity;
   let failure: { row: number; c: number } | undefined;
-  for (let c = 0; c < entity.columns.length; c++) {
-    const h = indexes[c]!;
-    const type = entity.columns[c]!.type;
-    const data = table.data[c]!;
-    const bad =
-      data instanceof Float64Array
-        ? fillNumbers(data, cells, h, length)
-        : data instanceof Uint8Array
-          ? fillBooleans(data, cells, h, length)
-          : fillTexts(data, cells, h, length, type);
-    if (bad >= 0) {
-      failure = { row: bad, c };
-      length = bad; // later columns need only be checked above this row
+  // Block by block: the block's end of data found, then every column of it in turn, so each row's
+  // cells are read while they are at hand.
+  for (let from = 0; from < length && !failure; from += BLOCK_ROWS) {
+    let to = blankRow(cells, indexes, from, Math.min(from + BLOCK_ROWS, length));
+    if (to < from + BLOCK_ROWS) length = to;
+    for (let c = 0; c < entity.columns.length; c++) {
+      const h = indexes[c]!;
+      const column = data[c]!;
+      const bad =
+        column instanceof Float64Array
+          ? fillNumbers(column, cells, h, from, to)
+          : column instanceof Uint8Array
+            ? fillBooleans(column, cells, h, from, to)
+            : fillTexts(column, cells, h, from, to, entity.columns[c]!.type);
+      if (bad >= 0) {
+        failure = { row: bad, c };
+        to = bad; // later columns need only be checked above this row
+      }
     }
   }
   if (failure)
     throw cellError(entity, indexes, failure.row, failure.c, cells[failure.row + 1]![indexes[failure.c]!]);
-  return table;
+  return { columns: entity.columns, length, data, buffers: { filled: length } };
 }
+
+/** Rows mapped at a time, column by column. */
+const BLOCK_ROWS = 2048;
 
 // One loop per column encoding, each with a fast path for the usual cell; the first row that cannot
 // be coerced is returned (-1 when none).
 
-function fillNumbers(data: Float64Array, cells: CellRows, h: number, length: number): number {
-  for (let r = 0; r < length; r++) {
+function fillNumbers(data: Float64Array, cells: CellRows, h: number, from: number, to: number): number {
+  for (let r = from; r < to; r++) {
     const value = cells[r + 1]![h];
     if (typeof value === 'number' && value - value === 0) {
       data[r] = value;
@@ -137,8 +148,8 @@ function fillNumbers(data: Float64Array, cells: CellRows, h: number, length: num
   return -1;
 }
 
-function fillBooleans(data: Uint8Array, cells: CellRows, h: number, length: number): number {
-  for (let r = 0; r < length; r++) {
+function fillBooleans(data: Uint8Array, cells: CellRows, h: number, from: number, to: number): number {
+  for (let r = from; r < to; r++) {
     const value = cells[r + 1]![h];
     if (typeof value === 'boolean') {
       data[r] = value ? 1 : 0;
@@ -155,13 +166,17 @@ function fillTexts(
   data: (string | null)[],
   cells: CellRows,
   h: number,
-  length: number,
+  from: number,
+  to: number,
   type: ColumnType,
 ): number {
   const plain = type === 'STRING';
-  for (let r = 0; r < length; r++) {
+  for (let r = from; r < to; r++) {
     const value = cells[r + 1]![h];
-    if (value === null || value === undefined) continue; // already null
+    if (value === null || value === undefined) {
+      data[r] = null;
+      continue;
+    }
     if (plain && typeof value === 'string' && visibleAscii(value.charCodeAt(0))) {
       data[r] = value;
       continue;

@@ -7,6 +7,8 @@ import type { CellValue } from '../adapters/types.js';
 import type { Issue } from '../errors/index.js';
 import type { Entity, WriteMode } from '../schema/index.js';
 import { coerceKeys, coercePatches, coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
+import { cellOf } from '../query/entity-table.js';
+import { rowsWithKey } from '../query/hash-index.js';
 import { tableRow, type EntityTable } from './sheet-mapping.js';
 
 /** A sheet as the catalog last read it. @internal */
@@ -16,8 +18,17 @@ export interface LoadedSheet {
   headerIndexes: number[];
   headerWidth: number;
   revision: string | number | undefined;
-  /** The primary-key cells of each data row as read (raw), in key order: what a write by key expects there. */
-  keyCells: CellValue[][];
+  /**
+   * The primary-key cells as read (raw, in key order) of the data rows where they differ from the
+   * table's values (say `" 5 "` read as 5), by table row. A write by key expects these cells
+   * there; see {@link keyCellsOf}.
+   */
+  keyCells: ReadonlyMap<number, readonly CellValue[]>;
+}
+
+/** The primary-key cells of table row `index` as read, in key order. @internal */
+export function keyCellsOf(entity: Entity, loaded: LoadedSheet, index: number): readonly CellValue[] {
+  return loaded.keyCells.get(index) ?? keyColumns(entity).map((c) => cellOf(loaded.table.data[c]!, index));
 }
 
 /** A row changed in place: its table index, the input row it came from, before and after. @internal */
@@ -108,12 +119,9 @@ function planRows(
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
   const all = entity.columns.map((_, c) => c);
-  /** Keys taken: by what, and for a row of the sheet, which one. */
-  const seen = new Map<string, { what: string; existing?: number }>();
-  if (plan.mode === 'append')
-    for (let i = 0; i < loaded.table.length; i++)
-      seen.set(keyOf(tableRow(loaded.table, i), columns), { what: `existing row ${i + 1}`, existing: i });
-  for (const row of earlier) seen.set(keyOf(row, columns), { what: 'an earlier row of this write' });
+  /** Keys taken by earlier rows and by rows of this write: by what. */
+  const seen = new Map<string, string>();
+  for (const row of earlier) seen.set(keyOf(row, columns), 'an earlier row of this write');
   coerceRows(entity, input, issues).forEach((row, i) => {
     if (!row) return;
     if (columns.some((c) => row[c] === null)) {
@@ -125,17 +133,20 @@ function planRows(
       return;
     }
     const key = keyOf(row, columns);
-    const clash = seen.get(key);
+    const taken = seen.get(key);
+    const existingRow =
+      taken || plan.mode !== 'append' ? undefined : keyRows(loaded.table, columns, row).at(-1);
     // A write delivered again finds its own rows: the same key and values count as written.
     const present =
       repeatable &&
-      clash?.existing !== undefined &&
-      keyOf(tableRow(loaded.table, clash.existing), all) === keyOf(row, all);
+      existingRow !== undefined &&
+      keyOf(tableRow(loaded.table, existingRow), all) === keyOf(row, all);
+    const clash = taken ?? (existingRow === undefined ? undefined : `existing row ${existingRow + 1}`);
     if (clash && !present) {
-      issues.push(duplicate(entity, i, columns, row, clash.what));
+      issues.push(duplicate(entity, i, columns, row, clash));
       return;
     }
-    seen.set(key, { what: `row ${i + 1} of this write` });
+    seen.set(key, `row ${i + 1} of this write`);
     if (present) plan.present.push(i);
     else {
       plan.rows.push(row);
@@ -147,7 +158,6 @@ function planRows(
 function planPatches(plan: WritePlan, input: EntityRows, issues: Issue[]): void {
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
-  const where = rowIndex(loaded.table, columns);
   const seen = new Map<string, number>();
   coercePatches(entity, input, issues).forEach((patch, i) => {
     if (!patch) return;
@@ -158,7 +168,7 @@ function planPatches(plan: WritePlan, input: EntityRows, issues: Issue[]): void 
       return;
     }
     seen.set(key, i);
-    const index = found(plan, where.get(key), i, columns, patch.values, issues);
+    const index = found(plan, keyRows(loaded.table, columns, patch.values), i, columns, patch.values, issues);
     if (index === 'ambiguous') return;
     if (index === undefined) {
       if (plan.mode === 'update') {
@@ -178,7 +188,6 @@ function planPatches(plan: WritePlan, input: EntityRows, issues: Issue[]): void 
 function planDeletes(plan: WritePlan, input: EntityRows, issues: Issue[]): void {
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
-  const where = rowIndex(loaded.table, columns);
   const seen = new Map<string, number>();
   coerceKeys(entity, input, issues).forEach((key, i) => {
     if (!key) return;
@@ -189,7 +198,7 @@ function planDeletes(plan: WritePlan, input: EntityRows, issues: Issue[]): void 
       return;
     }
     seen.set(text, i);
-    const index = found(plan, where.get(text), i, columns, key, issues);
+    const index = found(plan, keyRows(loaded.table, columns, key), i, columns, key, issues);
     if (index === 'ambiguous') return;
     if (index === undefined) issues.push(missing(entity, i, columns, key));
     else plan.deletes.push({ index, input: i, row: tableRow(loaded.table, index) });
@@ -199,14 +208,13 @@ function planDeletes(plan: WritePlan, input: EntityRows, issues: Issue[]): void 
 /** The one table row holding a key; `ambiguous` (with an issue) when the sheet holds it twice. */
 function found(
   plan: WritePlan,
-  rows: number[] | undefined,
+  rows: readonly number[],
   i: number,
   columns: number[],
   values: unknown[],
   issues: Issue[],
 ): number | 'ambiguous' | undefined {
-  if (rows === undefined) return undefined;
-  if (rows.length === 1) return rows[0];
+  if (rows.length <= 1) return rows[0];
   const { entity } = plan;
   const first = entity.spreadsheet_config.origin.row + 2;
   const lines = rows.map((r) => String(first + r));
@@ -218,16 +226,14 @@ function found(
   return 'ambiguous';
 }
 
-/** Table rows by key. */
-function rowIndex(table: EntityTable, columns: number[]): Map<string, number[]> {
-  const index = new Map<string, number[]>();
-  for (let r = 0; r < table.length; r++) {
-    const key = keyOf(tableRow(table, r), columns);
-    const list = index.get(key);
-    if (list) list.push(r);
-    else index.set(key, [r]);
-  }
-  return index;
+/** `existing row N` for the last table row holding the key of `row` (as a message names it), else undefined. */
+/** The table rows holding the key of `row` (values in entity column order), through the key columns' indexes. */
+function keyRows(table: EntityTable, columns: readonly number[], row: readonly unknown[]): number[] {
+  return rowsWithKey(
+    table,
+    columns,
+    columns.map((c) => row[c]),
+  );
 }
 
 function duplicate(entity: Entity, i: number, columns: number[], row: unknown[], clash: string): Issue {

@@ -33,10 +33,13 @@ export interface EntityTable {
 function allocate(column: EntityColumn, capacity: number): ColumnData {
   if (column.type === 'NUMBER') return new Float64Array(capacity);
   if (column.type === 'BOOLEAN') return new Uint8Array(capacity);
-  return new Array<string | null>(capacity).fill(null);
+  return new Array<string | null>(capacity);
 }
 
-/** A table of `length` rows whose cells are not written yet (the sheet mapping fills them). @internal */
+/**
+ * A table of `length` rows whose cells are not written yet: the sheet mapping writes every cell
+ * (text cells start out as holes, not `null`). @internal
+ */
 export function createTable(columns: readonly EntityColumn[], length: number): EntityTable {
   return {
     columns,

@@ -11,8 +11,15 @@ import { GetEntityInputSchema, type GetEntityOutput } from '../schema/get-entity
 import { check } from '../schema/issues.js';
 import { cellOf, type EntityTable } from './entity-table.js';
 import { compileFilter } from './filters.js';
+import { columnIndex, rowsHolding } from './hash-index.js';
 import { compileOrder, firstRows } from './order.js';
-import { planRead, type ReadLimits, type ReadPlan } from './plan.js';
+import { planRead, type FilterPlan, type ReadLimits, type ReadPlan } from './plan.js';
+
+/** How a read may run. @internal */
+export interface ReadOptions {
+  /** Whether `EQUALS` / `IN` filters may use the columns' hash indexes (same rows either way). @default true */
+  indexes?: boolean;
+}
 
 /** The `get_entity` output for a read that failed: every problem listed, table columns and rows null. */
 export function readFailure(errors: string[]): GetEntityOutput {
@@ -38,7 +45,9 @@ export function outputColumn(name: string, type: ColumnType): Column {
 /**
  * Runs a `get_entity` read over an entity's table. `input` is checked strictly (no other properties
  * at any level), then against the entity's columns. Bad input never throws: the output then has
- * `body.error.is_error` true and one message per problem, each naming its field path.
+ * `body.error.is_error` true and one message per problem, each naming its field path. An `EQUALS` or
+ * `IN` filter on a number or text column is answered from the column's hash index (built on first
+ * use, kept with the table; see `hash-index.ts`) unless `options.indexes` is false: same rows.
  * @example
  * ```ts
  * executeRead('orders', table, {
@@ -53,13 +62,14 @@ export function executeRead(
   table: EntityTable,
   input: unknown,
   limits: ReadLimits,
+  options: ReadOptions = {},
 ): GetEntityOutput {
   const shape = check(GetEntityInputSchema, input);
   if (!shape.ok) return readFailure(shape.issues.map(formatIssue));
   const planned = planRead(entityName, table.columns, shape.value, limits);
   if (!planned.ok) return readFailure(planned.errors);
   const plan = planned.plan;
-  const page = pageRows(table, plan);
+  const page = pageRows(table, plan, options.indexes ?? true);
   const columns = plan.select.map((item) => outputColumn(item.name, table.columns[item.column]!.type));
   const selected = plan.select.map((item) => table.data[item.column]!);
   const rows: unknown[][] = new Array<unknown[]>(page.length);
@@ -73,7 +83,7 @@ export function executeRead(
 }
 
 /** Row indexes of the requested page, in output order. */
-function pageRows(table: EntityTable, plan: ReadPlan): ArrayLike<number> {
+function pageRows(table: EntityTable, plan: ReadPlan, indexes: boolean): ArrayLike<number> {
   const offset = (plan.pageNumber - 1) * plan.pageSize;
   const end = offset + plan.pageSize;
   if (offset >= table.length) return [];
@@ -83,11 +93,17 @@ function pageRows(table: EntityTable, plan: ReadPlan): ArrayLike<number> {
     for (let i = 0; i < out.length; i++) out[i] = offset + i;
     return out;
   }
-  const idx = new Uint32Array(table.length);
-  for (let i = 0; i < idx.length; i++) idx[i] = i;
+  const driver = indexes ? indexedFilter(table, plan.filters) : undefined;
+  let idx: Uint32Array;
+  if (driver) idx = rowsHolding(columnIndex(table, driver.column), driver.values, table.length);
+  else {
+    idx = new Uint32Array(table.length);
+    for (let i = 0; i < idx.length; i++) idx[i] = i;
+  }
   let n = idx.length;
   for (const filter of plan.filters) {
     if (n === 0) break;
+    if (filter === driver?.filter) continue;
     n = compileFilter(table.data[filter.column]!, filter)(idx, n);
   }
   if (offset >= n) return [];
@@ -96,4 +112,33 @@ function pageRows(table: EntityTable, plan: ReadPlan): ArrayLike<number> {
     plan.order.map((key) => ({ data: table.data[key.column]!, descending: key.descending })),
   );
   return firstRows(idx, n, end, compare).subarray(offset);
+}
+
+/**
+ * The `EQUALS` or `IN` filter on a number or text column whose index gives the fewest rows, or
+ * `undefined` when there is none. Its rows are then the candidates the other filters narrow.
+ * `BOOLEAN` columns are left to the scan: an index would not narrow them much.
+ */
+function indexedFilter(
+  table: EntityTable,
+  filters: readonly FilterPlan[],
+): { filter: FilterPlan; column: number; values: readonly unknown[] } | undefined {
+  let best: { filter: FilterPlan; column: number; values: readonly unknown[] } | undefined;
+  let fewest = Infinity;
+  for (const filter of filters) {
+    if (table.data[filter.column] instanceof Uint8Array) continue;
+    let values: readonly unknown[];
+    if (filter.operator === 'IN') values = filter.list;
+    else if (filter.operator === 'EQUALS' && filter.value !== null) values = [filter.value];
+    else continue;
+    const index = columnIndex(table, filter.column);
+    let count = 0;
+    for (const value of values) count += index.count(value);
+    if (count < fewest) {
+      best = { filter, column: filter.column, values };
+      fewest = count;
+      if (count === 0) break;
+    }
+  }
+  return best;
 }

@@ -97,6 +97,7 @@ export class Machine {
       available: queue.available,
       begin: gate((id, change) => queue.begin(id, change)),
       commit: gate((id, delivery, decide) => queue.commit(id, delivery, decide)),
+      log: gate((id, events) => queue.log(id, events)),
       load: gate((id) => queue.load(id)),
       events: gate((id, after) => queue.events(id, after)),
       watch: (listener) => queue.watch(listener),

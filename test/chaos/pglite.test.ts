@@ -145,6 +145,7 @@ function bound(queue: RunQueue): RunQueue {
     available: queue.available,
     begin: (id, change) => queue.begin(id, change),
     commit: (id, delivery, decide) => queue.commit(id, delivery, decide),
+    log: (id, events) => queue.log(id, events),
     load: (id) => queue.load(id),
     events: (id, after) => queue.events(id, after),
     watch: (listener) => queue.watch(listener),

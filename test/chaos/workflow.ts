@@ -113,6 +113,7 @@ export function hookedQueue(queue: RunQueue, hook: CrashHook): RunQueue {
       }
       return change;
     },
+    log: (id, events) => queue.log(id, events),
     load: (id) => queue.load(id),
     events: (id, after) => queue.events(id, after),
     watch: (listener) => queue.watch(listener),

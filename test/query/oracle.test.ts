@@ -1,18 +1,19 @@
 /**
  * Property tests: random tables and random reads give exactly what SQLite (sql.js) gives for the same
- * data and the same query, translated to SQL by hand below.
+ * data and the same query, translated to SQL by hand (`sqlite-oracle.ts`). Every read runs twice,
+ * with the hash indexes and with scans only.
  */
 import fc from 'fast-check';
-import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
+import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CellValue } from '../../src/adapters/types.js';
 import { mapSheet } from '../../src/catalog/sheet-mapping.js';
+import { hasColumnIndex } from '../../src/query/hash-index.js';
 import { executeRead } from '../../src/query/index.js';
 import type { Entity } from '../../src/schema/entity.js';
 import { FILTER_OPERATORS, type Filter, type GetEntityInput } from '../../src/schema/get-entity.js';
+import { normalize, oracle, type Kind, type OracleCase, type Typed } from './sqlite-oracle.js';
 
-type Kind = 'NUMBER' | 'STRING' | 'BOOLEAN';
-type Typed = number | string | boolean | null;
 const LIMITS = { maxPageSize: 10_000, defaultPageSize: 100 };
 const RUNS = 300;
 
@@ -25,6 +26,7 @@ beforeAll(async () => {
 // point (SQLite's UTF-8 memcmp) against astral characters; docs/semantics.md records the difference.
 const text = fc.oneof(
   fc.constantFrom('a', 'b', 'A', 'ab', 'ba', 'abc', 'é', 'e\u0301', '😀', 'a😀', 'Z', '10', '9', ' a', 'a '),
+  fc.constantFrom('TRUE', 'FALSE', '0', '-1', '3', '0.5'),
   fc.string({ unit: 'grapheme', maxLength: 4 }).filter((s) => !/[\uE000-\uFFFF]/.test(s)),
 );
 const number = fc.oneof(
@@ -54,11 +56,8 @@ function cellFor(kind: Kind): fc.Arbitrary<{ cell: CellValue; value: Typed }> {
   );
 }
 
-interface Case {
-  kinds: Kind[];
-  rows: Typed[][];
+interface Case extends OracleCase {
   cells: CellValue[][];
-  input: GetEntityInput;
 }
 
 const kinds = fc.array(fc.constantFrom<Kind>('NUMBER', 'STRING', 'BOOLEAN'), { minLength: 1, maxLength: 4 });
@@ -85,6 +84,40 @@ function valueFor(
   );
 }
 
+/**
+ * A value of another type that the column's rules turn into one of its own (docs/semantics.md):
+ * numbers and booleans for a STRING column, numeric text for a NUMBER column; `typed` is the value
+ * SQLite gets.
+ */
+function crossValueFor(
+  kind: Kind,
+  rows: Typed[][],
+  c: number,
+): fc.Arbitrary<{ value: unknown; typed: Typed }> {
+  const seen = rows
+    .map((row) => row[c])
+    .filter((v): v is string | number => typeof v !== 'boolean' && v !== null);
+  if (kind === 'NUMBER') {
+    const numbers = [
+      ...seen.filter((v): v is number => typeof v === 'number' && Number.isInteger(v)),
+      -1,
+      0,
+      3,
+    ];
+    return fc
+      .record({ n: fc.constantFrom(...numbers), pad: fc.constantFrom('', ' ', '  ') })
+      .map(({ n, pad }) => ({ value: `${pad}${Object.is(n, -0) ? '-0' : String(n)}${pad}`, typed: n }));
+  }
+  if (kind === 'STRING')
+    return fc.oneof(
+      fc.constantFrom(-1, 0, 3, 10, 9, 0.5).map((n) => ({ value: n, typed: String(n) })),
+      fc.boolean().map((b) => ({ value: b, typed: b ? 'TRUE' : 'FALSE' })),
+    );
+  return fc
+    .constantFrom('true', 'FALSE', ' True ')
+    .map((v) => ({ value: v, typed: v.trim().toLowerCase() === 'true' }));
+}
+
 /** A piece (prefix, middle or suffix) of a text already in the column, for the text operators. */
 function pieceOf(rows: Typed[][], c: number): fc.Arbitrary<{ value: unknown }> {
   const seen = rows.map((row) => row[c]).filter((v): v is string => typeof v === 'string');
@@ -96,14 +129,55 @@ function pieceOf(rows: Typed[][], c: number): fc.Arbitrary<{ value: unknown }> {
   });
 }
 
-function filterFor(names: string[], kindsOf: Kind[], rows: Typed[][]): fc.Arbitrary<Filter> {
+/** Filters of `EQUALS` / `IN` carry the SQL value of each item in `typed` (see {@link crossValueFor}). */
+type OracleFilter = Filter & { typed?: (Typed | undefined)[] };
+
+/** An item of an `EQUALS` / `IN` value: `typed` is its SQL value when the test gives it. */
+interface Item {
+  value: unknown;
+  value_type?: Kind;
+  typed: Typed | undefined;
+}
+
+function filterFor(
+  names: string[],
+  kindsOf: Kind[],
+  rows: Typed[][],
+  equality = false,
+): fc.Arbitrary<OracleFilter> {
   return fc.integer({ min: 0, max: names.length - 1 }).chain((c) => {
     const kind = kindsOf[c]!;
     const operators = FILTER_OPERATORS.filter(
       (op) => kind === 'STRING' || !['CONTAINS', 'STARTS_WITH', 'ENDS_WITH'].includes(op),
     );
-    return fc.constantFrom(...operators).chain((operator): fc.Arbitrary<Filter> => {
+    const operator = equality
+      ? fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom<Filter['operator']>('EQUALS', 'IN') },
+          { weight: 1, arbitrary: fc.constantFrom(...operators) },
+        )
+      : fc.constantFrom(...operators);
+    return operator.chain((operator): fc.Arbitrary<OracleFilter> => {
       const column = names[c]!;
+      if (equality && (operator === 'EQUALS' || operator === 'IN')) {
+        const item: fc.Arbitrary<Item> = fc.oneof(
+          valueFor(kind, rows, c).map((v): Item => ({ ...v, typed: undefined })),
+          crossValueFor(kind, rows, c),
+        );
+        if (operator === 'EQUALS')
+          return item.map(({ typed, ...v }) => ({ column, operator, ...v, typed: [typed] }));
+        // IN lists without value_type, so that every item is read by the column's rules alone.
+        return fc
+          .array(
+            item.filter((v) => v.value_type === undefined),
+            { maxLength: 5 },
+          )
+          .map((items) => ({
+            column,
+            operator,
+            value: items.map((v) => v.value),
+            typed: items.map((v) => v.typed),
+          }));
+      }
       if (operator === 'IS_NULL' || operator === 'IS_NOT_NULL') return fc.constant({ column, operator });
       const one = ['CONTAINS', 'STARTS_WITH', 'ENDS_WITH'].includes(operator)
         ? fc.oneof(valueFor(kind, rows, c), pieceOf(rows, c))
@@ -118,12 +192,15 @@ function filterFor(names: string[], kindsOf: Kind[], rows: Typed[][]): fc.Arbitr
 }
 
 /** Random reads; `focused` reads have exactly one filter, no order and one page with every row. */
-const caseArb = (focused: boolean): fc.Arbitrary<Case> =>
+const caseArb = (focused: boolean, equality = false, maxRows = 30): fc.Arbitrary<Case> =>
   kinds.chain((kindsOf) => {
     const names = kindsOf.map((_, c) => `c${c}`);
     const row = fc.tuple(...kindsOf.map((kind) => cellFor(kind)));
     return fc
-      .record({ rows: fc.array(row, { maxLength: 30 }), reversed: fc.boolean() })
+      .record({
+        rows: fc.array(row, { maxLength: maxRows, ...(maxRows > 30 ? { size: 'max' as const } : {}) }),
+        reversed: fc.boolean(),
+      })
       .chain(({ rows: generated, reversed }) => {
         // A row whose cells are all empty ends the table (tested on its own), so leave such rows out.
         const kept = generated.filter((r) => r.some((cell) => cell.value !== null));
@@ -145,8 +222,8 @@ const caseArb = (focused: boolean): fc.Arbitrary<Case> =>
               ),
             ),
             filters: focused
-              ? fc.array(filterFor(names, kindsOf, typed), { minLength: 1, maxLength: 1 })
-              : fc.array(filterFor(names, kindsOf, typed), { maxLength: 3 }),
+              ? fc.array(filterFor(names, kindsOf, typed, equality), { minLength: 1, maxLength: 1 })
+              : fc.array(filterFor(names, kindsOf, typed, equality), { maxLength: 3 }),
             order_by: fc.array(
               fc.record({
                 column: fc.constantFrom(...names),
@@ -173,9 +250,15 @@ const caseArb = (focused: boolean): fc.Arbitrary<Case> =>
               used.add(out.alias ?? out.column);
               return out;
             });
+            const filters = op.filters?.map(({ typed: _typed, ...filter }) => filter);
+            const sqlValues = op.filters?.map((filter) => filter.typed) ?? [];
             const input: GetEntityInput = {
               entity_name: 't',
-              operation: { ...op, ...(select_columns ? { select_columns } : {}) },
+              operation: {
+                ...op,
+                ...(filters ? { filters } : {}),
+                ...(select_columns ? { select_columns } : {}),
+              },
             };
             if (paging !== 'none') input.page_size = page_size;
             if (paging === 'both') input.page_number = page_number;
@@ -186,11 +269,12 @@ const caseArb = (focused: boolean): fc.Arbitrary<Case> =>
                 cells,
                 input: {
                   entity_name: 't',
-                  operation: { filters: op.filters?.slice(0, 1) ?? [] },
+                  operation: { filters: filters?.slice(0, 1) ?? [] },
                   page_size: 10_000,
                 },
+                sqlValues: sqlValues.slice(0, 1),
               };
-            return { kinds: kindsOf, rows: typed, cells, input };
+            return { kinds: kindsOf, rows: typed, cells, input, sqlValues };
           });
       });
   });
@@ -205,98 +289,31 @@ function entityOf(kindsOf: Kind[]): Entity {
   };
 }
 
-function bind(value: unknown): SqlValue {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (value === undefined) return null;
-  return value as SqlValue;
-}
-
-/** The filter in SQL, with its parameters (the value already typed as the column's type). */
-function filterSql(filter: Filter, kind: Kind, params: SqlValue[]): string {
-  const col = `"${filter.column}"`;
-  const typed = (v: unknown): unknown =>
-    filter.value_type === 'NUMBER' && typeof v === 'string' ? Number(v) : v;
-  const one = (): string => {
-    params.push(bind(typed(filter.value)));
-    return '?';
-  };
-  switch (filter.operator) {
-    case 'EQUALS':
-      return `${col} = ${one()}`;
-    case 'NOT_EQUALS':
-      return `${col} <> ${one()}`;
-    case 'GREATER_THAN':
-      return `${col} > ${one()}`;
-    case 'GREATER_THAN_OR_EQUALS':
-      return `${col} >= ${one()}`;
-    case 'LESS_THAN':
-      return `${col} < ${one()}`;
-    case 'LESS_THAN_OR_EQUALS':
-      return `${col} <= ${one()}`;
-    case 'CONTAINS':
-      return `instr(${col}, ${one()}) > 0`;
-    case 'STARTS_WITH':
-      return `substr(${col}, 1, length(${one()})) = ${one()}`;
-    case 'ENDS_WITH':
-      return `(length(${col}) >= length(${one()}) AND substr(${col}, length(${col}) - length(${one()}) + 1) = ${one()})`;
-    case 'IS_NULL':
-      return `${col} IS NULL`;
-    case 'IS_NOT_NULL':
-      return `${col} IS NOT NULL`;
-    case 'IN':
-    case 'NOT_IN': {
-      const items = filter.value as unknown[];
-      for (const item of items) params.push(bind(typed(item)));
-      const list = `(${items.map(() => '?').join(', ')})`;
-      if (filter.operator === 'IN') return `${col} IN ${list}`;
-      // SQLite makes `x NOT IN ()` true even for NULL x; our rule (no comparison matches an empty cell) keeps NULL out.
-      return `(${col} IS NOT NULL AND ${col} NOT IN ${list})`;
-    }
-  }
-  void kind;
-  throw new Error('unreachable');
-}
-
-function oracle(db: Database, c: Case): unknown[][] {
-  const names = c.kinds.map((_, i) => `c${i}`);
-  const sqlType = { NUMBER: 'REAL', STRING: 'TEXT', BOOLEAN: 'INTEGER' } as const;
-  db.run(`CREATE TABLE t (${c.kinds.map((k, i) => `"${names[i]}" ${sqlType[k]}`).join(', ')})`);
-  const insert = db.prepare(`INSERT INTO t VALUES (${names.map(() => '?').join(', ')})`);
-  for (const row of c.rows) insert.run(row.map(bind));
-  insert.free();
-  const op = c.input.operation;
-  const selected =
-    op.select_columns && op.select_columns.length > 0 ? op.select_columns.map((s) => s.column) : names;
-  const params: SqlValue[] = [];
-  const where = (op.filters ?? []).map((f) => filterSql(f, c.kinds[names.indexOf(f.column)]!, params));
-  const order = (op.order_by ?? []).map((o) => `"${o.column}" ${o.direction} NULLS LAST`);
-  const size = c.input.page_size ?? 100;
-  const sql =
-    `SELECT ${selected.map((s) => `"${s}"`).join(', ')} FROM t` +
-    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-    ` ORDER BY ${[...order, 'rowid'].join(', ')} LIMIT ${size} OFFSET ${((c.input.page_number ?? 1) - 1) * size}`;
-  const result = db.exec(sql, params);
-  const rows = result[0]?.values ?? [];
-  return rows.map((row) =>
-    row.map((v, i) => (c.kinds[names.indexOf(selected[i]!)] === 'BOOLEAN' && v !== null ? v === 1 : v)),
-  );
-}
-
-/** -0 and 0 are the same number to SQLite. */
-const normalize = (rows: unknown[][]): unknown[][] => rows.map((row) => row.map((v) => (v === 0 ? 0 : v)));
-
 describe('entity read against SQLite', () => {
+  /** Both plans, with the hash indexes and with scans only, give what SQLite gives. */
   const agrees = (c: Case): void => {
     const table = mapSheet(entityOf(c.kinds), c.cells);
     expect(table.length).toBe(c.rows.length);
-    const output = executeRead('t', table, c.input, LIMITS);
-    expect(output.body.error).toEqual({ is_error: false, errors: [] });
+    const scanned = executeRead('t', table, c.input, LIMITS, { indexes: false });
+    const indexed = executeRead('t', table, c.input, LIMITS);
+    expect(indexed.body.error).toEqual({ is_error: false, errors: [] });
+    expect(scanned).toEqual(indexed);
     const db = new SQL.Database();
     try {
-      expect(normalize(output.body.table.rows ?? [])).toEqual(normalize(oracle(db, c)));
+      expect(normalize(indexed.body.table.rows ?? [])).toEqual(normalize(oracle(db, c)));
     } finally {
       db.close();
     }
+    // An EQUALS or IN filter on a number or text column is answered through that column's index
+    // (when the page starts within the table: else the read stops before filtering).
+    const equality = (c.input.operation.filters ?? []).filter(
+      (f) =>
+        (f.operator === 'IN' || (f.operator === 'EQUALS' && f.value !== null)) &&
+        c.kinds[Number(f.column.slice(1))] !== 'BOOLEAN',
+    );
+    const offset = ((c.input.page_number ?? 1) - 1) * (c.input.page_size ?? 100);
+    if (equality.length > 0 && offset < table.length)
+      expect(equality.some((f) => hasColumnIndex(table, Number(f.column.slice(1))))).toBe(true);
   };
 
   it('keeps exactly the rows SQLite keeps for one random filter', () => {
@@ -305,6 +322,11 @@ describe('entity read against SQLite', () => {
 
   it('returns exactly the rows SQLite returns for random tables and reads', () => {
     fc.assert(fc.property(cases, agrees), { numRuns: RUNS });
+  });
+
+  it('keeps exactly the rows SQLite keeps for EQUALS and IN, values of any type, alone or with other filters', () => {
+    fc.assert(fc.property(caseArb(true, true, 60), agrees), { numRuns: RUNS });
+    fc.assert(fc.property(caseArb(false, true, 60), agrees), { numRuns: RUNS });
   });
 
   it('names the output columns by alias, else by column, in select order', () => {
