@@ -6,7 +6,8 @@
 import type { CellValue } from '../adapters/types.js';
 import type { Issue } from '../errors/index.js';
 import type { Entity, WriteMode } from '../schema/index.js';
-import { coerceKeys, coercePatches, coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
+import { coerceKeys, coercePatches, describeKey, keyOf, rowChecker, rowKey, type EntityRows } from './rows.js';
+import { cellOf } from '../query/entity-table.js';
 import { tableRow, type EntityTable } from './sheet-mapping.js';
 
 /** A sheet as the catalog last read it. @internal */
@@ -80,34 +81,50 @@ export function planEntityWrite(
   return plan;
 }
 
+/** Where a key was first seen, in `planRows`: this write's rows are their index, table rows `-1 - index`. */
+const EARLIER = Number.NEGATIVE_INFINITY;
+
 function planRows(plan: WritePlan, input: EntityRows, earlier: readonly unknown[][], issues: Issue[]): void {
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
-  const seen = new Map<string, string>();
-  if (plan.mode === 'append')
-    for (let i = 0; i < loaded.table.length; i++)
-      seen.set(keyOf(tableRow(loaded.table, i), columns), `existing row ${i + 1}`);
-  for (const row of earlier) seen.set(keyOf(row, columns), 'an earlier row of this write');
-  coerceRows(entity, input, issues).forEach((row, i) => {
-    if (!row) return;
+  const seen = new Map<unknown, number>();
+  if (plan.mode === 'append') {
+    const { table } = loaded;
+    const key: unknown[] = new Array<unknown>(entity.columns.length).fill(null);
+    for (let r = 0; r < table.length; r++) {
+      for (const c of columns) key[c] = cellOf(table.data[c]!, r);
+      seen.set(rowKey(key, columns), -1 - r);
+    }
+  }
+  for (const row of earlier) seen.set(rowKey(row, columns), EARLIER);
+  const check = rowChecker(entity);
+  for (let i = 0; i < input.length; i++) {
+    const row = check.row(input[i], i, issues);
+    if (!row) continue;
     if (columns.some((c) => row[c] === null)) {
       issues.push({
         code: 'null_key',
         path: `${entity.name}[${i}]`,
         message: `row ${i + 1} of "${entity.name}" has an empty primary key column (${entity.primary_key.join(', ')})`,
       });
-      return;
+      continue;
     }
-    const key = keyOf(row, columns);
+    const key = rowKey(row, columns);
     const clash = seen.get(key);
-    if (clash) {
-      issues.push(duplicate(entity, i, columns, row, clash));
-      return;
+    if (clash !== undefined) {
+      const where =
+        clash === EARLIER
+          ? 'an earlier row of this write'
+          : clash < 0
+            ? `existing row ${-clash}`
+            : `row ${clash + 1} of this write`;
+      issues.push(duplicate(entity, i, columns, row, where));
+      continue;
     }
-    seen.set(key, `row ${i + 1} of this write`);
+    seen.set(key, i);
     plan.rows.push(row);
     plan.inputs.push(i);
-  });
+  }
 }
 
 function planPatches(plan: WritePlan, input: EntityRows, issues: Issue[]): void {
