@@ -236,7 +236,8 @@ export function rowChecker(entity: Entity): RowChecker {
 /** `given` of a whole row: every column (shared and frozen). */
 function allGivenOf(m: number): boolean[] {
   let given = allGiven.get(m);
-  if (given === undefined) allGiven.set(m, (given = Object.freeze(new Array<boolean>(m).fill(true)) as boolean[]));
+  if (given === undefined)
+    allGiven.set(m, (given = Object.freeze(new Array<boolean>(m).fill(true)) as boolean[]));
   return given;
 }
 const allGiven = new Map<number, boolean[]>();

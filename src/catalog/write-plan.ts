@@ -6,7 +6,15 @@
 import type { CellValue } from '../adapters/types.js';
 import type { Issue } from '../errors/index.js';
 import type { Entity, WriteMode } from '../schema/index.js';
-import { coerceKeys, coercePatches, describeKey, keyOf, rowChecker, rowKey, type EntityRows } from './rows.js';
+import {
+  coerceKeys,
+  coercePatches,
+  describeKey,
+  keyOf,
+  rowChecker,
+  rowKey,
+  type EntityRows,
+} from './rows.js';
 import { cellOf } from '../query/entity-table.js';
 import { tableRow, type EntityTable } from './sheet-mapping.js';
 

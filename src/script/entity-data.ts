@@ -76,8 +76,9 @@ export function rowObjectsOf(entity: EntityData): Record<string, unknown>[] {
  * `length` objects whose property `names[j]` holds `columns[j][i]`, with `undefined` and NaN read as
  * `null`. The first eight columns are set by statements of their own, so each statement always sets
  * one name and V8 keeps it fast; a column named `__proto__` is set as an own property.
+ * @internal
  */
-function objectsOf(
+export function objectsOf(
   names: readonly string[],
   columns: readonly ArrayLike<unknown>[],
   length: number,

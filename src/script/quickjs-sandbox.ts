@@ -16,7 +16,8 @@ import {
 } from 'quickjs-emscripten';
 import { LimitError, ScriptError, StepwireError } from '../errors/index.js';
 import { decodePacked, decodeWrite, type DecodedWrite } from './decode.js';
-import { encodeEntity, type EncodedEntity } from './marshal.js';
+import { encodedColumn, encodingOf, entityHeader, type EncodedEntity } from './marshal.js';
+import { columnsRead } from './reads.js';
 import { cancelledError, guestError, memoryError, stackError, timeoutError } from './outcome.js';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE } from './prelude.js';
 import type { ScriptInput, ScriptLimits, ScriptResult, ScriptSandbox } from './types.js';
@@ -39,6 +40,17 @@ const HEADROOM_BYTES = 16 * 1024 * 1024;
 /** The module declares 16 MiB initial memory and at most 2 GiB. */
 const MIN_PAGES = 256;
 const MAX_PAGES = 32768;
+/**
+ * A runtime is kept for the next run only when what the last run left (garbage QuickJS has not
+ * collected yet) is at most this; the next run's memory limit is raised by what is left.
+ */
+const KEEP_RUNTIME_BYTES = 4 * 1024 * 1024;
+
+/** A runtime kept between runs, and the bytes the runs before left in it. */
+interface IdleRuntime {
+  runtime: QuickJSRuntime;
+  leftBytes: number;
+}
 
 /** What one run accumulates while it executes. */
 interface RunState {
@@ -54,7 +66,9 @@ interface RunState {
 
 /**
  * Runs transform scripts in QuickJS (WebAssembly), in process and edge-safe. Each run gets a fresh
- * runtime and context; the script sees only `getEntity`, `writeEntity` and `console`.
+ * context (its own globals and built-ins); the script sees only `getEntity`, `writeEntity` and
+ * `console`. The QuickJS runtime under it is kept for the next run after a run that succeeded and
+ * left no pending job and little memory, and is thrown away after anything else.
  *
  * Memory is bounded by giving each QuickJS instance a WebAssembly memory whose maximum is the
  * heap limit plus 16 MiB, since QuickJS's own limit does not count large strings in this build.
@@ -68,6 +82,8 @@ export class QuickJsSandbox implements ScriptSandbox {
   readonly #wasmModule: QuickJsSandboxOptions['wasmModule'];
   /** One QuickJS instance per memory size; replaced when one fails in a way it cannot recover from. */
   readonly #modules = new Map<number, Promise<QuickJSWASMModule>>();
+  /** The runtime kept for the next run, per memory size. */
+  readonly #idle = new Map<number, IdleRuntime>();
 
   constructor(options: QuickJsSandboxOptions = {}) {
     this.#variant = options.variant ?? RELEASE_SYNC;
@@ -82,12 +98,19 @@ export class QuickJsSandbox implements ScriptSandbox {
     const module = await this.#module(pages);
     if (input.signal?.aborted) throw cancelledError();
     let broken = false;
+    const idle = this.#idle.get(pages);
+    this.#idle.delete(pages);
+    const runtime: IdleRuntime = idle ?? { runtime: module.newRuntime(), leftBytes: 0 };
+    let keep = false;
     try {
-      return runOnce(module, input, () => {
+      const result = runOnce(runtime, input, () => {
         broken = true;
       });
+      keep = true;
+      return result;
     } finally {
-      if (broken) this.#modules.delete(pages);
+      if (!broken && keep && !this.#idle.has(pages) && reusable(runtime)) this.#idle.set(pages, runtime);
+      else if (broken || !disposeRuntime(runtime.runtime)) this.#modules.delete(pages);
     }
   }
 
@@ -129,7 +152,33 @@ function memoryPages(memoryBytes: number): number {
   return Math.min(MAX_PAGES, Math.max(MIN_PAGES, Math.ceil((memoryBytes + HEADROOM_BYTES) / PAGE)));
 }
 
-function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () => void): ScriptResult {
+/**
+ * True when a runtime may serve the next run: no promise job is left and what the run left in memory
+ * is small (it is then counted on top of the next run's limit). Sets `leftBytes`.
+ */
+function reusable(idle: IdleRuntime): boolean {
+  try {
+    if (idle.runtime.hasPendingJob()) return false;
+    const used = /memory used\s+\d+\s+(\d+)/.exec(idle.runtime.dumpMemoryUsage());
+    if (used === null) return false;
+    idle.leftBytes = Number(used[1]);
+    return idle.leftBytes <= KEEP_RUNTIME_BYTES;
+  } catch {
+    return false;
+  }
+}
+
+/** Frees a runtime; false when QuickJS failed doing so (it asserts on leftovers after an out-of-memory). */
+function disposeRuntime(runtime: QuickJSRuntime): boolean {
+  try {
+    runtime.dispose();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void): ScriptResult {
   const { limits, signal } = input;
   const filename = input.filename ?? 'script.js';
   const lineCount = countLines(input.source);
@@ -143,11 +192,10 @@ function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () =
     encoded: new Map(),
   };
   const deadline = Date.now() + limits.timeoutMs;
-  let runtime: QuickJSRuntime | undefined;
+  const runtime = idle.runtime;
   let context: QuickJSContext | undefined;
   try {
-    runtime = module.newRuntime();
-    runtime.setMemoryLimit(limits.memoryBytes);
+    runtime.setMemoryLimit(limits.memoryBytes + idle.leftBytes);
     runtime.setMaxStackSize(limits.stackBytes);
     // Remembered, because an interrupt inside a promise job only rejects that job's promise.
     runtime.setInterruptHandler(() => {
@@ -191,7 +239,6 @@ function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () =
   } finally {
     try {
       context?.dispose();
-      runtime?.dispose();
     } catch {
       // QuickJS asserts on leftover objects after an out-of-memory or overflow; drop the instance.
       markBroken();
@@ -251,21 +298,33 @@ function installPrelude(context: QuickJSContext, input: ScriptInput, state: RunS
         if (encoded === undefined) {
           const entity = input.inputs[name];
           if (entity === undefined || !Object.hasOwn(input.inputs, name)) throw new Error(`no input ${name}`);
-          try {
-            encoded = encodeEntity(entity);
-          } catch (error) {
-            state.fatal = new StepwireError(
-              'script_input',
-              `input entity "${name}" cannot be copied into the script as JSON: ${String(error)}`,
-            );
-            throw error;
-          }
+          encoded = encodingOf(entity);
           state.encoded.set(name, encoded);
         }
-        if (part < 0) return context.newString(encoded.header);
-        const buffer = encoded.buffers[part];
-        if (buffer === undefined) throw new Error(`no binary column ${part} in ${name}`);
-        return context.newArrayBuffer(buffer);
+        const column = part < -1 ? -2 - part : part;
+        if (column >= encoded.entity.columns.length) throw new Error(`no column ${column} in ${name}`);
+        if (part >= 0) {
+          const buffer = encodedColumn(encoded, part).buffer;
+          if (buffer === undefined) throw new Error(`no binary column ${part} in ${name}`);
+          return context.newArrayBuffer(buffer);
+        }
+        let text: string;
+        try {
+          if (part === -1) {
+            const names = encoded.entity.columns.map((c) => c.name);
+            text = entityHeader(encoded, columnsRead(input.source, names));
+          } else {
+            const { kind, extra } = encodedColumn(encoded, column);
+            text = JSON.stringify({ k: kind, d: extra });
+          }
+        } catch (error) {
+          state.fatal = new StepwireError(
+            'script_input',
+            `input entity "${name}" cannot be copied into the script as JSON: ${String(error)}`,
+          );
+          throw error;
+        }
+        return context.newString(text);
       }),
       context.newFunction('hostWrite', (nameHandle, kindHandle, jsonHandle, ...bufferHandles) => {
         const name = context.getString(nameHandle);
