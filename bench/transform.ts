@@ -6,8 +6,10 @@
  *   replayed through the catalog (reading the input, the function or the sandbox, the write);
  * - the sandbox alone, its phases timed inside the script;
  * - two naive ways, for scale: QuickJS and `node:vm`, each with row objects as JSON in and out.
- * Times are the best of several runs. Run: `npx tsx bench/transform.ts`.
+ * Each path is timed several times; the best and the mean (which carries the path's share of garbage
+ * collection) are each compared with the same figure of the plain map. Run: `npx tsx bench/transform.ts`.
  */
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { runInNewContext } from 'node:vm';
@@ -18,6 +20,8 @@ import { columnarEntity, rowObjectsOf } from '../src/script/entity-data.js';
 import { printTable } from './util.js';
 
 const ROWS = 100_000;
+/** Timed runs of each path (after one untimed). */
+const RUNS = 6;
 const NAMES = ['id', 'customer', 'amount', 'qty', 'region', 'note'];
 const REGIONS = ['eu', 'us', 'apac', 'latam'];
 const LIMITS: ScriptLimits = {
@@ -67,14 +71,23 @@ function trustedMap(context: TransformContext): void {
   context.writeEntity('totals', out);
 }
 
-async function best(fn: () => unknown, runs: number): Promise<number> {
-  let least = Infinity;
+/** Best and mean of `runs` timed calls (the mean carries each path's share of garbage collection). */
+interface Timing {
+  best: number;
+  mean: number;
+}
+
+async function timed(fn: () => unknown, runs: number): Promise<Timing> {
+  let best = Infinity;
+  let sum = 0;
   for (let i = 0; i < runs; i++) {
     const start = performance.now();
     await fn();
-    least = Math.min(least, performance.now() - start);
+    const ms = performance.now() - start;
+    best = Math.min(best, ms);
+    sum += ms;
   }
-  return least;
+  return { best, mean: sum / runs };
 }
 
 /** An engine over an in-memory book holding the orders and an empty totals sheet. */
@@ -132,9 +145,9 @@ async function shop(rows: unknown[][]): Promise<Engine> {
 }
 
 /** Naive QuickJS: row objects as one JSON string in, parsed inside, the result stringified out. */
-async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<number> {
+async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<Timing> {
   const module = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
-  return best(() => {
+  return timed(() => {
     const runtime = module.newRuntime();
     const context = runtime.newContext();
     const json = context.newString(JSON.stringify(objects));
@@ -150,9 +163,9 @@ async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<number>
 }
 
 /** Naive `node:vm` (not a security boundary): the same JSON in and out of a new context. */
-function naiveVm(objects: Record<string, unknown>[]): Promise<number> {
+function naiveVm(objects: Record<string, unknown>[]): Promise<Timing> {
   const code = `const rows = JSON.parse(input); ${LOOP.replace("getEntity('orders')", 'rows')} JSON.stringify(out)`;
-  return best(() => JSON.parse(runInNewContext(code, { input: JSON.stringify(objects) }) as string), 3);
+  return timed(() => JSON.parse(runInNewContext(code, { input: JSON.stringify(objects) }) as string), 3);
 }
 
 /** Runs the benchmark and prints its figures. */
@@ -164,25 +177,25 @@ export async function run(): Promise<void> {
   const input = { source: SCRIPT, inputs: { orders: entity }, outputs: ['totals'], limits: LIMITS };
   const kept = plainMap(rows).length;
 
-  const plainMs = await best(() => plainMap(rows), 15);
-  const stepMs = async (name: string) => {
+  const plain = await timed(() => plainMap(rows), 30);
+  const step = async (name: string) => {
     const check = await engine.run(name);
     if (check.status !== 'succeeded')
       throw new Error(`the ${name} step failed: ${JSON.stringify(check.error)}`);
-    return best(() => engine.run(name), 5);
+    return timed(() => engine.run(name), RUNS);
   };
-  const trustedMs = await stepMs('trusted');
-  const storedMs = await stepMs('stored');
-  const sandboxMs = await best(() => sandbox.run(input), 5);
+  const trusted = await step('trusted');
+  const stored = await step('stored');
+  const alone = await timed(() => sandbox.run(input), RUNS);
 
-  // Phases, replayed through the catalog as the step does them, best of 5 each.
-  const phases = { read: Infinity, fn: Infinity, sandbox: Infinity, write: Infinity };
-  for (let i = 0; i < 5; i++) {
+  // Phases, replayed through the catalog as the step does them.
+  const phases = { read: [] as number[], fn: [] as number[], sandbox: [] as number[], write: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
     let start = performance.now();
     const { entity: orders, table } = await engine.catalog.table('orders');
     const data = columnarEntity(orders.columns, table.data, table.length);
     const objects = rowObjectsOf(data);
-    phases.read = Math.min(phases.read, performance.now() - start);
+    phases.read.push(performance.now() - start);
     start = performance.now();
     let written: Record<string, unknown>[] = [];
     trustedMap({
@@ -190,52 +203,59 @@ export async function run(): Promise<void> {
       writeEntity: (_, out) => void (written = out as typeof written),
       log() {},
     });
-    phases.fn = Math.min(phases.fn, performance.now() - start);
+    phases.fn.push(performance.now() - start);
     start = performance.now();
     await sandbox.run({ ...input, inputs: { orders: data } });
-    phases.sandbox = Math.min(phases.sandbox, performance.now() - start);
+    phases.sandbox.push(performance.now() - start);
     start = performance.now();
     await engine.catalog.write([{ entity: 'totals', rows: written, mode: 'replace' }]);
-    phases.write = Math.min(phases.write, performance.now() - start);
+    phases.write.push(performance.now() - start);
   }
   // The sandbox's own phases, timed inside the script.
-  const inside = [Infinity, Infinity, Infinity, Infinity];
-  for (let i = 0; i < 5; i++) {
+  const inside: number[][] = [[], [], [], []];
+  for (let i = 0; i < RUNS; i++) {
     const start = performance.now();
     const { logs } = await sandbox.run({ ...input, source: TIMED });
     const total = performance.now() - start;
     const [read = 0, loop = 0, write = 0] = (logs[0] ?? '').split(' ').map(Number);
-    [read, loop, write, total - read - loop - write].forEach(
-      (ms, j) => (inside[j] = Math.min(inside[j]!, ms)),
-    );
+    [read, loop, write, total - read - loop - write].forEach((ms, j) => inside[j]!.push(ms));
   }
   const objects = rowObjectsOf(entity);
-  const naiveMs = await naiveQuickJs(objects);
-  const vmMs = await naiveVm(objects);
+  const naive = await naiveQuickJs(objects);
+  const vm = await naiveVm(objects);
 
-  const ms = (value: number) => `${value.toFixed(1)} ms`;
-  const ratio = (value: number) => `${(value / plainMs).toFixed(1)}x`;
-  const line = (what: string, value: number) => [what, ms(value), ratio(value)];
-  console.log(`transform bench: ${ROWS} rows x ${NAMES.length} columns, ${kept} rows written; best of runs`);
+  const of = (times: number[]): Timing => ({
+    best: Math.min(...times),
+    mean: times.reduce((a, b) => a + b, 0) / times.length,
+  });
+  const line = (what: string, time: Timing) => [
+    what,
+    `${time.best.toFixed(1)} ms`,
+    `${(time.best / plain.best).toFixed(1)}x`,
+    `${time.mean.toFixed(1)} ms`,
+    `${(time.mean / plain.mean).toFixed(1)}x`,
+  ];
+  const load = loadavg()[0]!.toFixed(1);
+  console.log(`transform bench: ${ROWS} rows x ${NAMES.length} columns, ${kept} rows written (load ${load})`);
   printTable(
-    'paths, as a ratio to the plain JavaScript map',
-    ['path', 'time', 'ratio'],
+    'each path as a ratio to the plain JavaScript map, best and mean of the runs',
+    ['path', 'best', 'ratio', 'mean', 'ratio'],
     [
-      line('plain JavaScript map (row objects by literal + map/filter)', plainMs),
-      line('step, trusted function, end to end (target <= 5x)', trustedMs),
-      line('  reading the input (table to row objects)', phases.read),
-      line('  the function', phases.fn),
-      line('  the write (checks, sheet, cache)', phases.write),
-      line('step, stored script, end to end (target <= 25x)', storedMs),
-      line('  the sandbox (columns in, script, rows out)', phases.sandbox),
-      line('  the write (checks, sheet, cache)', phases.write),
-      line('sandbox alone, from row arrays', sandboxMs),
-      line('  getEntity (rows made inside QuickJS)', inside[0]!),
-      line('  the loop (interpreted)', inside[1]!),
-      line('  writeEntity (packing, copy, host rows)', inside[2]!),
-      line('  outside the script (runtime, encoding)', inside[3]!),
-      line('naive QuickJS, JSON in and out', naiveMs),
-      line('naive node:vm, JSON in and out (no isolation)', vmMs),
+      line('plain JavaScript map (row objects by literal + map/filter)', plain),
+      line('step, trusted function, end to end (target <= 5x)', trusted),
+      line('  reading the input (table to row objects)', of(phases.read)),
+      line('  the function', of(phases.fn)),
+      line('  the write (checks, sheet, cache)', of(phases.write)),
+      line('step, stored script, end to end (target <= 25x)', stored),
+      line('  the sandbox (columns in, script, rows out)', of(phases.sandbox)),
+      line('  the write (checks, sheet, cache)', of(phases.write)),
+      line('sandbox alone, from row arrays', alone),
+      line('  getEntity (rows made inside QuickJS)', of(inside[0]!)),
+      line('  the loop (interpreted)', of(inside[1]!)),
+      line('  writeEntity (packing, copy, host rows)', of(inside[2]!)),
+      line('  outside the script (runtime, encoding, teardown)', of(inside[3]!)),
+      line('naive QuickJS, JSON in and out', naive),
+      line('naive node:vm, JSON in and out (no isolation)', vm),
     ],
   );
 }

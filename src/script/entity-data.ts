@@ -96,8 +96,11 @@ export function objectsOf(
   const [k0 = '', k1 = '', k2 = '', k3 = '', k4 = '', k5 = '', k6 = '', k7 = ''] = names;
   const none: ArrayLike<unknown> = [];
   const [c0 = none, c1 = none, c2 = none, c3 = none, c4 = none, c5 = none, c6 = none, c7 = none] = columns;
+  // Rows start as copies of one object holding every name, so each gets room for all of them at once.
+  const template: Record<string, unknown> = {};
+  for (const name of names) template[name] = null;
   for (let i = 0; i < length; i++) {
-    const row: Record<string, unknown> = {};
+    const row: Record<string, unknown> = { ...template };
     let x: unknown;
     if (m > 0) row[k0] = (x = c0[i]) === x && x !== undefined ? x : null;
     if (m > 1) row[k1] = (x = c1[i]) === x && x !== undefined ? x : null;
