@@ -149,6 +149,7 @@ function reusable(idle: IdleRuntime): boolean {
     if (idle.copiedBytes > KEEP_RUNTIME_BYTES || idle.runtime.hasPendingJob()) return false;
     const used = /memory used\s+\d+\s+(\d+)/.exec(idle.runtime.dumpMemoryUsage());
     if (used === null) return false;
+    idle.runtime.removeInterruptHandler(); // it holds the finished run's state
     idle.leftBytes = Number(used[1]);
     return idle.leftBytes <= KEEP_RUNTIME_BYTES;
   } catch {
