@@ -1,178 +1,263 @@
 /**
- * Transform-script benchmark: 100,000 rows of 6 columns through a map + filter script in the
- * QuickJS sandbox, against the same function in plain JavaScript, and against the naive
- * marshalling (row objects as JSON in, `JSON.parse` inside, `JSON.stringify` out).
- * Run: `npx tsx bench/transform.ts`.
+ * Transform benchmark: 100,000 rows x 6 columns mapped and filtered (49,000 rows kept), each path as a
+ * ratio to the same map in plain JavaScript measured in the same run:
+ * - the transform step end to end through `engine.run`, with a trusted function
+ *   (`engine.scripts.register`) and with a stored script (the QuickJS sandbox), and their phases
+ *   replayed through the catalog (reading the input, the function or the sandbox, the write);
+ * - the sandbox alone, its phases timed inside the script;
+ * - two naive ways, for scale: QuickJS and `node:vm`, each with row objects as JSON in and out.
+ * Each path is timed several times; the best and the mean (which carries the path's share of garbage
+ * collection) are each compared with the same figure of the plain map. Run: `npx tsx bench/transform.ts`.
  */
-
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { runInNewContext } from 'node:vm';
 import { newQuickJSWASMModuleFromVariant, RELEASE_SYNC } from 'quickjs-emscripten';
-import { QuickJsSandbox } from '../src/script/index.js';
-import type { EntityData, ScriptLimits } from '../src/script/index.js';
+import { Engine, MemorySpreadsheets, type TransformContext } from '../src/index.js';
+import { QuickJsSandbox, type EntityData, type ScriptLimits } from '../src/script/index.js';
+import { columnarEntity, rowObjectsOf } from '../src/script/entity-data.js';
+import { printTable } from './util.js';
 
 const ROWS = 100_000;
+/** Timed runs of each path (after one untimed). */
+const RUNS = 6;
+const NAMES = ['id', 'customer', 'amount', 'qty', 'region', 'note'];
+const REGIONS = ['eu', 'us', 'apac', 'latam'];
 const LIMITS: ScriptLimits = {
   timeoutMs: 60_000,
   memoryBytes: 256 * 1024 * 1024,
   stackBytes: 1024 * 1024,
   maxOutputBytes: 64 * 1024 * 1024,
 };
-const REGIONS = ['eu', 'us', 'apac', 'latam'];
-
-function makeOrders(): EntityData {
-  const rows: unknown[][] = [];
-  for (let i = 0; i < ROWS; i++) {
-    rows.push([
-      i,
-      `customer-${i % 977}`,
-      (i * 37) % 100,
-      (i % 7) + 1,
-      REGIONS[i % 4],
-      i % 3 === 0 ? 'rush' : '',
-    ]);
-  }
-  return {
-    columns: [
-      { name: 'id', type: 'NUMBER' },
-      { name: 'customer', type: 'STRING' },
-      { name: 'amount', type: 'NUMBER' },
-      { name: 'qty', type: 'NUMBER' },
-      { name: 'region', type: 'STRING' },
-      { name: 'note', type: 'STRING' },
-    ],
-    rows,
-  };
-}
-
-const SCRIPT = `const out = [];
+const LOOP = `const out = [];
 for (const o of getEntity('orders')) {
   if (o.amount > 50) out.push({ id: o.id, total: o.amount * o.qty, region: o.region });
-}
-writeEntity('totals', out);`;
+}`;
+const SCRIPT = `${LOOP}\nwriteEntity('totals', out);`;
+/** The script with its phases timed inside QuickJS (ms resolution) and logged. */
+const TIMED = `const t0 = Date.now(); const orders = getEntity('orders'); const t1 = Date.now(); const out = [];
+for (const o of orders) { if (o.amount > 50) out.push({ id: o.id, total: o.amount * o.qty, region: o.region }); }
+const t2 = Date.now(); writeEntity('totals', out); console.log(t1 - t0, t2 - t1, Date.now() - t2);`;
 
-function plain(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+type Row = { id: number; amount: number; qty: number; region: string };
+
+function orderRows(): unknown[][] {
+  return Array.from({ length: ROWS }, (_, i) => [
+    i,
+    `customer-${i % 977}`,
+    (i * 37) % 100,
+    (i % 7) + 1,
+    REGIONS[i % 4]!,
+    i % 3 === 0 ? 'rush' : '',
+  ]);
+}
+
+/** The baseline: row objects from the row arrays by one literal each, then the map and filter. */
+function plainMap(rows: readonly (readonly unknown[])[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const o of rows as { id: number; amount: number; qty: number; region: string }[]) {
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    const o = { id: r[0], customer: r[1], amount: r[2], qty: r[3], region: r[4], note: r[5] } as Row;
     if (o.amount > 50) out.push({ id: o.id, total: o.amount * o.qty, region: o.region });
   }
   return out;
 }
 
-/** Row objects from the row arrays with one literal per row, as a person would write it in plain JS. */
-function literalObjects(entity: EntityData): Record<string, unknown>[] {
-  const rows = entity.rows;
-  const out = new Array<Record<string, unknown>>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i] as readonly unknown[];
-    out[i] = { id: r[0], customer: r[1], amount: r[2], qty: r[3], region: r[4], note: r[5] };
-  }
-  return out;
+function trustedMap(context: TransformContext): void {
+  const out: Record<string, unknown>[] = [];
+  for (const o of context.getEntity('orders') as Row[])
+    if (o.amount > 50) out.push({ id: o.id, total: o.amount * o.qty, region: o.region });
+  context.writeEntity('totals', out);
 }
 
-/** Row objects built generically, column by column (used to feed the naive approach its JSON). */
-function toObjects(entity: EntityData): Record<string, unknown>[] {
-  const names = entity.columns.map((c) => c.name);
-  return entity.rows.map((row) => Object.fromEntries(names.map((n, j) => [n, row[j]])));
+/** Best and mean of `runs` timed calls (the mean carries each path's share of garbage collection). */
+interface Timing {
+  best: number;
+  mean: number;
 }
 
-function best(times: number[]): number {
-  return Math.min(...times);
-}
-
-async function time(fn: () => unknown | Promise<unknown>, repeat = 5): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < repeat; i++) {
+async function timed(fn: () => unknown, runs: number): Promise<Timing> {
+  let best = Infinity;
+  let sum = 0;
+  for (let i = 0; i < runs; i++) {
     const start = performance.now();
     await fn();
-    times.push(performance.now() - start);
+    const ms = performance.now() - start;
+    best = Math.min(best, ms);
+    sum += ms;
   }
-  return best(times);
+  return { best, mean: sum / runs };
 }
 
-/** Naive marshalling straight on quickjs-emscripten: objects as JSON, parsed inside, stringified out. */
-async function naive(
-  entity: EntityData,
-): Promise<{ total: number; inMs: number; execMs: number; outMs: number }> {
+/** An engine over an in-memory book holding the orders and an empty totals sheet. */
+async function shop(rows: unknown[][]): Promise<Engine> {
+  const sheets = new MemorySpreadsheets({
+    bench: { orders: [NAMES, ...(rows as string[][])], totals: [['id', 'total', 'region']] },
+  });
+  const engine = new Engine({
+    spreadsheets: sheets,
+    limits: {
+      maxRowsPerWrite: 1_000_000,
+      scriptTimeoutMs: 60_000,
+      scriptMemoryBytes: LIMITS.memoryBytes,
+      scriptOutputBytes: LIMITS.maxOutputBytes,
+    },
+  });
+  const at = (sheet_name: string) => ({ spreadsheet_id: 'bench', sheet_name, origin: { row: 0, col: 0 } });
+  const type = (name: string) =>
+    name === 'customer' || name === 'region' || name === 'note' ? 'STRING' : 'NUMBER';
+  await engine.catalog.registerEntity({
+    name: 'orders',
+    columns: NAMES.map((name) => ({ name, type: type(name) })),
+    primary_key: ['id'],
+    spreadsheet_config: at('orders'),
+  });
+  await engine.catalog.registerEntity({
+    name: 'totals',
+    columns: ['id', 'total', 'region'].map((name) => ({ name, type: type(name) })),
+    primary_key: ['id'],
+    spreadsheet_config: at('totals'),
+  });
+  await engine.scripts.put('totals.js', SCRIPT);
+  engine.scripts.register('totals-trusted', trustedMap);
+  for (const [name, code_file] of [
+    ['stored', 'totals.js'],
+    ['trusted', 'totals-trusted'],
+  ])
+    await engine.workflows.create({
+      name,
+      steps: [
+        {
+          name: 'totals',
+          type: 'atlas',
+          atlas_data: {
+            action: 'transform',
+            input_data: { language: 'javascript', code_file },
+            input_entities: [{ name: 'orders' }],
+            output_entities: [{ name: 'totals', write_mode: 'replace' }],
+          },
+        },
+      ],
+      wires: [],
+    });
+  return engine;
+}
+
+/** Naive QuickJS: row objects as one JSON string in, parsed inside, the result stringified out. */
+async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<Timing> {
   const module = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
-  const rows = toObjects(entity);
-  let inMs = 0;
-  let execMs = 0;
-  let outMs = 0;
-  const total = await time(() => {
+  return timed(() => {
     const runtime = module.newRuntime();
     const context = runtime.newContext();
-    let t = performance.now();
-    const json = context.newString(JSON.stringify(rows));
+    const json = context.newString(JSON.stringify(objects));
     context.setProp(context.global, '__in', json);
     json.dispose();
-    context.unwrapResult(context.evalCode('globalThis.rows = JSON.parse(__in); undefined')).dispose();
-    inMs = performance.now() - t;
-    t = performance.now();
-    context
-      .unwrapResult(
-        context.evalCode(
-          'const out = []; for (const o of rows) { if (o.amount > 50) out.push({ id: o.id, total: o.amount * o.qty, region: o.region }); } globalThis.out = out; undefined',
-        ),
-      )
-      .dispose();
-    execMs = performance.now() - t;
-    t = performance.now();
-    const result = context.unwrapResult(context.evalCode('JSON.stringify(out)'));
+    const code = `const rows = JSON.parse(__in); ${LOOP.replace("getEntity('orders')", 'rows')} JSON.stringify(out)`;
+    const result = context.unwrapResult(context.evalCode(code));
     JSON.parse(context.getString(result));
     result.dispose();
-    outMs = performance.now() - t;
     context.dispose();
     runtime.dispose();
   }, 3);
-  return { total, inMs, execMs, outMs };
+}
+
+/** Naive `node:vm` (not a security boundary): the same JSON in and out of a new context. */
+function naiveVm(objects: Record<string, unknown>[]): Promise<Timing> {
+  const code = `const rows = JSON.parse(input); ${LOOP.replace("getEntity('orders')", 'rows')} JSON.stringify(out)`;
+  return timed(() => JSON.parse(runInNewContext(code, { input: JSON.stringify(objects) }) as string), 3);
 }
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
-  const entity = makeOrders();
+  const rows = orderRows();
+  const engine = await shop(rows);
+  const entity: EntityData = { columns: NAMES.map((name) => ({ name, type: 'ANY' })), rows };
   const sandbox = new QuickJsSandbox();
   const input = { source: SCRIPT, inputs: { orders: entity }, outputs: ['totals'], limits: LIMITS };
-  const first = await sandbox.run(input);
-  const kept = first.writes['totals']?.length ?? 0;
+  const kept = plainMap(rows).length;
 
-  const plainMs = await time(() => plain(literalObjects(entity)), 10);
-  const plainOnlyMs = await time(() => plain(rowsAsObjects), 10);
-  const sandboxMs = await time(() => sandbox.run(input));
-  // Split: the same run with a script that only reads, and one that reads and writes nothing.
-  const readMs = await time(() => sandbox.run({ ...input, source: "getEntity('orders');" }));
-  const emptyMs = await time(() => sandbox.run({ ...input, source: '' }));
-  const loopOnly = `const rows = getEntity('orders'); const out = [];
-for (const o of rows) { if (o.amount > 50) out.push({ id: o.id, total: o.amount * o.qty, region: o.region }); }`;
-  const loopMs = await time(() => sandbox.run({ ...input, source: loopOnly }));
-  const naiveFigures = await naive(entity);
+  const plain = await timed(() => plainMap(rows), 30);
+  const step = async (name: string) => {
+    const check = await engine.run(name);
+    if (check.status !== 'succeeded')
+      throw new Error(`the ${name} step failed: ${JSON.stringify(check.error)}`);
+    return timed(() => engine.run(name), RUNS);
+  };
+  const trusted = await step('trusted');
+  const stored = await step('stored');
+  const alone = await timed(() => sandbox.run(input), RUNS);
 
-  const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
-  const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
-  const inMs = readMs - emptyMs;
-  const execMs = loopMs - readMs;
-  const outMs = sandboxMs - loopMs;
-  console.log(`transform bench: ${ROWS} rows x 6 columns, ${kept} rows written`);
-  console.log(`  plain JS (row objects from the row arrays by literal + map/filter): ${fmt(plainMs)}`);
-  console.log(`  plain JS (map/filter only, objects ready):                          ${fmt(plainOnlyMs)}`);
-  console.log(`  sandbox end to end:                                                 ${fmt(sandboxMs)}`);
-  console.log(
-    `    ratio to plain JS: ${ratio(sandboxMs, plainMs)} (objects ready: ${ratio(sandboxMs, plainOnlyMs)})`,
-  );
-  console.log(`    ratio to naive marshalling: ${ratio(sandboxMs, naiveFigures.total)} (target <= 0.5)`);
-  console.log(`    fixed cost (fresh runtime + prelude, empty script):        ${fmt(emptyMs)}`);
-  console.log(`    marshalling in (encode + copy + build row objects):         ${fmt(inMs)}`);
-  console.log(`    execution (map/filter inside QuickJS):                      ${fmt(execMs)}`);
-  console.log(`    marshalling out (pack by column + copy + rebuild rows):     ${fmt(outMs)}`);
-  console.log(`  naive marshalling (row objects as JSON) end to end:          ${fmt(naiveFigures.total)}`);
-  console.log(
-    `    in ${fmt(naiveFigures.inMs)}, execution ${fmt(naiveFigures.execMs)}, out ${fmt(naiveFigures.outMs)}; ratio to plain JS ${ratio(naiveFigures.total, plainMs)}`,
-  );
-  console.log(
-    `  sandbox / naive by phase: in ${ratio(inMs, naiveFigures.inMs)}, execution ${ratio(execMs, naiveFigures.execMs)}, out ${ratio(outMs, naiveFigures.outMs)}`,
+  // Phases, replayed through the catalog as the step does them.
+  const phases = { read: [] as number[], fn: [] as number[], sandbox: [] as number[], write: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    let start = performance.now();
+    const { entity: orders, table } = await engine.catalog.table('orders');
+    const data = columnarEntity(orders.columns, table.data, table.length);
+    const objects = rowObjectsOf(data);
+    phases.read.push(performance.now() - start);
+    start = performance.now();
+    let written: Record<string, unknown>[] = [];
+    trustedMap({
+      getEntity: () => objects,
+      writeEntity: (_, out) => void (written = out as typeof written),
+      log() {},
+    });
+    phases.fn.push(performance.now() - start);
+    start = performance.now();
+    await sandbox.run({ ...input, inputs: { orders: data } });
+    phases.sandbox.push(performance.now() - start);
+    start = performance.now();
+    await engine.catalog.write([{ entity: 'totals', rows: written, mode: 'replace' }]);
+    phases.write.push(performance.now() - start);
+  }
+  // The sandbox's own phases, timed inside the script.
+  const inside: number[][] = [[], [], [], []];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    const { logs } = await sandbox.run({ ...input, source: TIMED });
+    const total = performance.now() - start;
+    const [read = 0, loop = 0, write = 0] = (logs[0] ?? '').split(' ').map(Number);
+    [read, loop, write, total - read - loop - write].forEach((ms, j) => inside[j]!.push(ms));
+  }
+  const objects = rowObjectsOf(entity);
+  const naive = await naiveQuickJs(objects);
+  const vm = await naiveVm(objects);
+
+  const of = (times: number[]): Timing => ({
+    best: Math.min(...times),
+    mean: times.reduce((a, b) => a + b, 0) / times.length,
+  });
+  const line = (what: string, time: Timing) => [
+    what,
+    `${time.best.toFixed(1)} ms`,
+    `${(time.best / plain.best).toFixed(1)}x`,
+    `${time.mean.toFixed(1)} ms`,
+    `${(time.mean / plain.mean).toFixed(1)}x`,
+  ];
+  const load = loadavg()[0]!.toFixed(1);
+  console.log(`transform bench: ${ROWS} rows x ${NAMES.length} columns, ${kept} rows written (load ${load})`);
+  printTable(
+    'each path as a ratio to the plain JavaScript map, best and mean of the runs',
+    ['path', 'best', 'ratio', 'mean', 'ratio'],
+    [
+      line('plain JavaScript map (row objects by literal + map/filter)', plain),
+      line('step, trusted function, end to end (target <= 5x)', trusted),
+      line('  reading the input (table to row objects)', of(phases.read)),
+      line('  the function', of(phases.fn)),
+      line('  the write (checks, sheet, cache)', of(phases.write)),
+      line('step, stored script, end to end (target <= 25x)', stored),
+      line('  the sandbox (columns in, script, rows out)', of(phases.sandbox)),
+      line('  the write (checks, sheet, cache)', of(phases.write)),
+      line('sandbox alone, from row arrays', alone),
+      line('  getEntity (rows made inside QuickJS)', of(inside[0]!)),
+      line('  the loop (interpreted)', of(inside[1]!)),
+      line('  writeEntity (packing, copy, host rows)', of(inside[2]!)),
+      line('  outside the script (runtime, encoding, teardown)', of(inside[3]!)),
+      line('naive QuickJS, JSON in and out', naive),
+      line('naive node:vm, JSON in and out (no isolation)', vm),
+    ],
   );
 }
 
-const rowsAsObjects = literalObjects(makeOrders());
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  await run();
-}
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

@@ -44,18 +44,10 @@ export interface CoercedRow {
  * @internal
  */
 export function coerceRows(entity: Entity, rows: EntityRows, issues: Issue[]): (unknown[] | undefined)[] {
-  return rows.map((input, i) => {
-    const row = coerceRow(entity, input, i, issues, false);
-    if (row && row.values.every((v) => v === null)) {
-      issues.push({
-        code: 'empty_row',
-        path: `${entity.name}[${i}]`,
-        message: `row ${i + 1} of "${entity.name}" is empty; an empty row would end the table in the sheet`,
-      });
-      return undefined;
-    }
-    return row?.values;
-  });
+  const check = rowChecker(entity);
+  const out = new Array<unknown[] | undefined>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = check.row(rows[i], i, issues);
+  return out;
 }
 
 /**
@@ -64,8 +56,9 @@ export function coerceRows(entity: Entity, rows: EntityRows, issues: Issue[]): (
  * @internal
  */
 export function coercePatches(entity: Entity, rows: EntityRows, issues: Issue[]): (CoercedRow | undefined)[] {
+  const check = rowChecker(entity);
   return rows.map((input, i) => {
-    const row = coerceRow(entity, input, i, issues, true);
+    const row = check.coerce(input, i, issues, true);
     return row && keyGiven(entity, row, i, issues) ? row : undefined;
   });
 }
@@ -77,6 +70,8 @@ export function coercePatches(entity: Entity, rows: EntityRows, issues: Issue[])
  */
 export function coerceKeys(entity: Entity, keys: EntityRows, issues: Issue[]): (unknown[] | undefined)[] {
   const keyNames = new Set(entity.primary_key);
+  const columns = new Set(entity.columns.map((c) => c.name));
+  const check = rowChecker(entity);
   return keys.map((input, i) => {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       issues.push({
@@ -87,88 +82,170 @@ export function coerceKeys(entity: Entity, keys: EntityRows, issues: Issue[]): (
       return undefined;
     }
     const record = input as Record<string, unknown>;
-    const columns = new Set(entity.columns.map((c) => c.name));
-    // Unknown names stay in, so coerceRow reports them; other columns of the entity are dropped.
+    // Unknown names stay in, so the check reports them; other columns of the entity are dropped.
     const key = Object.fromEntries(
       Object.entries(record).filter(([name]) => keyNames.has(name) || !columns.has(name)),
     );
-    const row = coerceRow(entity, key, i, issues, true);
+    const row = check.coerce(key, i, issues, true);
     return row && keyGiven(entity, row, i, issues) ? row.values : undefined;
   });
 }
 
-function coerceRow(
-  entity: Entity,
-  input: Readonly<Record<string, unknown>> | readonly unknown[],
-  i: number,
-  issues: Issue[],
-  partial: boolean,
-): CoercedRow | undefined {
-  const names = entity.columns.map((c) => c.name);
-  const label = `row ${i + 1} of "${entity.name}"`;
-  let values: readonly unknown[];
-  let given: boolean[];
-  if (Array.isArray(input)) {
-    if (input.length !== names.length) {
+/** Checks and coerces the rows of one write to one entity; see {@link rowChecker}. @internal */
+export interface RowChecker {
+  /**
+   * A whole row (append, replace): its values in column order, or `undefined` with its problems
+   * (an empty row among them) added to `issues`.
+   */
+  row(input: unknown, i: number, issues: Issue[]): unknown[] | undefined;
+  /** A row, whole or (`partial`) a patch whose left-out columns are not given. */
+  coerce(input: unknown, i: number, issues: Issue[], partial: boolean): CoercedRow | undefined;
+}
+
+/**
+ * The row checks of one entity, with what they need worked out once per write: column positions by
+ * name, and the column positions of the last object row's keys, reused while rows share their keys
+ * (as rows made by one loop do). Each row is read, checked and coerced in one pass.
+ * @internal
+ */
+export function rowChecker(entity: Entity): RowChecker {
+  const columns = entity.columns;
+  const m = columns.length;
+  const names = columns.map((c) => c.name);
+  const position = new Map(names.map((name, c) => [name, c]));
+  let lastKeys: string[] = [];
+  let lastAt: number[] = [];
+
+  /** Column positions of `keys`, or `undefined` when one is not a column. */
+  function positions(keys: string[]): number[] | undefined {
+    if (keys.length === lastKeys.length) {
+      let same = true;
+      for (let k = 0; k < keys.length; k++)
+        if (keys[k] !== lastKeys[k]) {
+          same = false;
+          break;
+        }
+      if (same) return lastAt;
+    }
+    const at = new Array<number>(keys.length);
+    for (let k = 0; k < keys.length; k++) {
+      const c = position.get(keys[k]!);
+      if (c === undefined) return undefined;
+      at[k] = c;
+    }
+    lastKeys = keys;
+    lastAt = at;
+    return at;
+  }
+
+  function coerce(input: unknown, i: number, issues: Issue[], partial: boolean): CoercedRow | undefined {
+    const raw = new Array<unknown>(m);
+    let given: boolean[] | undefined;
+    if (Array.isArray(input)) {
+      if (input.length !== m) {
+        issues.push({
+          code: 'row_shape',
+          path: `${entity.name}[${i}]`,
+          message: `row ${i + 1} of "${entity.name}" has ${input.length} values but the entity has ${m} columns (${names.join(', ')})`,
+        });
+        return undefined;
+      }
+      for (let c = 0; c < m; c++) raw[c] = input[c] as unknown;
+    } else if (typeof input === 'object' && input !== null) {
+      const record = input as Record<string, unknown>;
+      const keys = Object.keys(record);
+      const at = positions(keys);
+      if (at === undefined) {
+        const unknown = keys.filter((k) => !position.has(k));
+        issues.push({
+          code: 'unknown_column',
+          path: `${entity.name}[${i}]`,
+          message: `row ${i + 1} of "${entity.name}" has ${unknown.map((k) => `"${k}"`).join(', ')}, not ${unknown.length === 1 ? 'a column' : 'columns'} of the entity (columns: ${names.join(', ')})`,
+        });
+        return undefined;
+      }
+      raw.fill(null);
+      if (partial) given = new Array<boolean>(m).fill(false);
+      for (let k = 0; k < keys.length; k++) {
+        const value = record[keys[k]!];
+        raw[at[k]!] = value;
+        if (given) given[at[k]!] = value !== undefined;
+      }
+    } else {
       issues.push({
         code: 'row_shape',
         path: `${entity.name}[${i}]`,
-        message: `${label} has ${input.length} values but the entity has ${names.length} columns (${names.join(', ')})`,
+        message: `row ${i + 1} of "${entity.name}" must be an object keyed by column name or an array of values`,
       });
       return undefined;
     }
-    values = input;
-    given = names.map(() => true);
-  } else if (typeof input === 'object' && input !== null) {
-    const record = input as Record<string, unknown>;
-    const unknown = Object.keys(record).filter((k) => !names.includes(k));
-    if (unknown.length > 0) {
-      issues.push({
-        code: 'unknown_column',
-        path: `${entity.name}[${i}]`,
-        message: `${label} has ${unknown.map((k) => `"${k}"`).join(', ')}, not ${unknown.length === 1 ? 'a column' : 'columns'} of the entity (columns: ${names.join(', ')})`,
-      });
-      return undefined;
+    let bad = false;
+    for (let c = 0; c < m; c++) {
+      const column = columns[c]!;
+      const value = raw[c];
+      let cell: unknown;
+      if (value === null || value === undefined) cell = null;
+      else if (column.type === 'NUMBER' && typeof value === 'number' && value - value === 0) cell = value;
+      else if (column.type === 'STRING' && typeof value === 'string' && visible(value)) cell = value;
+      else {
+        const result = coerceCell(column.type, value);
+        if (!result.ok) {
+          bad = true;
+          issues.push({
+            code: 'invalid_type',
+            path: `${entity.name}[${i}].${column.name}`,
+            message: `row ${i + 1} of "${entity.name}": column "${column.name}" must be ${column.type}, got ${JSON.stringify(value)}`,
+          });
+          continue;
+        }
+        cell = result.value;
+      }
+      if (column.number && typeof cell === 'number' && (given === undefined || given[c])) {
+        const broken = brokenNumberRule(cell, column.number);
+        if (broken) {
+          bad = true;
+          issues.push({
+            code: broken.code,
+            path: `${entity.name}[${i}].${column.name}`,
+            message: `row ${i + 1} of "${entity.name}": column "${column.name}" ${broken.rule}, got ${cell}`,
+          });
+        }
+      }
+      raw[c] = cell;
     }
-    given = names.map((n) => !partial || (Object.hasOwn(record, n) && record[n] !== undefined));
-    values = names.map((n) => (Object.hasOwn(record, n) ? record[n] : null));
-  } else {
-    issues.push({
-      code: 'row_shape',
-      path: `${entity.name}[${i}]`,
-      message: `${label} must be an object keyed by column name or an array of values`,
-    });
-    return undefined;
+    return bad ? undefined : { values: raw, given: given ?? allGivenOf(m) };
   }
-  const out: unknown[] = [];
-  let bad = false;
-  entity.columns.forEach((column, c) => {
-    const raw = values[c] === undefined ? null : values[c];
-    const result = coerceCell(column.type, raw);
-    if (!result.ok) {
-      bad = true;
+
+  return {
+    coerce,
+    row(input, i, issues) {
+      const row = coerce(input, i, issues, false);
+      if (row === undefined) return undefined;
+      const values = row.values;
+      for (let c = 0; c < m; c++) if (values[c] !== null) return values;
       issues.push({
-        code: 'invalid_type',
-        path: `${entity.name}[${i}].${column.name}`,
-        message: `${label}: column "${column.name}" must be ${column.type}, got ${JSON.stringify(values[c])}`,
+        code: 'empty_row',
+        path: `${entity.name}[${i}]`,
+        message: `row ${i + 1} of "${entity.name}" is empty; an empty row would end the table in the sheet`,
       });
-      return;
-    }
-    const broken =
-      column.number && typeof result.value === 'number'
-        ? brokenNumberRule(result.value, column.number)
-        : undefined;
-    if (broken && given[c]) {
-      bad = true;
-      issues.push({
-        code: broken.code,
-        path: `${entity.name}[${i}].${column.name}`,
-        message: `${label}: column "${column.name}" ${broken.rule}, got ${result.value}`,
-      });
-    }
-    out.push(result.value);
-  });
-  return bad ? undefined : { values: out, given };
+      return undefined;
+    },
+  };
+}
+
+/** `given` of a whole row: every column (shared and frozen). */
+function allGivenOf(m: number): boolean[] {
+  let given = allGiven.get(m);
+  if (given === undefined)
+    allGiven.set(m, (given = Object.freeze(new Array<boolean>(m).fill(true)) as boolean[]));
+  return given;
+}
+const allGiven = new Map<number, boolean[]>();
+
+/** A string starting with a printable ASCII character, so never blank: kept as it is. */
+function visible(text: string): boolean {
+  const code = text.charCodeAt(0);
+  return code > 32 && code < 127;
 }
 
 /** True when every primary-key column is given and not empty; else adds the issue. */
@@ -185,6 +262,22 @@ function keyGiven(entity: Entity, row: CoercedRow, i: number, issues: Issue[]): 
   });
   return false;
 }
+
+/**
+ * A comparable key of the values of `columns` in a coerced row, as a `Map` key: the value itself for
+ * a one-column key (coerced values of a column are all of one type, never NaN), else {@link keyOf}.
+ * Two rows have equal keys exactly when their `keyOf` texts are equal.
+ * @internal
+ */
+export function rowKey(row: readonly unknown[], columns: readonly number[]): unknown {
+  if (columns.length === 1) {
+    const value = row[columns[0]!] ?? null;
+    return value === null ? NULL_KEY : typeof value === 'object' ? keyOf(row, columns) : value;
+  }
+  return keyOf(row, columns);
+}
+
+const NULL_KEY = Symbol('null key');
 
 /** A comparable key of the values of `columns` in a row. @internal */
 export function keyOf(row: readonly unknown[], columns: readonly number[]): string {

@@ -25,13 +25,7 @@ export async function commitPlan(
   const { entity, loaded } = plan;
   const config = entity.spreadsheet_config;
   const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
-  const values = plan.rows.map((row) => {
-    const cells: CellValue[] = new Array<CellValue>(loaded.headerWidth).fill(null);
-    entity.columns.forEach((column, c) => {
-      cells[loaded.headerIndexes[c]!] = cellFromValue(column.type, row[c]);
-    });
-    return cells;
-  });
+  const values = sheetRows(plan);
   const first = config.origin.row + 1;
   if (plan.mode === 'replace') {
     const write = overwrite(sheets, 'write_mode "replace" is not available');
@@ -88,6 +82,46 @@ export async function undoPlans(
       { cause: failure },
     );
   }
+}
+
+/**
+ * The cells of a plan's rows as the sheet holds them, each row as wide as the header. Numbers, text
+ * and booleans coerced to their column's type are their own cells, so where the header holds the
+ * entity's columns in order and nothing else, the coerced rows are the cells (not copied); dates go
+ * through `cellFromValue`.
+ */
+function sheetRows(plan: WritePlan): CellValue[][] {
+  const { entity, loaded } = plan;
+  const width = loaded.headerWidth;
+  const at = loaded.headerIndexes;
+  const types = entity.columns.map((column) => column.type);
+  const m = types.length;
+  const plain = types.every((type) => type === 'NUMBER' || type === 'STRING' || type === 'BOOLEAN');
+  if (plain && width === m && at.every((h, c) => h === c)) return plan.rows as CellValue[][];
+  const values = new Array<CellValue[]>(plan.rows.length);
+  for (let r = 0; r < plan.rows.length; r++) {
+    const row = plan.rows[r]!;
+    const cells = new Array<CellValue>(width).fill(null);
+    for (let c = 0; c < m; c++) {
+      const value = row[c];
+      const type = types[c]!;
+      cells[at[c]!] =
+        value === null ||
+        (type === 'NUMBER' && typeof value === 'number' && value - value === 0) ||
+        (type === 'STRING' && typeof value === 'string' && visible(value)) ||
+        (type === 'BOOLEAN' && typeof value === 'boolean')
+          ? (value as CellValue)
+          : cellFromValue(type, value);
+    }
+    values[r] = cells;
+  }
+  return values;
+}
+
+/** A string starting with a printable ASCII character, so never blank. */
+function visible(text: string): boolean {
+  const code = text.charCodeAt(0);
+  return code > 32 && code < 127;
 }
 
 function overwrite(sheets: SpreadsheetAdapter, what: string): NonNullable<SpreadsheetAdapter['write']> {

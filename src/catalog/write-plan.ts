@@ -6,7 +6,15 @@
 import type { CellValue } from '../adapters/types.js';
 import type { Issue } from '../errors/index.js';
 import type { Entity, WriteMode } from '../schema/index.js';
-import { coerceKeys, coercePatches, coerceRows, describeKey, keyOf, type EntityRows } from './rows.js';
+import {
+  coerceKeys,
+  coercePatches,
+  describeKey,
+  keyOf,
+  rowChecker,
+  rowKey,
+  type EntityRows,
+} from './rows.js';
 import { cellOf } from '../query/entity-table.js';
 import { rowsWithKey } from '../query/hash-index.js';
 import { tableRow, type EntityTable } from './sheet-mapping.js';
@@ -109,6 +117,9 @@ export function planEntityWrite(
   return plan;
 }
 
+/** Where a key was first seen, in `planRows`: this write's rows are their index. */
+const EARLIER = Number.NEGATIVE_INFINITY;
+
 function planRows(
   plan: WritePlan,
   input: EntityRows,
@@ -119,40 +130,46 @@ function planRows(
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
   const all = entity.columns.map((_, c) => c);
-  /** Keys taken by earlier rows and by rows of this write: by what. */
-  const seen = new Map<string, string>();
-  for (const row of earlier) seen.set(keyOf(row, columns), 'an earlier row of this write');
-  coerceRows(entity, input, issues).forEach((row, i) => {
-    if (!row) return;
+  const seen = new Map<unknown, number>();
+  for (const row of earlier) seen.set(rowKey(row, columns), EARLIER);
+  const check = rowChecker(entity);
+  for (let i = 0; i < input.length; i++) {
+    const row = check.row(input[i], i, issues);
+    if (!row) continue;
     if (columns.some((c) => row[c] === null)) {
       issues.push({
         code: 'null_key',
         path: `${entity.name}[${i}]`,
         message: `row ${i + 1} of "${entity.name}" has an empty primary key column (${entity.primary_key.join(', ')})`,
       });
-      return;
+      continue;
     }
-    const key = keyOf(row, columns);
+    const key = rowKey(row, columns);
     const taken = seen.get(key);
-    const existingRow =
-      taken || plan.mode !== 'append' ? undefined : keyRows(loaded.table, columns, row).at(-1);
+    const existing =
+      taken !== undefined || plan.mode !== 'append' ? undefined : keyRows(loaded.table, columns, row).at(-1);
     // A write delivered again finds its own rows: the same key and values count as written.
     const present =
       repeatable &&
-      existingRow !== undefined &&
-      keyOf(tableRow(loaded.table, existingRow), all) === keyOf(row, all);
-    const clash = taken ?? (existingRow === undefined ? undefined : `existing row ${existingRow + 1}`);
-    if (clash && !present) {
-      issues.push(duplicate(entity, i, columns, row, clash));
-      return;
+      existing !== undefined &&
+      keyOf(tableRow(loaded.table, existing), all) === keyOf(row, all);
+    if ((taken !== undefined || existing !== undefined) && !present) {
+      const where =
+        taken === EARLIER
+          ? 'an earlier row of this write'
+          : taken !== undefined
+            ? `row ${taken + 1} of this write`
+            : `existing row ${existing! + 1}`;
+      issues.push(duplicate(entity, i, columns, row, where));
+      continue;
     }
-    seen.set(key, `row ${i + 1} of this write`);
+    seen.set(key, i);
     if (present) plan.present.push(i);
     else {
       plan.rows.push(row);
       plan.inputs.push(i);
     }
-  });
+  }
 }
 
 function planPatches(plan: WritePlan, input: EntityRows, issues: Issue[]): void {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { objectsOf } from './entity-data.js';
 import { ColumnKind } from './marshal.js';
 
 /** Rows of one `writeEntity` call after decoding, or the message the script sees. @internal */
@@ -74,8 +75,7 @@ export function decodeWrite(entity: string, kind: number, json: string): Decoded
  * Decodes a column-wise `writeEntity` payload: `header` is JSON
  * `{"c":[keys],"n":rows,"k":[kinds],"d":[per column: dictionary, values or 0]}` and `buffers`
  * holds, in column order, the bytes of each `F64`, `F64_NULLS` and `DICT` column. Non-finite
- * numbers become `null` and -0 becomes 0, as JSON would make them. Rows are built with plain assignment once every
- * key is known not to be `__proto__`.
+ * numbers become `null` and -0 becomes 0, as JSON would make them.
  * @internal
  */
 export function decodePacked(entity: string, header: string, buffers: readonly Uint8Array[]): DecodedWrite {
@@ -95,41 +95,42 @@ export function decodePacked(entity: string, header: string, buffers: readonly U
     seen.add(key);
   }
   // Per column: the value of each row, resolved once, so rows are built in one plain pass.
-  const columns: ((i: number) => unknown)[] = [];
+  const columns: ArrayLike<unknown>[] = [];
   let next = 0;
   for (let j = 0; j < m; j++) {
     const kind: unknown = kinds[j];
     if (kind === ColumnKind.F64 || kind === ColumnKind.F64_NULLS) {
       const bytes = buffers[next++];
       if (bytes === undefined || bytes.byteLength !== n * 8 || bytes.byteOffset % 8 !== 0) return malformed;
+      // As JSON would: non-finite numbers become null (NaN, read as null below) and -0 becomes 0.
       const values = new Float64Array(bytes.buffer, bytes.byteOffset, n);
-      columns.push((i) => {
-        const value = values[i] as number;
-        // As JSON would: non-finite numbers become null and -0 becomes 0.
-        return value === 0 ? 0 : Number.isFinite(value) ? value : null;
-      });
+      for (let i = 0; i < n; i++) {
+        const value = values[i]!;
+        if (value === 0) values[i] = 0;
+        else if (value - value !== 0) values[i] = NaN;
+      }
+      columns.push(values);
     } else if (kind === ColumnKind.DICT) {
       const bytes = buffers[next++];
       const dictionary: unknown = extra[j];
       if (bytes === undefined || bytes.byteLength !== n * 4 || bytes.byteOffset % 4 !== 0) return malformed;
       if (!Array.isArray(dictionary)) return malformed;
       const indexes = new Uint32Array(bytes.buffer, bytes.byteOffset, n);
-      for (let i = 0; i < n; i++) if ((indexes[i] as number) >= dictionary.length) return malformed;
-      columns.push((i) => dictionary[indexes[i] as number] as unknown);
+      const values = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) {
+        const index = indexes[i]!;
+        if (index >= dictionary.length) return malformed;
+        values[i] = dictionary[index] as unknown;
+      }
+      columns.push(values);
     } else if (kind === ColumnKind.VALUES) {
       const values: unknown = extra[j];
       if (!Array.isArray(values) || values.length !== n) return malformed;
-      columns.push((i) => values[i] as unknown);
+      columns.push(values as unknown[]);
     } else return malformed;
   }
   if (next !== buffers.length) return malformed;
-  const rows = new Array<Record<string, unknown>>(n);
-  for (let i = 0; i < n; i++) {
-    const row: Record<string, unknown> = {};
-    for (let j = 0; j < m; j++) row[keys[j] as string] = (columns[j] as (i: number) => unknown)(i);
-    rows[i] = row;
-  }
-  return { rows };
+  return { rows: objectsOf(keys as string[], columns, n) };
 }
 
 function describe(value: unknown): string {

@@ -20,14 +20,23 @@ import type { EntityData } from './types.js';
  */
 export const ColumnKind = { F64: 0, F64_NULLS: 1, DICT: 2, VALUES: 3, I32: 4 } as const;
 
-/** An entity ready to copy into the guest. @internal */
+/** One column ready to copy into the guest. @internal */
+export interface EncodedColumn {
+  /** Its {@link ColumnKind}. */
+  kind: number;
+  /** Its dictionary (`DICT`), its values (`VALUES`), else 0. */
+  extra: unknown;
+  /** Its binary data (Float64Array, Int32Array or Uint32Array bytes); `undefined` for `VALUES`. */
+  buffer: ArrayBufferLike | undefined;
+}
+
+/** An entity being copied into the guest: its columns are encoded when first asked for. @internal */
 export interface EncodedEntity {
-  /**
-   * JSON `{"c":[names],"n":rows,"k":[kinds],"d":[per column: dictionary, values or 0]}`.
-   */
-  header: string;
-  /** Per column, its binary data (Float64Array or Uint32Array bytes); `undefined` for `VALUES`. */
-  buffers: (ArrayBufferLike | undefined)[];
+  entity: EntityData;
+  /** Number of rows. */
+  n: number;
+  /** Per column, its encoding once made. */
+  columns: (EncodedColumn | undefined)[];
 }
 
 /** A dictionary is abandoned once it holds more distinct values than this share of the rows. */
@@ -35,63 +44,115 @@ function dictionaryLimit(rowCount: number): number {
   return (rowCount >>> 1) + 16;
 }
 
-/**
- * Encodes an entity column by column. Number columns (numbers and missing cells) go as
- * Float64Array bytes, non-finite numbers and missing cells as NaN, which the guest reads as
- * `null` (as JSON would make them). Columns of strings, booleans and missing cells go
- * dictionary-encoded when repetitive; anything else as a JSON array, so values JSON cannot carry
- * behave as `JSON.stringify` makes them. Missing cells become `null`.
- * @internal
- */
-export function encodeEntity(entity: EntityData): EncodedEntity {
-  const names = entity.columns.map((column) => column.name);
-  const rows = entity.rows;
-  const n = rows.length;
-  const kinds: number[] = [];
-  const extra: unknown[] = [];
-  const buffers: (ArrayBufferLike | undefined)[] = [];
-  for (let c = 0; c < names.length; c++) {
-    const numbers = numberColumn(rows, c);
-    if (numbers !== undefined) {
-      extra.push(0);
-      if (numbers.integers && !numbers.nulls) {
-        kinds.push(ColumnKind.I32);
-        buffers.push(Int32Array.from(numbers.values).buffer);
-      } else {
-        kinds.push(numbers.nulls ? ColumnKind.F64_NULLS : ColumnKind.F64);
-        buffers.push(numbers.values.buffer);
-      }
-      continue;
-    }
-    const dictionary = dictionaryColumn(rows, c);
-    if (dictionary !== undefined) {
-      kinds.push(ColumnKind.DICT);
-      extra.push(dictionary.values);
-      buffers.push(dictionary.indexes.buffer);
-      continue;
-    }
-    const values = new Array<unknown>(n);
-    for (let r = 0; r < n; r++) {
-      const cell = (rows[r] as readonly unknown[])[c];
-      values[r] = cell === undefined ? null : cell;
-    }
-    kinds.push(ColumnKind.VALUES);
-    extra.push(values);
-    buffers.push(undefined);
-  }
-  return { header: JSON.stringify({ c: names, n, k: kinds, d: extra }), buffers };
+/** Starts copying an entity; nothing is encoded yet. @internal */
+export function encodingOf(entity: EntityData): EncodedEntity {
+  const n = entity.data !== undefined ? (entity.length ?? 0) : entity.rows.length;
+  return { entity, n, columns: entity.columns.map(() => undefined) };
 }
 
-function numberColumn(
-  rows: readonly (readonly unknown[])[],
-  c: number,
-): { values: Float64Array; nulls: boolean; integers: boolean } | undefined {
-  const n = rows.length;
+/**
+ * The JSON header of an entity: `{"c":[names],"n":rows,"r":[1 or 0 per column],"k":[kinds],"d":[per
+ * column: dictionary, values or 0]}`, with the columns `read[c]` is false for left out (`r` 0,
+ * kind -1): the guest asks for those one by one if it needs them.
+ * @internal
+ */
+export function entityHeader(encoded: EncodedEntity, read: readonly boolean[] | undefined): string {
+  const names = encoded.entity.columns.map((column) => column.name);
+  const flags: number[] = [];
+  const kinds: number[] = [];
+  const extra: unknown[] = [];
+  for (let c = 0; c < names.length; c++) {
+    if (read !== undefined && !read[c]) {
+      flags.push(0);
+      kinds.push(-1);
+      extra.push(0);
+      continue;
+    }
+    const column = encodedColumn(encoded, c);
+    flags.push(1);
+    kinds.push(column.kind);
+    extra.push(column.extra);
+  }
+  return JSON.stringify({ c: names, n: encoded.n, r: flags, k: kinds, d: extra });
+}
+
+/** Column `c` of an entity, encoded on first use. @internal */
+export function encodedColumn(encoded: EncodedEntity, c: number): EncodedColumn {
+  return (encoded.columns[c] ??= encodeColumn(encoded.entity, c, encoded.n));
+}
+
+/**
+ * Encodes one column. Number columns (numbers and missing cells) go as Float64Array bytes,
+ * non-finite numbers and missing cells as NaN, which the guest reads as `null` (as JSON would make
+ * them); whole numbers as Int32Array bytes when every one fits. Columns of strings, booleans and
+ * missing cells go dictionary-encoded when repetitive; anything else as a JSON array, so values
+ * JSON cannot carry behave as `JSON.stringify` makes them. Missing cells become `null`. Entities
+ * given by column (`data`) are read as they are, without row arrays.
+ */
+function encodeColumn(entity: EntityData, c: number, n: number): EncodedColumn {
+  const cells: ArrayLike<unknown> = entity.data?.[c] ?? rowCells(entity.rows, c);
+  if (cells instanceof Uint8Array) {
+    const { values, indexes } = booleanColumn(cells, n);
+    return { kind: ColumnKind.DICT, extra: values, buffer: indexes.buffer };
+  }
+  const numbers = cells instanceof Float64Array ? numberFacts(cells, n) : numberColumn(cells, n);
+  if (numbers !== undefined) {
+    if (numbers.integers && !numbers.nulls)
+      return { kind: ColumnKind.I32, extra: 0, buffer: Int32Array.from(numbers.values).buffer };
+    return {
+      kind: numbers.nulls ? ColumnKind.F64_NULLS : ColumnKind.F64,
+      extra: 0,
+      buffer: numbers.values.buffer,
+    };
+  }
+  const dictionary = dictionaryColumn(cells, n);
+  if (dictionary !== undefined)
+    return { kind: ColumnKind.DICT, extra: dictionary.values, buffer: dictionary.indexes.buffer };
+  const values = new Array<unknown>(n);
+  for (let r = 0; r < n; r++) {
+    const cell = cells[r];
+    values[r] = cell === undefined ? null : cell;
+  }
+  return { kind: ColumnKind.VALUES, extra: values, buffer: undefined };
+}
+
+/** Column `c` of row arrays. */
+function rowCells(rows: readonly (readonly unknown[])[], c: number): unknown[] {
+  const cells = new Array<unknown>(rows.length);
+  for (let r = 0; r < rows.length; r++) cells[r] = rows[r]![c];
+  return cells;
+}
+
+interface NumberFacts {
+  values: Float64Array;
+  nulls: boolean;
+  integers: boolean;
+}
+
+/** A catalog number column (NaN for an empty cell): its first `n` values copied, and what they hold. */
+function numberFacts(cells: Float64Array, n: number): NumberFacts {
+  const values = cells.slice(0, n);
+  let nulls = false;
+  let integers = true;
+  for (let r = 0; r < n; r++) {
+    const cell = values[r]!;
+    if ((cell | 0) !== cell) {
+      integers = false;
+      if (cell - cell !== 0) {
+        values[r] = NaN; // empty, or not finite: null to the script
+        nulls = true;
+      }
+    } else if (cell === 0 && 1 / cell < 0) integers = false;
+  }
+  return { values, nulls, integers };
+}
+
+function numberColumn(cells: ArrayLike<unknown>, n: number): NumberFacts | undefined {
   const values = new Float64Array(n);
   let nulls = false;
   let integers = true;
   for (let r = 0; r < n; r++) {
-    const cell = (rows[r] as readonly unknown[])[c];
+    const cell = cells[r];
     if (typeof cell === 'number') {
       if (Number.isFinite(cell)) {
         values[r] = cell;
@@ -108,17 +169,23 @@ function numberColumn(
   return { values, nulls, integers };
 }
 
+/** A catalog boolean column (0 false, 1 true, 2 empty) as a dictionary of its three values. */
+function booleanColumn(cells: Uint8Array, n: number): { values: unknown[]; indexes: Uint32Array } {
+  const indexes = Uint32Array.from(cells.subarray(0, n));
+  for (let r = 0; r < n; r++) if (indexes[r]! > 2) indexes[r] = 2;
+  return { values: [false, true, null], indexes };
+}
+
 function dictionaryColumn(
-  rows: readonly (readonly unknown[])[],
-  c: number,
+  cells: ArrayLike<unknown>,
+  n: number,
 ): { values: unknown[]; indexes: Uint32Array } | undefined {
-  const n = rows.length;
   const limit = dictionaryLimit(n);
   const indexes = new Uint32Array(n);
   const seen = new Map<unknown, number>();
   const values: unknown[] = [];
   for (let r = 0; r < n; r++) {
-    let cell = (rows[r] as readonly unknown[])[c];
+    let cell = cells[r];
     const type = typeof cell;
     if (cell === undefined) cell = null;
     else if (cell !== null && type !== 'string' && type !== 'boolean') return undefined;

@@ -14,15 +14,21 @@ export const PRELUDE_FILENAME = 'stepwire:prelude';
  * `namesJson` is `{"i":[input names],"o":[output names]}`.
  *
  * - `hostGet(name, -1)` returns the entity's JSON header
- *   `{"c":[names],"n":rows,"k":[kinds],"d":[dictionary, values or 0 per column]}` and
+ *   `{"c":[names],"n":rows,"r":[1 or 0],"k":[kinds],"d":[dictionary, values or 0 per column]}`,
+ *   where the columns with `r` 0 (kind -1) are left out: the host found the script cannot name them
+ *   (see `columnsRead`). `hostGet(name, -2 - j)` returns `{"k":kind,"d":...}` of column `j`, and
  *   `hostGet(name, j)` the ArrayBuffer of column `j` (kinds 0-1: Float64Array, NaN for `null`;
- *   2: Uint32Array of indexes into the dictionary; 3: values in the header; 4: Int32Array). Rows are made here.
+ *   2: Uint32Array of indexes into the dictionary; 3: values in the header; 4: Int32Array). Rows
+ *   are made here, with the columns of `r` 1; a row that reaches `writeEntity` or `console` is
+ *   completed with the others first.
  * - `hostWrite(name, kind, json, ...buffers)` takes rows as one JSON string (`kind` 0: array of
  *   objects, 1: `{"c":[names],"r":[[...]]}`) or packed by column (`kind` 2: the same header as
- *   `hostGet`, then the buffers of kinds 0-2 in column order), and returns an error message or
- *   `undefined`. Rows are packed only when every row is a plain object with exactly the first
- *   row's keys and only numbers, strings, booleans or `null` as values; else they go as JSON, so
- *   what the host receives is always what `JSON.stringify` would make of them.
+ *   `hostGet` without `r`, then the buffers of kinds 0-2 in column order), and returns an error
+ *   message or `undefined`. Rows are packed only when every row is an object without `toJSON` with
+ *   exactly the first row's own enumerable keys (none an array index) and only numbers, strings,
+ *   booleans or `null` as values; else they go as JSON, so what the host receives is what
+ *   `JSON.stringify` would make of them (objects wrapping a primitive, as `new Number(1)`, are the
+ *   one exception: packed, they are read as objects).
  * - `hostLog(level, line)` returns `false` once the log cap is reached.
  *
  * Built-ins are captured first, so a script that replaces `JSON` or `Array.prototype` only
@@ -38,26 +44,29 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
   var getPrototypeOf = Object.getPrototypeOf, objectKeys = Object.keys, ObjectProto = Object.prototype;
   var StringCtor = String, ErrorCtor = Error, TypeErrorCtor = TypeError, FunctionCtor = Function;
   var F64 = Float64Array, U32 = Uint32Array, I32 = Int32Array, ArrayCtor = Array, NaNValue = NaN;
+  var MapCtor = Map, bind = Function.prototype.bind, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
+  var hasOwn = ObjectProto.hasOwnProperty, arraySlice = Array.prototype.slice, arrayMap = Array.prototype.map;
   var inputSet = create(null), outputSet = create(null), makers = create(null), extractors = create(null), i;
   for (i = 0; i < inputNames.length; i++) inputSet[inputNames[i]] = true;
   for (i = 0; i < outputNames.length; i++) outputSet[outputNames[i]] = true;
   function list(names) { return names.length === 0 ? '(none)' : names.join(', '); }
   function quote(key) { return stringify(StringCtor(key)); }
 
-  // Builds, once per column list and kinds, a function that turns columns into row objects
-  // with a literal of constant keys (one shape for every row, no per-cell property lookup).
-  function rowMaker(columns, kinds) {
-    var key = stringify([columns, kinds]);
+  // Builds, once per column list, kinds and columns read, a function that turns columns into row
+  // objects with a literal of constant keys (one shape for every row, no per-cell property lookup).
+  function rowMaker(columns, kinds, read) {
+    var key = stringify([columns, kinds, read]);
     var made = makers[key];
     if (made !== undefined) return made;
     var locals = '', fields = '';
     for (var j = 0; j < columns.length; j++) {
+      if (read[j] !== 1) continue;
       var name = columns[j], kind = kinds[j], cell;
       locals += 'var c' + j + ' = v[' + j + '], d' + j + ' = d[' + j + '];';
       if (kind === 1) cell = '(x = c' + j + '[i]) === x ? x : null';
       else if (kind === 2) cell = 'd' + j + '[c' + j + '[i]]';
       else cell = 'c' + j + '[i]';
-      fields += (j ? ',' : '') + (name === '__proto__' ? '[' + quote(name) + ']' : quote(name)) + ': ' + cell;
+      fields += (fields ? ',' : '') + (name === '__proto__' ? '[' + quote(name) + ']' : quote(name)) + ': ' + cell;
     }
     made = FunctionCtor('v', 'd', 'n', 'A',
       '"use strict";' + locals + 'var out = new A(n), x;for (var i = 0; i < n; i++) out[i] = {' + fields + '};return out;');
@@ -65,67 +74,149 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
     return made;
   }
 
+  // Column j of an entity: its kind, its cells and its dictionary, fetched from the host.
+  function loadColumn(name, j, kind, extra, columns, dictionaries) {
+    if (kind === 3) columns[j] = extra;
+    else {
+      columns[j] = kind === 2 ? new U32(hostGet(name, j)) : kind === 4 ? new I32(hostGet(name, j)) : new F64(hostGet(name, j));
+      dictionaries[j] = extra;
+    }
+  }
+
   function getEntity(name) {
     if (typeof name !== 'string' || inputSet[name] !== true) {
       throw new ErrorCtor('entity ' + StringCtor(name) + ' is not an input of this step; inputs: ' + list(inputNames));
     }
-    var data = parse(hostGet(name, -1)), kinds = data.k, n = data.n, columns = [], dictionaries = [];
+    var data = parse(hostGet(name, -1)), kinds = data.k, read = data.r, columns = [], dictionaries = [], partial = false;
     for (var j = 0; j < kinds.length; j++) {
-      var kind = kinds[j];
-      if (kind === 3) columns[j] = data.d[j];
-      else {
-        columns[j] = kind === 2 ? new U32(hostGet(name, j)) : kind === 4 ? new I32(hostGet(name, j)) : new F64(hostGet(name, j));
-        dictionaries[j] = data.d[j];
-      }
+      if (read[j] === 1) loadColumn(name, j, kinds[j], data.d[j], columns, dictionaries);
+      else partial = true;
     }
-    return rowMaker(data.c, kinds)(columns, dictionaries, n, ArrayCtor);
+    var rows = rowMaker(data.c, kinds, read)(columns, dictionaries, data.n, ArrayCtor);
+    if (partial) {
+      var keys = [];
+      for (j = 0; j < kinds.length; j++) if (read[j] === 1) keys[keys.length] = data.c[j];
+      lazies[lazies.length] = {
+        name: name, names: data.c, read: read, keys: keys, kinds: kinds, columns: columns,
+        dictionaries: dictionaries, rows: apply(arraySlice, rows, []), index: undefined,
+      };
+    }
+    return rows;
   }
 
-  // Builds, once per key list, a function that checks every row has exactly these own enumerable
-  // keys, in this order, on a plain object, and copies the values into one array per key with a
-  // bit set per column of the value types seen (1 number, 2 string, 4 null, 8 boolean, 16 other).
+  // Rows of an entity whose source names only some columns carry only those (the host found the
+  // script cannot reach the others by name). A row that reaches writeEntity or console is completed
+  // here: the same row with every column, in column order, then the keys the script added.
+  var lazies = [];
+  function completed(row) {
+    for (var l = 0; l < lazies.length; l++) {
+      var lazy = lazies[l];
+      if (lazy.index === undefined) {
+        var index = new MapCtor(), set = apply(bind, mapSet, [index]);
+        for (var i = 0; i < lazy.rows.length; i++) set(lazy.rows[i], i);
+        lazy.index = apply(bind, mapGet, [index]);
+      }
+      var at = lazy.index(row);
+      if (at !== undefined) return fullRow(lazy, row, at);
+    }
+    return row;
+  }
+  function fullRow(lazy, row, i) {
+    var out = {}, names = lazy.names, seen = create(null), j, k, v, x;
+    for (j = 0; j < names.length; j++) {
+      k = names[j];
+      seen[k] = true;
+      if (apply(hasOwn, row, [k])) v = row[k];
+      else if (lazy.read[j] === 1) continue;
+      else {
+        if (lazy.kinds[j] === -1) {
+          var meta = parse(hostGet(lazy.name, -2 - j));
+          lazy.kinds[j] = meta.k;
+          loadColumn(lazy.name, j, meta.k, meta.d, lazy.columns, lazy.dictionaries);
+        }
+        x = lazy.columns[j][i];
+        v = lazy.kinds[j] === 2 ? lazy.dictionaries[j][x] : lazy.kinds[j] === 1 && x !== x ? null : x;
+      }
+      defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
+    }
+    var own = objectKeys(row);
+    for (j = 0; j < own.length; j++) {
+      k = own[j];
+      if (seen[k] !== true) defineProperty(out, k, { value: row[k], writable: true, enumerable: true, configurable: true });
+    }
+    return out;
+  }
+  // Whether rows with these keys may be such rows: some entity's kept keys begin them.
+  function maybeLazy(keys) {
+    for (var l = 0; l < lazies.length; l++) {
+      var kept = lazies[l].keys, j = 0;
+      if (kept.length > keys.length) continue;
+      while (j < kept.length && kept[j] === keys[j]) j++;
+      if (j === kept.length) return true;
+    }
+    return false;
+  }
+  function completing(key, value) {
+    return value !== null && typeof value === 'object' && !isArray(value) ? completed(value) : value;
+  }
+  function toJson(value) {
+    return lazies.length === 0 ? stringify(value) : stringify(value, completing);
+  }
+
+  // Builds, once per key list, a function that checks every row is an object without toJSON whose
+  // own enumerable keys are exactly these, in this order (one native Object.keys per row, no other
+  // call), and copies the values into one array per key with a bit set per column of the value
+  // types seen (1 number, 2 string, 4 null, 8 boolean, 16 other). No key is an array index, so no
+  // array passes.
   function extractor(keys) {
     var key = stringify(keys);
     var made = extractors[key];
     if (made !== undefined) return made;
-    var locals = '', body = '', arrays = '', flags = '';
+    var locals = '', same = '', body = '', arrays = '', flags = '';
     for (var j = 0; j < keys.length; j++) {
       locals += 'var a' + j + ' = new A(n), f' + j + ' = 0;';
+      same += ' || k[' + j + '] !== ' + quote(keys[j]);
       body += 'v = r[' + quote(keys[j]) + ']; a' + j + '[i] = v; f' + j +
         ' |= typeof v === "number" ? 1 : typeof v === "string" ? 2 : v === null ? 4 : typeof v === "boolean" ? 8 : 16;';
       arrays += (j ? ',' : '') + 'a' + j;
       flags += (j ? ',' : '') + 'f' + j;
     }
-    made = FunctionCtor('rows', 'n', 'K', 'gp', 'OP', 'A',
-      '"use strict";' + locals + 'var m = K.length, r, v, j, k;for (var i = 0; i < n; i++) {' +
-      'r = rows[i]; if (r === null || typeof r !== "object" || gp(r) !== OP) return null;' +
-      'j = 0; for (k in r) { if (k !== K[j]) return null; j++; } if (j !== m) return null;' +
+    made = FunctionCtor('rows', 'n', 'ok', 'A',
+      '"use strict";' + locals + 'var r, v, k;for (var i = 0; i < n; i++) {' +
+      'r = rows[i]; if (r === null || typeof r !== "object" || r.toJSON !== undefined) return null;' +
+      'k = ok(r); if (k.length !== ' + keys.length + same + ') return null;' +
       body + '} return [[' + arrays + '], [' + flags + ']];');
     extractors[key] = made;
     return made;
   }
 
   // Packs an array of row objects by column into the arguments of hostWrite, or returns undefined
-  // when they must go as JSON.
-  function pack(name, rows) {
+  // when they must go as JSON. Number columns are copied into their Float64Array natively.
+  function pack(name, rows, complete) {
     var n = rows.length;
     if (typeof n !== 'number' || n === 0 || rows.toJSON !== undefined || 'toJSON' in ObjectProto) return undefined;
     var first = rows[0];
     if (first === null || typeof first !== 'object' || getPrototypeOf(first) !== ObjectProto) return undefined;
     var keys = objectKeys(first), m = keys.length, j, k;
+    if (complete && maybeLazy(keys)) return pack(name, apply(arrayMap, rows, [completed]), false);
     if (m === 0) return undefined;
-    for (j = 0; j < m; j++) if (keys[j] === '__proto__' || keys[j] in ObjectProto) return undefined;
-    var got = extractor(keys)(rows, n, keys, getPrototypeOf, ObjectProto, ArrayCtor);
+    for (j = 0; j < m; j++) {
+      k = keys[j];
+      if (k === '__proto__' || k in ObjectProto || StringCtor(k >>> 0) === k) return undefined;
+    }
+    var got = extractor(keys)(rows, n, objectKeys, ArrayCtor);
     if (got === null) return undefined;
     var arrays = got[0], flags = got[1], kinds = [], extra = [], buffers = [], b = 0;
     for (j = 0; j < m; j++) {
       var f = flags[j], a = arrays[j], out, v;
       if (f & 16) return undefined;
-      if (f === 1 || f === 5) {
+      if (f === 1) {
+        out = new F64(a);
+        kinds[j] = 0; extra[j] = 0; buffers[b++] = out.buffer;
+      } else if (f === 5) {
         out = new F64(n);
-        if (f === 1) for (k = 0; k < n; k++) out[k] = a[k];
-        else for (k = 0; k < n; k++) { v = a[k]; out[k] = v === null ? NaNValue : v; }
-        kinds[j] = f === 1 ? 0 : 1; extra[j] = 0; buffers[b++] = out.buffer;
+        for (k = 0; k < n; k++) { v = a[k]; out[k] = v === null ? NaNValue : v; }
+        kinds[j] = 1; extra[j] = 0; buffers[b++] = out.buffer;
       } else if ((f & 9) === 0 && (out = dictionary(a, n)) !== undefined) {
         kinds[j] = 2; extra[j] = out[0]; buffers[b++] = out[1].buffer;
       } else {
@@ -164,15 +255,15 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
     }
     var problem;
     if (isArray(rows)) {
-      var packed = pack(name, rows);
-      problem = packed === undefined ? hostWrite(name, 0, stringify(rows)) : apply(hostWrite, undefined, packed);
+      var packed = pack(name, rows, lazies.length > 0);
+      problem = packed === undefined ? hostWrite(name, 0, toJson(rows)) : apply(hostWrite, undefined, packed);
     } else if (rows !== null && typeof rows === 'object' && isArray(rows.columns) && isArray(rows.rows)) {
       var columnNames = [];
       for (var j = 0; j < rows.columns.length; j++) {
         var column = rows.columns[j];
         columnNames.push(typeof column === 'string' ? column : column !== null && typeof column === 'object' ? column.name : column);
       }
-      problem = hostWrite(name, 1, stringify({ c: columnNames, r: rows.rows }));
+      problem = hostWrite(name, 1, toJson({ c: columnNames, r: rows.rows }));
     } else {
       throw new TypeErrorCtor('writeEntity("' + name + '", rows): rows must be an array of objects or a data table {columns, rows}');
     }
@@ -185,7 +276,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
     if (value instanceof ErrorCtor) return StringCtor(value.name) + ': ' + StringCtor(value.message);
     if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return StringCtor(value);
     try {
-      var text = stringify(value);
+      var text = toJson(value);
       return text === undefined ? StringCtor(value) : text;
     } catch (e) {
       return StringCtor(value);

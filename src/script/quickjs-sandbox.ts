@@ -14,11 +14,9 @@ import {
   type QuickJSSyncVariant,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
-import { LimitError, ScriptError, StepwireError } from '../errors/index.js';
-import { decodePacked, decodeWrite, type DecodedWrite } from './decode.js';
-import { encodeEntity, type EncodedEntity } from './marshal.js';
+import { ScriptError, StepwireError } from '../errors/index.js';
+import { installPrelude, type RunState } from './host-functions.js';
 import { cancelledError, guestError, memoryError, stackError, timeoutError } from './outcome.js';
-import { PRELUDE_FILENAME, PRELUDE_SOURCE } from './prelude.js';
 import type { ScriptInput, ScriptLimits, ScriptResult, ScriptSandbox } from './types.js';
 
 /** Options of {@link QuickJsSandbox}. */
@@ -39,22 +37,25 @@ const HEADROOM_BYTES = 16 * 1024 * 1024;
 /** The module declares 16 MiB initial memory and at most 2 GiB. */
 const MIN_PAGES = 256;
 const MAX_PAGES = 32768;
+/**
+ * A runtime is kept for the next run only when what the last run left (garbage QuickJS has not
+ * collected yet) is at most this; the next run's memory limit is raised by what is left.
+ */
+const KEEP_RUNTIME_BYTES = 4 * 1024 * 1024;
 
-/** What one run accumulates while it executes. */
-interface RunState {
-  fatal: StepwireError | undefined;
-  /** Whether the interrupt handler stopped the script (time limit, cancel or a fatal host error). */
-  interrupted: boolean;
-  outputBytes: number;
-  logChars: number;
-  logs: string[];
-  writes: Record<string, Record<string, unknown>[]>;
-  encoded: Map<string, EncodedEntity>;
+/** A runtime kept between runs, and the bytes the runs before left in it. */
+interface IdleRuntime {
+  runtime: QuickJSRuntime;
+  leftBytes: number;
+  /** Bytes the last run copied in and out: past {@link KEEP_RUNTIME_BYTES}, its heap is not measured. */
+  copiedBytes: number;
 }
 
 /**
  * Runs transform scripts in QuickJS (WebAssembly), in process and edge-safe. Each run gets a fresh
- * runtime and context; the script sees only `getEntity`, `writeEntity` and `console`.
+ * context (its own globals and built-ins); the script sees only `getEntity`, `writeEntity` and
+ * `console`. The QuickJS runtime under it is kept for the next run after a run that succeeded and
+ * left no pending job and little memory, and is thrown away after anything else.
  *
  * Memory is bounded by giving each QuickJS instance a WebAssembly memory whose maximum is the
  * heap limit plus 16 MiB, since QuickJS's own limit does not count large strings in this build.
@@ -68,6 +69,8 @@ export class QuickJsSandbox implements ScriptSandbox {
   readonly #wasmModule: QuickJsSandboxOptions['wasmModule'];
   /** One QuickJS instance per memory size; replaced when one fails in a way it cannot recover from. */
   readonly #modules = new Map<number, Promise<QuickJSWASMModule>>();
+  /** The runtime kept for the next run, per memory size. */
+  readonly #idle = new Map<number, IdleRuntime>();
 
   constructor(options: QuickJsSandboxOptions = {}) {
     this.#variant = options.variant ?? RELEASE_SYNC;
@@ -82,12 +85,19 @@ export class QuickJsSandbox implements ScriptSandbox {
     const module = await this.#module(pages);
     if (input.signal?.aborted) throw cancelledError();
     let broken = false;
+    const idle = this.#idle.get(pages);
+    this.#idle.delete(pages);
+    const runtime: IdleRuntime = idle ?? { runtime: module.newRuntime(), leftBytes: 0, copiedBytes: 0 };
+    let keep = false;
     try {
-      return runOnce(module, input, () => {
+      const result = runOnce(runtime, input, () => {
         broken = true;
       });
+      keep = true;
+      return result;
     } finally {
-      if (broken) this.#modules.delete(pages);
+      if (!broken && keep && !this.#idle.has(pages) && reusable(runtime)) this.#idle.set(pages, runtime);
+      else if (broken || !disposeRuntime(runtime.runtime)) this.#modules.delete(pages);
     }
   }
 
@@ -129,7 +139,35 @@ function memoryPages(memoryBytes: number): number {
   return Math.min(MAX_PAGES, Math.max(MIN_PAGES, Math.ceil((memoryBytes + HEADROOM_BYTES) / PAGE)));
 }
 
-function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () => void): ScriptResult {
+/**
+ * True when a runtime may serve the next run: no promise job is left and what the run left in memory
+ * is small (it is then counted on top of the next run's limit). Sets `leftBytes`.
+ */
+function reusable(idle: IdleRuntime): boolean {
+  try {
+    // Measuring walks the whole heap; a run that copied this much leaves too much anyway.
+    if (idle.copiedBytes > KEEP_RUNTIME_BYTES || idle.runtime.hasPendingJob()) return false;
+    const used = /memory used\s+\d+\s+(\d+)/.exec(idle.runtime.dumpMemoryUsage());
+    if (used === null) return false;
+    idle.runtime.removeInterruptHandler(); // it holds the finished run's state
+    idle.leftBytes = Number(used[1]);
+    return idle.leftBytes <= KEEP_RUNTIME_BYTES;
+  } catch {
+    return false;
+  }
+}
+
+/** Frees a runtime; false when QuickJS failed doing so (it asserts on leftovers after an out-of-memory). */
+function disposeRuntime(runtime: QuickJSRuntime): boolean {
+  try {
+    runtime.dispose();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void): ScriptResult {
   const { limits, signal } = input;
   const filename = input.filename ?? 'script.js';
   const lineCount = countLines(input.source);
@@ -137,17 +175,17 @@ function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () =
     fatal: undefined,
     interrupted: false,
     outputBytes: 0,
+    inputBytes: 0,
     logChars: 0,
     logs: [],
     writes: Object.fromEntries(input.outputs.map((name) => [name, []])),
     encoded: new Map(),
   };
   const deadline = Date.now() + limits.timeoutMs;
-  let runtime: QuickJSRuntime | undefined;
+  const runtime = idle.runtime;
   let context: QuickJSContext | undefined;
   try {
-    runtime = module.newRuntime();
-    runtime.setMemoryLimit(limits.memoryBytes);
+    runtime.setMemoryLimit(limits.memoryBytes + idle.leftBytes);
     runtime.setMaxStackSize(limits.stackBytes);
     // Remembered, because an interrupt inside a promise job only rejects that job's promise.
     runtime.setInterruptHandler(() => {
@@ -174,6 +212,7 @@ function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () =
       if (Date.now() > deadline && !(thrown instanceof ScriptError)) throw timeoutError(limits);
       throw thrown;
     }
+    idle.copiedBytes = state.inputBytes + state.outputBytes;
     return { writes: state.writes, logs: state.logs };
   } catch (error) {
     if (error instanceof StepwireError) throw error;
@@ -191,7 +230,6 @@ function runOnce(module: QuickJSWASMModule, input: ScriptInput, markBroken: () =
   } finally {
     try {
       context?.dispose();
-      runtime?.dispose();
     } catch {
       // QuickJS asserts on leftover objects after an out-of-memory or overflow; drop the instance.
       markBroken();
@@ -236,93 +274,6 @@ function settledValue(
   const error = guestError(dumpSafely(context, state.error), filename, lineCount, limits);
   state.error.dispose();
   return error;
-}
-
-function installPrelude(context: QuickJSContext, input: ScriptInput, state: RunState): void {
-  const { limits } = input;
-  const maxLog = limits.maxLogBytes ?? 64 * 1024;
-  const handles: QuickJSHandle[] = [];
-  try {
-    handles.push(
-      context.newFunction('hostGet', (nameHandle, partHandle) => {
-        const name = context.getString(nameHandle);
-        const part = context.getNumber(partHandle);
-        let encoded = state.encoded.get(name);
-        if (encoded === undefined) {
-          const entity = input.inputs[name];
-          if (entity === undefined || !Object.hasOwn(input.inputs, name)) throw new Error(`no input ${name}`);
-          try {
-            encoded = encodeEntity(entity);
-          } catch (error) {
-            state.fatal = new StepwireError(
-              'script_input',
-              `input entity "${name}" cannot be copied into the script as JSON: ${String(error)}`,
-            );
-            throw error;
-          }
-          state.encoded.set(name, encoded);
-        }
-        if (part < 0) return context.newString(encoded.header);
-        const buffer = encoded.buffers[part];
-        if (buffer === undefined) throw new Error(`no binary column ${part} in ${name}`);
-        return context.newArrayBuffer(buffer);
-      }),
-      context.newFunction('hostWrite', (nameHandle, kindHandle, jsonHandle, ...bufferHandles) => {
-        const name = context.getString(nameHandle);
-        const kind = context.getNumber(kindHandle);
-        const json = context.getString(jsonHandle);
-        const buffers: Uint8Array[] = [];
-        let size = json.length;
-        for (const handle of bufferHandles) {
-          const view = context.getArrayBuffer(handle);
-          try {
-            size += view.value.byteLength;
-            if (state.outputBytes + size <= limits.maxOutputBytes) buffers.push(view.value.slice());
-          } finally {
-            view.dispose();
-          }
-        }
-        state.outputBytes += size;
-        if (state.outputBytes > limits.maxOutputBytes) {
-          state.fatal ??= new LimitError(
-            'script.output',
-            `script wrote more than its output limit of ${limits.maxOutputBytes} bytes ` +
-              '(JSON text, 8 bytes per packed number, 4 per packed string index)',
-          );
-          return context.newString(state.fatal.message);
-        }
-        const decoded: DecodedWrite =
-          kind === 2 ? decodePacked(name, json, buffers) : decodeWrite(name, kind, json);
-        if ('problem' in decoded) return context.newString(decoded.problem);
-        const target = state.writes[name] as Record<string, unknown>[];
-        for (const row of decoded.rows) target.push(row);
-        return undefined;
-      }),
-      context.newFunction('hostLog', (levelHandle, lineHandle) => {
-        if (state.logChars >= maxLog) return context.false;
-        const level = context.getString(levelHandle);
-        const line = context.getString(lineHandle);
-        const text = level === 'warn' || level === 'error' ? `[${level}] ${line}` : line;
-        const room = maxLog - state.logChars;
-        if (text.length >= room) {
-          state.logs.push(text.slice(0, room), `[logs truncated at ${maxLog} characters]`);
-          state.logChars = maxLog;
-          return context.false;
-        }
-        state.logs.push(text);
-        state.logChars += text.length;
-        return context.true;
-      }),
-      context.newString(JSON.stringify({ i: Object.keys(input.inputs), o: input.outputs })),
-    );
-    const prelude = context.unwrapResult(
-      context.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global' }),
-    );
-    handles.push(prelude);
-    context.unwrapResult(context.callFunction(prelude, context.undefined, ...handles.slice(0, 4))).dispose();
-  } finally {
-    for (const handle of handles) handle.dispose();
-  }
 }
 
 function dumpSafely(context: QuickJSContext, handle: QuickJSHandle): unknown {

@@ -3,12 +3,28 @@
  * @module
  */
 
-/** One input entity as the catalog gives it: its columns and its rows as arrays of cell values. */
+/**
+ * The cells of one column as the catalog holds them: numbers in a `Float64Array` (NaN for an empty
+ * cell), booleans in a `Uint8Array` (0 false, 1 true, 2 empty), text as an array of `string | null`.
+ */
+export type ColumnCells = Float64Array | Uint8Array | readonly (string | null)[];
+
+/** One input entity: its columns, and its rows as arrays of cell values. */
 export interface EntityData {
   /** Columns in order; `name` keys the row objects the script sees. */
   columns: readonly { name: string; type: string }[];
-  /** Rows, each an array of cell values in column order. */
+  /**
+   * Rows, each an array of cell values in column order. Where `data` is given, `rows` is made from it
+   * on first read and is not enumerable, so it never crosses a worker boundary.
+   */
   rows: readonly (readonly unknown[])[];
+  /**
+   * The same cells column by column, as the catalog gives them (entities read from their sheet);
+   * sandboxes read these rather than `rows` when they are there. Only the first `length` count.
+   */
+  data?: readonly ColumnCells[];
+  /** Number of rows, with `data`. */
+  length?: number;
 }
 
 /** Bounds of one script run. */

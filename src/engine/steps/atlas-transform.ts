@@ -1,9 +1,9 @@
 import { StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
-import { rowObjects, type AtlasData, type DataTable } from '../../schema/index.js';
-import { tableRow } from '../../catalog/sheet-mapping.js';
+import type { AtlasData, DataTable } from '../../schema/index.js';
 import { tableRowObjects } from '../../catalog/rows.js';
 import type { EntityData } from '../../script/index.js';
+import { columnarEntity, rowObjectsOf } from '../../script/entity-data.js';
 import type { RunServices } from '../plan-types.js';
 import type { TransformContext } from '../scripts.js';
 
@@ -35,12 +35,12 @@ export async function runTransform(
       const { entity: definition, table } = await context.catalog.table(entity.name, {
         signal: context.signal,
       });
-      const rows: unknown[][] = new Array(table.length);
-      for (let i = 0; i < table.length; i++) rows[i] = tableRow(table, i);
-      inputs[entity.name] = {
-        columns: definition.columns.map((c) => ({ name: c.name, type: c.type })),
-        rows,
-      };
+      // The table's own columns, not copied: the sandbox encodes them as they are.
+      inputs[entity.name] = columnarEntity(
+        definition.columns.map((c) => ({ name: c.name, type: c.type })),
+        table.data,
+        table.length,
+      );
     }
   }
   const outputs = (atlas.output_entities ?? []).map((o) => o.name);
@@ -104,7 +104,7 @@ async function runTrusted(
             message: `entity "${name}" is not an input of this step (inputs: ${Object.keys(inputs).join(', ')})`,
           },
         ]);
-      return rowObjects(data.columns, data.rows);
+      return rowObjectsOf(data);
     },
     writeEntity(name, rows) {
       if (!outputs.includes(name))
@@ -115,9 +115,10 @@ async function runTrusted(
             message: `entity "${name}" is not an output of this step (outputs: ${outputs.join(', ')})`,
           },
         ]);
-      (writes[name] ??= []).push(
-        ...('columns' in rows ? tableRowObjects(rows) : (rows as readonly Record<string, unknown>[])),
-      );
+      const target = (writes[name] ??= []);
+      const added = 'columns' in rows ? tableRowObjects(rows) : (rows as readonly Record<string, unknown>[]);
+      // One by one: spreading a long array into push() overflows the call stack.
+      for (let i = 0; i < added.length; i++) target.push(added[i]!);
     },
     log(...values) {
       logs.push(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' '));
