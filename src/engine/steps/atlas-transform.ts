@@ -72,7 +72,7 @@ export async function runTransform(
   try {
     const result = await context.catalog.write(
       Object.entries(writes).map(([entity, rows]) => ({ entity, rows, mode: modes.get(entity) ?? 'append' })),
-      { signal: context.signal },
+      { signal: context.signal, idempotencyKey: context.idempotencyKey },
     );
     for (const name of outputs) result.written[name] ??= 0;
     return { written: result.written };
