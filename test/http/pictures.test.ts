@@ -83,8 +83,8 @@ describe('pictures over HTTP', () => {
   it('GET /runs/{id}/timeline.svg and /runs/{id}/page show a run as it goes on, then its failure', async () => {
     const { engine, handler, release } = await pictureEngine();
     const handle = await engine.start('pictures', { n: 1 });
-    // Wait until the run record shows the second step running.
-    for (let i = 0; i < 100; i++) {
+    // Wait (10 s at most) until the run record shows the second step running.
+    for (let i = 0; i < 1000; i++) {
       const record = await engine.getRun(handle.id).catch(() => undefined);
       if (record?.steps.some((s) => s.status === 'running')) break;
       await new Promise((resolve) => setTimeout(resolve, 10));
