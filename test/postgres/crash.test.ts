@@ -32,7 +32,7 @@ async function bundleChild(): Promise<string> {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    external: ['@electric-sql/pglite', 'quickjs-emscripten', '@jitl/*', 'pg'],
+    external: ['@electric-sql/pglite', 'quickjs-emscripten', '@jitl/*', 'pg', 'pg-boss'],
     // CommonJS packages in the bundle call require().
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
