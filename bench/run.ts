@@ -13,6 +13,7 @@ const ALL = [
   'pdf',
   'http',
   'storage',
+  'durable',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

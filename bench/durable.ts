@@ -1,0 +1,455 @@
+/**
+ * Durable runs (DESIGN 12) against the in-process engine: a chain of 5 no-op `platform/dummy/dummy_task`
+ * steps run through the queue with 1 and 2 workers, on PGlite in memory and on the PostgreSQL server
+ * (`STEPWIRE_PG_URL`, by default postgres://postgres@127.0.0.1:5432/test; left out with a notice when
+ * unreachable). Measured in the same run, per database: a bare `SELECT 1` round trip, and the same
+ * chain run by an engine without a queue on the same storage. Printed: the run's latency (p50), ms
+ * per step and that in round trips, runs per second with 40 runs in flight, and the SQL statements
+ * per step (a statement is one round trip to the server).
+ *
+ * A worker is one `Engine` calling `engine.work({ concurrency: 1, triggers: false })`; 2 workers are
+ * two engines, each on its own `openPostgres` of the same database, in this process (so both use one
+ * clock and one statement counter; on PGlite they share the one in-memory database). Statements are
+ * counted in the client: every query of a `pg` Client (the storage's pool, pg-boss's pool and the
+ * LISTEN connection) or of the PGlite instance, BEGIN and COMMIT included. A step's phases are timed
+ * by wrapping the engine's queue: wait (the previous commit, or the run's begin, to the worker's
+ * handler: NOTIFY, then pg-boss's fetch), load, execute, commit.
+ *
+ * Run: `npm run bench -- durable` or `npx tsx bench/durable.ts` (`--trace` also prints every
+ * statement of one run).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { isStorageError, openPostgres, type PostgresDatabase } from '../src/adapters/postgres/index.js';
+import type { Delivery, RunQueue } from '../src/adapters/queue.js';
+import { Engine, type Workflow } from '../src/index.js';
+import { median, printTable, time } from './util.js';
+
+const STEPS = 5;
+const LATENCY_RUNS = 20;
+const THROUGHPUT_RUNS = 40;
+const PINGS = 200;
+const SERVER_URL = process.env.STEPWIRE_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const TRACE = process.argv.includes('--trace');
+const WORKFLOW = `chain_${STEPS}`;
+
+// --- statements, counted in the client -----------------------------------------------------------
+
+const statements = {
+  on: false,
+  byKind: new Map<string, number>(),
+  ms: new Map<string, number>(),
+  trace: undefined as string[] | undefined,
+};
+
+/** What a statement does, by its text: stepwire's own, pg-boss's, or the bench's. */
+const KINDS: [RegExp, string][] = [
+  [/^\s*begin\b/i, 'BEGIN'],
+  [/^\s*commit\b/i, 'COMMIT'],
+  [/^\s*rollback\b/i, 'ROLLBACK'],
+  [/^\s*select 1\s*$/i, 'SELECT 1 (bench)'],
+  [/^\s*(un)?listen\b/i, 'LISTEN'],
+  [/for update\s*$/i, 'lock run (select ... for update)'],
+  [/^\s*with (updated|inserted) as/i, 'write run + events + notify'],
+  [/^\s*insert into "[^"]*"\."runs"/i, 'insert run'],
+  [/from "[^"]*"\."run_events"/i, 'read events (follower)'],
+  [/^\s*select record::text as "record", durable::text as "durable"/i, 'load run'],
+  [/from "[^"]*"\."definitions"/i, 'read definition'],
+  [/^\s*with next as \( select j\.id from \S+\.job/i, 'pg-boss: fetch job'],
+  [/^\s*with ins as \( insert into \S+\.job/i, 'pg-boss: insert jobs'],
+  [/^\s*with results as \( update \S+\.job\S* set completed_on/i, 'pg-boss: complete job'],
+  [/_jobs\./i, 'pg-boss: maintenance (background)'],
+];
+
+function kindOf(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  for (const [pattern, kind] of KINDS) if (pattern.test(flat)) return kind;
+  return `other: ${flat.slice(0, 70)}`;
+}
+
+/** Counts a statement; the function it returns, called when the statement settles, adds up its time. */
+function count(text: string): (() => void) | undefined {
+  if (!statements.on) return undefined;
+  const kind = kindOf(text);
+  statements.byKind.set(kind, (statements.byKind.get(kind) ?? 0) + 1);
+  statements.trace?.push(`${kind.padEnd(32)} ${text.replace(/\s+/g, ' ').slice(0, 150)}`);
+  const start = performance.now();
+  return () => void statements.ms.set(kind, (statements.ms.get(kind) ?? 0) + performance.now() - start);
+}
+
+/** Calls `done` when a query settles, whether it answers by promise or by callback. */
+function settled(
+  args: unknown[],
+  call: (args: unknown[]) => unknown,
+  done: (() => void) | undefined,
+): unknown {
+  if (!done) return call(args);
+  const last = args.length - 1;
+  const callback = args[last];
+  if (typeof callback === 'function')
+    args[last] = (...results: unknown[]) => (done(), (callback as (...a: unknown[]) => unknown)(...results));
+  const result = call(args);
+  if (result instanceof Promise) result.then(done, done);
+  return result;
+}
+
+/** Counts every query of every `pg` Client in this process (pg-boss's included) until undone. */
+function countPg(): () => void {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string } | undefined;
+    const done = count(typeof first === 'string' ? first : (first?.text ?? ''));
+    return settled(args, (a) => original.apply(this, a), done);
+  };
+  return () => void (proto.query = original);
+}
+
+type Tx = { query: (...args: never[]) => unknown; exec: (...args: never[]) => unknown };
+
+/** Counts every query of one PGlite instance, BEGIN and COMMIT of its transactions included. */
+function countPglite(pglite: PGlite): PGlite {
+  const target = pglite as unknown as Tx & { transaction: (fn: (tx: Tx) => unknown) => Promise<unknown> };
+  const counted = (run: Tx['query']) =>
+    ((...args: unknown[]) => settled(args, (a) => run(...(a as never[])), count(String(args[0])))) as never;
+  const { transaction } = target;
+  target.query = counted(target.query.bind(pglite));
+  target.exec = counted(target.exec.bind(pglite));
+  target.transaction = (fn) =>
+    transaction.call(pglite, async (tx: Tx) => {
+      count('BEGIN');
+      tx.query = counted(tx.query);
+      tx.exec = counted(tx.exec);
+      const result = await fn(tx);
+      count('COMMIT');
+      return result;
+    });
+  return pglite;
+}
+
+// --- phases of a step, timed around the queue ----------------------------------------------------
+
+interface Phases {
+  begin: number[];
+  wait: number[];
+  load: number[];
+  running: number[];
+  execute: number[];
+  commit: number[];
+  tail: number[];
+}
+
+const newPhases = (): Phases => ({
+  begin: [],
+  wait: [],
+  load: [],
+  running: [],
+  execute: [],
+  commit: [],
+  tail: [],
+});
+
+/** Times a queue's begin, the wait before each delivery, its load, execution and commit. */
+class Probe {
+  phases = newPhases();
+  /** When each run's last commit (or its begin) landed. */
+  readonly landed = new Map<string, number>();
+  readonly #delivery = new AsyncLocalStorage<{ loaded: number; running: number }>();
+
+  wrap(queue: RunQueue): RunQueue {
+    const { landed } = this;
+    const current = this.#delivery;
+    const timed = async <T>(into: number[], work: Promise<T>, start = performance.now()) => {
+      const result = await work;
+      into.push(performance.now() - start);
+      return result;
+    };
+    return {
+      available: queue.available,
+      begin: async (id, change) => {
+        await timed(this.phases.begin, queue.begin(id, change));
+        landed.set(id, performance.now());
+      },
+      commit: async (id, delivery, decide) => {
+        const step = current.getStore();
+        if (!delivery) return timed(step ? this.phases.running : [], queue.commit(id, delivery, decide));
+        const start = performance.now();
+        if (step) this.phases.execute.push(start - step.loaded - step.running);
+        const change = await timed(this.phases.commit, queue.commit(id, delivery, decide), start);
+        landed.set(id, performance.now());
+        return change;
+      },
+      load: async (id) => {
+        const step = current.getStore();
+        if (!step) return queue.load(id);
+        const run = await timed(this.phases.load, queue.load(id));
+        step.loaded = performance.now();
+        return run;
+      },
+      events: (id, after) => queue.events(id, after),
+      watch: (listener) => queue.watch(listener),
+      work: (handler, options) =>
+        queue.work((delivery: Delivery) => {
+          const since = landed.get(delivery.job.run);
+          if (since !== undefined) this.phases.wait.push(performance.now() - since);
+          return current.run({ loaded: 0, running: 0 }, () => handler(delivery));
+        }, options),
+    };
+  }
+}
+
+// --- the runs ------------------------------------------------------------------------------------
+
+function chain(n: number): Workflow {
+  const steps: Workflow['steps'] = Array.from({ length: n }, (_, i) => ({
+    name: `s${i}`,
+    type: 'l2' as const,
+    l2_data: {
+      provider: 'platform',
+      module: 'dummy',
+      action: 'dummy_task',
+      input_data: { value: i === 0 ? '{{input.value}}' : `{{s${i - 1}.value}}`, n: i },
+    },
+  }));
+  return { name: WORKFLOW, steps, wires: [] };
+}
+
+interface Figures {
+  latency: number;
+  runsPerSecond: number;
+  statementsPerRun: number;
+  byKind: Map<string, number>;
+  /** Milliseconds spent waiting on each kind of statement, over all its calls. */
+  msByKind: Map<string, number>;
+  phases: Phases;
+}
+
+/** Latency of one run at a time, then runs/s with many in flight, and statements per run. */
+async function measure(engine: Engine, probe?: Probe): Promise<Figures> {
+  const input = { value: { id: 7, tags: ['a', 'b'] } };
+  for (let i = 0; i < 2; i++) await engine.run(WORKFLOW, input);
+  if (TRACE && probe) {
+    statements.trace = [];
+    statements.on = true;
+    await engine.run(WORKFLOW, input);
+    statements.on = false;
+    console.log(`\nstatements of one run:\n${statements.trace.join('\n')}`);
+    statements.trace = undefined;
+  }
+  if (probe) probe.phases = newPhases();
+  statements.byKind.clear();
+  statements.ms.clear();
+  statements.on = true;
+  const latencies: number[] = [];
+  for (let i = 0; i < LATENCY_RUNS; i++) {
+    const start = performance.now();
+    const record = await engine.run(WORKFLOW, input);
+    const end = performance.now();
+    latencies.push(end - start);
+    if (record.status !== 'succeeded')
+      throw new Error(`a run ended ${record.status}: ${JSON.stringify(record.error)}`);
+    const landed = probe?.landed.get(record.id);
+    if (probe && landed !== undefined) probe.phases.tail.push(end - landed);
+  }
+  statements.on = false;
+  const byKind = new Map(statements.byKind);
+  const msByKind = new Map(statements.ms);
+  const phases = probe?.phases ?? newPhases();
+  if (probe) probe.phases = newPhases();
+  const all = await time(() =>
+    Promise.all(Array.from({ length: THROUGHPUT_RUNS }, () => engine.run(WORKFLOW, input))),
+  );
+  probe?.landed.clear();
+  const total = [...byKind.values()].reduce((a, b) => a + b, 0);
+  return {
+    latency: median(latencies),
+    runsPerSecond: (THROUGHPUT_RUNS * 1000) / all,
+    statementsPerRun: total / LATENCY_RUNS,
+    byKind,
+    msByKind,
+    phases,
+  };
+}
+
+interface Target {
+  label: string;
+  /** Opens the database; called once per engine, each call on the same database. */
+  open(): Promise<PostgresDatabase>;
+  /** One bare `SELECT 1`. */
+  ping(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+async function pgliteTarget(): Promise<Target> {
+  const pglite = countPglite(await PGlite.create());
+  return {
+    label: 'PGlite in memory',
+    open: () => openPostgres({ pglite: pglite as never }),
+    ping: () => pglite.query('select 1'),
+    close: () => pglite.close(),
+  };
+}
+
+async function serverTarget(schema: string): Promise<Target | undefined> {
+  const pool = new pg.Pool({ connectionString: SERVER_URL, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    await pool.query('select 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    console.log(
+      `notice: could not reach ${SERVER_URL} (${(error as Error).message}); the server is left out`,
+    );
+    return undefined;
+  }
+  return {
+    label: 'PostgreSQL server',
+    open: async () => {
+      try {
+        return await openPostgres(SERVER_URL, { schema });
+      } catch (error) {
+        if (isStorageError(error)) console.log(`notice: ${error.message}`);
+        throw error;
+      }
+    },
+    ping: () => pool.query('select 1'),
+    close: async () => {
+      await pool.query(
+        `drop schema if exists ${schema} cascade; drop schema if exists ${schema}_jobs cascade`,
+      );
+      await pool.end();
+    },
+  };
+}
+
+interface Row {
+  mode: string;
+  figures: Figures;
+}
+
+/** The in-process engine, then 1 and 2 workers, on one database. */
+async function measureTarget(target: Target): Promise<{ ping: number; rows: Row[] }> {
+  const opened: PostgresDatabase[] = [];
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    for (let i = 0; i < 50; i++) await target.ping();
+    const pings: number[] = [];
+    for (let i = 0; i < PINGS; i++) pings.push(await time(() => target.ping()));
+    const first = await target.open();
+    opened.push(first);
+    const plain = new Engine({ storage: first.storage });
+    await plain.workflows.create(chain(STEPS));
+    const rows: Row[] = [{ mode: 'in-process (no queue)', figures: await measure(plain) }];
+    const probe = new Probe();
+    const engine = new Engine({ storage: first.storage, queue: probe.wrap(first.queue) });
+    const one = engine.work({ concurrency: 1, triggers: false });
+    stops.push(() => one.stop());
+    rows.push({ mode: '1 worker', figures: await measure(engine, probe) });
+    const second = await target.open();
+    opened.push(second);
+    const other = new Engine({ storage: second.storage, queue: probe.wrap(second.queue) });
+    const two = other.work({ concurrency: 1, triggers: false });
+    stops.push(() => two.stop());
+    rows.push({ mode: '2 workers', figures: await measure(engine, probe) });
+    return { ping: median(pings), rows };
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+    for (const db of opened.reverse()) await db.close();
+  }
+}
+
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  const schema = `stepwire_bench_durable_${process.pid}`;
+  const undo = countPg();
+  const results: { label: string; ping: number; rows: Row[] }[] = [];
+  try {
+    for (const make of [pgliteTarget, () => serverTarget(schema)]) {
+      const target = await make();
+      if (!target) continue;
+      try {
+        results.push({ label: target.label, ...(await measureTarget(target)) });
+      } finally {
+        await target.close();
+      }
+    }
+  } finally {
+    undo();
+  }
+  const main: string[][] = [];
+  for (const { label, ping, rows } of results) {
+    const base = rows[0]!.figures;
+    for (const { mode, figures } of rows) {
+      const perStep = figures.latency / STEPS;
+      const extra = (figures.latency - base.latency) / STEPS;
+      main.push([
+        label,
+        mode,
+        `${ms(figures.latency)} (${(figures.latency / base.latency).toFixed(1)}x)`,
+        `${ms(perStep)} = ${(perStep / ping).toFixed(1)} RT`,
+        figures === base ? '' : `${(extra / ping).toFixed(1)} RT`,
+        `${figures.runsPerSecond.toFixed(0)} (${(figures.runsPerSecond / base.runsPerSecond).toFixed(2)}x)`,
+        (figures.statementsPerRun / STEPS).toFixed(1),
+        (figures.statementsPerRun / STEPS - base.statementsPerRun / STEPS).toFixed(1),
+      ]);
+    }
+  }
+  printTable(
+    `durable runs: chain of ${STEPS} dummy steps; latency p50 of ${LATENCY_RUNS} runs one at a time; runs/s with ${THROUGHPUT_RUNS} runs started at once; RT = a bare SELECT 1 (${results
+      .map((r) => `${r.label} ${ms(r.ping)}`)
+      .join(', ')})`,
+    [
+      'database',
+      'engine',
+      `${STEPS}-step run p50`,
+      'per step',
+      'overhead/step',
+      'runs/s',
+      'statements/step',
+      'extra/step',
+    ],
+    main,
+  );
+  for (const { label, ping, rows } of results) {
+    const { phases } = rows[1]!.figures;
+    const phase = (name: string, values: number[], per = 1) => {
+      const value = values.length ? (median(values) * values.length) / per : 0;
+      const one = values.length ? median(values) : 0;
+      return [name, ms(one), ms(value), `${(value / ping).toFixed(1)} RT`, `${values.length}`];
+    };
+    printTable(
+      `${label}, 1 worker: where a run's time goes (median x count, per run)`,
+      ['phase', 'median', 'per run', 'in RT', 'samples'],
+      [
+        phase('begin (store run, enqueue first step)', phases.begin, LATENCY_RUNS),
+        phase('wait (commit landed -> handler called)', phases.wait, LATENCY_RUNS),
+        phase('load run', phases.load, LATENCY_RUNS),
+        phase('mark running (first step)', phases.running, LATENCY_RUNS),
+        phase('execute step', phases.execute, LATENCY_RUNS),
+        phase('commit', phases.commit, LATENCY_RUNS),
+        phase('tail (last commit -> run() resolves)', phases.tail, LATENCY_RUNS),
+      ],
+    );
+    const { byKind, msByKind } = rows[1]!.figures;
+    const kinds = [...byKind].sort((a, b) => b[1] - a[1]);
+    printTable(
+      `${label}, 1 worker: statements per run of ${STEPS} steps (in-process: ${rows[0]!.figures.statementsPerRun.toFixed(1)})`,
+      ['statement', 'per run', 'ms each (mean)', 'ms per run'],
+      kinds.map(([kind, n]) => {
+        const total = msByKind.get(kind);
+        return [
+          kind,
+          (n / LATENCY_RUNS).toFixed(1),
+          total === undefined ? '' : (total / n).toFixed(2),
+          total === undefined ? '' : (total / LATENCY_RUNS).toFixed(2),
+        ];
+      }),
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
