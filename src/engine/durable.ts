@@ -1,5 +1,5 @@
 /**
- * Durable runs (DESIGN 12): with a queue, a run is stored and its steps become jobs that any process
+ * Durable runs: with a queue, a run is stored and its steps become jobs that any process
  * calling `engine.work()` executes, one job per step. A step's result, the jobs it makes ready and the
  * completion of its job commit together; a worker that dies loses only the step it was running.
  * @module
