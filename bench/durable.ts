@@ -210,6 +210,8 @@ class Probe {
         step.loaded = performance.now();
         return run;
       },
+      commitState: (id, delivery, decide) => queue.commitState(id, delivery, decide),
+      items: (id, step) => queue.items(id, step),
       events: (id, after) => queue.events(id, after),
       watch: (listener) => queue.watch(listener),
       work: (handler, options) =>

@@ -6,7 +6,7 @@
  * @module
  */
 
-/** One job of the queue: one step of one run (later also one item of a `for_each` step). */
+/** One job of the queue: one step of one run, or one item of a `for_each` step. */
 export interface StepJob {
   /** The run's id. */
   run: string;
@@ -14,6 +14,8 @@ export interface StepJob {
   step: string;
   /** Attempt this job makes, from 1; a retry is a new job with the next attempt. */
   attempt: number;
+  /** The item's index, for a job of one item of a `for_each` step. */
+  item?: number;
 }
 
 /** A job to enqueue: when `delayMs` is set, it becomes ready that much later (a retry's backoff). */
@@ -38,6 +40,51 @@ export interface RunChange extends DurableRun {
   events: unknown[];
   /** Jobs to enqueue. */
   jobs: EnqueuedJob[];
+  /**
+   * Live changes to step records not yet in `record` (the counts of a `for_each` step whose items
+   * are running), by step name: merged into the record whenever it is read. Null or absent: none.
+   */
+  progress?: Record<string, object> | null;
+}
+
+/** The outcome of one item of a `for_each` step, kept beside the run rather than in its record. */
+export interface ItemResult {
+  /** The `for_each` step's name. */
+  step: string;
+  /** The item's index in the step's list, from 0. */
+  item: number;
+  /** `succeeded`, `failed` or `skipped`. */
+  status: string;
+  /** Attempts the item made. */
+  attempts: number;
+  /** The item's entry in the step's `items` output. */
+  output: unknown;
+  /** Why the item failed, or null. */
+  error: unknown;
+  /** Lines the item logged. */
+  logs?: string[];
+}
+
+/** A run's status and scheduling state, without its record: what an item's commit decides on. */
+export interface RunState {
+  /** The run's status column. */
+  status: string;
+  /** What the engine keeps to schedule the run. */
+  state: unknown;
+}
+
+/** What a commit of an item writes: no record, only the state, progress, events, jobs and results. */
+export interface StateChange {
+  /** The run's scheduling state as it is now. */
+  state: unknown;
+  /** As {@link RunChange.progress}. */
+  progress?: Record<string, object> | null;
+  /** Events to append to the run's event log, in order. */
+  events: unknown[];
+  /** Jobs to enqueue. */
+  jobs: EnqueuedJob[];
+  /** Item outcomes to keep; an item already kept is not replaced. */
+  results: ItemResult[];
 }
 
 /** A job handed to a worker. */
@@ -94,6 +141,18 @@ export interface RunQueue {
     delivery: Delivery | undefined,
     decide: (run: DurableRun) => RunChange | undefined,
   ): Promise<RunChange | undefined>;
+  /**
+   * Like {@link RunQueue.commit} for the many small commits of a `for_each` step's items: the run's
+   * record is neither read nor written (it may be large); `decide` sees its status and state, and the
+   * change also keeps item results.
+   */
+  commitState(
+    id: string,
+    delivery: Delivery | undefined,
+    decide: (run: RunState) => StateChange | undefined,
+  ): Promise<StateChange | undefined>;
+  /** The item results kept for a step of a run, by item index. */
+  items(id: string, step: string): Promise<ItemResult[]>;
   /**
    * Appends events to the run's log outside a commit (e.g. `step.started` as a step begins), in one
    * statement, and notifies the run's watchers. Does nothing for a run that does not exist.

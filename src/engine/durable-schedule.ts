@@ -4,8 +4,15 @@
  * two branches finishing at once on two workers still start their join exactly once.
  * @module
  */
-import type { EnqueuedJob, RunChange, StepJob } from '../adapters/queue.js';
-import type { Workflow } from '../schema/index.js';
+import type {
+  EnqueuedJob,
+  ItemResult,
+  RunChange,
+  RunState,
+  StateChange,
+  StepJob,
+} from '../adapters/queue.js';
+import { LISTED_ITEM_FAILURES, type StepItems, type Workflow } from '../schema/index.js';
 import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { Execution, type DeliveredStep } from './run.js';
@@ -19,7 +26,47 @@ export interface DurableState {
   enqueued: string[];
   /** Workflows from the top run down to this one, for the depth of child runs. */
   chain: string[];
+  /** The `for_each` steps whose items are on the queue, by step name. */
+  items?: Record<string, ItemsState>;
 }
+
+/**
+ * The items of one `for_each` step on the queue: at most `concurrency` are enqueued at a time, each
+ * item's outcome is kept beside the run, and once none is left the step's own job comes again to
+ * collect them into its output.
+ * @internal
+ */
+export interface ItemsState {
+  /** Items in the list. */
+  total: number;
+  /** The next index to enqueue. */
+  next: number;
+  /** Items enqueued without an outcome yet: `[index, attempt]`. */
+  running: [number, number][];
+  /** The first failed item under `on_error: "fail"`: no further item starts. */
+  failure?: RunError;
+  /** The live summary (failures in the order they came). */
+  summary: StepItems;
+  /** Attempts made by every item so far. */
+  attempts: number;
+  /** Set when the step's job was enqueued again to collect the items. */
+  collecting?: boolean;
+}
+
+/** One item's outcome, as a worker reports it. @internal */
+export interface ItemOutcome {
+  status: 'succeeded' | 'failed' | 'skipped';
+  /** The item's entry in the step's `items` output. */
+  output: unknown;
+  error: RunError | null;
+  attempts: number;
+  logs?: string[];
+}
+
+/** What happened to one item of a `for_each` step on the queue. @internal */
+export type ItemHappening =
+  | { kind: 'item'; job: StepJob; outcome: ItemOutcome; retryDelay: number | undefined; events: RunEvent[] }
+  | { kind: 'lost'; job: StepJob; deliveries: number };
 
 /** What happened to a durable run. @internal */
 export type Happening =
@@ -27,6 +74,7 @@ export type Happening =
   | { kind: 'running' }
   | { kind: 'step'; job: StepJob; delivered: DeliveredStep; events: RunEvent[] }
   | { kind: 'lost'; job: StepJob; deliveries: number }
+  | { kind: 'fanout'; job: StepJob; total: number; startedAt: string }
   | { kind: 'timeout' }
   | { kind: 'cancel' };
 
@@ -49,6 +97,18 @@ export function advance(
   state: DurableState,
   happening: Happening,
 ): RunChange | undefined {
+  const change = advanceRun(plan, services, record, state, happening);
+  if (change) change.progress = progressOf(state);
+  return change;
+}
+
+function advanceRun(
+  plan: Plan,
+  services: RunServices,
+  record: RunRecord,
+  state: DurableState,
+  happening: Happening,
+): RunChange | undefined {
   if (isFinal(record.status)) return undefined;
   const events: RunEvent[] = [];
   const jobs: EnqueuedJob[] = [];
@@ -58,6 +118,12 @@ export function advance(
     record.error = error;
     record.output = output;
     record.finished_at = at;
+    // Items still running keep the counts they reached.
+    for (const [name, items] of Object.entries(state.items ?? {})) {
+      const step = stepRecord(record, name);
+      if (step) Object.assign(step, { attempts: items.attempts, items: items.summary });
+    }
+    delete state.items;
     for (const step of record.steps)
       if (step.status === 'running') {
         step.status = 'failed';
@@ -100,7 +166,10 @@ export function advance(
       return { record, state, events, jobs };
     }
     case 'step':
-      if (!applyStep(plan, record, happening, events, jobs, finish)) return undefined;
+      if (!applyStep(plan, record, state, happening, events, jobs, finish)) return undefined;
+      break;
+    case 'fanout':
+      if (!fanOut(plan, record, state, happening, jobs)) return undefined;
       break;
   }
   record.status = isFinal(record.status) ? record.status : 'running';
@@ -112,6 +181,7 @@ export function advance(
 function applyStep(
   plan: Plan,
   record: RunRecord,
+  state: DurableState,
   happening: Extract<Happening, { kind: 'step' }>,
   events: RunEvent[],
   jobs: EnqueuedJob[],
@@ -119,9 +189,14 @@ function applyStep(
 ): boolean {
   const { job, delivered } = happening;
   const existing = stepRecord(record, job.step);
-  if (existing && (FINAL_STEP.has(existing.status) || existing.attempts >= job.attempt)) return false;
   const planned = plan.steps[plan.indexByName.get(job.step) ?? -1];
-  if (!planned) return false;
+  if (!planned || (existing && FINAL_STEP.has(existing.status))) return false;
+  if (planned.forEach) {
+    // A for_each step commits once: its list failed to resolve, or its items were collected.
+    const items = state.items?.[job.step];
+    if (items && !items.collecting) return false;
+    if (state.items) delete state.items[job.step];
+  } else if (existing && existing.attempts >= job.attempt) return false;
   const step: StepRecord = {
     ...delivered.record,
     started_at: existing?.started_at ?? delivered.record.started_at,
@@ -150,6 +225,122 @@ function applyStep(
   }
   put(plan, record, step);
   return true;
+}
+
+/** Starts the items of a `for_each` step: the first `concurrency` are enqueued. */
+function fanOut(
+  plan: Plan,
+  record: RunRecord,
+  state: DurableState,
+  happening: Extract<Happening, { kind: 'fanout' }>,
+  jobs: EnqueuedJob[],
+): boolean {
+  const { job, total, startedAt } = happening;
+  const planned = plan.steps[plan.indexByName.get(job.step) ?? -1];
+  const existing = stepRecord(record, job.step);
+  if (!planned?.forEach || state.items?.[job.step] || (existing && existing.status !== 'running'))
+    return false;
+  const items: ItemsState = {
+    total,
+    next: 0,
+    running: [],
+    summary: { total, succeeded: 0, failed: 0, skipped: 0, failures: [] },
+    attempts: 0,
+  };
+  (state.items ??= {})[job.step] = items;
+  put(plan, record, {
+    ...emptyStep(job.step),
+    status: 'running',
+    started_at: existing?.started_at ?? startedAt,
+    items: { ...items.summary, failures: [] },
+  });
+  enqueueItems(items, planned.forEach.concurrency, job, jobs);
+  return true;
+}
+
+/** Enqueues items up to `concurrency` running, or the step's own job once no item is left. */
+function enqueueItems(items: ItemsState, concurrency: number, job: StepJob, jobs: EnqueuedJob[]): void {
+  while (!items.failure && items.running.length < concurrency && items.next < items.total) {
+    items.running.push([items.next, 1]);
+    jobs.push({ job: { run: job.run, step: job.step, attempt: 1, item: items.next } });
+    items.next += 1;
+  }
+  if (items.running.length === 0 && (items.failure || items.next >= items.total)) {
+    items.collecting = true;
+    jobs.push({ job: { run: job.run, step: job.step, attempt: 1 } });
+  }
+}
+
+/**
+ * The change one item's outcome makes, decided on the run's status and state alone (its record may
+ * be large and is not read): the item's result is kept, the next item enqueued, and when none is
+ * left the step's job comes again to collect them. Undefined when the item's outcome is stale.
+ * @internal
+ */
+export function advanceItem(plan: Plan, run: RunState, happening: ItemHappening): StateChange | undefined {
+  if (isFinal(run.status)) return undefined;
+  const state = run.state as DurableState;
+  const { job } = happening;
+  const items = state.items?.[job.step];
+  const planned = plan.steps[plan.indexByName.get(job.step) ?? -1];
+  if (!items || items.collecting || !planned?.forEach) return undefined;
+  const at = items.running.findIndex(([index]) => index === job.item);
+  if (at < 0 || items.running[at]![1] !== job.attempt) return undefined;
+  const index = job.item!;
+  const events: RunEvent[] = [];
+  const jobs: EnqueuedJob[] = [];
+  let outcome: ItemOutcome;
+  if (happening.kind === 'item') {
+    events.push(...happening.events);
+    if (happening.retryDelay !== undefined) {
+      items.running[at]![1] = job.attempt + 1;
+      jobs.push({ job: { ...job, attempt: job.attempt + 1 }, delayMs: happening.retryDelay });
+      return { state, progress: progressOf(state), events, jobs, results: [] };
+    }
+    outcome = happening.outcome;
+  } else {
+    const error: RunError = {
+      code: 'step_lost',
+      message: `item ${index} was delivered ${happening.deliveries} times and its worker stopped each time`,
+    };
+    const output =
+      planned.onError === 'continue' ? { error: { code: error.code, message: error.message } } : null;
+    outcome = { status: 'failed', output, error, attempts: job.attempt };
+    const at = new Date().toISOString();
+    const finished = { type: 'item.finished', run_id: job.run, step: job.step, item: index } as const;
+    events.push({ ...finished, status: 'failed', attempts: job.attempt, error, at });
+  }
+  items.running.splice(at, 1);
+  items.attempts += outcome.attempts;
+  const { summary } = items;
+  summary[outcome.status] += 1;
+  if (outcome.status === 'failed') {
+    const error = outcome.error!;
+    if (summary.failures.length < LISTED_ITEM_FAILURES)
+      summary.failures.push({ index, attempts: outcome.attempts, error });
+    if (planned.onError === 'fail')
+      items.failure ??= { ...error, message: `item ${index}: ${error.message}` };
+  }
+  const result: ItemResult = {
+    step: job.step,
+    item: index,
+    status: outcome.status,
+    attempts: outcome.attempts,
+    output: outcome.output,
+    error: outcome.error,
+    ...(outcome.logs && outcome.logs.length > 0 ? { logs: outcome.logs } : {}),
+  };
+  enqueueItems(items, planned.forEach.concurrency, job, jobs);
+  return { state, progress: progressOf(state), events, jobs, results: [result] };
+}
+
+/** What a run's record does not show yet: the live counts of `for_each` steps whose items run. */
+function progressOf(state: DurableState): Record<string, object> | null {
+  const entries = Object.entries(state.items ?? {});
+  if (entries.length === 0) return null;
+  const progress: Record<string, object> = {};
+  for (const [name, items] of entries) progress[name] = { attempts: items.attempts, items: items.summary };
+  return progress;
 }
 
 /** Enqueues every step whose dependencies have finished, skipping those whose conditions fail. */

@@ -6,10 +6,18 @@
  */
 import type { Delivery, QueueWorker, RunQueue, StepJob } from '../adapters/queue.js';
 import { NotFoundError } from '../errors/index.js';
-import type { Plan, RunServices } from './plan-types.js';
-import type { RunEvent, RunRecord } from './record.js';
-import { Execution, type RunOptions } from './run.js';
-import { advance, isFinal, type DurableState, type Happening } from './durable-schedule.js';
+import type { Plan, PlannedStep, RunServices } from './plan-types.js';
+import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
+import { Execution, type DeliveredStep, type RunOptions } from './run.js';
+import {
+  advance,
+  advanceItem,
+  isFinal,
+  type DurableState,
+  type Happening,
+  type ItemHappening,
+} from './durable-schedule.js';
+import { LISTED_ITEM_FAILURES } from '../schema/index.js';
 import { traceRun } from './tracing.js';
 
 /** Deliveries of one job after which its step counts as lost (its worker died every time). @internal */
@@ -46,6 +54,11 @@ export class DurableRuns {
   /** Steps executing in this process, by run: aborted when the run ends elsewhere (a cancel). */
   readonly #inFlight = new Map<string, Set<AbortController>>();
   readonly #plans = new Map<string, Plan>();
+  /**
+   * The record and list a `for_each` step's items run with, by `<run>\0<step>`: what an item reads
+   * is final before its step starts, so the run is loaded once per process, not once per item.
+   */
+  readonly #itemRuns = new Map<string, { record: RunRecord; state: DurableState; items: unknown[] }>();
   #unwatch: (() => void) | undefined;
 
   constructor(queue: RunQueue, host: DurableHost) {
@@ -216,6 +229,7 @@ export class DurableRuns {
   /** Executes one delivered job and commits its outcome. */
   async #execute(delivery: Delivery): Promise<void> {
     const job = delivery.job as StepJob;
+    if (job.item !== undefined) return this.#executeItem(delivery, job);
     const run = await this.#queue.load(job.run);
     const record = run?.record as RunRecord | undefined;
     const state = run?.state as DurableState | undefined;
@@ -225,36 +239,168 @@ export class DurableRuns {
     const plan = this.#planOf(job.run, state);
     const planned = plan.steps[plan.indexByName.get(job.step) ?? -1];
     const done = record.steps.find((s) => s.name === job.step);
-    if (!planned || (done && done.status !== 'running') || (done && done.attempts >= job.attempt))
-      return void (await nothing());
+    if (!planned || (done && done.status !== 'running')) return void (await nothing());
+    const items = state.items?.[job.step];
+    if (planned.forEach && items) {
+      // The step's job came again: its items are done (or stopped) and are collected now.
+      if (!items.collecting) return void (await nothing());
+      return this.#commit(delivery, {
+        kind: 'step',
+        job,
+        delivered: await this.#collect(job, done!, items),
+        events: [],
+      });
+    }
+    if (!planned.forEach && done && done.attempts >= job.attempt) return void (await nothing());
     if (delivery.redelivered >= MAX_DELIVERIES)
       return void (await this.#commit(delivery, { kind: 'lost', job, deliveries: delivery.redelivered + 1 }));
-    if (record.status === 'queued') await this.#commit(undefined, { kind: 'running' }, job.run);
-    const controller = new AbortController();
-    const signal = AbortSignal.any([controller.signal, delivery.signal]);
-    let flights = this.#inFlight.get(job.run);
-    if (!flights) this.#inFlight.set(job.run, (flights = new Set()));
-    flights.add(controller);
-    const events: RunEvent[] = [];
-    try {
+    if (record.status === 'queued' && !planned.forEach)
+      await this.#commit(undefined, { kind: 'running' }, job.run);
+    await this.#inFlightDuring(job.run, delivery, async (signal, events) => {
       // Followers hear that the step started as it starts, not when it is committed.
       const started = { type: 'step.started', run_id: job.run, step: job.step, attempt: job.attempt };
       await this.#queue.log(job.run, [{ ...started, at: new Date().toISOString() }]);
-      const execution = Execution.resume(
-        plan,
-        record,
-        this.#host.services(),
-        { signal, onEvent: (event) => event.type !== 'step.started' && events.push(event) },
-        state.chain,
-      );
+      const execution = this.#resume(plan, record, state, signal, events);
+      if (planned.forEach) return this.#fanOut(delivery, job, planned, execution, record, state);
       const delivered = await execution.runDelivered(planned, job.attempt);
-      // A step stopped because this worker is stopping is not an outcome: the job is delivered again.
+      return () => this.#commit(delivery, { kind: 'step', job, delivered, events });
+    });
+  }
+
+  /**
+   * Runs `work` as a step in flight in this process: aborted when the run ends elsewhere, or when
+   * the worker stops (then the job is delivered again, not committed). `work` returns the commit.
+   */
+  async #inFlightDuring(
+    runId: string,
+    delivery: Delivery,
+    work: (signal: AbortSignal, events: RunEvent[]) => Promise<() => Promise<unknown>>,
+  ): Promise<void> {
+    const controller = new AbortController();
+    const signal = AbortSignal.any([controller.signal, delivery.signal]);
+    let flights = this.#inFlight.get(runId);
+    if (!flights) this.#inFlight.set(runId, (flights = new Set()));
+    flights.add(controller);
+    try {
+      const commit = await work(signal, []);
       if (delivery.signal.aborted && !controller.signal.aborted) throw new Error('the worker stopped');
-      await this.#commit(delivery, { kind: 'step', job, delivered, events });
+      await commit();
     } finally {
       flights.delete(controller);
-      if (flights.size === 0) this.#inFlight.delete(job.run);
+      if (flights.size === 0) this.#inFlight.delete(runId);
     }
+  }
+
+  #resume(plan: Plan, record: RunRecord, state: DurableState, signal: AbortSignal, events: RunEvent[]) {
+    return Execution.resume(
+      plan,
+      record,
+      this.#host.services(),
+      { signal, onEvent: (event) => event.type !== 'step.started' && events.push(event) },
+      state.chain,
+    );
+  }
+
+  /** Resolves a `for_each` step's list: its items go on the queue, or the step fails. */
+  async #fanOut(
+    delivery: Delivery,
+    job: StepJob,
+    planned: PlannedStep,
+    execution: Execution,
+    record: RunRecord,
+    state: DurableState,
+  ): Promise<() => Promise<unknown>> {
+    const startedAt = new Date().toISOString();
+    let items: unknown[];
+    try {
+      items = execution.itemList(planned);
+    } catch {
+      // The list is not a list: the step's own run reports why, as in process.
+      const delivered = await execution.runDelivered(planned, job.attempt);
+      return () => this.#commit(delivery, { kind: 'step', job, delivered, events: [] });
+    }
+    this.#cacheItems(`${job.run}\0${job.step}`, { record, state, items });
+    return () => this.#commit(delivery, { kind: 'fanout', job, total: items.length, startedAt });
+  }
+
+  /** Executes one item of a `for_each` step and commits its outcome (without the run's record). */
+  async #executeItem(delivery: Delivery, job: StepJob): Promise<void> {
+    const key = `${job.run}\0${job.step}`;
+    let run = this.#itemRuns.get(key);
+    if (!run) {
+      const loaded = await this.#queue.load(job.run);
+      const record = loaded?.record as RunRecord | undefined;
+      const state = loaded?.state as DurableState | undefined;
+      const planned = state && this.#planOf(job.run, state).steps.find((s) => s.step.name === job.step);
+      if (!record || !state || isFinal(record.status) || !state.items?.[job.step] || !planned?.forEach)
+        return void (await this.#queue.commitState(job.run, delivery, () => undefined));
+      const execution = this.#resume(this.#planOf(job.run, state), record, state, delivery.signal, []);
+      run = this.#cacheItems(key, { record, state, items: execution.itemList(planned) });
+    }
+    const { record, state, items } = run;
+    const plan = this.#planOf(job.run, state);
+    const planned = plan.steps[plan.indexByName.get(job.step)!]!;
+    const commit = (happening: ItemHappening) =>
+      this.#queue.commitState(job.run, delivery, (current) => advanceItem(plan, current, happening));
+    if (delivery.redelivered >= MAX_DELIVERIES)
+      return void (await commit({ kind: 'lost', job, deliveries: delivery.redelivered + 1 }));
+    await this.#inFlightDuring(job.run, delivery, async (signal, events) => {
+      const execution = this.#resume(plan, record, state, signal, events);
+      const { retryDelay, ...outcome } = await execution.runItem(planned, items, job.item!, job.attempt);
+      if (retryDelay === undefined) {
+        const { status, attempts, error } = outcome;
+        const at = new Date().toISOString();
+        const finished = { type: 'item.finished', run_id: job.run, step: job.step, item: job.item! } as const;
+        events.push({ ...finished, status, attempts, error, at });
+      }
+      return () => commit({ kind: 'item', job, outcome, retryDelay, events });
+    });
+  }
+
+  #cacheItems(key: string, run: { record: RunRecord; state: DurableState; items: unknown[] }) {
+    if (this.#itemRuns.size >= 64) this.#itemRuns.delete(this.#itemRuns.keys().next().value!);
+    this.#itemRuns.set(key, run);
+    return run;
+  }
+
+  /** The step's outcome from its items' results: its output in input order, or its first failure. */
+  async #collect(
+    job: StepJob,
+    step: StepRecord,
+    items: NonNullable<DurableState['items']>[string],
+  ): Promise<DeliveredStep> {
+    this.#itemRuns.delete(`${job.run}\0${job.step}`);
+    const results = await this.#queue.items(job.run, job.step);
+    const outputs = new Array<unknown>(items.total).fill(null);
+    const summary = { total: items.total, succeeded: 0, failed: 0, skipped: 0, failures: [] as never[] };
+    const failures: { index: number; attempts: number; error: RunError }[] = [];
+    const logs: string[] = [];
+    let attempts = 0;
+    for (const result of results) {
+      outputs[result.item] = result.output;
+      attempts += result.attempts;
+      if (result.status === 'succeeded') summary.succeeded += 1;
+      else if (result.status === 'failed') {
+        summary.failed += 1;
+        if (failures.length < LISTED_ITEM_FAILURES)
+          failures.push({ index: result.item, attempts: result.attempts, error: result.error as RunError });
+      } else summary.skipped += 1;
+      if (result.logs) logs.push(...result.logs);
+    }
+    // Items that never started (the step stopped at a failed item) count as skipped.
+    summary.skipped += items.total - results.length;
+    const record: StepRecord = {
+      ...step,
+      attempts,
+      finished_at: new Date().toISOString(),
+      items: { ...summary, failures },
+      ...(logs.length > 0 ? { logs } : {}),
+    };
+    const { succeeded, failed, skipped } = summary;
+    const outcome = items.failure
+      ? { output: null, error: items.failure, attempts }
+      : { output: { items: outputs, succeeded, failed, skipped }, error: null, attempts };
+    return { record, outcome, retryDelay: undefined };
   }
 
   async #commit(delivery: Delivery | undefined, happening: Happening, runId?: string): Promise<void> {
@@ -284,6 +430,7 @@ export class DurableRuns {
     if (status !== undefined && isFinal(status)) {
       for (const controller of this.#inFlight.get(runId) ?? []) controller.abort();
       this.#plans.delete(runId);
+      for (const key of this.#itemRuns.keys()) if (key.startsWith(`${runId}\0`)) this.#itemRuns.delete(key);
     }
   }
 

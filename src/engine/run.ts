@@ -8,7 +8,8 @@ import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
 import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { stepType } from './steps/index.js';
-import { ITEMS_LOST, runForEach, type Attempted } from './for-each.js';
+import { ITEMS_LOST, itemScope, itemsOf, runForEach, type Attempted } from './for-each.js';
+import type { ItemOutcome } from './durable-schedule.js';
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
 import { traceJoin, traceRun, type RunTrace } from './tracing.js';
 
@@ -158,6 +159,51 @@ export class Execution {
         : await this.#attempts(planned, this.#scopeOnce, record, undefined, attempt, true);
       record.finished_at = iso(Date.now());
       return { record, outcome, retryDelay: outcome.retryDelay };
+    } finally {
+      this.#userSignal?.removeEventListener('abort', onCancel);
+    }
+  }
+
+  /** The items of a `for_each` step. @throws a `ValidationError` when its list is not a list. @internal */
+  itemList(planned: PlannedStep): unknown[] {
+    const each = planned.forEach!;
+    return itemsOf(each.list(this.#scopeOnce), each.reference.text);
+  }
+
+  /**
+   * Executes one delivery of one item of a durable `for_each` step: attempt `attempt` (the delay
+   * before the next one when it may be retried), or nothing when the item's conditions do not hold.
+   * Writes nothing; the caller commits the outcome. @internal
+   */
+  async runItem(
+    planned: PlannedStep,
+    items: readonly unknown[],
+    index: number,
+    attempt: number,
+  ): Promise<ItemOutcome & { retryDelay: number | undefined }> {
+    const scope = itemScope(this.#scopeOnce, items[index], index);
+    if (!planned.forEach!.conditions.every((c) => this.#holds(c, scope)))
+      return { status: 'skipped', output: null, error: null, attempts: 0, retryDelay: undefined };
+    const onCancel = () => this.#controller.abort();
+    this.#userSignal?.addEventListener('abort', onCancel, { once: true });
+    if (this.#userSignal?.aborted) this.#controller.abort();
+    const record = this.#records[planned.index]!;
+    record.logs = [];
+    try {
+      const { output, error, attempts, retryDelay } = await this.#attempts(
+        planned,
+        scope,
+        record,
+        index,
+        attempt,
+        true,
+      );
+      const logs = record.logs;
+      if (error === null)
+        return { status: 'succeeded', output, error, attempts, logs, retryDelay: undefined };
+      const entry =
+        planned.onError === 'continue' ? { error: { code: error.code, message: error.message } } : null;
+      return { status: 'failed', output: entry, error, attempts, logs, retryDelay };
     } finally {
       this.#userSignal?.removeEventListener('abort', onCancel);
     }

@@ -97,6 +97,8 @@ export class Machine {
       available: queue.available,
       begin: gate((id, change) => queue.begin(id, change)),
       commit: gate((id, delivery, decide) => queue.commit(id, delivery, decide)),
+      commitState: gate((id, delivery, decide) => queue.commitState(id, delivery, decide)),
+      items: gate((id, step) => queue.items(id, step)),
       log: gate((id, events) => queue.log(id, events)),
       load: gate((id) => queue.load(id)),
       events: gate((id, after) => queue.events(id, after)),

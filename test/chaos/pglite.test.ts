@@ -145,6 +145,8 @@ function bound(queue: RunQueue): RunQueue {
     available: queue.available,
     begin: (id, change) => queue.begin(id, change),
     commit: (id, delivery, decide) => queue.commit(id, delivery, decide),
+    commitState: (id, delivery, decide) => queue.commitState(id, delivery, decide),
+    items: (id, step) => queue.items(id, step),
     log: (id, events) => queue.log(id, events),
     load: (id) => queue.load(id),
     events: (id, after) => queue.events(id, after),

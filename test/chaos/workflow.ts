@@ -113,6 +113,8 @@ export function hookedQueue(queue: RunQueue, hook: CrashHook): RunQueue {
       }
       return change;
     },
+    commitState: (id, delivery, decide) => queue.commitState(id, delivery, decide),
+    items: (id, step) => queue.items(id, step),
     log: (id, events) => queue.log(id, events),
     load: (id) => queue.load(id),
     events: (id, after) => queue.events(id, after),

@@ -103,6 +103,23 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 3,
+    name: 'durable for_each: item results and live progress',
+    async up(schema) {
+      await schema.alterTable('runs').addColumn('progress', 'json').execute();
+      await schema.alterTable('step_results').dropConstraint('step_results_pkey').execute();
+      await schema
+        .alterTable('step_results')
+        .addColumn('item', 'integer', (c) => c.notNull().defaultTo(-1))
+        .addColumn('logs', 'json')
+        .execute();
+      await schema
+        .alterTable('step_results')
+        .addPrimaryKeyConstraint('step_results_pkey', ['run_id', 'step', 'item'])
+        .execute();
+    },
+  },
 ];
 
 /**

@@ -11,11 +11,15 @@ import { importOptional } from '../import-optional.js';
 import type {
   Delivery,
   DurableRun,
+  EnqueuedJob,
+  ItemResult,
   LoggedEvent,
   QueueWorker,
   QueueWorkOptions,
   RunChange,
   RunQueue,
+  RunState,
+  StateChange,
   StepJob,
 } from '../queue.js';
 import type { Connection } from './connect.js';
@@ -134,14 +138,86 @@ class BossQueue implements PostgresQueue {
           ? decide({ record: JSON.parse(row.record), state: JSON.parse(row.durable) })
           : undefined;
       if (change) await this.#write(tx, id, change, Number(row!.event_count), boss, module);
-      if (delivery) {
-        const job = delivery.ref as Job;
-        await boss.complete(QUEUE, { id: job.id, retryCount: job.retryCount }, null, {
-          db: module.fromKysely(tx),
-        });
-      }
+      if (delivery) await this.#complete(tx, delivery, boss, module);
       return change;
     });
+  }
+
+  async commitState(
+    id: string,
+    delivery: Delivery | undefined,
+    decide: (run: RunState) => StateChange | undefined,
+  ): Promise<StateChange | undefined> {
+    const { boss, module } = await this.#boss();
+    return this.#db.transaction().execute(async (tx) => {
+      const row = await tx
+        .selectFrom('runs')
+        .select(['status', sql<string | null>`durable::text`.as('durable'), 'event_count'])
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
+      const change =
+        row && row.durable !== null
+          ? decide({ status: row.status ?? '', state: JSON.parse(row.durable) })
+          : undefined;
+      if (change) {
+        const events = JSON.stringify(change.events);
+        const results = JSON.stringify(
+          change.results.map((r) => ({ ...r, logs: r.logs && r.logs.length > 0 ? r.logs : null })),
+        );
+        const count = Number(row!.event_count);
+        await sql`
+          with updated as (
+            update ${sql.table(`${this.#schema}.runs`)} set
+              durable = ${json(change.state)}, progress = ${json(change.progress ?? null)},
+              event_count = ${count} + json_array_length(${events}::text::json)
+            where id = ${id}
+            returning id
+          ), logged as (
+            insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
+            select ${id}, ${count}::int + ordinality::int, value
+            from json_array_elements(${events}::text::json) with ordinality
+          ), kept as (
+            insert into ${sql.table(`${this.#schema}.step_results`)}
+              (run_id, step, item, attempt, status, output, error, logs, finished_at)
+            select ${id}, r.step, r.item, r.attempts, r.status, r.output, r.error, r.logs, now()
+            from json_to_recordset(${results}::text::json)
+              as r(step text, item int, attempts int, status text, output json, error json, logs json)
+            on conflict do nothing
+          )
+          select pg_notify(${this.#channel}, ${id})`.execute(tx);
+        await this.#enqueue(tx, change.jobs, boss, module);
+      }
+      if (delivery) await this.#complete(tx, delivery, boss, module);
+      return change;
+    });
+  }
+
+  async items(id: string, step: string): Promise<ItemResult[]> {
+    const rows = await this.#db
+      .selectFrom('step_results')
+      .select([
+        'item',
+        'attempt',
+        'status',
+        sql<string | null>`output::text`.as('output'),
+        sql<string | null>`error::text`.as('error'),
+        sql<string | null>`logs::text`.as('logs'),
+      ])
+      .where('run_id', '=', id)
+      .where('step', '=', step)
+      .where('item', '>=', 0)
+      .orderBy('item')
+      .execute();
+    return rows.map((row) => ({
+      step,
+      item: Number(row.item),
+      status: row.status,
+      attempts: Number(row.attempt),
+      output: row.output === null ? null : JSON.parse(row.output),
+      error: row.error === null ? null : JSON.parse(row.error),
+      ...(row.logs === null ? {} : { logs: JSON.parse(row.logs) as string[] }),
+    }));
   }
 
   async load(id: string): Promise<DurableRun | undefined> {
@@ -257,7 +333,7 @@ class BossQueue implements PostgresQueue {
           workflow = ${columns.workflow}, status = ${columns.status},
           started_at = ${time(columns.started_at)}, finished_at = ${time(columns.finished_at)},
           record = ${json(change.record)}, durable = ${json(change.state)},
-          event_count = ${count} + json_array_length(${events}::text::json)
+          progress = ${json(change.progress ?? null)}, event_count = ${count} + json_array_length(${events}::text::json)
         where id = ${id}
         returning id
       ), logged as (
@@ -266,16 +342,39 @@ class BossQueue implements PostgresQueue {
         from json_array_elements(${events}::text::json) with ordinality
       )
       select pg_notify(${this.#channel}, ${`${id} ${columns.status ?? ''}`})`.execute(tx);
-    if (change.jobs.length === 0) return;
-    for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(boss, delayMs);
+    await this.#enqueue(tx, change.jobs, boss, module);
+  }
+
+  /** Enqueues jobs inside the transaction. */
+  async #enqueue(
+    tx: Transaction<Tables>,
+    jobs: EnqueuedJob[],
+    boss: Boss,
+    module: BossModule,
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    for (const { delayMs } of jobs) if (delayMs) this.#wakeAfter(boss, delayMs);
     await boss.insert(
       QUEUE,
-      change.jobs.map(({ job, delayMs }) => ({
+      jobs.map(({ job, delayMs }) => ({
         data: job,
         ...(delayMs ? { startAfter: new Date(Date.now() + delayMs) } : {}),
       })),
       { db: module.fromKysely(tx) },
     );
+  }
+
+  /** Completes a delivered job inside the transaction. */
+  async #complete(
+    tx: Transaction<Tables>,
+    delivery: Delivery,
+    boss: Boss,
+    module: BossModule,
+  ): Promise<void> {
+    const job = delivery.ref as Job;
+    await boss.complete(QUEUE, { id: job.id, retryCount: job.retryCount }, null, {
+      db: module.fromKysely(tx),
+    });
   }
 
   /** Wakes this process's workers when a delayed job comes due, rather than at their next poll. */

@@ -25,14 +25,14 @@ export class PostgresStorage implements StorageAdapter {
   async get<T = unknown>(collection: Collection, key: string, options?: CallOptions): Promise<T | undefined> {
     const query =
       collection === 'runs'
-        ? this.#open().selectFrom('runs').select(RECORD_TEXT).where('id', '=', key)
+        ? this.#open().selectFrom('runs').select([RECORD_TEXT, PROGRESS_TEXT]).where('id', '=', key)
         : this.#open()
             .selectFrom('definitions')
-            .select(VALUE_TEXT)
+            .select([VALUE_TEXT, NO_PROGRESS])
             .where('collection', '=', collection)
             .where('key', '=', key);
     const row = await query.executeTakeFirst(abortable(options));
-    return row === undefined ? undefined : (JSON.parse(row.json) as T);
+    return row === undefined ? undefined : (parseRecord(row) as T);
   }
 
   /** Stores a JSON copy of `value`; a run record's workflow, status and times also go into their columns. */
@@ -61,6 +61,7 @@ export class PostgresStorage implements StorageAdapter {
                 started_at: eb.ref('excluded.started_at'),
                 finished_at: eb.ref('excluded.finished_at'),
                 record: eb.ref('excluded.record'),
+                progress: null,
               })),
         )
         .executeTakeFirst(abortable(options));
@@ -99,16 +100,16 @@ export class PostgresStorage implements StorageAdapter {
       collection === 'runs'
         ? await this.#open()
             .selectFrom('runs')
-            .select(['id as key', RECORD_TEXT])
+            .select(['id as key', RECORD_TEXT, PROGRESS_TEXT])
             .orderBy('id')
             .execute(abortable(options))
         : await this.#open()
             .selectFrom('definitions')
-            .select(['key', VALUE_TEXT])
+            .select(['key', VALUE_TEXT, NO_PROGRESS])
             .where('collection', '=', collection)
             .orderBy('key')
             .execute(abortable(options));
-    return rows.map((row) => ({ key: row.key, value: JSON.parse(row.json) as T }));
+    return rows.map((row) => ({ key: row.key, value: parseRecord(row) as T }));
   }
 
   /** One page of run records, newest first by `started_at` then id; see {@link StorageAdapter.listRuns}. */
@@ -116,7 +117,7 @@ export class PostgresStorage implements StorageAdapter {
     const { workflow, status, limit, after } = checkRunQuery(query);
     let select = this.#open()
       .selectFrom('runs')
-      .select(['id', RECORD_TEXT])
+      .select(['id', RECORD_TEXT, PROGRESS_TEXT])
       .where('started_at', 'is not', null);
     if (workflow !== undefined) select = select.where('workflow', '=', workflow);
     if (status !== undefined) select = select.where('status', '=', status);
@@ -129,7 +130,7 @@ export class PostgresStorage implements StorageAdapter {
       .orderBy('id', 'desc')
       .limit(limit + 1)
       .execute(abortable(options));
-    const runs = rows.slice(0, limit).map((row) => JSON.parse(row.json) as T);
+    const runs = rows.slice(0, limit).map((row) => parseRecord(row) as T);
     const last = rows.length > limit ? rows[limit - 1] : undefined;
     const lastStarted = last ? runColumns(runs[limit - 1]).started_at : null;
     return { runs, ...(last && lastStarted ? { next: runCursor(lastStarted, last.id) } : {}) };
@@ -144,6 +145,23 @@ export class PostgresStorage implements StorageAdapter {
 /** The JSON columns read back as text (then parsed here), under the name `json`. */
 const RECORD_TEXT = sql<string>`${sql.ref('record')}::text`.as('json');
 const VALUE_TEXT = sql<string>`${sql.ref('value')}::text`.as('json');
+const PROGRESS_TEXT = sql<string | null>`${sql.ref('progress')}::text`.as('progress');
+const NO_PROGRESS = sql<string | null>`null`.as('progress');
+
+/**
+ * A stored value parsed; a durable run's live progress (changes to step records by step name, such
+ * as the counts of a `for_each` step whose items are still running) merged into its record.
+ * @internal
+ */
+export function parseRecord(row: { json: string; progress: string | null }): unknown {
+  const value = JSON.parse(row.json) as { steps?: { name: string }[] };
+  if (row.progress === null || !Array.isArray(value?.steps)) return value;
+  const progress = JSON.parse(row.progress) as Record<string, object> | null;
+  if (progress === null) return value;
+  for (const step of value.steps)
+    if (Object.hasOwn(progress, step.name)) Object.assign(step, progress[step.name]);
+  return value;
+}
 
 /**
  * JSON text of a value, as a `json` parameter sent as text (so no driver serializer touches it);

@@ -40,6 +40,8 @@ export interface RunsTable {
   durable: ColumnType<JsonText | null, JsonText | null | undefined, JsonText | null>;
   /** Events logged for the run so far (the last `seq` of `run_events`). */
   event_count: Generated<number>;
+  /** Live changes to step records of a durable run (a `for_each` step's counts), merged when read. */
+  progress: ColumnType<JsonText | null, JsonText | null | undefined, JsonText | null>;
 }
 
 /** The event log of durable runs, in order per run. @internal */
@@ -49,15 +51,19 @@ export interface RunEventsTable {
   event: JsonText;
 }
 
-/** One row per step of a durable run: written by the queue when a step's result is committed. @internal */
+/** One row per item of a durable `for_each` step (`item` from 0), kept as each item commits. @internal */
 export interface StepResultsTable {
   run_id: string;
   step: string;
+  /** The item's index; -1 is reserved for a whole step. */
+  item: Generated<number>;
+  /** Attempts made. */
   attempt: number;
   status: string;
   output: JsonText | null;
   error: JsonText | null;
   finished_at: ColumnType<Date | string | null, string | null, string | null>;
+  logs: JsonText | null;
 }
 
 /** What triggers keep between firings (a cursor, the last row seen), by trigger name and key. @internal */
