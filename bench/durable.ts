@@ -203,10 +203,10 @@ class Probe {
         landed.set(id, performance.now());
         return change;
       },
-      load: async (id) => {
+      load: async (id, log) => {
         const step = current.getStore();
-        if (!step) return queue.load(id);
-        const run = await timed(this.phases.load, queue.load(id));
+        if (!step) return queue.load(id, log);
+        const run = await timed(this.phases.load, queue.load(id, log));
         step.loaded = performance.now();
         return run;
       },

@@ -1,14 +1,20 @@
 /**
  * Per-item overhead of `for_each`: one step over 10,000 items of the no-op `dummy_task`, against a
  * chain of 10,000 such steps, measured in the same run with run records and events on. The goal is a
- * for_each within 2x of the chain per item. On the durable queue each item would be its own job;
- * that figure comes with the queue.
+ * for_each within 2x of the chain per item. On the durable queue each item is its own job: the same
+ * step over 1,000 items (concurrency 8, one process working 8 jobs at once) on PGlite in memory and on
+ * the PostgreSQL server (`STEPWIRE_PG_URL`; left out with a notice when unreachable), per item against
+ * the in-process per-item figure of this run.
  */
+import pg from 'pg';
+import { openPostgres } from '../src/adapters/postgres/index.js';
 import { Engine, type Workflow } from '../src/index.js';
 import { median, printTable, time } from './util.js';
 import { chain } from './workflow-overhead.js';
 
 const ITEMS = 10_000;
+const QUEUED_ITEMS = 1_000;
+const SERVER_URL = process.env.STEPWIRE_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 function forEach(n: number, concurrency: number): Workflow {
   return {
@@ -77,7 +83,67 @@ export async function run(): Promise<void> {
       ];
     }),
   );
-  console.log('on the durable queue: not measured (the queue is not built yet)');
+  const inProcessPerItem = median(times[2]!) / ITEMS;
+  const rows: string[][] = [];
+  for (const target of ['PGlite in memory', 'PostgreSQL server'] as const) {
+    const ms = await queued(target, items.slice(0, QUEUED_ITEMS));
+    if (ms === undefined) continue;
+    rows.push([
+      target,
+      `${ms.toFixed(0)} ms`,
+      `${((ms * 1000) / QUEUED_ITEMS).toFixed(0)} us`,
+      `${(QUEUED_ITEMS / (ms / 1000)).toFixed(0)} items/s`,
+      `${(ms / QUEUED_ITEMS / inProcessPerItem).toFixed(0)}x`,
+    ]);
+  }
+  printTable(
+    `for_each on the durable queue: ${QUEUED_ITEMS.toLocaleString('en')} no-op items, each its own job (concurrency 8, one worker process)`,
+    ['database', 'run', 'per item', 'throughput', 'vs in process'],
+    rows,
+  );
+}
+
+/** One run over `items` on the queue, after a warm-up run; undefined when the server is unreachable. */
+async function queued(
+  target: 'PGlite in memory' | 'PostgreSQL server',
+  items: unknown[],
+): Promise<number | undefined> {
+  const schema = `stepwire_bench_for_each_${process.pid}`;
+  let pool: pg.Pool | undefined;
+  if (target === 'PostgreSQL server') {
+    pool = new pg.Pool({ connectionString: SERVER_URL, max: 1 });
+    pool.on('error', () => undefined);
+    try {
+      await pool.query('select 1');
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      console.log(
+        `notice: could not reach ${SERVER_URL} (${(error as Error).message}); the server is left out`,
+      );
+      return undefined;
+    }
+  }
+  const db = pool ? await openPostgres(SERVER_URL, { schema }) : await openPostgres();
+  const engine = new Engine({ storage: db.storage, queue: db.queue });
+  const worker = engine.work({ concurrency: 8, triggers: false });
+  try {
+    const def = forEach(items.length, 8);
+    await engine.workflows.create(def);
+    const check = (record: { status: string; error: { message: string } | null }) => {
+      if (record.status !== 'succeeded') throw new Error(`${target}: ${record.error?.message}`);
+    };
+    check(await engine.run(def.name, { items: items.slice(0, 50) }));
+    return await time(async () => check(await engine.run(def.name, { items })));
+  } finally {
+    await worker.stop();
+    await db.close();
+    if (pool) {
+      await pool.query(
+        `drop schema if exists ${schema} cascade; drop schema if exists ${schema}_jobs cascade`,
+      );
+      await pool.end();
+    }
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

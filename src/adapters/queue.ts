@@ -16,6 +16,8 @@ export interface StepJob {
   attempt: number;
   /** The item's index, for a job of one item of a `for_each` step. */
   item?: number;
+  /** Set on the job of a `for_each` step that collects its items' outcomes once none is left. */
+  collect?: boolean;
 }
 
 /** A job to enqueue: when `delayMs` is set, it becomes ready that much later (a retry's backoff). */
@@ -158,8 +160,12 @@ export interface RunQueue {
    * statement, and notifies the run's watchers. Does nothing for a run that does not exist.
    */
   log(id: string, events: unknown[]): Promise<void>;
-  /** The run as last committed, or undefined. */
-  load(id: string): Promise<DurableRun | undefined>;
+  /**
+   * The run as last committed, or undefined. With `log` (a worker taking a step: its `step.started`),
+   * first appends those events and marks a `queued` run `running`, in the same statement, and notifies
+   * the run's watchers; a run that has ended is then left alone and undefined is returned.
+   */
+  load(id: string, log?: unknown[]): Promise<DurableRun | undefined>;
   /** The run's events after position `after`, in order. */
   events(id: string, after: number): Promise<LoggedEvent[]>;
   /**

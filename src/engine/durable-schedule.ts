@@ -71,7 +71,6 @@ export type ItemHappening =
 /** What happened to a durable run. @internal */
 export type Happening =
   | { kind: 'start' }
-  | { kind: 'running' }
   | { kind: 'step'; job: StepJob; delivered: DeliveredStep; events: RunEvent[] }
   | { kind: 'lost'; job: StepJob; deliveries: number }
   | { kind: 'fanout'; job: StepJob; total: number; startedAt: string }
@@ -138,10 +137,6 @@ function advanceRun(
   switch (happening.kind) {
     case 'start':
       break;
-    case 'running':
-      if (record.status !== 'queued') return undefined;
-      record.status = 'running';
-      return { record, state, events, jobs };
     case 'cancel':
       finish('cancelled', { code: 'cancelled', message: 'the run was cancelled' }, null);
       return { record, state, events, jobs };
@@ -267,7 +262,7 @@ function enqueueItems(items: ItemsState, concurrency: number, job: StepJob, jobs
   }
   if (items.running.length === 0 && (items.failure || items.next >= items.total)) {
     items.collecting = true;
-    jobs.push({ job: { run: job.run, step: job.step, attempt: 1 } });
+    jobs.push({ job: { run: job.run, step: job.step, attempt: 1, collect: true } });
   }
 }
 

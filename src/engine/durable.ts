@@ -230,7 +230,14 @@ export class DurableRuns {
   async #execute(delivery: Delivery): Promise<void> {
     const job = delivery.job as StepJob;
     if (job.item !== undefined) return this.#executeItem(delivery, job);
-    const run = await this.#queue.load(job.run);
+    // Taking a step logs its `step.started` (followers hear it as it starts) and loads the run in
+    // one statement; a queued run becomes running.
+    const at = new Date().toISOString();
+    const started =
+      job.step === TIMER || job.collect
+        ? undefined
+        : [{ type: 'step.started', run_id: job.run, step: job.step, attempt: job.attempt, at }];
+    const run = await this.#queue.load(job.run, started);
     const record = run?.record as RunRecord | undefined;
     const state = run?.state as DurableState | undefined;
     const nothing = () => this.#queue.commit(job.run, delivery, () => undefined);
@@ -241,25 +248,17 @@ export class DurableRuns {
     const done = record.steps.find((s) => s.name === job.step);
     if (!planned || (done && done.status !== 'running')) return void (await nothing());
     const items = state.items?.[job.step];
-    if (planned.forEach && items) {
-      // The step's job came again: its items are done (or stopped) and are collected now.
-      if (!items.collecting) return void (await nothing());
-      return this.#commit(delivery, {
-        kind: 'step',
-        job,
-        delivered: await this.#collect(job, done!, items),
-        events: [],
-      });
+    if (job.collect) {
+      // The step's items are done (or stopped at a failure): their outcomes become its output.
+      if (!planned.forEach || !items?.collecting) return void (await nothing());
+      const delivered = await this.#collect(job, done!, items);
+      return this.#commit(delivery, { kind: 'step', job, delivered, events: [] });
     }
-    if (!planned.forEach && done && done.attempts >= job.attempt) return void (await nothing());
+    if (planned.forEach ? items !== undefined : done && done.attempts >= job.attempt)
+      return void (await nothing());
     if (delivery.redelivered >= MAX_DELIVERIES)
       return void (await this.#commit(delivery, { kind: 'lost', job, deliveries: delivery.redelivered + 1 }));
-    if (record.status === 'queued' && !planned.forEach)
-      await this.#commit(undefined, { kind: 'running' }, job.run);
     await this.#inFlightDuring(job.run, delivery, async (signal, events) => {
-      // Followers hear that the step started as it starts, not when it is committed.
-      const started = { type: 'step.started', run_id: job.run, step: job.step, attempt: job.attempt };
-      await this.#queue.log(job.run, [{ ...started, at: new Date().toISOString() }]);
       const execution = this.#resume(plan, record, state, signal, events);
       if (planned.forEach) return this.#fanOut(delivery, job, planned, execution, record, state);
       const delivered = await execution.runDelivered(planned, job.attempt);
@@ -403,8 +402,8 @@ export class DurableRuns {
     return { record, outcome, retryDelay: undefined };
   }
 
-  async #commit(delivery: Delivery | undefined, happening: Happening, runId?: string): Promise<void> {
-    const id = runId ?? delivery!.job.run;
+  async #commit(delivery: Delivery, happening: Happening): Promise<void> {
+    const id = delivery.job.run;
     await this.#queue.commit(id, delivery, (run) =>
       this.#advance(id, run.record as RunRecord, run.state as DurableState, happening),
     );

@@ -100,7 +100,7 @@ export class Machine {
       commitState: gate((id, delivery, decide) => queue.commitState(id, delivery, decide)),
       items: gate((id, step) => queue.items(id, step)),
       log: gate((id, events) => queue.log(id, events)),
-      load: gate((id) => queue.load(id)),
+      load: gate((id, log) => queue.load(id, log)),
       events: gate((id, after) => queue.events(id, after)),
       watch: (listener) => queue.watch(listener),
       work: (handler, options) => queue.work(handler, options),

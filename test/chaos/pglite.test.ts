@@ -113,8 +113,8 @@ describe('chaos on embedded PGlite, in process', () => {
     // The first read of a finished run fails, as a query does while the server restarts.
     const flaky = (queue: RunQueue): RunQueue => ({
       ...bound(queue),
-      async load(id) {
-        const run = await queue.load(id);
+      async load(id, log) {
+        const run = await queue.load(id, log);
         if ((run?.record as RunRecord | undefined)?.finished_at && failed++ === 0)
           throw new Error('Connection terminated unexpectedly');
         return run;
@@ -148,7 +148,7 @@ function bound(queue: RunQueue): RunQueue {
     commitState: (id, delivery, decide) => queue.commitState(id, delivery, decide),
     items: (id, step) => queue.items(id, step),
     log: (id, events) => queue.log(id, events),
-    load: (id) => queue.load(id),
+    load: (id, log) => queue.load(id, log),
     events: (id, after) => queue.events(id, after),
     watch: (listener) => queue.watch(listener),
     work: (handler, options) => queue.work(handler, options),

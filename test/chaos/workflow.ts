@@ -116,7 +116,7 @@ export function hookedQueue(queue: RunQueue, hook: CrashHook): RunQueue {
     commitState: (id, delivery, decide) => queue.commitState(id, delivery, decide),
     items: (id, step) => queue.items(id, step),
     log: (id, events) => queue.log(id, events),
-    load: (id) => queue.load(id),
+    load: (id, log) => queue.load(id, log),
     events: (id, after) => queue.events(id, after),
     watch: (listener) => queue.watch(listener),
     work: (handler, options) => queue.work(handler, options),

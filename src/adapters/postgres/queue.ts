@@ -220,14 +220,46 @@ class BossQueue implements PostgresQueue {
     }));
   }
 
-  async load(id: string): Promise<DurableRun | undefined> {
-    const row = await this.#db
-      .selectFrom('runs')
-      .select([sql<string>`record::text`.as('record'), sql<string | null>`durable::text`.as('durable')])
-      .where('id', '=', id)
-      .executeTakeFirst();
+  async load(id: string, log?: unknown[]): Promise<DurableRun | undefined> {
+    await this.#boss();
+    const row = log
+      ? await this.#logAndLoad(id, log)
+      : await this.#db
+          .selectFrom('runs')
+          .select([
+            sql<string>`record::text`.as('record'),
+            sql<string | null>`durable::text`.as('durable'),
+            'status',
+          ])
+          .where('id', '=', id)
+          .executeTakeFirst();
     if (!row || row.durable === null) return undefined;
-    return { record: JSON.parse(row.record), state: JSON.parse(row.durable) };
+    const record = JSON.parse(row.record) as { status?: unknown };
+    // The status column is ahead of the record once a worker took the run's first step.
+    if (row.status !== null) record.status = row.status;
+    return { record, state: JSON.parse(row.durable) };
+  }
+
+  /** Appends `events`, marks a queued run running and notifies; the run as it is then, if not ended. */
+  async #logAndLoad(id: string, events: unknown[]) {
+    const text = JSON.stringify(events);
+    const runs = sql.table(`${this.#schema}.runs`);
+    const result = await sql<{ record: string; durable: string | null; status: string | null }>`
+      with counted as (
+        update ${runs} set
+          event_count = event_count + json_array_length(${text}::text::json),
+          status = case when status = 'queued' then 'running' else status end
+        where id = ${id} and durable is not null and status in ('queued', 'running')
+        returning event_count - json_array_length(${text}::text::json) as base, record, durable, status
+      ), logged as (
+        insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
+        select ${id}, base + ordinality::int, value
+        from counted, json_array_elements(${text}::text::json) with ordinality
+      )
+      select record::text as record, durable::text as durable, status,
+        pg_notify(${this.#channel}, ${id} || ' ' || status) as notified
+      from counted`.execute(this.#db);
+    return result.rows[0];
   }
 
   async events(id: string, after: number): Promise<LoggedEvent[]> {

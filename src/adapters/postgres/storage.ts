@@ -25,10 +25,13 @@ export class PostgresStorage implements StorageAdapter {
   async get<T = unknown>(collection: Collection, key: string, options?: CallOptions): Promise<T | undefined> {
     const query =
       collection === 'runs'
-        ? this.#open().selectFrom('runs').select([RECORD_TEXT, PROGRESS_TEXT]).where('id', '=', key)
+        ? this.#open()
+            .selectFrom('runs')
+            .select([RECORD_TEXT, PROGRESS_TEXT, RUN_STATUS])
+            .where('id', '=', key)
         : this.#open()
             .selectFrom('definitions')
-            .select([VALUE_TEXT, NO_PROGRESS])
+            .select([VALUE_TEXT, NO_PROGRESS, NO_STATUS])
             .where('collection', '=', collection)
             .where('key', '=', key);
     const row = await query.executeTakeFirst(abortable(options));
@@ -100,12 +103,12 @@ export class PostgresStorage implements StorageAdapter {
       collection === 'runs'
         ? await this.#open()
             .selectFrom('runs')
-            .select(['id as key', RECORD_TEXT, PROGRESS_TEXT])
+            .select(['id as key', RECORD_TEXT, PROGRESS_TEXT, RUN_STATUS])
             .orderBy('id')
             .execute(abortable(options))
         : await this.#open()
             .selectFrom('definitions')
-            .select(['key', VALUE_TEXT, NO_PROGRESS])
+            .select(['key', VALUE_TEXT, NO_PROGRESS, NO_STATUS])
             .where('collection', '=', collection)
             .orderBy('key')
             .execute(abortable(options));
@@ -117,7 +120,7 @@ export class PostgresStorage implements StorageAdapter {
     const { workflow, status, limit, after } = checkRunQuery(query);
     let select = this.#open()
       .selectFrom('runs')
-      .select(['id', RECORD_TEXT, PROGRESS_TEXT])
+      .select(['id', RECORD_TEXT, PROGRESS_TEXT, RUN_STATUS])
       .where('started_at', 'is not', null);
     if (workflow !== undefined) select = select.where('workflow', '=', workflow);
     if (status !== undefined) select = select.where('status', '=', status);
@@ -147,14 +150,18 @@ const RECORD_TEXT = sql<string>`${sql.ref('record')}::text`.as('json');
 const VALUE_TEXT = sql<string>`${sql.ref('value')}::text`.as('json');
 const PROGRESS_TEXT = sql<string | null>`${sql.ref('progress')}::text`.as('progress');
 const NO_PROGRESS = sql<string | null>`null`.as('progress');
+const RUN_STATUS = sql<string | null>`${sql.ref('status')}`.as('status');
+const NO_STATUS = sql<string | null>`null`.as('status');
 
 /**
- * A stored value parsed; a durable run's live progress (changes to step records by step name, such
- * as the counts of a `for_each` step whose items are still running) merged into its record.
+ * A stored value parsed. For a durable run, the status column (a run becomes `running` there when a
+ * worker takes its first step) and the live progress (changes to step records by step name, such as
+ * the counts of a `for_each` step whose items are still running) are merged into its record.
  * @internal
  */
-export function parseRecord(row: { json: string; progress: string | null }): unknown {
-  const value = JSON.parse(row.json) as { steps?: { name: string }[] };
+export function parseRecord(row: { json: string; progress: string | null; status: string | null }): unknown {
+  const value = JSON.parse(row.json) as { steps?: { name: string }[]; status?: unknown };
+  if (row.status === 'running' && value?.status === 'queued') value.status = 'running';
   if (row.progress === null || !Array.isArray(value?.steps)) return value;
   const progress = JSON.parse(row.progress) as Record<string, object> | null;
   if (progress === null) return value;
