@@ -34,6 +34,11 @@ export interface DurableRun {
   record: unknown;
   /** What the engine keeps to schedule the run: the definition snapshot and which steps were enqueued. */
   state: unknown;
+  /**
+   * The run's version when it was loaded (it changes with every commit and logged event); pass the
+   * loaded run back to {@link RunQueue.commit} to skip its locking read while nothing else changed it.
+   */
+  version?: number;
 }
 
 /** What a commit writes: the run as it is now, its new events and the jobs it makes ready. */
@@ -136,12 +141,18 @@ export interface RunQueue {
    * In one transaction: locks the run, passes it to `decide`, stores the change `decide` returns
    * (record, state, events, jobs) and completes the delivered job. When `decide` returns undefined,
    * only the job is completed. Resolves with the change written, or undefined.
+   *
+   * With `loaded` (the run as {@link RunQueue.load} returned it, with its version), `decide` first
+   * runs on it and the change is written only if the run is still at that version; otherwise (or when
+   * that `decide` returns undefined) the commit goes on as above, on the run read under the lock.
+   * `decide` must therefore be a pure function of the run it is given.
    * @throws a `NotFoundError`-like error when the run does not exist (the job is completed anyway).
    */
   commit(
     id: string,
     delivery: Delivery | undefined,
     decide: (run: DurableRun) => RunChange | undefined,
+    loaded?: DurableRun,
   ): Promise<RunChange | undefined>;
   /**
    * Like {@link RunQueue.commit} for the many small commits of a `for_each` step's items: the run's

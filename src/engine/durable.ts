@@ -4,7 +4,7 @@
  * completion of its job commit together; a worker that dies loses only the step it was running.
  * @module
  */
-import type { Delivery, QueueWorker, RunQueue, StepJob } from '../adapters/queue.js';
+import type { Delivery, DurableRun, QueueWorker, RunQueue, StepJob } from '../adapters/queue.js';
 import { NotFoundError } from '../errors/index.js';
 import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
@@ -242,7 +242,7 @@ export class DurableRuns {
     const state = run?.state as DurableState | undefined;
     const nothing = () => this.#queue.commit(job.run, delivery, () => undefined);
     if (!record || !state || isFinal(record.status)) return void (await nothing());
-    if (job.step === TIMER) return void (await this.#commit(delivery, { kind: 'timeout' }));
+    if (job.step === TIMER) return void (await this.#commit(delivery, { kind: 'timeout' }, run));
     const plan = this.#planOf(job.run, state);
     const planned = plan.steps[plan.indexByName.get(job.step) ?? -1];
     const done = record.steps.find((s) => s.name === job.step);
@@ -252,17 +252,21 @@ export class DurableRuns {
       // The step's items are done (or stopped at a failure): their outcomes become its output.
       if (!planned.forEach || !items?.collecting) return void (await nothing());
       const delivered = await this.#collect(job, done!, items);
-      return this.#commit(delivery, { kind: 'step', job, delivered, events: [] });
+      return this.#commit(delivery, { kind: 'step', job, delivered, events: [] }, run);
     }
     if (planned.forEach ? items !== undefined : done && done.attempts >= job.attempt)
       return void (await nothing());
     if (delivery.redelivered >= MAX_DELIVERIES)
-      return void (await this.#commit(delivery, { kind: 'lost', job, deliveries: delivery.redelivered + 1 }));
+      return void (await this.#commit(
+        delivery,
+        { kind: 'lost', job, deliveries: delivery.redelivered + 1 },
+        run,
+      ));
     await this.#inFlightDuring(job.run, delivery, async (signal, events) => {
       const execution = this.#resume(plan, record, state, signal, events);
-      if (planned.forEach) return this.#fanOut(delivery, job, planned, execution, record, state);
+      if (planned.forEach) return this.#fanOut(delivery, job, planned, execution, run!);
       const delivered = await execution.runDelivered(planned, job.attempt);
-      return () => this.#commit(delivery, { kind: 'step', job, delivered, events });
+      return () => this.#commit(delivery, { kind: 'step', job, delivered, events }, run);
     });
   }
 
@@ -306,8 +310,7 @@ export class DurableRuns {
     job: StepJob,
     planned: PlannedStep,
     execution: Execution,
-    record: RunRecord,
-    state: DurableState,
+    run: DurableRun,
   ): Promise<() => Promise<unknown>> {
     const startedAt = new Date().toISOString();
     let items: unknown[];
@@ -316,10 +319,16 @@ export class DurableRuns {
     } catch {
       // The list is not a list: the step's own run reports why, as in process.
       const delivered = await execution.runDelivered(planned, job.attempt);
-      return () => this.#commit(delivery, { kind: 'step', job, delivered, events: [] });
+      return () => this.#commit(delivery, { kind: 'step', job, delivered, events: [] }, run);
     }
-    this.#cacheItems(`${job.run}\0${job.step}`, { record, state, items });
-    return () => this.#commit(delivery, { kind: 'fanout', job, total: items.length, startedAt });
+    // Items read the record as it is now; the commit below changes only this step's entry.
+    const [record, state] = [structuredClone(run.record), structuredClone(run.state)];
+    this.#cacheItems(`${job.run}\0${job.step}`, {
+      record: record as RunRecord,
+      state: state as DurableState,
+      items,
+    });
+    return () => this.#commit(delivery, { kind: 'fanout', job, total: items.length, startedAt }, run);
   }
 
   /** Executes one item of a `for_each` step and commits its outcome (without the run's record). */
@@ -402,10 +411,14 @@ export class DurableRuns {
     return { record, outcome, retryDelay: undefined };
   }
 
-  async #commit(delivery: Delivery, happening: Happening): Promise<void> {
+  /** Commits a happening; `loaded` is the run the delivery was executed on (see `RunQueue.commit`). */
+  async #commit(delivery: Delivery, happening: Happening, loaded?: DurableRun): Promise<void> {
     const id = delivery.job.run;
-    await this.#queue.commit(id, delivery, (run) =>
-      this.#advance(id, run.record as RunRecord, run.state as DurableState, happening),
+    await this.#queue.commit(
+      id,
+      delivery,
+      (run) => this.#advance(id, run.record as RunRecord, run.state as DurableState, happening),
+      loaded,
     );
   }
 

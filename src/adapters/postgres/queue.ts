@@ -112,7 +112,7 @@ class BossQueue implements PostgresQueue {
           durable: json(change.state),
         })
         .execute();
-      await this.#write(tx, id, change, 0, boss, module);
+      await this.#write(tx, id, change, 0, boss, module, false);
     });
   }
 
@@ -120,24 +120,31 @@ class BossQueue implements PostgresQueue {
     id: string,
     delivery: Delivery | undefined,
     decide: (run: DurableRun) => RunChange | undefined,
+    loaded?: DurableRun,
   ): Promise<RunChange | undefined> {
     const { boss, module } = await this.#boss();
+    // Decided on the run as loaded, written only if nothing changed it since: no locking read.
+    const guess = loaded?.version === undefined ? undefined : decide(loaded);
     return this.#db.transaction().execute(async (tx) => {
-      const row = await tx
-        .selectFrom('runs')
-        .select([
-          sql<string>`record::text`.as('record'),
-          sql<string | null>`durable::text`.as('durable'),
-          'event_count',
-        ])
-        .where('id', '=', id)
-        .forUpdate()
-        .executeTakeFirst();
-      const change =
-        row && row.durable !== null
-          ? decide({ record: JSON.parse(row.record), state: JSON.parse(row.durable) })
-          : undefined;
-      if (change) await this.#write(tx, id, change, Number(row!.event_count), boss, module);
+      let change: RunChange | undefined;
+      if (guess && (await this.#write(tx, id, guess, loaded!.version!, boss, module, true))) change = guess;
+      else {
+        const row = await tx
+          .selectFrom('runs')
+          .select([
+            sql<string>`record::text`.as('record'),
+            sql<string | null>`durable::text`.as('durable'),
+            'event_count',
+          ])
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst();
+        change =
+          row && row.durable !== null
+            ? decide({ record: JSON.parse(row.record), state: JSON.parse(row.durable) })
+            : undefined;
+        if (change) await this.#write(tx, id, change, Number(row!.event_count), boss, module, false);
+      }
       if (delivery) await this.#complete(tx, delivery, boss, module);
       return change;
     });
@@ -230,6 +237,7 @@ class BossQueue implements PostgresQueue {
             sql<string>`record::text`.as('record'),
             sql<string | null>`durable::text`.as('durable'),
             'status',
+            'event_count',
           ])
           .where('id', '=', id)
           .executeTakeFirst();
@@ -237,26 +245,31 @@ class BossQueue implements PostgresQueue {
     const record = JSON.parse(row.record) as { status?: unknown };
     // The status column is ahead of the record once a worker took the run's first step.
     if (row.status !== null) record.status = row.status;
-    return { record, state: JSON.parse(row.durable) };
+    return { record, state: JSON.parse(row.durable), version: Number(row.event_count) };
   }
 
   /** Appends `events`, marks a queued run running and notifies; the run as it is then, if not ended. */
   async #logAndLoad(id: string, events: unknown[]) {
     const text = JSON.stringify(events);
     const runs = sql.table(`${this.#schema}.runs`);
-    const result = await sql<{ record: string; durable: string | null; status: string | null }>`
+    const result = await sql<{
+      record: string;
+      durable: string | null;
+      status: string | null;
+      event_count: number;
+    }>`
       with counted as (
         update ${runs} set
           event_count = event_count + json_array_length(${text}::text::json),
           status = case when status = 'queued' then 'running' else status end
         where id = ${id} and durable is not null and status in ('queued', 'running')
-        returning event_count - json_array_length(${text}::text::json) as base, record, durable, status
+        returning event_count - json_array_length(${text}::text::json) as base, event_count, record, durable, status
       ), logged as (
         insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
         select ${id}, base + ordinality::int, value
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
-      select record::text as record, durable::text as durable, status,
+      select record::text as record, durable::text as durable, status, event_count,
         pg_notify(${this.#channel}, ${id} || ' ' || status) as notified
       from counted`.execute(this.#db);
     return result.rows[0];
@@ -348,7 +361,10 @@ class BossQueue implements PostgresQueue {
     await boss?.stop({ graceful: true, close: true, timeout: 30_000 });
   }
 
-  /** Appends the events, updates the run, notifies, and enqueues the jobs of a change. */
+  /**
+   * Appends the events, updates the run, notifies, and enqueues the jobs of a change. `guarded`: only
+   * if the run's event count is still `count` (it was not locked); false when it was not.
+   */
   async #write(
     tx: Transaction<Tables>,
     id: string,
@@ -356,25 +372,28 @@ class BossQueue implements PostgresQueue {
     count: number,
     boss: Boss,
     module: BossModule,
-  ): Promise<void> {
+    guarded: boolean,
+  ): Promise<boolean> {
     const columns = runColumns(change.record);
     const events = JSON.stringify(change.events);
-    await sql`
+    const result = await sql`
       with updated as (
         update ${sql.table(`${this.#schema}.runs`)} set
           workflow = ${columns.workflow}, status = ${columns.status},
           started_at = ${time(columns.started_at)}, finished_at = ${time(columns.finished_at)},
           record = ${json(change.record)}, durable = ${json(change.state)},
           progress = ${json(change.progress ?? null)}, event_count = ${count} + json_array_length(${events}::text::json)
-        where id = ${id}
+        where id = ${id} ${guarded ? sql`and event_count = ${count}` : sql``}
         returning id
       ), logged as (
         insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
         select ${id}, ${count}::int + ordinality::int, value
-        from json_array_elements(${events}::text::json) with ordinality
+        from updated, json_array_elements(${events}::text::json) with ordinality
       )
-      select pg_notify(${this.#channel}, ${`${id} ${columns.status ?? ''}`})`.execute(tx);
+      select pg_notify(${this.#channel}, ${`${id} ${columns.status ?? ''}`}) from updated`.execute(tx);
+    if (result.rows.length === 0) return false;
     await this.#enqueue(tx, change.jobs, boss, module);
+    return true;
   }
 
   /** Enqueues jobs inside the transaction. */
