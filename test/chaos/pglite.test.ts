@@ -2,8 +2,9 @@
  * The chaos scenarios, smaller, on embedded PGlite with in-process crashes, so a machine without a
  * PostgreSQL server still covers the logic: a machine (engine + PGlite directory) is crashed at the
  * exact points of a step, or at random moments under load, and a new machine opened on the same
- * directory takes the runs over once the dead machine's leases lapse. Last, a run is followed through
- * a failed read of its final record.
+ * directory takes the runs over once the dead machine's leases lapse; a machine is crashed inside a
+ * `for_each` step, at three of its items. Last, a run is followed through a failed read of its final
+ * record.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import type { RunRecord } from '../../src/index.js';
 import { between, expectNoneOpen, expectOneKeyPerStep, settled, sleep, until } from './helpers.js';
 import { Machine } from './machine.js';
 import { startSink, type Sink } from './sink.js';
-import { chaosWorkflow, STEPS, type CrashPoint } from './workflow.js';
+import { chaosRows, chaosWorkflow, EACH_STEP, forEachWorkflow, STEPS, type CrashPoint } from './workflow.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'stepwire-chaos-pglite-'));
 /** One directory for the file, each test in a schema of its own: creating a PGlite directory takes long. */
@@ -104,6 +105,49 @@ describe('chaos on embedded PGlite, in process', () => {
     expect(extra).toBeLessThanOrEqual(CRASHES * CONCURRENCY);
     await expectNoneOpen(machine.engine, RUNS);
     await machine.close();
+  }, 90_000);
+
+  it('a machine crashed inside a for_each step at three items: only those re-run, each item once by key', async () => {
+    const ITEMS = 12;
+    const sink = await startSink();
+    sinks.push(sink);
+    const options = { dir, schema: 'items', sinkUrl: sink.url, concurrency: 4, taken: new Set<string>() };
+    const first = await Machine.open(options);
+    machines.push(first);
+    // Two items at a time: once items 3 and 8 hang at their crash points, no other item runs, so the
+    // crash cuts short only the planned ones (item 6 hangs after its commit, holding no item's place).
+    await first.engine.workflows.create(forEachWorkflow('chaos-each', 2));
+    const crashes: Record<number, CrashPoint> = { 3: 'after-effect', 6: 'after-commit', 8: 'before-effect' };
+    const { id } = await first.engine.start('chaos-each', { rows: chaosRows(ITEMS, crashes) });
+    await until(() => first.reached.length === 3, 20_000, 'the three crash points');
+    await first.crash();
+
+    const second = await Machine.open(options);
+    machines.push(second);
+    const [record] = await settled(second.engine, [id], 40_000);
+    const callsOf = (n: number) => (n === 3 ? 2 : 1);
+    expect([record!.status, record!.error]).toEqual(['succeeded', null]);
+    expect(record!.steps[0]!.output).toEqual({
+      items: Array.from({ length: ITEMS }, (_, n) => ({ n, count: callsOf(n) })),
+      succeeded: ITEMS,
+      failed: 0,
+      skipped: 0,
+    });
+    expect(Object.fromEntries(sink.byKey())).toEqual(
+      Object.fromEntries([
+        ...Array.from({ length: ITEMS }, (_, n) => [`${id}:${EACH_STEP}:${n}`, callsOf(n)] as const),
+        [`${id}:after`, 1],
+      ]),
+    );
+    expect(first.reached.map((reached) => `${reached.key} ${reached.point}`).sort()).toEqual(
+      Object.entries(crashes).map(([n, point]) => `${id}:${EACH_STEP}:${n} ${point}`),
+    );
+    expect(second.reached).toEqual([]);
+    console.log(
+      `pglite for_each crash: ${sink.calls.length} physical calls for ${sink.byKey().size} keys, ` +
+        `run took ${((Date.parse(record!.finished_at!) - Date.parse(record!.started_at)) / 1000).toFixed(1)} s`,
+    );
+    await second.close();
   }, 90_000);
 
   it('a run whose final record cannot be read at once (the database restarting) resolves once it can', async () => {

@@ -1,8 +1,9 @@
 /**
  * What the chaos tests run: a chain of five steps, each an `l2` action that POSTs to the sink with
- * `Idempotency-Key: <context.idempotencyKey>`, and the places where a test may crash a worker. The
- * same definitions serve the worker child processes (which crash with SIGKILL) and the in-process
- * PGlite machines (which freeze, then drop their database).
+ * `Idempotency-Key: <context.idempotencyKey>`, a `for_each` step whose items make that call, and
+ * the places where a test may crash a worker. The same definitions serve the worker child processes
+ * (which crash with SIGKILL) and the in-process PGlite machines (which freeze, then drop their
+ * database).
  */
 import { z } from 'zod';
 import type { DurableRun, RunChange, RunQueue } from '../../src/adapters/queue.js';
@@ -23,15 +24,22 @@ export interface CrashPlan {
   point: CrashPoint;
 }
 
-/** Input of a chaos run. */
+/** Input of a chaos run: `crash` for the chain, `rows` for the `for_each` workflow. */
 export interface ChaosInput {
+  crash?: CrashPlan | null;
+  rows?: ChaosRow[];
+}
+
+/** One item of the `for_each` workflow: its number and its own crash instruction. */
+export interface ChaosRow {
+  n: number;
   crash: CrashPlan | null;
 }
 
 /** One point reached by one step execution. */
 export interface Reached {
   point: CrashPoint;
-  /** `<run id>:<step>`. */
+  /** `<run id>:<step>`, or `<run id>:<step>:<index>` for an item of a `for_each` step. */
   key: string;
   step: string;
   /** The run's crash instruction. */
@@ -57,6 +65,44 @@ export function chaosWorkflow(name = 'chaos'): Workflow {
     })),
     wires: [],
   } as Workflow;
+}
+
+/** The `for_each` step of {@link forEachWorkflow}. */
+export const EACH_STEP = 'each';
+
+/**
+ * The `for_each` chaos workflow: step `each` calls the sink once per row of `input.rows` (its
+ * `concurrency` items at a time), each item with the row's crash instruction; step `after` then
+ * calls it with the number of items that succeeded.
+ */
+export function forEachWorkflow(name = 'chaos-each', concurrency = 4): Workflow {
+  const call = { provider: 'chaos', module: 'sink', action: 'call' };
+  return {
+    name,
+    steps: [
+      {
+        name: EACH_STEP,
+        type: 'l2',
+        for_each: '{{input.rows}}',
+        concurrency,
+        l2_data: { ...call, input_data: { n: '{{item.n}}', crash: '{{item.crash}}' } },
+      },
+      {
+        name: 'after',
+        type: 'l2',
+        l2_data: { ...call, input_data: { n: `{{${EACH_STEP}.succeeded}}`, crash: null } },
+      },
+    ],
+    wires: [],
+  } as Workflow;
+}
+
+/** `count` rows for {@link forEachWorkflow}; `crashes` maps an item's index to where it crashes. */
+export function chaosRows(count: number, crashes: Record<number, CrashPoint> = {}): ChaosRow[] {
+  return Array.from({ length: count }, (_, n) => ({
+    n,
+    crash: crashes[n] === undefined ? null : { step: EACH_STEP, point: crashes[n] },
+  }));
 }
 
 const CRASH_PLAN = z
@@ -97,7 +143,10 @@ export function sinkAction(sinkUrl: string, hook: CrashHook): ActionDefinition {
   } as ActionDefinition;
 }
 
-/** The queue with `hook` called at `after-commit` once a delivered step's result is committed. */
+/**
+ * The queue with `hook` called at `after-commit` once a delivered step's result is committed, or an
+ * item's outcome (the item's crash instruction is read from the run's input then).
+ */
 export function hookedQueue(queue: RunQueue, hook: CrashHook): RunQueue {
   return {
     get available() {
@@ -108,12 +157,23 @@ export function hookedQueue(queue: RunQueue, hook: CrashHook): RunQueue {
       const change = await queue.commit(id, delivery, decide);
       if (delivery && change && delivery.job.step !== '') {
         const { step } = delivery.job;
-        const plan = ((change.record as RunRecord).input as ChaosInput).crash;
+        const plan = ((change.record as RunRecord).input as ChaosInput).crash ?? null;
         await hook({ point: 'after-commit', key: `${id}:${step}`, step, plan });
       }
       return change;
     },
-    commitState: (id, delivery, decide) => queue.commitState(id, delivery, decide),
+    async commitState(id, delivery, decide) {
+      const change = await queue.commitState(id, delivery, decide);
+      const item = delivery?.job.item;
+      if (item !== undefined && change && change.results.length > 0) {
+        const { step } = delivery!.job;
+        const input = ((await queue.load(id))?.record as RunRecord | undefined)?.input as
+          ChaosInput | undefined;
+        const plan = input?.rows?.[item]?.crash ?? null;
+        await hook({ point: 'after-commit', key: `${id}:${step}:${item}`, step, plan });
+      }
+      return change;
+    },
     items: (id, step) => queue.items(id, step),
     log: (id, events) => queue.log(id, events),
     load: (id, log) => queue.load(id, log),
