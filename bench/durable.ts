@@ -52,8 +52,9 @@ const KINDS: [RegExp, string][] = [
   [/^\s*select 1\s*$/i, 'SELECT 1 (bench)'],
   [/^\s*(un)?listen\b/i, 'LISTEN'],
   [/for update\s*$/i, 'lock run (select ... for update)'],
-  [/^\s*with written as/i, 'write run + events + notify'],
-  [/^\s*with counted as/i, 'log step.started + notify'],
+  [/^\s*with updated as \( update \S+\."runs" set workflow/i, 'write run + events + notify'],
+  [/^\s*with updated as \( update \S+\."runs" set durable/i, 'write item + state + notify'],
+  [/^\s*with counted as/i, 'log step.started + load run + notify'],
   [/^\s*insert into "[^"]*"\."runs"/i, 'insert run'],
   [/from "[^"]*"\."run_events"/i, 'read events (follower)'],
   [/^\s*select record::text as "record", durable::text as "durable"/i, 'load run'],
@@ -136,8 +137,6 @@ interface Phases {
   begin: number[];
   wait: number[];
   load: number[];
-  running: number[];
-  log: number[];
   execute: number[];
   commit: number[];
   tail: number[];
@@ -147,8 +146,6 @@ const newPhases = (): Phases => ({
   begin: [],
   wait: [],
   load: [],
-  running: [],
-  log: [],
   execute: [],
   commit: [],
   tail: [],
@@ -159,7 +156,7 @@ class Probe {
   phases = newPhases();
   /** When each run's last commit (or its begin) landed. */
   readonly landed = new Map<string, number>();
-  readonly #delivery = new AsyncLocalStorage<{ loaded: number; before: number }>();
+  readonly #delivery = new AsyncLocalStorage<{ loaded: number }>();
 
   wrap(queue: RunQueue): RunQueue {
     const { landed } = this;
@@ -170,36 +167,19 @@ class Probe {
       into.push(took);
       return result;
     };
-    /** Times what a step does between its load and its commit (not part of its execution). */
-    const aside = async <T>(into: () => number[], work: () => Promise<T>) => {
-      const step = current.getStore();
-      if (!step) return work();
-      const start = performance.now();
-      const result = await timed(into(), work(), start);
-      step.before += performance.now() - start;
-      return result;
-    };
     return {
       available: queue.available,
       begin: async (id, change) => {
         await timed(this.phases.begin, queue.begin(id, change));
         landed.set(id, performance.now());
       },
-      log: (id, events) =>
-        aside(
-          () => this.phases.log,
-          () => queue.log(id, events),
-        ),
-      commit: async (id, delivery, decide) => {
+      log: (id, events) => queue.log(id, events),
+      commit: async (id, delivery, decide, loaded) => {
         const step = current.getStore();
-        if (!delivery)
-          return aside(
-            () => this.phases.running,
-            () => queue.commit(id, delivery, decide),
-          );
+        if (!delivery) return queue.commit(id, delivery, decide, loaded);
         const start = performance.now();
-        if (step) this.phases.execute.push(start - step.loaded - step.before);
-        const change = await timed(this.phases.commit, queue.commit(id, delivery, decide), start);
+        if (step) this.phases.execute.push(start - step.loaded);
+        const change = await timed(this.phases.commit, queue.commit(id, delivery, decide, loaded), start);
         landed.set(id, performance.now());
         return change;
       },
@@ -218,7 +198,7 @@ class Probe {
         queue.work((delivery: Delivery) => {
           const since = landed.get(delivery.job.run);
           if (since !== undefined) this.phases.wait.push(performance.now() - since);
-          return current.run({ loaded: 0, before: 0 }, () => handler(delivery));
+          return current.run({ loaded: 0 }, () => handler(delivery));
         }, options),
     };
   }
@@ -451,9 +431,7 @@ export async function run(): Promise<void> {
       [
         phase('begin (store run, enqueue first step)', phases.begin, LATENCY_RUNS),
         phase('wait (commit landed -> handler called)', phases.wait, LATENCY_RUNS),
-        phase('load run', phases.load, LATENCY_RUNS),
-        phase('mark running (first step)', phases.running, LATENCY_RUNS),
-        phase('log step.started', phases.log, LATENCY_RUNS),
+        phase('log step.started + load run', phases.load, LATENCY_RUNS),
         phase('execute step', phases.execute, LATENCY_RUNS),
         phase('commit', phases.commit, LATENCY_RUNS),
         phase('tail (last commit -> run() resolves)', phases.tail, LATENCY_RUNS),

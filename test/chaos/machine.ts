@@ -96,7 +96,7 @@ export class Machine {
     return {
       available: queue.available,
       begin: gate((id, change) => queue.begin(id, change)),
-      commit: gate((id, delivery, decide) => queue.commit(id, delivery, decide)),
+      commit: gate((id, delivery, decide, loaded) => queue.commit(id, delivery, decide, loaded)),
       commitState: gate((id, delivery, decide) => queue.commitState(id, delivery, decide)),
       items: gate((id, step) => queue.items(id, step)),
       log: gate((id, events) => queue.log(id, events)),

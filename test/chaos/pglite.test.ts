@@ -188,7 +188,7 @@ function bound(queue: RunQueue): RunQueue {
   return {
     available: queue.available,
     begin: (id, change) => queue.begin(id, change),
-    commit: (id, delivery, decide) => queue.commit(id, delivery, decide),
+    commit: (id, delivery, decide, loaded) => queue.commit(id, delivery, decide, loaded),
     commitState: (id, delivery, decide) => queue.commitState(id, delivery, decide),
     items: (id, step) => queue.items(id, step),
     log: (id, events) => queue.log(id, events),

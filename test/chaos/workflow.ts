@@ -153,8 +153,8 @@ export function hookedQueue(queue: RunQueue, hook: CrashHook): RunQueue {
       return queue.available;
     },
     begin: (id, change) => queue.begin(id, change),
-    async commit(id, delivery, decide: (run: DurableRun) => RunChange | undefined) {
-      const change = await queue.commit(id, delivery, decide);
+    async commit(id, delivery, decide: (run: DurableRun) => RunChange | undefined, loaded) {
+      const change = await queue.commit(id, delivery, decide, loaded);
       if (delivery && change && delivery.job.step !== '') {
         const { step } = delivery.job;
         const plan = ((change.record as RunRecord).input as ChaosInput).crash ?? null;

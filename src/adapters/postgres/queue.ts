@@ -112,7 +112,7 @@ class BossQueue implements PostgresQueue {
           durable: json(change.state),
         })
         .execute();
-      await this.#write(tx, id, change, 0, boss, module, false);
+      await this.#write(tx, id, change, boss, module);
     });
   }
 
@@ -127,15 +127,11 @@ class BossQueue implements PostgresQueue {
     const guess = loaded?.version === undefined ? undefined : decide(loaded);
     return this.#db.transaction().execute(async (tx) => {
       let change: RunChange | undefined;
-      if (guess && (await this.#write(tx, id, guess, loaded!.version!, boss, module, true))) change = guess;
+      if (guess && (await this.#write(tx, id, guess, boss, module, loaded!.version))) change = guess;
       else {
         const row = await tx
           .selectFrom('runs')
-          .select([
-            sql<string>`record::text`.as('record'),
-            sql<string | null>`durable::text`.as('durable'),
-            'event_count',
-          ])
+          .select([sql<string>`record::text`.as('record'), sql<string | null>`durable::text`.as('durable')])
           .where('id', '=', id)
           .forUpdate()
           .executeTakeFirst();
@@ -143,7 +139,7 @@ class BossQueue implements PostgresQueue {
           row && row.durable !== null
             ? decide({ record: JSON.parse(row.record), state: JSON.parse(row.durable) })
             : undefined;
-        if (change) await this.#write(tx, id, change, Number(row!.event_count), boss, module, false);
+        if (change) await this.#write(tx, id, change, boss, module);
       }
       if (delivery) await this.#complete(tx, delivery, boss, module);
       return change;
@@ -237,7 +233,7 @@ class BossQueue implements PostgresQueue {
             sql<string>`record::text`.as('record'),
             sql<string | null>`durable::text`.as('durable'),
             'status',
-            'event_count',
+            sql<string>`xmin::text`.as('version'),
           ])
           .where('id', '=', id)
           .executeTakeFirst();
@@ -245,7 +241,7 @@ class BossQueue implements PostgresQueue {
     const record = JSON.parse(row.record) as { status?: unknown };
     // The status column is ahead of the record once a worker took the run's first step.
     if (row.status !== null) record.status = row.status;
-    return { record, state: JSON.parse(row.durable), version: Number(row.event_count) };
+    return { record, state: JSON.parse(row.durable), version: Number(row.version) };
   }
 
   /** Appends `events`, marks a queued run running and notifies; the run as it is then, if not ended. */
@@ -256,20 +252,20 @@ class BossQueue implements PostgresQueue {
       record: string;
       durable: string | null;
       status: string | null;
-      event_count: number;
+      version: string;
     }>`
       with counted as (
         update ${runs} set
           event_count = event_count + json_array_length(${text}::text::json),
           status = case when status = 'queued' then 'running' else status end
         where id = ${id} and durable is not null and status in ('queued', 'running')
-        returning event_count - json_array_length(${text}::text::json) as base, event_count, record, durable, status
+        returning event_count - json_array_length(${text}::text::json) as base, xmin, record, durable, status
       ), logged as (
         insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
         select ${id}, base + ordinality::int, value
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
-      select record::text as record, durable::text as durable, status, event_count,
+      select record::text as record, durable::text as durable, status, xmin::text as version,
         pg_notify(${this.#channel}, ${id} || ' ' || status) as notified
       from counted`.execute(this.#db);
     return result.rows[0];
@@ -362,17 +358,17 @@ class BossQueue implements PostgresQueue {
   }
 
   /**
-   * Appends the events, updates the run, notifies, and enqueues the jobs of a change. `guarded`: only
-   * if the run's event count is still `count` (it was not locked); false when it was not.
+   * Appends the events, updates the run, notifies, and enqueues the jobs of a change. With `version`
+   * (the run was not read under the lock), only if the run is still at that version (its row's
+   * `xmin`: every update makes a new one); false when it was not.
    */
   async #write(
     tx: Transaction<Tables>,
     id: string,
     change: RunChange,
-    count: number,
     boss: Boss,
     module: BossModule,
-    guarded: boolean,
+    version?: number,
   ): Promise<boolean> {
     const columns = runColumns(change.record);
     const events = JSON.stringify(change.events);
@@ -382,12 +378,13 @@ class BossQueue implements PostgresQueue {
           workflow = ${columns.workflow}, status = ${columns.status},
           started_at = ${time(columns.started_at)}, finished_at = ${time(columns.finished_at)},
           record = ${json(change.record)}, durable = ${json(change.state)},
-          progress = ${json(change.progress ?? null)}, event_count = ${count} + json_array_length(${events}::text::json)
-        where id = ${id} ${guarded ? sql`and event_count = ${count}` : sql``}
-        returning id
+          progress = ${json(change.progress ?? null)},
+          event_count = event_count + json_array_length(${events}::text::json)
+        where id = ${id} ${version === undefined ? sql`` : sql`and xmin = ${String(version)}::text::xid`}
+        returning event_count - json_array_length(${events}::text::json) as base
       ), logged as (
         insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
-        select ${id}, ${count}::int + ordinality::int, value
+        select ${id}, base + ordinality::int, value
         from updated, json_array_elements(${events}::text::json) with ordinality
       )
       select pg_notify(${this.#channel}, ${`${id} ${columns.status ?? ''}`}) from updated`.execute(tx);
