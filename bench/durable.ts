@@ -25,13 +25,12 @@ import pg from 'pg';
 import { isStorageError, openPostgres, type PostgresDatabase } from '../src/adapters/postgres/index.js';
 import type { Delivery, RunQueue } from '../src/adapters/queue.js';
 import { Engine, type Workflow } from '../src/index.js';
-import { median, printTable, time } from './util.js';
+import { median, printTable, reachServer, SERVER_URL, time } from './util.js';
 
 const STEPS = 5;
 const LATENCY_RUNS = 20;
 const THROUGHPUT_RUNS = 40;
 const PINGS = 200;
-const SERVER_URL = process.env.STEPWIRE_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const TRACE = process.argv.includes('--trace');
 const WORKFLOW = `chain_${STEPS}`;
 
@@ -297,17 +296,8 @@ async function pgliteTarget(): Promise<Target> {
 }
 
 async function serverTarget(schema: string): Promise<Target | undefined> {
-  const pool = new pg.Pool({ connectionString: SERVER_URL, max: 1 });
-  pool.on('error', () => undefined);
-  try {
-    await pool.query('select 1');
-  } catch (error) {
-    await pool.end().catch(() => undefined);
-    console.log(
-      `notice: could not reach ${SERVER_URL} (${(error as Error).message}); the server is left out`,
-    );
-    return undefined;
-  }
+  const pool = await reachServer();
+  if (!pool) return undefined;
   return {
     label: 'PostgreSQL server',
     open: async () => {

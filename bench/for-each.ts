@@ -6,15 +6,14 @@
  * the PostgreSQL server (`STEPWIRE_PG_URL`; left out with a notice when unreachable), per item against
  * the in-process per-item figure of this run.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { openPostgres } from '../src/adapters/postgres/index.js';
 import { Engine, type Workflow } from '../src/index.js';
-import { median, printTable, time } from './util.js';
+import { median, printTable, reachServer, SERVER_URL, time } from './util.js';
 import { chain } from './workflow-overhead.js';
 
 const ITEMS = 10_000;
 const QUEUED_ITEMS = 1_000;
-const SERVER_URL = process.env.STEPWIRE_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 function forEach(n: number, concurrency: number): Workflow {
   return {
@@ -111,17 +110,8 @@ async function queued(
   const schema = `stepwire_bench_for_each_${process.pid}`;
   let pool: pg.Pool | undefined;
   if (target === 'PostgreSQL server') {
-    pool = new pg.Pool({ connectionString: SERVER_URL, max: 1 });
-    pool.on('error', () => undefined);
-    try {
-      await pool.query('select 1');
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      console.log(
-        `notice: could not reach ${SERVER_URL} (${(error as Error).message}); the server is left out`,
-      );
-      return undefined;
-    }
+    pool = await reachServer();
+    if (!pool) return undefined;
   }
   const db = pool ? await openPostgres(SERVER_URL, { schema }) : await openPostgres();
   const engine = new Engine({ storage: db.storage, queue: db.queue });

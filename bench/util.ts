@@ -42,3 +42,23 @@ export function printTable(title: string, header: string[], rows: string[][]): v
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) console.log(line(row));
 }
+
+/** The PostgreSQL server the benchmarks measure: `STEPWIRE_PG_URL`, or the local default. */
+export const SERVER_URL = process.env.STEPWIRE_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A one-connection pool to the server, or undefined (with a notice) when it cannot be reached. */
+export async function reachServer(): Promise<import('pg').Pool | undefined> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: SERVER_URL, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    await pool.query('select 1');
+    return pool;
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    console.log(
+      `notice: could not reach ${SERVER_URL} (${(error as Error).message}); the server is left out`,
+    );
+    return undefined;
+  }
+}
