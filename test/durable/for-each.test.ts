@@ -13,6 +13,8 @@ import {
 const calls = new Map<string, string[]>();
 /** Called when an item with `hang` starts: it finishes once `release` is called. */
 let hung: (release: () => void) => void = () => undefined;
+/** Keys of items whose step was told to stop while they ran. */
+const aborted = new Set<string>();
 
 function actions(worker: string): ActionDefinition[] {
   return [
@@ -34,7 +36,14 @@ function actions(worker: string): ActionDefinition[] {
         const made = [...(calls.get(key) ?? []), worker];
         calls.set(key, made);
         context.log(`doing ${input.n}`);
-        if (input.hang) await new Promise<void>((release) => hung(release));
+        if (input.hang)
+          await new Promise<void>((release, reject) => {
+            hung(release);
+            context.signal.addEventListener('abort', () => {
+              aborted.add(key);
+              reject(new Error('aborted'));
+            });
+          });
         if (input.fail) throw new Error(`item ${input.n} is bad`);
         if (input.flaky && made.length === 1) throw new Error('flaky once');
         return { n: input.n * 10, worker };
@@ -183,6 +192,21 @@ describe('for_each on the durable queue: one job per item', () => {
     const record = await handle.result;
     expect(record.steps[0]!.output).toMatchObject({ succeeded: 30, failed: 0 });
     expect(record.steps[0]!.items).toEqual({ total: 30, succeeded: 30, failed: 0, skipped: 0, failures: [] });
+  });
+
+  it('a cancel stops the items: the one in flight is aborted, no further item starts, counts are kept', async () => {
+    const stuck = new Promise<() => void>((resolve) => (hung = resolve));
+    const handle = await b.start('each-fail', { rows: rows(20, (n) => ({ hang: n === 5 })) });
+    await stuck;
+    expect(await a.cancel(handle.id)).toBe(true);
+    const record = await handle.result;
+    expect(record.status).toBe('cancelled');
+    expect(record.steps[0]).toMatchObject({ status: 'failed', error: { code: 'stopped' } });
+    expect(record.steps[0]!.items).toMatchObject({ total: 20, succeeded: 5, failed: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(calls.has(`${handle.id}:each:6`)).toBe(false);
+    expect(aborted.has(`${handle.id}:each:5`)).toBe(true);
+    expect(await a.getRun(handle.id)).toEqual(record);
   });
 
   it('finishes an empty list at once, and fails a list that is not one naming the reference', async () => {
