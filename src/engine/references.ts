@@ -147,10 +147,16 @@ export function compileValue(
       ([key, item]) => [key, compileValue(item, onReference, onError)] as const,
     );
     if (entries.every(([, item]) => item.constant)) return constant;
+    const keys = entries.map(([key]) => key);
+    const resolvers = entries.map(([, item]) => item.resolve);
+    const plain = !keys.includes('__proto__');
     return {
       resolve: (scope) => {
         const out: Record<string, unknown> = {};
-        for (const [key, item] of entries) setOwn(out, key, item.resolve(scope));
+        for (let i = 0; i < keys.length; i++) {
+          if (plain) out[keys[i]!] = resolvers[i]!(scope);
+          else setOwn(out, keys[i]!, resolvers[i]!(scope));
+        }
         return out;
       },
       constant: false,
