@@ -47,15 +47,14 @@ export class JsonText {
 export function toJson(value: unknown): string | undefined {
   if (!holdsText(value)) return JSON.stringify(value);
   const object = value as Record<string, unknown>;
-  // One join of all pieces: the result is one flat string, not a rope of pieces for the heap to keep.
-  const pieces: string[] = ['{'];
+  // Joined by `+`: a large text goes into the result as it is (a rope of a few pieces), not copied.
+  let out = '{';
   for (const key of Object.keys(object)) {
-    const start = pieces.length;
-    pieces.push(start === 1 ? '' : ',', JSON.stringify(key), ':');
-    if (!writePart(object[key], pieces)) pieces.length = start;
+    const text = partText(object[key]);
+    if (text === undefined) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:` + text;
   }
-  pieces.push('}');
-  return pieces.join('');
+  return out + '}';
 }
 
 /** True when `value` is a plain object holding JsonText (then its own properties are written one by one). */
@@ -69,30 +68,16 @@ function holdsText(value: unknown): boolean {
   return false;
 }
 
-/**
- * Adds the text of one property to `pieces`: JsonText as it is, an array item by item, anything else
- * by JSON. False when JSON leaves the property out (`undefined`, a function).
- */
-function writePart(part: unknown, pieces: string[]): boolean {
-  if (part instanceof JsonText) {
-    pieces.push(part.count === 1 ? part.text : JSON.stringify(part));
-    return true;
-  }
-  if (!Array.isArray(part) || 'toJSON' in part) {
-    const text = JSON.stringify(part);
-    if (text === undefined) return false;
-    pieces.push(text);
-    return true;
-  }
-  pieces.push('[');
-  let first = true;
+/** The text of one property: JsonText as it is, an array item by item, anything else by JSON. */
+function partText(part: unknown): string | undefined {
+  if (part instanceof JsonText) return part.count === 1 ? part.text : JSON.stringify(part);
+  if (!Array.isArray(part) || 'toJSON' in part) return JSON.stringify(part);
+  let out = '[';
   for (let i = 0; i < part.length; i++) {
     const item: unknown = part[i];
     if (item instanceof JsonText && item.count === 0) continue;
-    if (!first) pieces.push(',');
-    first = false;
-    pieces.push(item instanceof JsonText ? item.text : (JSON.stringify(item) ?? 'null'));
+    const text = item instanceof JsonText ? item.text : (JSON.stringify(item) ?? 'null');
+    out += out.length === 1 ? text : ',' + text;
   }
-  pieces.push(']');
-  return true;
+  return out + ']';
 }

@@ -233,7 +233,9 @@ export class Execution {
     this.#event({ type: 'run.finished', run_id: this.id, status, error: failure, at: iso(finished) });
     this.#trace.end(status, failure);
     await this.#persist(status, output, failure, true, finished);
-    return this.#record(status, output, failure, finished, this.#input, this.#steps());
+    // The run is over, its step records change no more: the caller gets them as they are.
+    const steps = this.#records.filter((s) => s.status !== 'pending');
+    return this.#record(status, output, failure, finished, this.#input, steps);
   }
 
   async #schedule(): Promise<RunError | null> {
