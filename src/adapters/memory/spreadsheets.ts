@@ -53,7 +53,7 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
     return this.#books
       .get(spreadsheetId)
       ?.get(sheetName)
-      ?.map((row) => row.slice());
+      ?.map((row) => copyOf(row));
   }
 
   /** Reads ranges. Whole rows are the adapter's own, frozen; parts of rows are copies. */
@@ -67,9 +67,7 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
       for (let r = range.row; r < rowEnd; r++) {
         const row = sheet[r] ?? [];
         const colEnd = range.cols === undefined ? row.length : Math.min(row.length, range.col + range.cols);
-        out.push(
-          range.col === 0 && colEnd === row.length ? row : row.slice(range.col, Math.max(range.col, colEnd)),
-        );
+        out.push(range.col === 0 && colEnd === row.length ? row : copyOf(row, range.col, colEnd));
       }
       return out;
     });
@@ -94,7 +92,7 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
     request.values.forEach((values, i) => {
       const r = request.row + i;
       while (sheet.length <= r) sheet.push(EMPTY_ROW);
-      const row = sheet[r]!.slice();
+      const row = copyOf(sheet[r]!);
       while (row.length < request.col) row.push(null);
       values.forEach((value, j) => {
         row[request.col + j] = value;
@@ -114,7 +112,7 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
     for (const run of request.cells) {
       while (sheet.length <= run.row) sheet.push(EMPTY_ROW);
       const row = sheet[run.row]!;
-      if (Object.isFrozen(row)) written.push((sheet[run.row] = row.slice()));
+      if (Object.isFrozen(row)) written.push((sheet[run.row] = copyOf(row)));
     }
     updateGrid(sheet, { ...request, expect: [] });
     for (const row of written) Object.freeze(row);
@@ -152,6 +150,16 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
 
 /** A row with no cells (rows are frozen, so one serves every such row). */
 const EMPTY_ROW: CellValue[] = frozen([]);
+
+/**
+ * A copy of `row`'s cells from `from` to `to` (an empty copy when `to` is not after `from`). A loop,
+ * not `slice`: V8's `slice` of a frozen array takes a slow path, some 40 times slower.
+ */
+function copyOf(row: readonly CellValue[], from = 0, to = row.length): CellValue[] {
+  const copy = new Array<CellValue>(Math.max(0, to - from));
+  for (let i = from; i < to; i++) copy[i - from] = row[i]!;
+  return copy;
+}
 
 /** `row`, frozen (typed as the adapter contract's rows, which callers only read). */
 function frozen(row: CellValue[]): CellValue[] {
