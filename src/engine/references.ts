@@ -120,7 +120,26 @@ export function compileValue(
     }
     if (isWholeReference(value)) {
       const ref = refs[0]!;
-      return { resolve: (scope) => resolveReference(ref, scope), constant: false };
+      const [segment, ...rest] = ref.path;
+      if (typeof segment !== 'string' || segment === 'length' || rest.length > 0)
+        return { resolve: (scope) => resolveReference(ref, scope), constant: false };
+      // The usual reference, `{{step.field}}`: read straight from a plain object, else as any other.
+      return {
+        resolve: (scope) => {
+          const root = scope.value(ref.root);
+          if (
+            typeof root === 'object' &&
+            root !== null &&
+            !Array.isArray(root) &&
+            Object.hasOwn(root, segment)
+          ) {
+            const found = (root as Record<string, unknown>)[segment];
+            return found === undefined ? null : found;
+          }
+          return resolveReference(ref, scope);
+        },
+        constant: false,
+      };
     }
     const pieces: (string | Reference)[] = [];
     let last = 0;
