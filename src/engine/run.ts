@@ -99,7 +99,8 @@ export class Execution {
     this.#chain = lineage?.chain ?? [plan.workflow.name];
     this.#plan = plan;
     this.#services = services;
-    this.#asText = services.storage instanceof MemoryStorage;
+    // Only MemoryStorage itself: a subclass may read the records it is given.
+    this.#asText = services.storage.constructor === MemoryStorage;
     this.#input = input;
     this.#emit = options.onEvent;
     this.#timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
