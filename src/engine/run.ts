@@ -727,7 +727,7 @@ function isFinished(step: StepRecord): boolean {
   return step.status === 'succeeded' || step.status === 'failed' || step.status === 'skipped';
 }
 
-/** A copy of a step record whose later changes (its item counts, logs) the copy does not follow. */
+/** A copy of a step record that its later changes (status, times, item counts) do not reach. */
 function copyStep(step: StepRecord): StepRecord {
   return step.items ? { ...step, items: { ...step.items, failures: [...step.items.failures] } } : { ...step };
 }
