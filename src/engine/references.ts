@@ -120,7 +120,26 @@ export function compileValue(
     }
     if (isWholeReference(value)) {
       const ref = refs[0]!;
-      return { resolve: (scope) => resolveReference(ref, scope), constant: false };
+      const [segment, ...rest] = ref.path;
+      if (typeof segment !== 'string' || segment === 'length' || rest.length > 0)
+        return { resolve: (scope) => resolveReference(ref, scope), constant: false };
+      // The usual reference, `{{step.field}}`: read straight from a plain object, else as any other.
+      return {
+        resolve: (scope) => {
+          const root = scope.value(ref.root);
+          if (
+            typeof root === 'object' &&
+            root !== null &&
+            !Array.isArray(root) &&
+            Object.hasOwn(root, segment)
+          ) {
+            const found = (root as Record<string, unknown>)[segment];
+            return found === undefined ? null : found;
+          }
+          return resolveReference(ref, scope);
+        },
+        constant: false,
+      };
     }
     const pieces: (string | Reference)[] = [];
     let last = 0;
@@ -147,10 +166,16 @@ export function compileValue(
       ([key, item]) => [key, compileValue(item, onReference, onError)] as const,
     );
     if (entries.every(([, item]) => item.constant)) return constant;
+    const keys = entries.map(([key]) => key);
+    const resolvers = entries.map(([, item]) => item.resolve);
+    const plain = !keys.includes('__proto__');
     return {
       resolve: (scope) => {
         const out: Record<string, unknown> = {};
-        for (const [key, item] of entries) setOwn(out, key, item.resolve(scope));
+        for (let i = 0; i < keys.length; i++) {
+          if (plain) out[keys[i]!] = resolvers[i]!(scope);
+          else setOwn(out, keys[i]!, resolvers[i]!(scope));
+        }
         return out;
       },
       constant: false,

@@ -11,7 +11,9 @@ import { stepType } from './steps/index.js';
 import { ITEMS_LOST, itemScope, itemsOf, runForEach, type Attempted } from './for-each.js';
 import type { ItemOutcome } from './durable-schedule.js';
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
-import { traceJoin, traceRun, type RunTrace } from './tracing.js';
+import { NO_ATTEMPT, traceJoin, traceRun, type RunTrace } from './tracing.js';
+import { JsonText } from '../adapters/json-text.js';
+import { MemoryStorage } from '../adapters/memory/storage.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */
 export interface DeliveredStep {
@@ -72,6 +74,15 @@ export class Execution {
   /** Workflows from the run started directly down to this one. */
   #chain: readonly string[];
   #persistLater: ReturnType<typeof setTimeout> | undefined;
+  /** Whether records are saved with finished steps as {@link JsonText} (on in-memory storage). */
+  #asText: boolean;
+  /** The input's JSON text, made at the first save. */
+  #inputText: JsonText | undefined;
+  /**
+   * Finished steps' records as JSON text, made at the first save after they finished: runs of steps
+   * by the index of their first step, to the index after their last.
+   */
+  #savedSteps = new Map<number, { end: number; text: JsonText }>();
   #finished = false;
   #parentTrace: string | undefined;
   #trace: RunTrace | undefined;
@@ -89,6 +100,8 @@ export class Execution {
     this.#chain = lineage?.chain ?? [plan.workflow.name];
     this.#plan = plan;
     this.#services = services;
+    // Only MemoryStorage itself: a subclass may read the records it is given.
+    this.#asText = services.storage.constructor === MemoryStorage;
     this.#input = input;
     this.#emit = options.onEvent;
     this.#timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
@@ -266,7 +279,10 @@ export class Execution {
     clearTimeout(this.#persistLater);
     this.#event({ type: 'run.finished', run_id: this.id, status, error: failure, at: iso(finished) });
     this.#trace.end(status, failure);
-    return this.#persist(status, output, failure, true, finished);
+    await this.#persist(status, output, failure, true, finished);
+    // The run is over, its step records change no more: the caller gets them as they are.
+    const steps = this.#records.filter((s) => s.status !== 'pending');
+    return this.#record(status, output, failure, finished, this.#input, steps);
   }
 
   async #schedule(): Promise<RunError | null> {
@@ -395,16 +411,9 @@ export class Execution {
       try {
         if (this.#signal.aborted) throw this.#abortError();
         const data = this.#stepData(planned, scope);
-        const output = await span.within(() =>
-          this.#withTimeout(step, (signal) =>
-            stepType(step).run(
-              planned,
-              data,
-              this.#context(step, attempt, signal, record, item, span.traceparent),
-              this.#services,
-            ),
-          ),
-        );
+        const output = await (span === NO_ATTEMPT
+          ? this.#invoke(planned, data, attempt, record, item, undefined)
+          : span.within(() => this.#invoke(planned, data, attempt, record, item, span.traceparent)));
         span.end('succeeded');
         return { output: output ?? null, error: null, attempts: attempt };
       } catch (error) {
@@ -479,9 +488,29 @@ export class Execution {
     return data;
   }
 
-  #withTimeout<T>(step: Step, work: (signal: AbortSignal) => T): T | Promise<Awaited<T>> {
-    if (!step.timeout_ms) return work(this.#signal);
-    return this.#raceTimeout(step, step.timeout_ms, work);
+  /** Runs the step's work once, within its timeout when it has one. */
+  #invoke(
+    planned: PlannedStep,
+    data: unknown,
+    attempt: number,
+    record: StepRecord,
+    item: number | undefined,
+    traceparent: string | undefined,
+  ): unknown {
+    const step = planned.step;
+    const type = stepType(step);
+    if (!step.timeout_ms) {
+      const context = this.#context(step, attempt, this.#signal, record, item, traceparent);
+      return type.run(planned, data, context, this.#services);
+    }
+    return this.#raceTimeout(step, step.timeout_ms, (signal) =>
+      type.run(
+        planned,
+        data,
+        this.#context(step, attempt, signal, record, item, traceparent),
+        this.#services,
+      ),
+    );
   }
 
   async #raceTimeout<T>(
@@ -535,19 +564,31 @@ export class Execution {
       limits: services.options.limits as unknown as Record<string, number>,
       run: item === undefined ? run : { ...run, item },
       idempotencyKey: item === undefined ? `${this.id}:${step.name}` : `${this.id}:${step.name}:${item}`,
-      log: (message: string) => {
-        (record.logs ??= []).push(item === undefined ? message : `item ${item}: ${message}`);
-        this.#event({
-          type: 'step.log',
-          run_id: this.id,
-          step: step.name,
-          message,
-          at: iso(Date.now()),
-          ...(item === undefined ? {} : { item }),
-        });
-      },
-      runWorkflow: (name, input) => this.#runChild(name, input, signal, traceparent),
+      log: this.#logger(step, record, item),
+      runWorkflow: this.#childRunner(signal, traceparent),
     };
+  }
+
+  /** The `log` of a step's (or item's) context: appends to the step's record and emits `step.log`. */
+  #logger(step: Step, record: StepRecord, item: number | undefined): ActionContext['log'] {
+    return (message: string) => {
+      (record.logs ??= []).push(item === undefined ? message : `item ${item}: ${message}`);
+      // A line logged after the step finished goes into the next save, like any other change.
+      this.#unsave(this.#indexOf(step.name));
+      this.#event({
+        type: 'step.log',
+        run_id: this.id,
+        step: step.name,
+        message,
+        at: iso(Date.now()),
+        ...(item === undefined ? {} : { item }),
+      });
+    };
+  }
+
+  /** The `runWorkflow` of a step's context: child runs cancelled with `signal`, traced below the attempt. */
+  #childRunner(signal: AbortSignal, traceparent: string | undefined): ActionContext['runWorkflow'] {
+    return (name, input) => this.#runChild(name, input, signal, traceparent);
   }
 
   /**
@@ -625,34 +666,116 @@ export class Execution {
     void this.#persist('running', null, null, false);
   }
 
+  /**
+   * Saves the run record. On in-memory storage each finished step's record, and the input, go as
+   * {@link JsonText} made at their first save and written as they are by every later one, so a save
+   * serializes only the running steps, and a large output once (see `json-text.ts`).
+   */
   async #persist(
     status: RunRecord['status'],
     output: unknown,
     error: RunError | null,
     wait: boolean,
     finished?: number,
-  ): Promise<RunRecord> {
-    const record: RunRecord = {
+  ): Promise<void> {
+    let stored: RunRecord | undefined;
+    let failed: unknown;
+    try {
+      stored = this.#asText
+        ? this.#record(
+            status,
+            output,
+            error,
+            finished,
+            (this.#inputText ??= JsonText.of(this.#input)),
+            this.#stepsAsText(),
+          )
+        : this.#record(status, output, error, finished, this.#input, this.#steps());
+    } catch (error) {
+      // A value JSON cannot hold (a BigInt, a cycle) fails the save, as the storage's own would.
+      failed = error;
+    }
+    const write = this.#persisting.then(() =>
+      stored ? this.#services.storage.put('runs', this.id, stored) : Promise.reject(failed as Error),
+    );
+    this.#persisting = write.catch(() => undefined);
+    if (wait) await write;
+  }
+
+  /** A run record of the run as it is; `steps` may hold JsonText standing for steps' records, when saved. */
+  #record(
+    status: RunRecord['status'],
+    output: unknown,
+    error: RunError | null,
+    finished: number | undefined,
+    input: unknown,
+    steps: (StepRecord | JsonText)[],
+  ): RunRecord {
+    return {
       id: this.id,
       workflow: this.#plan.workflow.name,
       status,
-      input: this.#input,
+      input,
       output,
       error,
       started_at: iso(this.#startedAt),
       finished_at: finished === undefined ? null : iso(finished),
-      // Steps that never started are left out: a record lists the steps that ran or were skipped.
-      steps: this.#records
-        .filter((s) => s.status !== 'pending')
-        .map((s) => (s.items ? { ...s, items: { ...s.items, failures: [...s.items.failures] } } : { ...s })),
+      steps: steps as StepRecord[],
       ...(this.#parentId === undefined ? {} : { parent_run_id: this.#parentId }),
       ...(this.#trace?.traceparent ? { traceparent: this.#trace.traceparent } : {}),
     };
-    const write = this.#persisting.then(() => this.#services.storage.put('runs', this.id, record));
-    this.#persisting = write.catch(() => undefined);
-    if (wait) await write;
-    return record;
   }
+
+  /** Copies of the records of the steps that ran or were skipped: steps that never started are left out. */
+  #steps(): StepRecord[] {
+    return this.#records.filter((s) => s.status !== 'pending').map(copyStep);
+  }
+
+  /**
+   * {@link Execution.#steps} with the finished steps' records as {@link JsonText}: each run of
+   * finished steps not saved before is serialized in one go, and kept for every later save.
+   */
+  #stepsAsText(): (StepRecord | JsonText)[] {
+    const steps: (StepRecord | JsonText)[] = [];
+    const records = this.#records;
+    const saved = this.#savedSteps;
+    for (let i = 0; i < records.length;) {
+      const done = saved.get(i);
+      if (done) {
+        steps.push(done.text);
+        i = done.end;
+        continue;
+      }
+      const status = records[i]!.status;
+      if (status === 'running') steps.push(copyStep(records[i]!));
+      if (status === 'pending' || status === 'running') {
+        i += 1;
+        continue;
+      }
+      let end = i + 1;
+      while (end < records.length && !saved.has(end) && isFinished(records[end]!)) end += 1;
+      const text = new JsonText(records.slice(i, end));
+      saved.set(i, { end, text });
+      steps.push(text);
+      i = end;
+    }
+    return steps;
+  }
+
+  /** Forgets the saved text holding the step at `index` (its record changed after it finished). */
+  #unsave(index: number): void {
+    for (const [start, { end }] of this.#savedSteps)
+      if (start <= index && index < end) this.#savedSteps.delete(start);
+  }
+}
+
+function isFinished(step: StepRecord): boolean {
+  return step.status === 'succeeded' || step.status === 'failed' || step.status === 'skipped';
+}
+
+/** A copy of a step record that its later changes (status, times, item counts) do not reach. */
+function copyStep(step: StepRecord): StepRecord {
+  return step.items ? { ...step, items: { ...step.items, failures: [...step.items.failures] } } : { ...step };
 }
 
 function toRunError(error: unknown, abort?: RunError): RunError {

@@ -45,7 +45,8 @@ export interface RunTrace {
   end(status: string, error: RunError | null): void;
 }
 
-const NO_ATTEMPT: AttemptTrace = { traceparent: undefined, within: (work) => work(), end: () => {} };
+/** The span of an attempt when nothing is traced. @internal */
+export const NO_ATTEMPT: AttemptTrace = { traceparent: undefined, within: (work) => work(), end: () => {} };
 const NO_TRACE: RunTrace = { traceparent: undefined, attempt: () => NO_ATTEMPT, end: () => {} };
 
 let loading: Promise<Api | undefined> | undefined;
@@ -95,6 +96,10 @@ export function traceRun(
   const tracer = api.trace.getTracer('stepwire');
   const base = { [SPAN_ATTRIBUTES.workflow]: workflow, [SPAN_ATTRIBUTES.runId]: runId };
   const span = tracer.startSpan(`run ${workflow}`, { attributes: base, startTime: startedAt }, parent);
+  // No tracer is registered (the API's no-op one answered) and no caller's trace goes on: the
+  // attempts' spans would record nothing and carry no context, so none is started.
+  if (!span.isRecording() && !api.isSpanContextValid(span.spanContext()))
+    return { traceparent: undefined, attempt: NO_TRACE.attempt, end: () => span.end() };
   return {
     ...attemptsUnder(api, api.trace.setSpan(parent, span), base),
     traceparent: formatTraceparent(api, span),

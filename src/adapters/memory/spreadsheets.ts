@@ -9,7 +9,7 @@ import type {
   UpdateRequest,
   WriteRequest,
 } from '../types.js';
-import { updateGrid } from '../sheet-update.js';
+import { firstMismatch, rowsMoved, updateGrid } from '../sheet-update.js';
 
 /** Seed data of {@link MemorySpreadsheets}: spreadsheet id -> sheet name -> rows of cells. */
 export type SpreadsheetSeed = Record<string, Record<string, CellValue[][]>>;
@@ -17,6 +17,10 @@ export type SpreadsheetSeed = Record<string, Record<string, CellValue[][]>>;
 /**
  * In-memory spreadsheets, the default of `new Engine()`. Seed them with rows of cells and read
  * them back with {@link MemorySpreadsheets.cells}.
+ *
+ * Each row is held as a frozen array, and a write replaces the rows it changes instead of changing
+ * them in place: a read hands out the rows it holds as they are, without a copy (the first read of a
+ * 1,000,000-row sheet would otherwise allocate a million arrays), and no caller can change them.
  * @example
  * ```ts
  * const sheets = new MemorySpreadsheets({ crm: { customers: [['id', 'name'], [1, 'Ada']] } });
@@ -36,9 +40,10 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
   setSheet(spreadsheetId: string, sheetName: string, rows: CellValue[][]): void {
     let book = this.#books.get(spreadsheetId);
     if (!book) this.#books.set(spreadsheetId, (book = new Map()));
+    // Array.from: a row left out of `rows` becomes an empty row, so every row is an array.
     book.set(
       sheetName,
-      rows.map((row) => row.slice()),
+      Array.from(rows, (row) => frozen(row ? row.slice() : [])),
     );
     this.#touch({ spreadsheet_id: spreadsheetId, sheet_name: sheetName });
   }
@@ -48,23 +53,21 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
     return this.#books
       .get(spreadsheetId)
       ?.get(sheetName)
-      ?.map((row) => row.slice());
+      ?.map((row) => copyOf(row));
   }
 
-  /** Reads ranges. */
+  /** Reads ranges. Whole rows are the adapter's own, frozen; parts of rows are copies. */
   read(ranges: readonly RangeRequest[]): CellRows[] {
     return ranges.map((range) => {
       const sheet = this.#sheet(range);
       const rowEnd = range.rows === undefined ? sheet.length : Math.min(sheet.length, range.row + range.rows);
+      if (range.col === 0 && range.cols === undefined)
+        return sheet.slice(range.row, Math.max(range.row, rowEnd));
       const out: CellRows = [];
       for (let r = range.row; r < rowEnd; r++) {
         const row = sheet[r] ?? [];
         const colEnd = range.cols === undefined ? row.length : Math.min(row.length, range.col + range.cols);
-        out.push(
-          range.col === 0 && colEnd === row.length
-            ? row.slice()
-            : row.slice(range.col, Math.max(range.col, colEnd)),
-        );
+        out.push(range.col === 0 && colEnd === row.length ? row : copyOf(row, range.col, colEnd));
       }
       return out;
     });
@@ -73,11 +76,11 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
   /** Inserts rows at `row`, moving the rows below down. */
   append(request: AppendRequest): void {
     const sheet = this.#sheet(request);
-    while (sheet.length < request.row) sheet.push([]);
+    while (sheet.length < request.row) sheet.push(EMPTY_ROW);
     const rows = request.values.map((values) => {
       const row: CellValue[] = new Array<CellValue>(request.col).fill(null);
       for (const value of values) row.push(value);
-      return row;
+      return frozen(row);
     });
     sheet.splice(request.row, 0, ...rows);
     this.#touch(request);
@@ -88,19 +91,31 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
     const sheet = this.#sheet(request);
     request.values.forEach((values, i) => {
       const r = request.row + i;
-      while (sheet.length <= r) sheet.push([]);
-      const row = sheet[r]!;
+      while (sheet.length <= r) sheet.push(EMPTY_ROW);
+      const row = copyOf(sheet[r]!);
       while (row.length < request.col) row.push(null);
       values.forEach((value, j) => {
         row[request.col + j] = value;
       });
+      sheet[r] = frozen(row);
     });
     this.#touch(request);
   }
 
   /** Checks `expect`, overwrites cells and deletes rows, as one change. */
   update(request: UpdateRequest): void {
-    updateGrid(this.#sheet(request), request);
+    const sheet = this.#sheet(request);
+    const mismatch = firstMismatch(request.expect, (row, col) => sheet[row]?.[col]);
+    if (mismatch) throw rowsMoved(request, mismatch);
+    // The rows written are replaced by copies, written, then frozen.
+    const written: CellValue[][] = [];
+    for (const run of request.cells) {
+      while (sheet.length <= run.row) sheet.push(EMPTY_ROW);
+      const row = sheet[run.row]!;
+      if (Object.isFrozen(row)) written.push((sheet[run.row] = copyOf(row)));
+    }
+    updateGrid(sheet, { ...request, expect: [] });
+    for (const row of written) Object.freeze(row);
     this.#touch(request);
   }
 
@@ -131,6 +146,25 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
     const k = key(ref);
     this.#revisions.set(k, (this.#revisions.get(k) ?? 0) + 1);
   }
+}
+
+/** A row with no cells (rows are frozen, so one serves every such row). */
+const EMPTY_ROW: CellValue[] = frozen([]);
+
+/**
+ * A copy of `row`'s cells from `from` to `to` (an empty copy when `to` is not after `from`). A loop,
+ * not `slice`: V8's `slice` of a frozen array takes a slow path, some 40 times slower.
+ */
+function copyOf(row: readonly CellValue[], from = 0, to = row.length): CellValue[] {
+  const copy = new Array<CellValue>(Math.max(0, to - from));
+  for (let i = from; i < to; i++) copy[i - from] = row[i]!;
+  return copy;
+}
+
+/** `row`, frozen (typed as the adapter contract's rows, which callers only read). */
+function frozen(row: CellValue[]): CellValue[] {
+  Object.freeze(row);
+  return row;
 }
 
 function key(ref: SheetRef): string {
