@@ -16,7 +16,7 @@ import { LISTED_ITEM_FAILURES, type StepItems, type Workflow } from '../schema/i
 import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { Execution, type DeliveredStep } from './run.js';
-import { ITEMS_LOST } from './for-each.js';
+import { ITEMS_LOST, type ItemOutcome } from './for-each.js';
 
 /** What the engine keeps beside a durable run's record. @internal */
 export interface DurableState {
@@ -51,16 +51,6 @@ export interface ItemsState {
   attempts: number;
   /** Set when the step's job was enqueued again to collect the items. */
   collecting?: boolean;
-}
-
-/** One item's outcome, as a worker reports it. @internal */
-export interface ItemOutcome {
-  status: 'succeeded' | 'failed' | 'skipped';
-  /** The item's entry in the step's `items` output. */
-  output: unknown;
-  error: RunError | null;
-  attempts: number;
-  logs?: string[];
 }
 
 /** What happened to one item of a `for_each` step on the queue. @internal */

@@ -18,6 +18,16 @@ export const ITEMS_LOST = 'items_lost';
 export type Attempted =
   { output: unknown; error: null; attempts: number } | { output: null; error: RunError; attempts: number };
 
+/** One item's outcome, as a worker of a durable run reports it. @internal */
+export interface ItemOutcome {
+  status: 'succeeded' | 'failed' | 'skipped';
+  /** The item's entry in the step's `items` output. */
+  output: unknown;
+  error: RunError | null;
+  attempts: number;
+  logs?: string[];
+}
+
 /** What the item loop needs from the run. @internal */
 export interface ItemHost {
   /** The run's scope: step outputs and the input. */
