@@ -23,6 +23,8 @@ export interface RunState {
   inputBytes: number;
   logChars: number;
   logs: string[];
+  /** Cells of the row objects the guest was given or wrote: a lower bound of the heap it used. */
+  guestCells: number;
   writes: Record<string, Record<string, unknown>[]>;
   encoded: Map<string, EncodedEntity>;
 }
@@ -56,7 +58,9 @@ export function installPrelude(context: QuickJSContext, input: ScriptInput, stat
         try {
           if (part === -1) {
             const names = encoded.entity.columns.map((c) => c.name);
-            text = entityHeader(encoded, columnsRead(input.source, names));
+            const read = columnsRead(input.source, names);
+            text = entityHeader(encoded, read);
+            state.guestCells += encoded.n * (read === undefined ? names.length : read.filter(Boolean).length);
           } else {
             const { kind, extra } = encodedColumn(encoded, column);
             text = JSON.stringify({ k: kind, d: extra });
@@ -99,6 +103,8 @@ export function installPrelude(context: QuickJSContext, input: ScriptInput, stat
           kind === 2 ? decodePacked(name, json, buffers) : decodeWrite(name, kind, json);
         if ('problem' in decoded) return context.newString(decoded.problem);
         const target = state.writes[name] as Record<string, unknown>[];
+        if (decoded.rows.length > 0)
+          state.guestCells += decoded.rows.length * Object.keys(decoded.rows[0]!).length;
         for (const row of decoded.rows) target.push(row);
         return undefined;
       }),

@@ -46,7 +46,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
   var F64 = Float64Array, U32 = Uint32Array, I32 = Int32Array, ArrayCtor = Array, NaNValue = NaN;
   var MapCtor = Map, bind = Function.prototype.bind, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
   var hasOwn = ObjectProto.hasOwnProperty, arraySlice = Array.prototype.slice, arrayMap = Array.prototype.map;
-  var inputSet = create(null), outputSet = create(null), makers = create(null), extractors = create(null), i;
+  var inputSet = create(null), outputSet = create(null), makers = create(null), extractors = create(null), typedExtractors = create(null), i;
   for (i = 0; i < inputNames.length; i++) inputSet[inputNames[i]] = true;
   for (i = 0; i < outputNames.length; i++) outputSet[outputNames[i]] = true;
   function list(names) { return names.length === 0 ? '(none)' : names.join(', '); }
@@ -190,6 +190,31 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
     return made;
   }
 
+  // Builds, once per key list and first-row value types, a function that checks rows as
+  // extractor's do and copies the number columns straight into Float64Arrays (kind 0) and the
+  // string columns into arrays; it returns null at the first row that is not such a row (a value
+  // of another type included), and pack then takes the general way.
+  function typedExtractor(keys, types) {
+    var key = stringify([keys, types]);
+    var made = typedExtractors[key];
+    if (made !== undefined) return made;
+    var locals = '', same = '', body = '', arrays = '';
+    for (var j = 0; j < keys.length; j++) {
+      locals += 'var a' + j + ' = new ' + (types[j] === 1 ? 'F' : 'A') + '(n);';
+      same += ' || k[' + j + '] !== ' + quote(keys[j]);
+      body += 'v = r[' + quote(keys[j]) + ']; if (typeof v !== "' + (types[j] === 1 ? 'number' : 'string') +
+        '") return null; a' + j + '[i] = v;';
+      arrays += (j ? ',' : '') + 'a' + j;
+    }
+    made = FunctionCtor('rows', 'n', 'ok', 'A', 'F',
+      '"use strict";' + locals + 'var r, v, k;for (var i = 0; i < n; i++) {' +
+      'r = rows[i]; if (r === null || typeof r !== "object" || r.toJSON !== undefined) return null;' +
+      'k = ok(r); if (k.length !== ' + keys.length + same + ') return null;' +
+      body + '} return [' + arrays + '];');
+    typedExtractors[key] = made;
+    return made;
+  }
+
   // Packs an array of row objects by column into the arguments of hostWrite, or returns undefined
   // when they must go as JSON. Number columns are copied into their Float64Array natively.
   function pack(name, rows, complete) {
@@ -204,11 +229,32 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
       k = keys[j];
       if (k === '__proto__' || k in ObjectProto || StringCtor(k >>> 0) === k) return undefined;
     }
+    var types = [], typed = true, f, a, out, v;
+    for (j = 0; j < m && typed; j++) {
+      v = first[keys[j]];
+      types[j] = typeof v === 'number' ? 1 : typeof v === 'string' ? 2 : 0;
+      typed = types[j] !== 0;
+    }
+    var kinds = [], extra = [], buffers = [], b = 0, arrays;
+    if (typed && (arrays = typedExtractor(keys, types)(rows, n, objectKeys, ArrayCtor, F64)) !== null) {
+      for (j = 0; j < m; j++) {
+        a = arrays[j];
+        if (types[j] === 1) {
+          kinds[j] = 0; extra[j] = 0; buffers[b++] = a.buffer;
+        } else if ((out = dictionary(a, n)) !== undefined) {
+          kinds[j] = 2; extra[j] = out[0]; buffers[b++] = out[1].buffer;
+        } else {
+          kinds[j] = 3; extra[j] = a;
+        }
+      }
+      return packed(name, keys, n, kinds, extra, buffers, b);
+    }
     var got = extractor(keys)(rows, n, objectKeys, ArrayCtor);
     if (got === null) return undefined;
-    var arrays = got[0], flags = got[1], kinds = [], extra = [], buffers = [], b = 0;
+    var flags = got[1];
+    arrays = got[0];
     for (j = 0; j < m; j++) {
-      var f = flags[j], a = arrays[j], out, v;
+      f = flags[j]; a = arrays[j];
       if (f & 16) return undefined;
       if (f === 1) {
         out = new F64(a);
@@ -223,8 +269,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
         kinds[j] = 3; extra[j] = a;
       }
     }
+    return packed(name, keys, n, kinds, extra, buffers, b);
+  }
+  function packed(name, keys, n, kinds, extra, buffers, b) {
     var args = [name, 2, stringify({ c: keys, n: n, k: kinds, d: extra })];
-    for (j = 0; j < b; j++) args[3 + j] = buffers[j];
+    for (var j = 0; j < b; j++) args[3 + j] = buffers[j];
     return args;
   }
 

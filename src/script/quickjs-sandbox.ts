@@ -47,7 +47,10 @@ const KEEP_RUNTIME_BYTES = 4 * 1024 * 1024;
 interface IdleRuntime {
   runtime: QuickJSRuntime;
   leftBytes: number;
-  /** Bytes the last run copied in and out: past {@link KEEP_RUNTIME_BYTES}, its heap is not measured. */
+  /**
+   * Bytes the last run copied in and out, plus a lower bound of the row objects made of them: past
+   * {@link KEEP_RUNTIME_BYTES}, its heap is not measured.
+   */
   copiedBytes: number;
 }
 
@@ -178,6 +181,7 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
     inputBytes: 0,
     logChars: 0,
     logs: [],
+    guestCells: 0,
     writes: Object.fromEntries(input.outputs.map((name) => [name, []])),
     encoded: new Map(),
   };
@@ -212,7 +216,8 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
       if (Date.now() > deadline && !(thrown instanceof ScriptError)) throw timeoutError(limits);
       throw thrown;
     }
-    idle.copiedBytes = state.inputBytes + state.outputBytes;
+    // Each cell of a guest row object takes at least 16 bytes (its shape entry and its value).
+    idle.copiedBytes = state.inputBytes + state.outputBytes + state.guestCells * 16;
     return { writes: state.writes, logs: state.logs };
   } catch (error) {
     if (error instanceof StepwireError) throw error;

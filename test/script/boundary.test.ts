@@ -149,6 +149,19 @@ describe.each(sandboxes)('%s', (_name, sandbox) => {
     expect(Object.is((result.writes['out']?.[2] as { x: number }).x, 0)).toBe(true);
   });
 
+  it('delivers columns whose type changes after the first row exactly', async () => {
+    const result = await run(
+      sandbox,
+      "const rows = []; for (let i = 0; i < 50; i++) rows.push({ n: i === 40 ? 'x' : i, s: i === 45 ? null : 's' + (i % 2), b: 'k' }); writeEntity('out', rows)",
+    );
+    const expected = Array.from({ length: 50 }, (_, i) => ({
+      n: i === 40 ? 'x' : i,
+      s: i === 45 ? null : `s${i % 2}`,
+      b: 'k',
+    }));
+    expect(result.writes['out']).toStrictEqual(expected);
+  });
+
   it('delivers rows with differing key sets or key orders with exactly their own keys', async () => {
     const result = await run(
       sandbox,
