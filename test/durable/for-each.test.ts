@@ -113,6 +113,7 @@ beforeAll(async () => {
   await a.workflows.create(loop('each-continue', { on_error: 'continue' }));
   await a.workflows.create(loop('each-fail', { concurrency: 1 }));
   await a.workflows.create(loop('each-retry', { retry: { attempts: 2, backoff_ms: 10 } }));
+  await a.workflows.create(loop('each-if', { conditions: [{ data_path: 'item.flaky', value: false }] }));
 });
 afterAll(async () => {
   for (const worker of workers.values()) await worker.stop();
@@ -207,6 +208,16 @@ describe('for_each on the durable queue: one job per item', () => {
     expect(calls.has(`${handle.id}:each:6`)).toBe(false);
     expect(aborted.has(`${handle.id}:each:5`)).toBe(true);
     expect(await a.getRun(handle.id)).toEqual(record);
+  });
+
+  it('checks conditions that read the item per item: items that fail them are skipped', async () => {
+    const record = await a.run('each-if', { rows: rows(10, (n) => ({ flaky: n < 3 })) });
+    expect(record.status).toBe('succeeded');
+    const output = record.steps[0]!.output as { items: unknown[] };
+    expect(output).toMatchObject({ succeeded: 7, failed: 0, skipped: 3 });
+    expect(output.items.slice(2, 4)).toEqual([null, { n: 30, worker: expect.any(String) }]);
+    expect(calls.has(`${record.id}:each:2`)).toBe(false);
+    expect(record.steps[0]!.attempts).toBe(7);
   });
 
   it('finishes an empty list at once, and fails a list that is not one naming the reference', async () => {
