@@ -294,7 +294,8 @@ export class Execution {
     return new Promise<RunError | null>((resolve) => {
       const settle = (planned: PlannedStep, error: RunError | null) => {
         running -= 1;
-        for (const d of dependents[planned.index]!) waiting[d]! -= 1;
+        const after = dependents[planned.index]!;
+        for (let i = 0; i < after.length; i++) waiting[after[i]!]! -= 1;
         if (error && this.#failure === null) this.#failure = error;
       };
       const finish = (planned: PlannedStep, error: RunError | null) => {
@@ -588,20 +589,21 @@ export class Execution {
     traceparent: string | undefined,
   ): ActionContext {
     const services = this.#services;
-    const run = {
+    const run: ActionContext['run'] = {
       id: this.id,
       workflow: this.#plan.workflow.name,
       step: step.name,
       attempt,
-      ...(traceparent ? { traceparent } : {}),
     };
+    if (traceparent) run.traceparent = traceparent;
+    if (item !== undefined) run.item = item;
     return {
       signal,
       catalog: services.catalog,
       files: services.options.files,
       chat: services.options.chat,
       limits: services.options.limits as unknown as Record<string, number>,
-      run: item === undefined ? run : { ...run, item },
+      run,
       idempotencyKey: item === undefined ? `${this.id}:${step.name}` : `${this.id}:${step.name}:${item}`,
       log: this.#logger(step, record, item),
       runWorkflow: this.#childRunner(signal, traceparent),
