@@ -113,8 +113,8 @@ export class Engine {
         runWorkflowAction,
       ].map((a) => [`${a.provider}/${a.module}/${a.action}`, a as ActionDefinition]),
     );
-    this.actions = new ActionRegistry((provider, module, action) => {
-      const builtin = builtins.get(`${provider}/${module}/${action}`);
+    this.actions = new ActionRegistry((provider, module, action, key) => {
+      const builtin = builtins.get(key);
       if (builtin) return builtin;
       const store = module === 'files' && action === 'upload_file' ? files[provider] : undefined;
       return store ? (uploadFileAction(provider, store) as unknown as ActionDefinition) : undefined;

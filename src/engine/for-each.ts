@@ -32,8 +32,8 @@ export interface ItemOutcome {
 export interface ItemHost {
   /** The run's scope: step outputs and the input. */
   scope: Scope;
-  /** Runs the step's work for one item, with its retries; never rejects. */
-  attempt(scope: Scope, index: number): Promise<Attempted>;
+  /** Runs the step's work for one item, with its retries (at once when it has no await); never rejects. */
+  attempt(scope: Scope, index: number): Attempted | Promise<Attempted>;
   /** Whether a condition holds in a scope. */
   holds(condition: PlannedCondition, scope: Scope): boolean;
   /** Told when an item reaches its outcome. */

@@ -168,14 +168,23 @@ export function compileValue(
     if (entries.every(([, item]) => item.constant)) return constant;
     const keys = entries.map(([key]) => key);
     const resolvers = entries.map(([, item]) => item.resolve);
-    const plain = !keys.includes('__proto__');
+    if (keys.includes('__proto__'))
+      return {
+        resolve: (scope) => {
+          const out: Record<string, unknown> = {};
+          for (let i = 0; i < keys.length; i++) setOwn(out, keys[i]!, resolvers[i]!(scope));
+          return out;
+        },
+        constant: false,
+      };
+    // Each result starts as a copy of one object with every key (in order), then gets its values:
+    // cheaper than adding the keys one by one to an empty object.
+    const template: Record<string, unknown> = {};
+    for (const key of keys) template[key] = null;
     return {
       resolve: (scope) => {
-        const out: Record<string, unknown> = {};
-        for (let i = 0; i < keys.length; i++) {
-          if (plain) out[keys[i]!] = resolvers[i]!(scope);
-          else setOwn(out, keys[i]!, resolvers[i]!(scope));
-        }
+        const out = { ...template };
+        for (let i = 0; i < keys.length; i++) out[keys[i]!] = resolvers[i]!(scope);
         return out;
       },
       constant: false,

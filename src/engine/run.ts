@@ -10,7 +10,7 @@ import { conditionHolds, missingWire, placeAt } from './step-data.js';
 import { stepType } from './steps/index.js';
 import { ITEMS_LOST, itemScope, itemsOf, runForEach, type Attempted, type ItemOutcome } from './for-each.js';
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
-import { NO_ATTEMPT, traceJoin, traceRun, type RunTrace } from './tracing.js';
+import { NO_ATTEMPT, traceJoin, traceRun, type AttemptTrace, type RunTrace } from './tracing.js';
 import { JsonText } from '../adapters/json-text.js';
 import { MemoryStorage } from '../adapters/memory/storage.js';
 
@@ -292,20 +292,29 @@ export class Execution {
     let next = 0;
     let running = 0;
     return new Promise<RunError | null>((resolve) => {
-      const finish = (planned: PlannedStep, error: RunError | null) => {
+      const settle = (planned: PlannedStep, error: RunError | null) => {
         running -= 1;
-        for (const d of dependents[planned.index]!) waiting[d]! -= 1;
+        const after = dependents[planned.index]!;
+        for (let i = 0; i < after.length; i++) waiting[after[i]!]! -= 1;
         if (error && this.#failure === null) this.#failure = error;
+      };
+      const finish = (planned: PlannedStep, error: RunError | null) => {
+        settle(planned, error);
         pump();
       };
+      // A step whose work finished without an await (a synchronous action) settles inside the loop,
+      // so a chain of them runs on without a promise per step; the loop never calls itself.
       const pump = () => {
-        if (this.#failure === null && this.#signal.aborted) this.#failure = this.#abortError();
-        while (this.#failure === null && next < order.length && running < this.#concurrency) {
+        for (;;) {
+          if (this.#failure === null && this.#signal.aborted) this.#failure = this.#abortError();
+          if (this.#failure !== null || next >= order.length || running >= this.#concurrency) break;
           const planned = steps[order[next]!]!;
           if (waiting[planned.index] !== 0) break;
           next += 1;
           running += 1;
-          void this.#runStep(planned).then((error) => finish(planned, error));
+          const error = this.#runStep(planned);
+          if (error instanceof Promise) void error.then((e) => finish(planned, e));
+          else settle(planned, error);
         }
         if (running === 0) resolve(this.#failure);
       };
@@ -313,14 +322,14 @@ export class Execution {
     });
   }
 
-  async #runStep(planned: PlannedStep): Promise<RunError | null> {
+  /** Runs one step: its record and events; the step's error when it fails the run. At once when its work has no await. */
+  #runStep(planned: PlannedStep): RunError | null | Promise<RunError | null> {
     const record = this.#records[planned.index]!;
-    const step = planned.step;
     if (this.#skips(planned)) {
       this.#skipped[planned.index] = true;
       record.status = 'skipped';
       record.finished_at = iso(Date.now());
-      this.#event({ type: 'step.skipped', run_id: this.id, step: step.name, at: record.finished_at });
+      this.#event({ type: 'step.skipped', run_id: this.id, step: planned.step.name, at: record.finished_at });
       return null;
     }
     const started = Date.now();
@@ -328,8 +337,16 @@ export class Execution {
     record.started_at = iso(started);
     this.#maybePersist(started);
     const outcome = planned.forEach
-      ? await this.#runItems(planned, planned.forEach, record)
-      : await this.#attempts(planned, this.#scopeOnce, record, undefined);
+      ? this.#runItems(planned, planned.forEach, record)
+      : this.#attempts(planned, this.#scopeOnce, record, undefined);
+    return outcome instanceof Promise
+      ? outcome.then((o) => this.#stepDone(planned, record, started, o))
+      : this.#stepDone(planned, record, started, outcome);
+  }
+
+  /** Records a step's outcome and emits its event; the step's error when it fails the run. */
+  #stepDone(planned: PlannedStep, record: StepRecord, started: number, outcome: Attempted): RunError | null {
+    const step = planned.step;
     const finished = Date.now();
     record.finished_at = iso(finished);
     if (outcome.error === null) {
@@ -382,67 +399,91 @@ export class Execution {
 
   /**
    * Runs the step's work with its retries, once (no item) or for one item of a for_each step; never
-   * throws. A plain step's attempts are counted in its record, an item's by the caller.
+   * throws. A plain step's attempts are counted in its record, an item's by the caller. Returns the
+   * outcome at once when the work returned a value rather than a promise.
    */
-  async #attempts(
+  #attempts(
     planned: PlannedStep,
     scope: Scope,
     record: StepRecord,
     item: number | undefined,
     first = 1,
     single = false,
-  ): Promise<Attempted & { retryDelay?: number }> {
+  ): Retried | Promise<Retried> {
+    const step = planned.step;
+    const attempt = first;
+    const span = this.#trace!.attempt(step.name, step.type, attempt, item);
+    if (item === undefined) {
+      record.attempts = attempt;
+      if (this.#emit)
+        this.#event({
+          type: 'step.started',
+          run_id: this.id,
+          step: step.name,
+          attempt,
+          at: attempt === 1 ? record.started_at! : iso(Date.now()),
+        });
+    }
+    let output: unknown;
+    try {
+      if (this.#signal.aborted) throw this.#abortError();
+      const data = this.#stepData(planned, scope);
+      output =
+        span === NO_ATTEMPT
+          ? this.#invoke(planned, data, attempt, record, item, undefined)
+          : span.within(() => this.#invoke(planned, data, attempt, record, item, span.traceparent));
+    } catch (error) {
+      return this.#attemptFailed(planned, scope, record, item, attempt, single, span, error);
+    }
+    // Work that returned a value (no promise) is done at once: no await, no microtask.
+    if (!isThenable(output)) {
+      span.end('succeeded');
+      return { output: output ?? null, error: null, attempts: attempt };
+    }
+    return Promise.resolve(output).then(
+      (value) => {
+        span.end('succeeded');
+        return { output: value ?? null, error: null, attempts: attempt };
+      },
+      (error: unknown) => this.#attemptFailed(planned, scope, record, item, attempt, single, span, error),
+    );
+  }
+
+  /** After a failed attempt: the step's error, or (after the backoff) the next attempt when it may be retried. */
+  #attemptFailed(
+    planned: PlannedStep,
+    scope: Scope,
+    record: StepRecord,
+    item: number | undefined,
+    attempt: number,
+    single: boolean,
+    span: AttemptTrace,
+    error: unknown,
+  ): Retried | Promise<Retried> {
     const step = planned.step;
     const retry = planned.retry ?? NO_RETRY;
-    for (let attempt = first; ; attempt++) {
-      const span = this.#trace!.attempt(step.name, step.type, attempt, item);
-      if (item === undefined) {
-        record.attempts = attempt;
-        if (this.#emit)
-          this.#event({
-            type: 'step.started',
-            run_id: this.id,
-            step: step.name,
-            attempt,
-            at: attempt === 1 ? record.started_at! : iso(Date.now()),
-          });
-      }
-      try {
-        if (this.#signal.aborted) throw this.#abortError();
-        const data = this.#stepData(planned, scope);
-        const output = await (span === NO_ATTEMPT
-          ? this.#invoke(planned, data, attempt, record, item, undefined)
-          : span.within(() => this.#invoke(planned, data, attempt, record, item, span.traceparent)));
-        span.end('succeeded');
-        return { output: output ?? null, error: null, attempts: attempt };
-      } catch (error) {
-        const runError = toRunError(error, this.#signal.aborted ? this.#abortError() : undefined);
-        const delay =
-          attempt < retry.attempts && !this.#signal.aborted && isRetryableError(error)
-            ? backoffDelay(attempt, retry, retryAfterOf(error))
-            : undefined;
-        span.end(delay === undefined ? 'failed' : 'retried', runError);
-        if (delay !== undefined) {
-          this.#event({
-            type: 'step.retrying',
-            run_id: this.id,
-            step: step.name,
-            attempt,
-            delay_ms: delay,
-            error: { ...runError, step: step.name },
-            at: iso(Date.now()),
-            ...(item === undefined ? {} : { item }),
-          });
-          if (single) return { output: null, error: runError, attempts: attempt, retryDelay: delay };
-          const waited = await sleep(delay, this.#signal).then(
-            () => true,
-            () => false,
-          );
-          if (waited) continue;
-        }
-        return { output: null, error: runError, attempts: attempt };
-      }
-    }
+    const runError = toRunError(error, this.#signal.aborted ? this.#abortError() : undefined);
+    const delay =
+      attempt < retry.attempts && !this.#signal.aborted && isRetryableError(error)
+        ? backoffDelay(attempt, retry, retryAfterOf(error))
+        : undefined;
+    span.end(delay === undefined ? 'failed' : 'retried', runError);
+    if (delay === undefined) return { output: null, error: runError, attempts: attempt };
+    this.#event({
+      type: 'step.retrying',
+      run_id: this.id,
+      step: step.name,
+      attempt,
+      delay_ms: delay,
+      error: { ...runError, step: step.name },
+      at: iso(Date.now()),
+      ...(item === undefined ? {} : { item }),
+    });
+    if (single) return { output: null, error: runError, attempts: attempt, retryDelay: delay };
+    return sleep(delay, this.#signal).then(
+      () => this.#attempts(planned, scope, record, item, attempt + 1, single),
+      () => ({ output: null, error: runError, attempts: attempt }),
+    );
   }
 
   /** Runs the items of a for_each step; `step.started` comes once, `item.finished` per item. */
@@ -548,20 +589,21 @@ export class Execution {
     traceparent: string | undefined,
   ): ActionContext {
     const services = this.#services;
-    const run = {
+    const run: ActionContext['run'] = {
       id: this.id,
       workflow: this.#plan.workflow.name,
       step: step.name,
       attempt,
-      ...(traceparent ? { traceparent } : {}),
     };
+    if (traceparent) run.traceparent = traceparent;
+    if (item !== undefined) run.item = item;
     return {
       signal,
       catalog: services.catalog,
       files: services.options.files,
       chat: services.options.chat,
       limits: services.options.limits as unknown as Record<string, number>,
-      run: item === undefined ? run : { ...run, item },
+      run,
       idempotencyKey: item === undefined ? `${this.id}:${step.name}` : `${this.id}:${step.name}:${item}`,
       log: this.#logger(step, record, item),
       runWorkflow: this.#childRunner(signal, traceparent),
@@ -766,6 +808,17 @@ export class Execution {
     for (const [start, { end }] of this.#savedSteps)
       if (start <= index && index < end) this.#savedSteps.delete(start);
   }
+}
+
+/** An attempt's outcome; `retryDelay` when a single attempt (see `runDelivered`) failed and may be retried. */
+type Retried = Attempted & { retryDelay?: number };
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function isFinished(step: StepRecord): boolean {

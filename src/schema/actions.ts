@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WRITE_MODES } from './steps/atlas.js';
+import { isDummyTaskInput } from './dummy-input.js';
 
 /** Variable value types of `create_pdf`: a `TABLE` value is a data table rendered into the document. */
 export const PDF_VALUE_TYPES = ['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE'] as const;
@@ -49,10 +50,9 @@ export const SendMessageOutputSchema = z.object({
 });
 
 /** Input of `platform/dummy/dummy_task`: any object. */
-export const DummyTaskInputSchema = z.custom<Record<string, unknown>>(
-  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  { message: 'input_data must be an object' },
-);
+export const DummyTaskInputSchema = z.custom<Record<string, unknown>>(isDummyTaskInput, {
+  message: 'input_data must be an object',
+});
 
 /**
  * Input of `platform/workflows/run_workflow`: the workflow to run as a child run and its input (`{}`

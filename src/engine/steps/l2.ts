@@ -1,5 +1,9 @@
 import type { StepOf } from '../../schema/index.js';
 import type { StepType } from './types.js';
+import { actionKey } from '../../actions/registry.js';
+
+/** Each l2 step's action and its key `provider/module/action`, made at its first run rather than at every one. */
+const KEYS = new WeakMap<object, { provider: string; module: string; action: string; key: string }>();
 
 /** Outputs of built-in actions whose type is known: action -> output field -> JSON Schema. */
 const KNOWN_OUTPUTS: Readonly<Record<string, Readonly<Record<string, Record<string, unknown>>>>> = {
@@ -27,8 +31,14 @@ export const L2_STEP: StepType<StepOf<'l2'>> = {
   },
 
   run(planned, data, context, services) {
-    const { provider, module, action } = planned.step.l2_data;
-    return services.actions.invoke(provider, module, action, data ?? {}, context);
+    const l2 = planned.step.l2_data;
+    const { provider, module, action } = l2;
+    let known = KEYS.get(l2);
+    if (known?.provider !== provider || known.module !== module || known.action !== action) {
+      known = { provider, module, action, key: actionKey(provider, module, action) };
+      KEYS.set(l2, known);
+    }
+    return services.actions.invoke(provider, module, action, data ?? {}, context, known.key);
   },
 
   outputSchema(step, path) {
