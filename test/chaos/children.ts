@@ -100,6 +100,24 @@ export class Workers {
     return worker;
   }
 
+  /**
+   * Keeps `count` children running: each one that ends (a crash) is listed in `ended` and replaced,
+   * until `stop()`. Resolves once the first `count` are ready.
+   */
+  async keep(count: number): Promise<{ ended: Worker[]; stop(): void }> {
+    const ended: Worker[] = [];
+    let stopping = false;
+    const watch = (worker: Worker) =>
+      void worker.ended.then(() => {
+        ended.push(worker);
+        if (!stopping) watch(this.spawn());
+      });
+    const first = Array.from({ length: count }, () => this.spawn());
+    first.forEach(watch);
+    await Promise.all(first.map((worker) => worker.ready));
+    return { ended, stop: () => void (stopping = true) };
+  }
+
   /** Kills a child with SIGKILL and waits until it has ended. */
   async kill(worker: Worker): Promise<void> {
     worker.child.kill('SIGKILL');

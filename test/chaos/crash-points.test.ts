@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres/index.js';
 import { Engine } from '../../src/index.js';
 import { reachServer } from '../postgres/server.js';
-import { Workers, type Worker } from './children.js';
+import { Workers } from './children.js';
 import { expectOneKeyPerStep, finished, serverSchemas, until } from './helpers.js';
 import { startSink, type Sink } from './sink.js';
 import { chaosWorkflow, QUEUE_TIMING, sinkAction, STEPS, type CrashPoint } from './workflow.js';
@@ -58,16 +58,7 @@ describe.skipIf(!url)('exact crash points on a Postgres server', () => {
       CHAOS_CONCURRENCY: '1',
       CHAOS_MARKERS: markers,
     });
-    const ended: Worker[] = [];
-    let stopping = false;
-    const keep = (worker: Worker) =>
-      void worker.ended.then(() => {
-        ended.push(worker);
-        if (!stopping) keep(workers!.spawn());
-      });
-    const first = [workers.spawn(), workers.spawn()];
-    first.forEach(keep);
-    await Promise.all(first.map((worker) => worker.ready));
+    const { ended, stop } = await workers.keep(2);
 
     const handles = await Promise.all(
       POINTS.map((point) => engine.start('chaos', { crash: { step: 's2', point } })),
@@ -77,7 +68,7 @@ describe.skipIf(!url)('exact crash points on a Postgres server', () => {
       handles.map((handle) => handle.result),
       40_000,
     );
-    stopping = true;
+    stop();
 
     expectOneKeyPerStep(sink, records);
     const calls = sink.byKey();

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres/index.js';
 import { Engine } from '../../src/index.js';
 import { reachServer } from '../postgres/server.js';
-import { Workers, type Worker } from './children.js';
+import { Workers } from './children.js';
 import { between, finished, serverSchemas, until } from './helpers.js';
 import { startSink, type Sink } from './sink.js';
 import {
@@ -73,22 +73,13 @@ describe.skipIf(!url)('worker processes killed inside a for_each step on a Postg
       CHAOS_CONCURRENCY: '1',
       CHAOS_MARKERS: markers,
     });
-    const ended: Worker[] = [];
-    let stopping = false;
-    const keep = (worker: Worker) =>
-      void worker.ended.then(() => {
-        ended.push(worker);
-        if (!stopping) keep(workers!.spawn());
-      });
-    const first = [workers.spawn(), workers.spawn()];
-    first.forEach(keep);
-    await Promise.all(first.map((worker) => worker.ready));
+    const { ended, stop } = await workers.keep(2);
 
     const started = Date.now();
     const handle = await engine.start('chaos-each', { rows: chaosRows(ITEMS, CRASHES) });
     const [record] = await finished(engine, [handle.result], RUN_MS);
     const wallMs = Date.now() - started;
-    stopping = true;
+    stop();
     const run = record!;
 
     // The run went on past the step with every item, and its next step read the count.
