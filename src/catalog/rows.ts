@@ -113,6 +113,7 @@ export function rowChecker(entity: Entity): RowChecker {
   const m = columns.length;
   const names = columns.map((c) => c.name);
   const position = new Map(names.map((name, c) => [name, c]));
+  const allGiven = allGivenOf(m);
   let lastKeys: string[] = [];
   let lastAt: number[] = [];
 
@@ -138,7 +139,11 @@ export function rowChecker(entity: Entity): RowChecker {
     return at;
   }
 
-  function coerce(input: unknown, i: number, issues: Issue[], partial: boolean): CoercedRow | undefined {
+  /** `given` of the last row {@link values} coerced. */
+  let lastGiven: boolean[] = allGiven;
+
+  /** A row's values, coerced; its `given` is left in `lastGiven` (no object per row). */
+  function values(input: unknown, i: number, issues: Issue[], partial: boolean): unknown[] | undefined {
     const raw = new Array<unknown>(m);
     let given: boolean[] | undefined;
     if (Array.isArray(input)) {
@@ -164,10 +169,14 @@ export function rowChecker(entity: Entity): RowChecker {
         });
         return undefined;
       }
-      raw.fill(null);
+      if (keys.length < m) raw.fill(null);
       if (partial) given = new Array<boolean>(m).fill(false);
+      // One native call reads every value in the order of the keys; should a getter add or remove
+      // a property on the way, the values are read again by key.
+      const read = Object.values(record);
+      const same = read.length === keys.length;
       for (let k = 0; k < keys.length; k++) {
-        const value = record[keys[k]!];
+        const value = same ? read[k] : record[keys[k]!];
         raw[at[k]!] = value;
         if (given) given[at[k]!] = value !== undefined;
       }
@@ -213,16 +222,20 @@ export function rowChecker(entity: Entity): RowChecker {
       }
       raw[c] = cell;
     }
-    return bad ? undefined : { values: raw, given: given ?? allGivenOf(m) };
+    if (bad) return undefined;
+    lastGiven = given ?? allGiven;
+    return raw;
   }
 
   return {
-    coerce,
+    coerce(input, i, issues, partial) {
+      const row = values(input, i, issues, partial);
+      return row && { values: row, given: lastGiven };
+    },
     row(input, i, issues) {
-      const row = coerce(input, i, issues, false);
+      const row = values(input, i, issues, false);
       if (row === undefined) return undefined;
-      const values = row.values;
-      for (let c = 0; c < m; c++) if (values[c] !== null) return values;
+      for (let c = 0; c < m; c++) if (row[c] !== null) return row;
       issues.push({
         code: 'empty_row',
         path: `${entity.name}[${i}]`,

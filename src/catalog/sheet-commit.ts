@@ -97,7 +97,11 @@ function sheetRows(plan: WritePlan): CellValue[][] {
   const types = entity.columns.map((column) => column.type);
   const m = types.length;
   const plain = types.every((type) => type === 'NUMBER' || type === 'STRING' || type === 'BOOLEAN');
-  if (plain && width === m && at.every((h, c) => h === c)) return plan.rows as CellValue[][];
+  if (plain && width === m && at.every((h, c) => h === c)) {
+    // Frozen, so an adapter may keep them without a copy (the memory adapter does).
+    for (let r = 0; r < plan.rows.length; r++) Object.freeze(plan.rows[r]);
+    return plan.rows as CellValue[][];
+  }
   const values = new Array<CellValue[]>(plan.rows.length);
   for (let r = 0; r < plan.rows.length; r++) {
     const row = plan.rows[r]!;
@@ -113,6 +117,7 @@ function sheetRows(plan: WritePlan): CellValue[][] {
           ? (value as CellValue)
           : cellFromValue(type, value);
     }
+    Object.freeze(cells);
     values[r] = cells;
   }
   return values;

@@ -16,6 +16,7 @@ import {
   type EntityRows,
 } from './rows.js';
 import { cellOf } from '../query/entity-table.js';
+import { KeyPositions } from './key-positions.js';
 import { rowsWithKey } from '../query/hash-index.js';
 import { tableRow, type EntityTable } from './sheet-mapping.js';
 
@@ -118,7 +119,7 @@ export function planEntityWrite(
 }
 
 /** Where a key was first seen, in `planRows`: this write's rows are their index. */
-const EARLIER = Number.NEGATIVE_INFINITY;
+const EARLIER = -1;
 
 function planRows(
   plan: WritePlan,
@@ -130,13 +131,13 @@ function planRows(
   const { entity, loaded } = plan;
   const columns = keyColumns(entity);
   const all = entity.columns.map((_, c) => c);
-  const seen = new Map<unknown, number>();
+  const seen = new KeyPositions();
   for (const row of earlier) seen.set(rowKey(row, columns), EARLIER);
   const check = rowChecker(entity);
   for (let i = 0; i < input.length; i++) {
     const row = check.row(input[i], i, issues);
     if (!row) continue;
-    if (columns.some((c) => row[c] === null)) {
+    if (hasNull(row, columns)) {
       issues.push({
         code: 'null_key',
         path: `${entity.name}[${i}]`,
@@ -243,7 +244,12 @@ function found(
   return 'ambiguous';
 }
 
-/** `existing row N` for the last table row holding the key of `row` (as a message names it), else undefined. */
+/** Whether one of `columns` of `row` is empty. */
+function hasNull(row: readonly unknown[], columns: readonly number[]): boolean {
+  for (let k = 0; k < columns.length; k++) if (row[columns[k]!] === null) return true;
+  return false;
+}
+
 /** The table rows holding the key of `row` (values in entity column order), through the key columns' indexes. */
 function keyRows(table: EntityTable, columns: readonly number[], row: readonly unknown[]): number[] {
   return rowsWithKey(

@@ -15,6 +15,40 @@ function people(): MemorySpreadsheets {
   });
 }
 
+describe('MemorySpreadsheets keeps frozen rows it is given, copies the others', () => {
+  it('a row given unfrozen is copied: changing it afterwards changes nothing held', () => {
+    const sheets = people();
+    const given = [3, 'Barbara'];
+    sheets.append({ ...ref, row: 3, col: 0, values: [given] });
+    const replaced = [1, 'Ada L.'];
+    sheets.write({ ...ref, row: 1, col: 0, values: [replaced] });
+    given[1] = 'changed';
+    replaced[1] = 'changed';
+    expect(sheets.cells('book', 'people')).toEqual([
+      ['id', 'name'],
+      [1, 'Ada L.'],
+      [2, 'Grace'],
+      [3, 'Barbara'],
+    ]);
+  });
+
+  it('a frozen row is held as given; a frozen row narrower than the one it replaces keeps the rest', () => {
+    const sheets = people();
+    const appended = Object.freeze([3, 'Barbara']);
+    sheets.append({ ...ref, row: 3, col: 0, values: [appended as unknown as (string | number)[]] });
+    const [rows] = sheets.read([{ ...ref, row: 0, col: 0 }]);
+    expect(rows![3]).toBe(appended);
+    sheets.write({ ...ref, row: 2, col: 0, values: [Object.freeze([7]) as unknown as number[]] });
+    sheets.write({ ...ref, row: 1, col: 1, values: [Object.freeze(['Ada K.']) as unknown as string[]] });
+    expect(sheets.cells('book', 'people')).toEqual([
+      ['id', 'name'],
+      [1, 'Ada K.'],
+      [7, 'Grace'],
+      [3, 'Barbara'],
+    ]);
+  });
+});
+
 describe('MemorySpreadsheets hands out rows without copying them, and they never change', () => {
   it('a row read cannot be changed by the reader', () => {
     const sheets = people();

@@ -66,4 +66,33 @@ describe('write checks', () => {
       ['empty_row', 'customers[2]'],
     ]);
   });
+
+  it('reads values through getters, each once, also when a getter adds a property on the way', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    let reads = 0;
+    const counted = {
+      id: 4,
+      get name() {
+        reads++;
+        return 'Alan';
+      },
+      city: 'Wilmslow',
+    };
+    const growing: Record<string, unknown> = {
+      id: 5,
+      get name() {
+        growing.extra = 'late';
+        return 'Barbara';
+      },
+    };
+    await engine.catalog.write([{ entity: 'customers', rows: [counted, { id: 6, name: 'Edsger' }] }]);
+    expect(reads).toBe(1);
+    expect(spreadsheets.cells('shop', 'customers')?.slice(4)).toEqual([
+      [4, 'Alan', 'Wilmslow'],
+      [6, 'Edsger', null],
+    ]);
+    // The keys were taken before the getter ran, so the property it adds is not part of the row.
+    await engine.catalog.write([{ entity: 'customers', rows: [growing] }]);
+    expect(spreadsheets.cells('shop', 'customers')?.at(-1)).toEqual([5, 'Barbara', null]);
+  });
 });

@@ -78,6 +78,8 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
     const sheet = this.#sheet(request);
     while (sheet.length < request.row) sheet.push(EMPTY_ROW);
     const rows = request.values.map((values) => {
+      // A frozen row given at column 0 can change no more, so it is kept as it is.
+      if (request.col === 0 && Object.isFrozen(values)) return values;
       const row: CellValue[] = new Array<CellValue>(request.col).fill(null);
       for (const value of values) row.push(value);
       return frozen(row);
@@ -92,6 +94,10 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
     request.values.forEach((values, i) => {
       const r = request.row + i;
       while (sheet.length <= r) sheet.push(EMPTY_ROW);
+      if (request.col === 0 && values.length >= sheet[r]!.length && Object.isFrozen(values)) {
+        sheet[r] = values;
+        return;
+      }
       const row = copyOf(sheet[r]!);
       while (row.length < request.col) row.push(null);
       values.forEach((value, j) => {

@@ -115,10 +115,12 @@ async function runTrusted(
             message: `entity "${name}" is not an output of this step (outputs: ${outputs.join(', ')})`,
           },
         ]);
-      const target = (writes[name] ??= []);
       const added = 'columns' in rows ? tableRowObjects(rows) : (rows as readonly Record<string, unknown>[]);
-      // One by one: spreading a long array into push() overflows the call stack.
-      for (let i = 0; i < added.length; i++) target.push(added[i]!);
+      const target = writes[name];
+      // A copy: the function may go on changing its own array. Added one by one to an earlier
+      // call's rows, since spreading a long array into push() overflows the call stack.
+      if (target === undefined) writes[name] = added.slice();
+      else for (let i = 0; i < added.length; i++) target.push(added[i]!);
     },
     log(...values) {
       logs.push(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' '));
