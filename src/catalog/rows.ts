@@ -114,6 +114,9 @@ export function rowChecker(entity: Entity): RowChecker {
   const names = columns.map((c) => c.name);
   const position = new Map(names.map((name, c) => [name, c]));
   const allGiven = allGivenOf(m);
+  /** Whether plain objects inherit an enumerable key (`Object.prototype` was added to). */
+  let inheritsKeys = false;
+  for (const _ in Object.prototype) inheritsKeys = true;
   let lastKeys: string[] = [];
   let lastAt: number[] = [];
 
@@ -158,6 +161,20 @@ export function rowChecker(entity: Entity): RowChecker {
       for (let c = 0; c < m; c++) raw[c] = input[c] as unknown;
     } else if (typeof input === 'object' && input !== null) {
       const record = input as Record<string, unknown>;
+      if (sameKeys(record)) {
+        // The last row's keys: read in one walk of the keys V8 keeps for the shape (no arrays).
+        const at = lastAt;
+        if (at.length < m) raw.fill(null);
+        if (partial) given = new Array<boolean>(m).fill(false);
+        let k = 0;
+        for (const key in record) {
+          const value = record[key];
+          raw[at[k]!] = value;
+          if (given) given[at[k]!] = value !== undefined;
+          k++;
+        }
+        return checked(raw, given, i, issues);
+      }
       const keys = Object.keys(record);
       const at = positions(keys);
       if (at === undefined) {
@@ -188,6 +205,32 @@ export function rowChecker(entity: Entity): RowChecker {
       });
       return undefined;
     }
+    return checked(raw, given, i, issues);
+  }
+
+  /**
+   * Whether `record`'s own enumerable keys are the last object row's, in order, found without
+   * making an array: a `for…in` walk, which sees exactly the own keys when the prototype is
+   * `Object.prototype` (or none) and `Object.prototype` has no enumerable property.
+   */
+  function sameKeys(record: object): boolean {
+    const proto: unknown = Object.getPrototypeOf(record);
+    if ((proto !== Object.prototype && proto !== null) || inheritsKeys) return false;
+    let k = 0;
+    for (const key in record) {
+      if (key !== lastKeys[k]) return false;
+      k++;
+    }
+    return k === lastKeys.length;
+  }
+
+  /** Checks and coerces the values of a row in column order, in place; `undefined` on a problem. */
+  function checked(
+    raw: unknown[],
+    given: boolean[] | undefined,
+    i: number,
+    issues: Issue[],
+  ): unknown[] | undefined {
     let bad = false;
     for (let c = 0; c < m; c++) {
       const column = columns[c]!;

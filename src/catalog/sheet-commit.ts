@@ -35,11 +35,13 @@ export async function commitPlan(
     const before = undoable
       ? ((await sheets.read([{ ...region, rows: height, cols: loaded.headerWidth }], options))[0] ?? [])
       : [];
-    const blank = () => new Array<CellValue>(loaded.headerWidth).fill(null);
-    await write(
-      { ...region, values: Array.from({ length: height }, (_, i) => values[i] ?? blank()) },
-      options,
-    );
+    // Rows past the new ones are blanked (frozen, so the memory adapter keeps them as they are).
+    const rows = values.length >= height ? values : values.slice();
+    if (rows.length < height) {
+      const blank = Object.freeze(new Array<CellValue>(loaded.headerWidth).fill(null)) as CellValue[];
+      for (let i = values.length; i < height; i++) rows.push(blank);
+    }
+    await write({ ...region, values: rows }, options);
     return undoable
       ? () =>
           write({

@@ -76,10 +76,24 @@ function grow(data: ColumnData, keep: number, capacity: number): ColumnData {
   return next;
 }
 
-function put(data: ColumnData, row: number, value: unknown): void {
-  if (data instanceof Float64Array) data[row] = typeof value === 'number' ? value : NaN;
-  else if (data instanceof Uint8Array) data[row] = value === true ? 1 : value === false ? 0 : BOOLEAN_NULL;
-  else data[row] = typeof value === 'string' ? value : null;
+/** Writes cell `c` of each of `rows` into `data` from row `from` on, the column's kind decided once. */
+function putColumn(data: ColumnData, from: number, rows: readonly (readonly unknown[])[], c: number): void {
+  const n = rows.length;
+  if (data instanceof Float64Array)
+    for (let r = 0; r < n; r++) {
+      const value = rows[r]![c];
+      data[from + r] = typeof value === 'number' ? value : NaN;
+    }
+  else if (data instanceof Uint8Array)
+    for (let r = 0; r < n; r++) {
+      const value = rows[r]![c];
+      data[from + r] = value === true ? 1 : value === false ? 0 : BOOLEAN_NULL;
+    }
+  else
+    for (let r = 0; r < n; r++) {
+      const value = rows[r]![c];
+      data[from + r] = typeof value === 'string' ? value : null;
+    }
 }
 
 /**
@@ -103,10 +117,7 @@ export function appendRows(table: EntityTable, rows: readonly (readonly unknown[
     data = data.map((column) => grow(column, table.length, next));
     buffers = { filled: table.length };
   }
-  for (let c = 0; c < data.length; c++) {
-    const column = data[c]!;
-    for (let r = 0; r < rows.length; r++) put(column, table.length + r, rows[r]![c] ?? null);
-  }
+  for (let c = 0; c < data.length; c++) putColumn(data[c]!, table.length, rows, c);
   buffers.filled = length;
   return { columns: table.columns, length, data, buffers };
 }

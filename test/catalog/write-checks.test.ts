@@ -95,4 +95,60 @@ describe('write checks', () => {
     await engine.catalog.write([{ entity: 'customers', rows: [growing] }]);
     expect(spreadsheets.cells('shop', 'customers')?.at(-1)).toEqual([5, 'Barbara', null]);
   });
+
+  it("takes a row's own keys only: inherited ones are not columns, whatever the rows before it", async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    class Customer {
+      constructor(
+        public id: number,
+        public name: string,
+      ) {}
+      get city(): string {
+        return 'from the prototype';
+      }
+    }
+    const inherits = Object.create({ city: 'inherited' }) as Record<string, unknown>;
+    inherits.id = 6;
+    inherits.name = 'Edsger';
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, {
+      id: 7,
+      name: 'Grace',
+      city: 'Arlington',
+    });
+    await engine.catalog.write([
+      {
+        entity: 'customers',
+        rows: [{ id: 4, name: 'Alan', city: 'Wilmslow' }, inherits, new Customer(5, 'Barbara'), bare],
+      },
+    ]);
+    expect(spreadsheets.cells('shop', 'customers')?.slice(4)).toEqual([
+      [4, 'Alan', 'Wilmslow'],
+      [6, 'Edsger', null],
+      [5, 'Barbara', null],
+      [7, 'Grace', 'Arlington'],
+    ]);
+  });
+
+  it('ignores a key added to Object.prototype, as before', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.city = 'polluted';
+    try {
+      await engine.catalog.write([
+        {
+          entity: 'customers',
+          rows: [
+            { id: 4, name: 'Alan', city: 'Wilmslow' },
+            { id: 5, name: 'Barbara' },
+          ],
+        },
+      ]);
+    } finally {
+      delete proto.city;
+    }
+    expect(spreadsheets.cells('shop', 'customers')?.slice(4)).toEqual([
+      [4, 'Alan', 'Wilmslow'],
+      [5, 'Barbara', null],
+    ]);
+  });
 });
