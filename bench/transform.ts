@@ -7,9 +7,9 @@
  *   replayed through the catalog (reading the input, the function or the sandbox, the write);
  * - the sandbox alone, its phases timed inside the script;
  * - two naive ways, for scale: QuickJS and `node:vm`, each with row objects as JSON in and out.
- * Each timed call starts after a full garbage collection, so it pays for the collections its own
- * allocation causes and no other; the best and the median of each path are compared with the same
- * figure of the plain map. Run: `npx tsx bench/transform.ts`.
+ * The paths are timed in rounds, each calling every path once in turn, so all run in the same warm
+ * process; the best and the median of each path are compared with the same figures of the plain
+ * map. Run: `npx tsx bench/transform.ts`.
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -19,7 +19,7 @@ import { newQuickJSWASMModuleFromVariant, RELEASE_SYNC } from 'quickjs-emscripte
 import { Engine, MemorySpreadsheets, type TransformContext } from '../src/index.js';
 import { QuickJsSandbox, type EntityData, type ScriptLimits } from '../src/script/index.js';
 import { columnarEntity, rowObjectsOf } from '../src/script/entity-data.js';
-import { collectGarbage, median, printTable } from './util.js';
+import { median, printTable } from './util.js';
 
 const ROWS = 100_000;
 /** Timed runs of each path (after one untimed). */
@@ -93,16 +93,26 @@ interface Timing {
   median: number;
 }
 
-/** Times `runs` calls of `fn`, each after a full garbage collection (see `collectGarbage`). */
-async function timed(fn: () => unknown, runs: number): Promise<Timing> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    collectGarbage();
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  return of(times);
+/**
+ * Times each path `runs` times, in rounds that call every path once in turn (a rotating order), after
+ * `warmup` rounds that are not counted: all paths run in the same warm process, the collector's
+ * state and any load from elsewhere falling on them alike.
+ */
+async function rounds<K extends string>(
+  paths: Record<K, () => unknown>,
+  runs: number,
+  warmup = 2,
+): Promise<Record<K, Timing>> {
+  const names = Object.keys(paths) as K[];
+  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  for (let round = 0; round < warmup + runs; round++)
+    for (let n = 0; n < names.length; n++) {
+      const name = names[(n + round) % names.length]!;
+      const start = performance.now();
+      await paths[name]();
+      if (round >= warmup) times[name].push(performance.now() - start);
+    }
+  return Object.fromEntries(names.map((name) => [name, of(times[name])])) as Record<K, Timing>;
 }
 
 function of(times: number[]): Timing {
@@ -164,9 +174,9 @@ async function shop(rows: unknown[][]): Promise<Engine> {
 }
 
 /** Naive QuickJS: row objects as one JSON string in, parsed inside, the result stringified out. */
-async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<Timing> {
+async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<() => void> {
   const module = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
-  return timed(() => {
+  return () => {
     const runtime = module.newRuntime();
     const context = runtime.newContext();
     const json = context.newString(JSON.stringify(objects));
@@ -178,13 +188,13 @@ async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<Timing>
     result.dispose();
     context.dispose();
     runtime.dispose();
-  }, 3);
+  };
 }
 
 /** Naive `node:vm` (not a security boundary): the same JSON in and out of a new context. */
-function naiveVm(objects: Record<string, unknown>[]): Promise<Timing> {
+function naiveVm(objects: Record<string, unknown>[]): () => void {
   const code = `const rows = JSON.parse(input); ${LOOP.replace("getEntity('orders')", 'rows')} JSON.stringify(out)`;
-  return timed(() => JSON.parse(runInNewContext(code, { input: JSON.stringify(objects) }) as string), 3);
+  return () => JSON.parse(runInNewContext(code, { input: JSON.stringify(objects) }) as string);
 }
 
 /** Runs the benchmark and prints its figures. */
@@ -196,28 +206,34 @@ export async function run(): Promise<void> {
   const input = { source: SCRIPT, inputs: { orders: entity }, outputs: ['totals'], limits: LIMITS };
   const kept = plainMap(rows).length;
 
-  const plain = await timed(() => plainMap(rows), 30);
-  const plainObjects = await timed(() => plainObjectsMap(rows), 30);
-  const step = async (name: string) => {
+  for (const name of ['trusted', 'stored']) {
     const check = await engine.run(name);
     if (check.status !== 'succeeded')
       throw new Error(`the ${name} step failed: ${JSON.stringify(check.error)}`);
-    return timed(() => engine.run(name), RUNS);
-  };
-  const trusted = await step('trusted');
-  const stored = await step('stored');
-  const alone = await timed(() => sandbox.run(input), RUNS);
+  }
+  const objects = rowObjectsOf(entity);
+  const times = await rounds(
+    {
+      plainObjects: () => plainObjectsMap(rows),
+      plain: () => plainMap(rows),
+      trusted: () => engine.run('trusted'),
+      stored: () => engine.run('stored'),
+      alone: () => sandbox.run(input),
+      naive: await naiveQuickJs(objects),
+      vm: naiveVm(objects),
+    },
+    RUNS,
+  );
+  const { plainObjects, plain, trusted, stored, alone, naive, vm } = times;
 
   // Phases, replayed through the catalog as the step does them.
   const phases = { read: [] as number[], fn: [] as number[], sandbox: [] as number[], write: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
-    collectGarbage();
     let start = performance.now();
     const { entity: orders, table } = await engine.catalog.table('orders');
     const data = columnarEntity(orders.columns, table.data, table.length);
     const objects = rowObjectsOf(data);
     phases.read.push(performance.now() - start);
-    collectGarbage();
     start = performance.now();
     let written: Record<string, unknown>[] = [];
     trustedMap({
@@ -226,11 +242,9 @@ export async function run(): Promise<void> {
       log() {},
     });
     phases.fn.push(performance.now() - start);
-    collectGarbage();
     start = performance.now();
     await sandbox.run({ ...input, inputs: { orders: data } });
     phases.sandbox.push(performance.now() - start);
-    collectGarbage();
     start = performance.now();
     await engine.catalog.write([{ entity: 'totals', rows: written, mode: 'replace' }]);
     phases.write.push(performance.now() - start);
@@ -238,16 +252,12 @@ export async function run(): Promise<void> {
   // The sandbox's own phases, timed inside the script.
   const inside: number[][] = [[], [], [], []];
   for (let i = 0; i < RUNS; i++) {
-    collectGarbage();
     const start = performance.now();
     const { logs } = await sandbox.run({ ...input, source: TIMED });
     const total = performance.now() - start;
     const [read = 0, loop = 0, write = 0] = (logs[0] ?? '').split(' ').map(Number);
     [read, loop, write, total - read - loop - write].forEach((ms, j) => inside[j]!.push(ms));
   }
-  const objects = rowObjectsOf(entity);
-  const naive = await naiveQuickJs(objects);
-  const vm = await naiveVm(objects);
 
   const line = (what: string, time: Timing) => [
     what,
@@ -259,7 +269,7 @@ export async function run(): Promise<void> {
   const load = loadavg()[0]!.toFixed(1);
   console.log(`transform bench: ${ROWS} rows x ${NAMES.length} columns, ${kept} rows written (load ${load})`);
   printTable(
-    'each path as a ratio to the plain JavaScript map over the same rows as objects, best and median of runs that each start after a full garbage collection',
+    'each path as a ratio to the plain JavaScript map over the same rows as objects, best and median of runs taken in turns',
     ['path', 'best', 'median', 'ratio, best', 'ratio, median'],
     [
       line('plain JavaScript map over row objects kept in an array (the baseline)', plainObjects),
