@@ -40,6 +40,20 @@ export class JsonText {
 }
 
 /**
+ * A static property a storage class sets on itself (its own, not inherited) when its `put` writes
+ * {@link JsonText} with {@link toJson}: the engine then saves run records with their finished steps
+ * as text. A subclass does not inherit the mark, since it may read the records it is given.
+ * @internal
+ */
+export const TAKES_JSON_TEXT: unique symbol = Symbol('stepwire.takesJsonText');
+
+/** Whether `storage` is of a class marked with {@link TAKES_JSON_TEXT} (a subclass is not). @internal */
+export function takesJsonText(storage: object): boolean {
+  const cls = storage.constructor as unknown;
+  return typeof cls === 'function' && Object.hasOwn(cls, TAKES_JSON_TEXT);
+}
+
+/**
  * `JSON.stringify(value)`, except that {@link JsonText} found as a property of `value`, or as an item
  * of an array that is one, is written from its text, not serialized again.
  * @internal

@@ -11,8 +11,7 @@ import { stepType } from './steps/index.js';
 import { ITEMS_LOST, itemScope, itemsOf, runForEach, type Attempted, type ItemOutcome } from './for-each.js';
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
 import { NO_ATTEMPT, traceJoin, traceRun, type AttemptTrace, type RunTrace } from './tracing.js';
-import { JsonText } from '../adapters/json-text.js';
-import { MemoryStorage } from '../adapters/memory/storage.js';
+import { JsonText, takesJsonText } from '../adapters/json-text.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */
 export interface DeliveredStep {
@@ -73,7 +72,7 @@ export class Execution {
   /** Workflows from the run started directly down to this one. */
   #chain: readonly string[];
   #persistLater: ReturnType<typeof setTimeout> | undefined;
-  /** Whether records are saved with finished steps as {@link JsonText} (on in-memory storage). */
+  /** Whether records are saved with finished steps as {@link JsonText} (see `takesJsonText`). */
   #asText: boolean;
   /** The input's JSON text, made at the first save. */
   #inputText: JsonText | undefined;
@@ -99,8 +98,8 @@ export class Execution {
     this.#chain = lineage?.chain ?? [plan.workflow.name];
     this.#plan = plan;
     this.#services = services;
-    // Only MemoryStorage itself: a subclass may read the records it is given.
-    this.#asText = services.storage.constructor === MemoryStorage;
+    // Only storages that write JsonText themselves (not their subclasses, which may read records).
+    this.#asText = takesJsonText(services.storage);
     this.#input = input;
     this.#emit = options.onEvent;
     this.#timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
@@ -708,7 +707,7 @@ export class Execution {
   }
 
   /**
-   * Saves the run record. On in-memory storage each finished step's record, and the input, go as
+   * Saves the run record. On storage that takes JSON text (in memory, Postgres) each finished step's record, and the input, go as
    * {@link JsonText} made at their first save and written as they are by every later one, so a save
    * serializes only the running steps, and a large output once (see `json-text.ts`).
    */

@@ -1,4 +1,4 @@
-import { toJson } from '../json-text.js';
+import { TAKES_JSON_TEXT, toJson } from '../json-text.js';
 import { pageOfRuns } from '../run-list.js';
 import type { Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
 
@@ -12,6 +12,8 @@ import type { Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '
  * each read is a fresh copy, so changing a value read, or the value written, changes nothing stored.
  */
 export class MemoryStorage implements StorageAdapter {
+  /** Its `put` writes JSON text as it is (see `TAKES_JSON_TEXT`). @internal */
+  static readonly [TAKES_JSON_TEXT] = true;
   #collections = new Map<Collection, Map<string, string>>();
   /** What listing reads of each run record (and its key), so a listing parses only its page's records. */
   #runFields = new Map<string, ListedFields & { key: string }>();

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { StorageError } from '../../errors/storage-error.js';
 import { checkRunQuery, runColumns, runCursor } from '../run-list.js';
 import type { CallOptions, Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
+import { TAKES_JSON_TEXT, toJson } from '../json-text.js';
 import type { Tables } from './tables.js';
 
 /**
@@ -10,6 +11,8 @@ import type { Tables } from './tables.js';
  * `definitions`. Values travel as JSON text and come back parsed anew, so callers never share them.
  */
 export class PostgresStorage implements StorageAdapter {
+  /** Its `put` writes JSON text as it is (see `TAKES_JSON_TEXT`). @internal */
+  static readonly [TAKES_JSON_TEXT] = true;
   readonly #db: Kysely<Tables>;
   readonly #where: string;
   readonly #isClosed: () => boolean;
@@ -174,8 +177,9 @@ export function parseRecord(row: { json: string; progress: string | null; status
  * JSON text of a value, as a `json` parameter sent as text (so no driver serializer touches it);
  * `undefined` is stored as `null`, as JSON has no `undefined`.
  */
+/** `value` as JSON text, with any JsonText in it written as it is (see `toJson`). */
 function jsonOf(value: unknown): RawBuilder<string> {
-  return sql<string>`${JSON.stringify(value) ?? 'null'}::text::json`;
+  return sql<string>`${toJson(value) ?? 'null'}::text::json`;
 }
 
 /** A listing time (ISO) as a `timestamptz` parameter sent as text. */
