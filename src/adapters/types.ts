@@ -145,6 +145,12 @@ export interface PutOptions extends CallOptions {
 export interface StorageAdapter {
   /** The value under `key`, or `undefined`. */
   get<T = unknown>(collection: Collection, key: string, options?: CallOptions): MaybePromise<T | undefined>;
+  /**
+   * Optional: the JSON text of the value under `key` (what {@link StorageAdapter.get} would parse and
+   * return), or `undefined` when there is none or the text alone does not give the value. Lets the HTTP
+   * API answer with a stored run record without parsing and serializing it again.
+   */
+  getText?(collection: Collection, key: string, options?: CallOptions): MaybePromise<string | undefined>;
   /** Stores `value` under `key`. Returns false only when `ifAbsent` is set and the key exists. */
   put(collection: Collection, key: string, value: unknown, options?: PutOptions): MaybePromise<boolean>;
   /** Removes `key`; returns whether it existed. */

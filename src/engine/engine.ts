@@ -17,6 +17,7 @@ import type { RunServices } from './plan-types.js';
 import type { RunEvent, RunRecord, StepRecord } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
 import { pageOfRuns } from '../adapters/run-list.js';
+import { TAKES_JSON_TEXT, takesJsonText } from '../adapters/json-text.js';
 import { RunKeys } from './run-keys.js';
 import { TriggerRegistry } from './triggers.js';
 import { fireDue, type FireHost, type TriggerFiring } from './trigger-fire.js';
@@ -322,6 +323,21 @@ export class Engine {
     const record = await this.options.storage.get<RunRecord>('runs', id);
     if (!record) throw new NotFoundError('run', id);
     return record;
+  }
+
+  /**
+   * The JSON text of a run record: the stored text where the storage gives it (see
+   * `StorageAdapter.getText`), else the record serialized. The HTTP API answers with it, so a record
+   * holding large outputs is not parsed and serialized again. @internal
+   * @throws {@link NotFoundError} when there is no such run.
+   */
+  async getRunText(id: string): Promise<string> {
+    await this.ready();
+    const storage = this.options.storage;
+    // Not a subclass of a storage that takes JSON text: its getText would bypass an overridden get.
+    const direct = takesJsonText(storage) || !(TAKES_JSON_TEXT in storage.constructor);
+    const text = direct ? await storage.getText?.('runs', id) : undefined;
+    return text ?? JSON.stringify(await this.getRun(id));
   }
 
   /**

@@ -117,6 +117,11 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   });
 }
 
+/** A JSON answer whose body is JSON text already made (not serialized again). @internal */
+export function jsonText(status: number, text: string): Response {
+  return new Response(text, { status, headers: { 'content-type': 'application/json' } });
+}
+
 /** A 204 answer. @internal */
 export const noContent = (): Response => new Response(null, { status: 204 });
 

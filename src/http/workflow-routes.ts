@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { RUN_STATUSES, RunRecordSchema, WorkflowSchema } from '../schema/index.js';
-import { defineRoute, json, nameParam, noContent } from './route.js';
+import { defineRoute, json, jsonText, nameParam, noContent } from './route.js';
 
 const enc = encodeURIComponent;
 const WORKFLOW_BODY = {
@@ -158,7 +158,7 @@ export const WORKFLOW_ROUTES = [
     params: z.object({ id: z.string().describe('Run id') }),
     responses: { 200: { description: 'The run record.', schema: RunRecordSchema } },
     problems: [404],
-    action: async ({ engine, params }) => json(200, await engine.getRun(params.id)),
+    action: async ({ engine, params }) => jsonText(200, await engine.getRunText(params.id)),
   }),
   defineRoute({
     method: 'POST',

@@ -77,6 +77,23 @@ export function describeStorageContract(options: StorageContractOptions): void {
       expect(await storage.list('applications')).toEqual([{ key, value }]);
     });
 
+    test('getText, where there is one, is the JSON text get parses', async (storage) => {
+      if (!storage.getText) return;
+      const record = { id: 'r1', workflow: 'w', status: 'succeeded', started_at: '2026-01-01T00:00:00.000Z' };
+      await storage.put('runs', 'r1', { ...record, steps: [{ name: 's', output: { rows: [1, 'é'] } }] });
+      await storage.put('workflows', 'w', { name: 'w', steps: [] });
+      for (const [collection, key] of [
+        ['runs', 'r1'],
+        ['workflows', 'w'],
+      ] as const) {
+        const text = await storage.getText(collection, key);
+        expect(text).toBeTypeOf('string');
+        expect(JSON.parse(text!)).toEqual(await storage.get(collection, key));
+      }
+      expect(await storage.getText('runs', 'missing')).toBeUndefined();
+      expect(await storage.getText('workflows', 'missing')).toBeUndefined();
+    });
+
     test('keeps the order of object keys', async (storage) => {
       await storage.put('workflows', 'w', { zeta: 1, alpha: { b: 2, a: 1 }, mid: 3 });
       const read = await storage.get<{ alpha: object }>('workflows', 'w');

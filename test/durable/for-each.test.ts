@@ -186,6 +186,8 @@ describe('for_each on the durable queue: one job per item', () => {
     expect(seen!.status).toBe('running');
     expect(seen!.steps[0]).toMatchObject({ status: 'running', attempts: 29, output: null });
     expect(seen!.steps[0]!.items).toEqual({ total: 30, succeeded: 29, failed: 0, skipped: 0, failures: [] });
+    // The text the HTTP API answers with shows the same live counts (progress merged, not the stored record).
+    expect(JSON.parse(await b.getRunText(handle.id))).toEqual(await b.getRun(handle.id));
     expect(
       (await b.listRuns({ status: 'running' })).runs.find((r) => r.id === handle.id)?.steps[0]!.items,
     ).toMatchObject({ succeeded: 29 });
@@ -208,6 +210,7 @@ describe('for_each on the durable queue: one job per item', () => {
     expect(calls.has(`${handle.id}:each:6`)).toBe(false);
     expect(aborted.has(`${handle.id}:each:5`)).toBe(true);
     expect(await a.getRun(handle.id)).toEqual(record);
+    expect(JSON.parse(await a.getRunText(handle.id))).toEqual(record);
   });
 
   it('checks conditions that read the item per item: items that fail them are skipped', async () => {

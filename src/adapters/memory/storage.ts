@@ -24,6 +24,11 @@ export class MemoryStorage implements StorageAdapter {
     return json === undefined ? undefined : (JSON.parse(json) as T);
   }
 
+  /** The JSON text stored under `key`, or `undefined`. */
+  getText(collection: Collection, key: string): string | undefined {
+    return this.#collection(collection).get(key);
+  }
+
   /** Stores `value` as JSON text. */
   put(collection: Collection, key: string, value: unknown, options: PutOptions = {}): boolean {
     const entries = this.#collection(collection);

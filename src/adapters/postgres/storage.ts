@@ -41,6 +41,30 @@ export class PostgresStorage implements StorageAdapter {
     return row === undefined ? undefined : (parseRecord(row) as T);
   }
 
+  /**
+   * The stored JSON text under `key`. For a run record, `undefined` when the record alone is not the
+   * run as {@link PostgresStorage.get} gives it (a durable run whose progress or status columns lead).
+   */
+  async getText(collection: Collection, key: string, options?: CallOptions): Promise<string | undefined> {
+    if (collection !== 'runs') {
+      const row = await this.#open()
+        .selectFrom('definitions')
+        .select(VALUE_TEXT)
+        .where('collection', '=', collection)
+        .where('key', '=', key)
+        .executeTakeFirst(abortable(options));
+      return row?.json;
+    }
+    const row = await this.#open()
+      .selectFrom('runs')
+      .select([RECORD_TEXT, RUN_STATUS, sql<string | null>`${sql.ref('record')}->>'status'`.as('recorded')])
+      .where('id', '=', key)
+      .where('progress', 'is', null)
+      .executeTakeFirst(abortable(options));
+    if (row === undefined || (row.status === 'running' && row.recorded === 'queued')) return undefined;
+    return row.json;
+  }
+
   /** Stores a JSON copy of `value`; a run record's workflow, status and times also go into their columns. */
   async put(collection: Collection, key: string, value: unknown, options: PutOptions = {}): Promise<boolean> {
     const json = jsonOf(value);
@@ -174,10 +198,10 @@ export function parseRecord(row: { json: string; progress: string | null; status
 }
 
 /**
- * JSON text of a value, as a `json` parameter sent as text (so no driver serializer touches it);
- * `undefined` is stored as `null`, as JSON has no `undefined`.
+ * JSON text of a value, as a `json` parameter sent as text (so no driver serializer touches it), with
+ * any JsonText in it written as it is (see `toJson`); `undefined` is stored as `null`, as JSON has no
+ * `undefined`.
  */
-/** `value` as JSON text, with any JsonText in it written as it is (see `toJson`). */
 function jsonOf(value: unknown): RawBuilder<string> {
   return sql<string>`${toJson(value) ?? 'null'}::text::json`;
 }
