@@ -42,11 +42,6 @@ const MAX_PAGES = 32768;
  * collected yet) is at most this; the next run's memory limit is raised by what is left.
  */
 const KEEP_RUNTIME_BYTES = 4 * 1024 * 1024;
-/**
- * A run that copied more than this (rows made counted) has its whole instance dropped rather than its
- * runtime disposed: past some 50,000 objects, freeing them costs more than a new instance.
- */
-const DROP_INSTANCE_BYTES = 4 * 1024 * 1024;
 
 /** A runtime kept between runs, and the bytes the runs before left in it. */
 interface IdleRuntime {
@@ -105,21 +100,8 @@ export class QuickJsSandbox implements ScriptSandbox {
       return result;
     } finally {
       if (!broken && keep && !this.#idle.has(pages) && reusable(runtime)) this.#idle.set(pages, runtime);
-      else if (keep && runtime.copiedBytes > DROP_INSTANCE_BYTES) this.#replace(pages);
       else if (broken || !disposeRuntime(runtime.runtime)) this.#modules.delete(pages);
     }
-  }
-
-  /**
-   * Drops the QuickJS instance of a run that made many objects, instead of disposing its runtime,
-   * and starts making the next instance. Disposing frees every object one by one (about 14 ms for
-   * 150,000 rows); a dropped instance goes as a whole with its WebAssembly memory when the host
-   * collects it, and the next one is compiled and instantiated while the step goes on (WebAssembly
-   * compiles off the main thread).
-   */
-  #replace(pages: number): void {
-    this.#modules.delete(pages);
-    this.#module(pages).catch(() => undefined);
   }
 
   #module(pages: number): Promise<QuickJSWASMModule> {
