@@ -1,8 +1,10 @@
 /**
- * Runs every benchmark (or those named on the command line) and prints their figures.
+ * Runs every benchmark (or those named on the command line) and prints their figures, each in a
+ * process of its own, so no benchmark's figures depend on the heap another one left behind.
  * `npm run bench` or `npm run bench -- entity-read workflow-overhead`.
  */
-export {};
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const ALL = [
   'entity-read',
@@ -24,8 +26,15 @@ for (const name of names) {
     process.exit(2);
   }
 }
+let failed = 0;
 for (const name of names) {
   console.log(`\n=== ${name} ===`);
-  const module = (await import(`./${name}.ts`)) as { run: () => Promise<void> };
-  await module.run();
+  // The same Node and loader flags (tsx's) as this process.
+  const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+  const child = spawnSync(process.execPath, [...process.execArgv, file], { stdio: 'inherit' });
+  if (child.status !== 0) {
+    console.error(`benchmark "${name}" failed (${child.signal ?? `exit ${child.status}`})`);
+    failed++;
+  }
 }
+process.exitCode = failed > 0 ? 1 : 0;

@@ -1,17 +1,5 @@
 /** Shared helpers for the benchmarks. */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
-/**
- * A full garbage collection, untimed, before a timed call: each call then starts from the same
- * heap and pays for exactly the collections its own allocation causes, not for garbage an earlier
- * path left behind. (V8's `gc`, exposed at run time.)
- */
-export const collectGarbage: () => void = (() => {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
 
 /** Milliseconds one call takes. */
 export async function time(fn: () => unknown): Promise<number> {

@@ -2,13 +2,13 @@
  * Engine overhead per step: chains of 100 and 1,000 dummy steps passing a small object by
  * reference, and a fan-out of 100 independent steps joined by one, with run records and events on.
  * Each is printed as microseconds per step and as a ratio to a plain async function chain doing
- * the same data passing, measured in the same run (each timed run after a full garbage collection). Then a 100,000-row output handed through slow
+ * the same data passing, measured in the same run. Then a 100,000-row output handed through slow
  * steps, so the run record is saved several times while it runs: the run's CPU time against making
  * the rows and serializing them once.
  */
 import { z } from 'zod';
 import { Engine, type Workflow } from '../src/index.js';
-import { collectGarbage, median, printTable, time } from './util.js';
+import { median, printTable, time } from './util.js';
 
 /** A chain of `n` dummy steps, each passing a small object on by reference. */
 export function chain(n: number): Workflow {
@@ -119,10 +119,7 @@ export async function run(): Promise<void> {
       await c.plain(value);
     }
     for (let i = 0; i < c.repeat; i++) {
-      // Each timed run starts after a full collection, so it pays for its own garbage only.
-      collectGarbage();
       engineTimes.push(await time(() => engine.run(c.def.name, { value }, { onEvent })));
-      collectGarbage();
       plainTimes.push(await time(() => c.plain(value)));
     }
     const e = median(engineTimes);

@@ -207,4 +207,29 @@ writeEntity('totals', { columns: [{ name: 'region' }, { name: 'total' }], rows: 
     const result = await sandbox.run(input("writeEntity('totals', [{ ok: true }])"));
     expect(result.writes['totals']).toEqual([{ ok: true }]);
   });
+
+  it('goes on after large runs, each on a fresh instance, with nothing left of the one before', async () => {
+    const n = 120_000;
+    const big = {
+      columns: [
+        { name: 'id', type: 'NUMBER' },
+        { name: 'amount', type: 'NUMBER' },
+      ],
+      rows: Array.from({ length: n }, (_, i) => [i, i % 10]),
+    };
+    const large = (extra: string) => ({
+      ...input(`${extra}
+        const out = [];
+        for (const r of getEntity('orders')) if (r.amount > 7) out.push({ id: r.id, twice: r.amount * 2 });
+        writeEntity('totals', out);`),
+      inputs: { orders: big },
+    });
+    for (let round = 0; round < 3; round++) {
+      const result = await sandbox.run(large(round === 0 ? 'globalThis.leaked = 1;' : ''));
+      expect(result.writes['totals']).toHaveLength((n / 10) * 2);
+      expect(result.writes['totals']![1]).toEqual({ id: 9, twice: 18 });
+      const small = await sandbox.run(input('console.log(typeof leaked, getEntity("orders").length)'));
+      expect(small.logs).toEqual(['undefined 4']);
+    }
+  });
 });
