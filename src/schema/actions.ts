@@ -80,7 +80,12 @@ const WriteRowSchema = z
   .custom<Record<string, unknown> | unknown[]>(isRow, {
     error: 'each row must be an object keyed by column name or an array of values in column order',
   })
-  .meta({ anyOf: [{ type: 'object' }, { type: 'array' }] });
+  .meta({
+    anyOf: [
+      { type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} },
+      { type: 'array', items: {} },
+    ],
+  });
 
 /** Rows to write: objects keyed by column name, arrays in column order, or a data table. */
 export const WriteRowsSchema = z.union(
@@ -93,7 +98,7 @@ export const WriteRowsSchema = z.union(
       rows: z.array(
         z
           .custom<unknown[]>(Array.isArray, { error: 'each row of a data table must be an array of values' })
-          .meta({ type: 'array' }),
+          .meta({ type: 'array', items: {} }),
       ),
     }),
   ],
