@@ -56,4 +56,18 @@ describe('row objects of a table', () => {
     expect(Object.is(rows[1]!['refused n'], -0)).toBe(true);
     expect(rows).toHaveLength(NUMBERS.length);
   });
+
+  it('takes any column name as data, never as code', () => {
+    const names = ['a"b', '\\', '\u2028', '}); throw new Error("ran"); ({', '`${1}`', "x' + '"];
+    const columns = names.map((_, j) => Float64Array.from([j, j + 0.5]));
+    const rows = rowObjectsOf(
+      columnarEntity(
+        names.map((name) => ({ name, type: 'NUMBER' })),
+        columns,
+        2,
+      ),
+    );
+    expect(rows.map((row) => Object.keys(row))).toEqual([names, names]);
+    expect(rows[1]).toEqual(Object.fromEntries(names.map((name, j) => [name, j + 0.5])));
+  });
 });
