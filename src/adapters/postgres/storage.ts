@@ -26,18 +26,15 @@ export class PostgresStorage implements StorageAdapter {
 
   /** The value under `key`, or `undefined`. */
   async get<T = unknown>(collection: Collection, key: string, options?: CallOptions): Promise<T | undefined> {
-    const query =
-      collection === 'runs'
-        ? this.#open()
-            .selectFrom('runs')
-            .select([RECORD_TEXT, PROGRESS_TEXT, RUN_STATUS])
-            .where('id', '=', key)
-        : this.#open()
-            .selectFrom('definitions')
-            .select([VALUE_TEXT, NO_PROGRESS, NO_STATUS])
-            .where('collection', '=', collection)
-            .where('key', '=', key);
-    const row = await query.executeTakeFirst(abortable(options));
+    if (collection !== 'runs') {
+      const text = await this.getText(collection, key, options);
+      return text === undefined ? undefined : (JSON.parse(text) as T);
+    }
+    const row = await this.#open()
+      .selectFrom('runs')
+      .select([RECORD_TEXT, PROGRESS_TEXT, RUN_STATUS])
+      .where('id', '=', key)
+      .executeTakeFirst(abortable(options));
     return row === undefined ? undefined : (parseRecord(row) as T);
   }
 
