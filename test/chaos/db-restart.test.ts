@@ -30,12 +30,20 @@ describe.skipIf(typeof tools === 'string')('database restart under load', () => 
   let workers: Workers | undefined;
   let sink: Sink | undefined;
   let db: PostgresDatabase | undefined;
+  // Closing after the restarts may wait on pg-boss's graceful stop (up to 30 s); each step slower than
+  // 5 s is reported, so a close that hangs shows where.
   afterAll(async () => {
-    await workers?.close();
-    await db?.close();
-    await sink?.close();
+    const timed = async (what: string, close: () => Promise<void> | void) => {
+      const start = Date.now();
+      await close();
+      if (Date.now() - start > 5_000)
+        console.warn(`db-restart teardown: ${what} took ${Date.now() - start} ms`);
+    };
+    await timed('workers', () => workers?.close());
+    await timed('database', () => db?.close());
+    await timed('sink', () => sink?.close());
     cluster?.destroy();
-  });
+  }, 120_000);
 
   it(`${RUNS} runs while the server restarts ${RESTARTS} times (-m immediate): every run completes, no worker dies`, async () => {
     cluster = await startCluster(tools as Exclude<typeof tools, string>);
