@@ -25,7 +25,7 @@ export const PRELUDE_FILENAME = 'stepwire:prelude';
  *   objects, 1: `{"c":[names],"r":[[...]]}`) or packed by column (`kind` 2: the same header as
  *   `hostGet` without `r`, then the buffers of kinds 0-2 in column order), and returns an error
  *   message or `undefined`. Rows are packed only when every row is an object without `toJSON` with
- *   exactly the first row's own enumerable keys (none an array index) and only numbers, strings,
+ *   exactly the first row's own enumerable keys (none an array index, order free) and only numbers, strings,
  *   booleans or `null` as values; else they go as JSON, so what the host receives is what
  *   `JSON.stringify` would make of them (objects wrapping a primitive, as `new Number(1)`, are the
  *   one exception: packed, they are read as objects).
@@ -41,6 +41,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
   var parse = JSON.parse, stringify = JSON.stringify, isArray = Array.isArray, apply = Reflect.apply;
   var names = parse(namesJson), inputNames = names.i, outputNames = names.o;
   var defineProperty = Object.defineProperty, freeze = Object.freeze, create = Object.create;
+  var assign = Object.assign, preventExtensions = Object.preventExtensions;
   var getPrototypeOf = Object.getPrototypeOf, objectKeys = Object.keys, ObjectProto = Object.prototype;
   var StringCtor = String, ErrorCtor = Error, TypeErrorCtor = TypeError, FunctionCtor = Function;
   var F64 = Float64Array, U32 = Uint32Array, I32 = Int32Array, ArrayCtor = Array, NaNValue = NaN;
@@ -163,29 +164,44 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
     return lazies.length === 0 ? stringify(value) : stringify(value, completing);
   }
 
+  // The rows' keys are checked by copying each row into a probe: a null-prototype object that has
+  // exactly these keys and cannot be extended. Object.assign copies a row's own enumerable keys
+  // (reading each once, as JSON.stringify would) and throws at any other key, symbols included; a
+  // key the row lacks keeps the probe itself as its value, which no row can hold. One native call a
+  // row, with no array made (Object.keys made one and cost twice as much).
+  function probe(keys) {
+    var p = create(null);
+    for (var j = 0; j < keys.length; j++) p[keys[j]] = p;
+    return preventExtensions(p);
+  }
+  // The loop both extractors share: rows that are not objects without toJSON, or whose keys are
+  // not exactly the probe's, end it with null.
+  function rowLoop(keys, body, done) {
+    var reads = '';
+    for (var j = 0; j < keys.length; j++) reads += 'v = p[' + quote(keys[j]) + ']; p[' + quote(keys[j]) + '] = p;' + body(j);
+    return 'var r, v;try {for (var i = 0; i < n; i++) {' +
+      'r = rows[i]; if (r === null || typeof r !== "object" || r.toJSON !== undefined) return null;' +
+      'copy(p, r);' + reads + '}} catch (e) { return null; } return ' + done + ';';
+  }
+
   // Builds, once per key list, a function that checks every row is an object without toJSON whose
-  // own enumerable keys are exactly these, in this order (one native Object.keys per row, no other
-  // call), and copies the values into one array per key with a bit set per column of the value
-  // types seen (1 number, 2 string, 4 null, 8 boolean, 16 other). No key is an array index, so no
-  // array passes.
+  // own enumerable keys are exactly these (in any order), and copies the values into one array per
+  // key with a bit set per column of the value types seen (1 number, 2 string, 4 null, 8 boolean,
+  // 16 other, a missing key included). No key is an array index, so no array passes.
   function extractor(keys) {
     var key = stringify(keys);
     var made = extractors[key];
     if (made !== undefined) return made;
-    var locals = '', same = '', body = '', arrays = '', flags = '';
+    var locals = '', arrays = '', flags = '';
     for (var j = 0; j < keys.length; j++) {
       locals += 'var a' + j + ' = new A(n), f' + j + ' = 0;';
-      same += ' || k[' + j + '] !== ' + quote(keys[j]);
-      body += 'v = r[' + quote(keys[j]) + ']; a' + j + '[i] = v; f' + j +
-        ' |= typeof v === "number" ? 1 : typeof v === "string" ? 2 : v === null ? 4 : typeof v === "boolean" ? 8 : 16;';
       arrays += (j ? ',' : '') + 'a' + j;
       flags += (j ? ',' : '') + 'f' + j;
     }
-    made = FunctionCtor('rows', 'n', 'ok', 'A',
-      '"use strict";' + locals + 'var r, v, k;for (var i = 0; i < n; i++) {' +
-      'r = rows[i]; if (r === null || typeof r !== "object" || r.toJSON !== undefined) return null;' +
-      'k = ok(r); if (k.length !== ' + keys.length + same + ') return null;' +
-      body + '} return [[' + arrays + '], [' + flags + ']];');
+    made = FunctionCtor('rows', 'n', 'copy', 'p', 'A', '"use strict";' + locals + rowLoop(keys, function (j) {
+      return 'a' + j + '[i] = v; f' + j +
+        ' |= typeof v === "number" ? 1 : typeof v === "string" ? 2 : v === null ? 4 : typeof v === "boolean" ? 8 : 16;';
+    }, '[[' + arrays + '], [' + flags + ']]'));
     extractors[key] = made;
     return made;
   }
@@ -198,19 +214,14 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
     var key = stringify([keys, types]);
     var made = typedExtractors[key];
     if (made !== undefined) return made;
-    var locals = '', same = '', body = '', arrays = '';
+    var locals = '', arrays = '';
     for (var j = 0; j < keys.length; j++) {
       locals += 'var a' + j + ' = new ' + (types[j] === 1 ? 'F' : 'A') + '(n);';
-      same += ' || k[' + j + '] !== ' + quote(keys[j]);
-      body += 'v = r[' + quote(keys[j]) + ']; if (typeof v !== "' + (types[j] === 1 ? 'number' : 'string') +
-        '") return null; a' + j + '[i] = v;';
       arrays += (j ? ',' : '') + 'a' + j;
     }
-    made = FunctionCtor('rows', 'n', 'ok', 'A', 'F',
-      '"use strict";' + locals + 'var r, v, k;for (var i = 0; i < n; i++) {' +
-      'r = rows[i]; if (r === null || typeof r !== "object" || r.toJSON !== undefined) return null;' +
-      'k = ok(r); if (k.length !== ' + keys.length + same + ') return null;' +
-      body + '} return [' + arrays + '];');
+    made = FunctionCtor('rows', 'n', 'copy', 'p', 'A', 'F', '"use strict";' + locals + rowLoop(keys, function (j) {
+      return 'if (typeof v !== "' + (types[j] === 1 ? 'number' : 'string') + '") return null; a' + j + '[i] = v;';
+    }, '[' + arrays + ']'));
     typedExtractors[key] = made;
     return made;
   }
@@ -236,7 +247,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
       typed = types[j] !== 0;
     }
     var kinds = [], extra = [], buffers = [], b = 0, arrays;
-    if (typed && (arrays = typedExtractor(keys, types)(rows, n, objectKeys, ArrayCtor, F64)) !== null) {
+    if (typed && (arrays = typedExtractor(keys, types)(rows, n, assign, probe(keys), ArrayCtor, F64)) !== null) {
       for (j = 0; j < m; j++) {
         a = arrays[j];
         if (types[j] === 1) {
@@ -249,7 +260,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostGet, hostWrite, hostLog,
       }
       return packed(name, keys, n, kinds, extra, buffers, b);
     }
-    var got = extractor(keys)(rows, n, objectKeys, ArrayCtor);
+    var got = extractor(keys)(rows, n, assign, probe(keys), ArrayCtor);
     if (got === null) return undefined;
     var flags = got[1];
     arrays = got[0];

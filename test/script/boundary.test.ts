@@ -162,7 +162,7 @@ describe.each(sandboxes)('%s', (_name, sandbox) => {
     expect(result.writes['out']).toStrictEqual(expected);
   });
 
-  it('delivers rows with differing key sets or key orders with exactly their own keys', async () => {
+  it('delivers rows with differing key sets with exactly their own keys, and rows packed in the first row\'s key order', async () => {
     const result = await run(
       sandbox,
       `const hidden = { a: 3, c: 4 }; Object.defineProperty(hidden, 'h', { value: 1, enumerable: false });
@@ -192,12 +192,58 @@ describe.each(sandboxes)('%s', (_name, sandbox) => {
       'a',
       'ab',
       'ab',
-      'ba',
+      'ab',
       'ah',
       'ac',
       'ab',
       'a',
     ]);
+  });
+
+  it('writes rows of unusual shapes as JSON.stringify makes them, reading each getter once', async () => {
+    // Each batch starts with a plain row, so the packed path is tried first; what arrives must be
+    // what JSON.stringify makes of the batch inside the guest.
+    const batches = [
+      '[{ a: 1, b: 2 }, Object.assign(Object.create({ toJSON() { return { a: 9, b: 9 }; } }), { a: 3, b: 4 })]',
+      "[{ a: 1, b: 2 }, Object.defineProperty({ a: 3, b: 4 }, 'toJSON', { value: () => ({ a: 7, b: 7 }) })]",
+      "[{ a: 1, b: 2 }, { a: 3, b: 4, [Symbol('s')]: 5 }]",
+      "[{ a: 1, b: 2 }, { a: 3, b: 4, c: 5 }]",
+      "[{ a: 1, b: 2 }, { a: 3 }, {}]",
+      "[{ a: 1, b: 2 }, { a: 3, b: undefined }]",
+      "[{ a: 1, b: 2 }, new Proxy({ a: 3, b: 4 }, {})]",
+      "[{ a: 1, b: 2 }, Object.create(null, { a: { value: 3, enumerable: true }, b: { value: 4, enumerable: true } })]",
+    ];
+    for (const batch of batches) {
+      const result = await run(
+        sandbox,
+        `const rows = ${batch}; const json = JSON.stringify(rows); writeEntity('out', rows); console.log(json);`,
+      );
+      expect(result.writes['out'], batch).toStrictEqual(JSON.parse(result.logs[0]!));
+    }
+    const counted = await run(
+      sandbox,
+      `let calls = 0;
+      const rows = [{ a: 1, b: 2 }, { a: 3, get b() { calls++; return 4; } }];
+      writeEntity('out', rows); console.log(calls);`,
+    );
+    expect(counted.writes['out']).toStrictEqual([
+      { a: 1, b: 2 },
+      { a: 3, b: 4 },
+    ]);
+    expect(counted.logs).toEqual(['1']);
+    const thrown = await failure(
+      run(
+        sandbox,
+        "writeEntity('out', [{ a: 1 }, { get a() { throw new RangeError('no a here'); } }])",
+      ),
+    );
+    expect(thrown.message).toMatch(/no a here/);
+    const array = await failure(run(sandbox, "writeEntity('out', [{ a: 1, b: 2 }, [3, 4]])"));
+    expect(array.message).toMatch(/row 1 is an array/);
+    const proto = await failure(
+      run(sandbox, `writeEntity('out', [{ a: 1, b: 2 }, JSON.parse('{"a": 3, "b": 4, "__proto__": 5}')])`),
+    );
+    expect(proto.message).toMatch(/row 1 has the column name "__proto__"/);
   });
 
   it('refuses __proto__ keys wherever they appear, without polluting host objects', async () => {
