@@ -98,19 +98,24 @@ interface Timing {
 /**
  * Times each path `runs` times, in rounds that call every path once in turn (a rotating order), after
  * `warmup` rounds that are not counted: all paths run in the same warm process, the collector's
- * state and any load from elsewhere falling on them alike. Then each path is called back to back for
- * at least `budgetMs` (and 3 calls): the time per call, with the garbage collection its allocation
- * causes spread over the calls, is its amortized time. A single call of a few milliseconds either
- * meets a collection or not, so its median swings; the amortized time does not.
+ * state and any load from elsewhere falling on them alike. Then come `windows` rounds of amortized
+ * timing, again in rotating order: in each, a path is called back to back for at least `windowMs`
+ * (and 3 calls), and the time per call, with the garbage collection its allocation causes spread
+ * over the calls, is one window's figure; a path's amortized time is the median of its windows. A
+ * single call of a few milliseconds either meets a collection or not, so its median swings; one
+ * window alone depends on the heap the path before it left (the baseline's swung from 7 to 13 ms
+ * between runs); the median of rotated windows does neither.
  */
 async function rounds<K extends string>(
   paths: Record<K, () => unknown>,
   runs: number,
   warmup = 2,
-  budgetMs = 600,
+  windows = 3,
+  windowMs = 300,
 ): Promise<Record<K, Timing>> {
   const names = Object.keys(paths) as K[];
   const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  const spans = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < warmup + runs; round++)
     for (let n = 0; n < names.length; n++) {
       const name = names[(n + round) % names.length]!;
@@ -118,16 +123,19 @@ async function rounds<K extends string>(
       await paths[name]();
       if (round >= warmup) times[name].push(performance.now() - start);
     }
-  const out = {} as Record<K, Timing>;
-  for (const name of names) {
-    let calls = 0;
-    const start = performance.now();
-    while (calls < 3 || performance.now() - start < budgetMs) {
-      await paths[name]();
-      calls++;
+  for (let window = 0; window < windows; window++)
+    for (let n = 0; n < names.length; n++) {
+      const name = names[(n + window) % names.length]!;
+      let calls = 0;
+      const start = performance.now();
+      while (calls < 3 || performance.now() - start < windowMs) {
+        await paths[name]();
+        calls++;
+      }
+      spans[name].push((performance.now() - start) / calls);
     }
-    out[name] = { ...of(times[name]), amortized: (performance.now() - start) / calls };
-  }
+  const out = {} as Record<K, Timing>;
+  for (const name of names) out[name] = { ...of(times[name]), amortized: median(spans[name]) };
   return out;
 }
 

@@ -9,6 +9,7 @@
  * @module
  */
 export { Engine, type RunHandle, type RunListQuery, type WorkOptions } from './engine/engine.js';
+export { TriggerFireError, type TriggerFiring } from './engine/trigger-fire.js';
 export type { EngineOptions, EngineLimits, EngineSecurity } from './engine/options.js';
 export type { RunOptions } from './engine/run.js';
 export type { RunRecord, StepRecord, RunEvent, RunError, RunStatus, StepStatus } from './engine/record.js';

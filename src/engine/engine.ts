@@ -132,6 +132,10 @@ export class Engine {
       this.options.storage,
       (p, m, a) => this.actions.has(p, m, a),
       ready,
+      async (name) =>
+        (await this.options.storage.list<{ name: string; workflow_name: string }>('triggers'))
+          .filter((entry) => entry.value.workflow_name === name)
+          .map((entry) => entry.value.name),
     );
     this.scripts = new ScriptRegistry(this.options.storage, ready);
     this.#sandbox = options.sandbox ?? new QuickJsSandbox();
@@ -215,7 +219,7 @@ export class Engine {
       },
     });
     if (options.key !== undefined) {
-      const earlier = await this.#runKeys.claim(name, options.key, execution.id);
+      const earlier = await this.#runKeys.claim(name, options.key, execution.id, options.trigger);
       if (earlier !== undefined) return { ...this.#runKeys.replay(earlier), replayed: true };
     }
     const result = this.#launch(execution).finally(() => {
@@ -246,7 +250,7 @@ export class Engine {
     const { plan, input: value } = await this.#prepareRun(name, input);
     const id = globalThis.crypto.randomUUID();
     if (options.key !== undefined) {
-      const earlier = await this.#runKeys.claim(name, options.key, id);
+      const earlier = await this.#runKeys.claim(name, options.key, id, options.trigger);
       if (earlier !== undefined) return { ...this.#runKeys.replay(earlier), replayed: true };
     }
     const started = await durable.start(plan, value, options, id);
@@ -413,7 +417,8 @@ export class Engine {
         (s: StepRecord) => s.status === 'succeeded' || s.status === 'skipped' || s.status === 'failed',
       );
       const last = finished.sort((a, b) => String(a.finished_at).localeCompare(String(b.finished_at))).at(-1);
-      const inFlight = value.steps.filter((s) => s.status === 'running').map((s) => `"${s.name}"`);
+      const cut = value.steps.filter((s) => s.status === 'running').map((s) => s.name);
+      const inFlight = cut.map((name) => `"${name}"`);
       const steps = value.steps.filter((s) => s.status !== 'running' && s.status !== 'pending');
       await this.options.storage.put('runs', key, {
         ...value,
@@ -427,7 +432,8 @@ export class Engine {
               ? `the engine running this run stopped; the last finished step was "${last.name}"`
               : 'the engine running this run stopped before any step finished') +
             (inFlight.length > 0 ? `; ${inFlight.join(', ')} had started, with an unknown outcome` : ''),
-          ...(last ? { step: last.name } : {}),
+          // The step the stop cut short, when one had started (the first of several).
+          ...(cut[0] !== undefined ? { step: cut[0] } : {}),
         },
       });
     }

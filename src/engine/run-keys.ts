@@ -35,12 +35,19 @@ export class RunKeys {
 
   /**
    * Claims `key` of `workflow` for run `runId`; resolves with the id of the run that holds the key when
-   * an earlier start claimed it, else undefined (the caller runs `runId`).
+   * an earlier start claimed it, else undefined (the caller runs `runId`). The keys of each trigger
+   * have a space of their own: they are stored under a name with a control character (U+0001, which
+   * Postgres text can hold, unlike U+0000), which no caller's key may hold.
    * @throws {@link ValidationError} naming `key` when it is empty, too long or has control characters.
    */
-  async claim(workflow: string, key: unknown, runId: string): Promise<string | undefined> {
+  async claim(
+    workflow: string,
+    key: unknown,
+    runId: string,
+    trigger?: string,
+  ): Promise<string | undefined> {
     checkKey(key);
-    const where = `${workflow}/${key}`;
+    const where = trigger === undefined ? `${workflow}/${key}` : `${workflow}/\u0001${trigger}/${key}`;
     const stored: StoredRunKey = { run_id: runId, workflow, key, at: new Date().toISOString() };
     if (await this.#storage.put('run_keys', where, stored, { ifAbsent: true })) return undefined;
     const earlier = await this.#storage.get<StoredRunKey>('run_keys', where);

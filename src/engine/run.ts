@@ -39,6 +39,11 @@ export interface RunOptions {
    */
   key?: string;
   /**
+   * The trigger that starts the run: its keys (`key`) are kept apart from callers' keys, so a key a
+   * caller picks can never match one a webhook delivery or a schedule slot uses. @internal
+   */
+  trigger?: string;
+  /**
    * W3C `traceparent` of the request that started the run: the run's OpenTelemetry span becomes its
    * child. Without it the span is a child of the active context.
    */

@@ -7,7 +7,7 @@
 import type { StorageAdapter } from '../adapters/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { tableRow } from '../catalog/sheet-mapping.js';
-import { NotFoundError } from '../errors/index.js';
+import { NotFoundError, StepwireError } from '../errors/index.js';
 import { setOwn } from '../schema/own.js';
 import type { Trigger } from '../schema/index.js';
 import type { RunRecord } from './record.js';
@@ -21,7 +21,7 @@ export interface FireHost {
   start(
     name: string,
     input: unknown,
-    options: { key: string },
+    options: { key: string; trigger: string },
   ): Promise<{ id: string; replayed: boolean; result: Promise<RunRecord> }>;
 }
 
@@ -35,15 +35,48 @@ export interface TriggerFiring {
   replayed: boolean;
 }
 
+/**
+ * Thrown by `engine.tick()` when some triggers could not fire (their workflow was deleted, an
+ * entity's sheet cannot be read, storage failed): every other due trigger has fired, as `fired`
+ * lists. A schedule that failed keeps its slot due, so the next tick tries it again.
+ */
+export class TriggerFireError extends StepwireError {
+  /** The starts the other triggers made in this tick. */
+  readonly fired: TriggerFiring[];
+  /** Each trigger that failed, with its error. */
+  readonly failures: { trigger: string; error: unknown }[];
+
+  constructor(fired: TriggerFiring[], failures: { trigger: string; error: unknown }[]) {
+    const what = failures
+      .map(({ trigger, error }) => `"${trigger}": ${error instanceof Error ? error.message : String(error)}`)
+      .join('; ');
+    super('trigger_failed', `${failures.length} trigger(s) could not fire: ${what}`, {
+      cause: failures[0]?.error,
+    });
+    this.name = 'TriggerFireError';
+    this.fired = fired;
+    this.failures = failures;
+  }
+}
+
 const DEFAULT_INTERVAL_S = 60;
 
-/** Fires every schedule and entity trigger that is due at `now`. @internal */
+/**
+ * Fires every schedule and entity trigger that is due at `now`. One trigger's failure does not stop
+ * the others: they all fire, then a {@link TriggerFireError} names each one that failed. @internal
+ */
 export async function fireDue(host: FireHost, now: Date): Promise<TriggerFiring[]> {
   const fired: TriggerFiring[] = [];
+  const failures: { trigger: string; error: unknown }[] = [];
   for (const trigger of await host.triggers.list()) {
-    if (trigger.type === 'schedule') fired.push(...(await fireSchedule(host, trigger, now)));
-    else if (trigger.type === 'entity') fired.push(...(await pollEntity(host, trigger, now)));
+    try {
+      if (trigger.type === 'schedule') fired.push(...(await fireSchedule(host, trigger, now)));
+      else if (trigger.type === 'entity') fired.push(...(await pollEntity(host, trigger, now)));
+    } catch (error) {
+      failures.push({ trigger: trigger.name, error });
+    }
   }
+  if (failures.length > 0) throw new TriggerFireError(fired, failures);
   return fired;
 }
 
@@ -62,7 +95,7 @@ export async function startFor(
   input: unknown,
   key: string,
 ): Promise<TriggerFiring> {
-  const handle = await host.start(trigger.workflow_name, input, { key });
+  const handle = await host.start(trigger.workflow_name, input, { key, trigger: trigger.name });
   handle.result.catch(() => undefined);
   return { trigger: trigger.name, run_id: handle.id, replayed: handle.replayed };
 }
@@ -79,12 +112,7 @@ async function fireSchedule(
   // Only the latest slot fires: after downtime, one catch-up run, not one per missed slot.
   if (slot.getTime() <= Date.parse(after)) return [];
   const slotIso = slot.toISOString();
-  const firing = await startFor(
-    host,
-    trigger,
-    triggerInput(trigger, {}),
-    `trigger:${trigger.name}:${slotIso}`,
-  );
+  const firing = await startFor(host, trigger, triggerInput(trigger, {}), `slot:${slotIso}`);
   await host.storage.put('trigger_state', trigger.name, { last_slot: slotIso });
   return [firing];
 }
@@ -121,7 +149,9 @@ async function pollEntity(
     if (!events.includes(event)) return;
     const row = rows[key] ?? null;
     const previous = state.rows[key] ?? null;
-    const runKey = `trigger:${trigger.name}:${event}:${hash(key)}:${hash(JSON.stringify(previous))}:${hash(JSON.stringify(row))}`;
+    // The snapshot compared against is part of the key: engines polling the same snapshot start one
+    // run, and the same change made again later (closed, open, closed) starts a run again.
+    const runKey = `${event}:${state.polled_at}:${hash(key)}:${hash(JSON.stringify(previous))}:${hash(JSON.stringify(row))}`;
     const input = triggerInput(trigger, { event, key: JSON.parse(key) as unknown, row, previous });
     fired.push(await startFor(host, trigger, input, runKey));
   };

@@ -96,24 +96,28 @@ export class TriggerRegistry {
         message: `workflow "${trigger.workflow_name}" does not exist`,
       });
     if (trigger.type === 'schedule') {
-      const zone = trigger.schedule_data.timezone;
-      if (zone !== undefined && !isTimeZone(zone))
+      const { cron, timezone: zone } = trigger.schedule_data;
+      const cronIssue = (why: string): Issue => ({
+        code: 'invalid_cron',
+        path: 'schedule_data.cron',
+        message: `"${cron}" ${why}`,
+      });
+      const zoneOk = zone === undefined || isTimeZone(zone);
+      if (!zoneOk)
         issues.push({
           code: 'invalid_timezone',
           path: 'schedule_data.timezone',
           message: `"${zone}" is not an IANA time zone such as "Europe/Berlin"`,
         });
-      else
+      const syntax = cronSyntaxProblem(cron);
+      if (syntax !== undefined)
+        issues.push(cronIssue(`is not a five-field cron (minute hour day month weekday): ${syntax}`));
+      else if (zoneOk)
         try {
-          scheduleOf(trigger);
+          if (scheduleOf(trigger).nextRun() === null) issues.push(cronIssue('never fires (no such date)'));
         } catch (error) {
-          issues.push({
-            code: 'invalid_cron',
-            path: 'schedule_data.cron',
-            message: `"${trigger.schedule_data.cron}" is not a five-field cron (minute hour day month weekday): ${
-              error instanceof Error ? error.message : String(error)
-            }`,
-          });
+          const why = error instanceof Error ? error.message : String(error);
+          issues.push(cronIssue(`is not a five-field cron (minute hour day month weekday): ${why}`));
         }
       if (issues.length === 0) {
         try {
@@ -123,6 +127,17 @@ export class TriggerRegistry {
           issues.push(...issuesUnder(error.issues, 'input_data'));
         }
       }
+    }
+    if (trigger.type === 'entity') {
+      const { events } = trigger.entity_data;
+      events.forEach((event, i) => {
+        if (events.indexOf(event) !== i)
+          issues.push({
+            code: 'duplicate_event',
+            path: `entity_data.events[${i}]`,
+            message: `event "${event}" is listed twice`,
+          });
+      });
     }
     if (trigger.type === 'entity' && !(await this.#checks.hasEntity(trigger.entity_data.entity_name)))
       issues.push({
@@ -134,7 +149,38 @@ export class TriggerRegistry {
   }
 }
 
+/** Names a cron field may hold besides numbers: months in the fourth, weekdays in the fifth. */
+const CRON_NAMES = [
+  [],
+  [],
+  [],
+  ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+  ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
+];
+const CRON_FIELDS = ['minute', 'hour', 'day of month', 'month', 'day of week'];
+
+/**
+ * Why a cron is not standard five-field cron, or `undefined`: each field a list of `*`, values or
+ * ranges, each with an optional `/step`; values are numbers, or names of months and weekdays. The
+ * extensions croner also reads (`@daily`, `L`, `W`, `#`, `?`, seconds) are refused: other cron
+ * implementations read them differently or not at all. Ranges of values are left to croner.
+ */
+function cronSyntaxProblem(cron: string): string | undefined {
+  const fields = cron.trim().split(/\s+/);
+  if (fields.length !== 5) return `it has ${fields.length} field${fields.length === 1 ? '' : 's'}`;
+  for (let f = 0; f < 5; f++) {
+    const names = CRON_NAMES[f]!;
+    const value = names.length > 0 ? `(?:\\d+|${names.join('|')})` : '\\d+';
+    const part = new RegExp(`^(?:\\*|${value}(?:-${value})?)(?:/\\d+)?$`, 'i');
+    for (const item of fields[f]!.split(','))
+      if (!part.test(item)) return `the ${CRON_FIELDS[f]} field has "${item}"`;
+  }
+  return undefined;
+}
+
+/** An IANA zone name the runtime knows (not a UTC offset such as `+01:00`). */
 function isTimeZone(zone: string): boolean {
+  if (!/^[A-Za-z]/.test(zone)) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
     return true;

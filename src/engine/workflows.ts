@@ -1,4 +1,11 @@
-import { ConflictError, NotFoundError, ValidationError, formatIssues, type Issue } from '../errors/index.js';
+import {
+  ConflictError,
+  NotFoundError,
+  StepwireError,
+  ValidationError,
+  formatIssues,
+  type Issue,
+} from '../errors/index.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import { WorkflowSchema, check, type Workflow } from '../schema/index.js';
 import { compileSchema, type CompiledSchema } from '../json-schema/index.js';
@@ -25,6 +32,7 @@ export class WorkflowRegistry {
   #storage: StorageAdapter;
   #hasAction: (provider: string, module: string, action: string) => boolean;
   #ready: () => Promise<void>;
+  #usedBy: (name: string) => Promise<string[]>;
   #prepared = new Map<string, PreparedWorkflow>();
   /** Plans of definition snapshots, by their JSON. */
   #snapshots = new Map<string, Plan>();
@@ -34,10 +42,12 @@ export class WorkflowRegistry {
     storage: StorageAdapter,
     hasAction: (provider: string, module: string, action: string) => boolean,
     ready: () => Promise<void>,
+    usedBy: (name: string) => Promise<string[]> = () => Promise.resolve([]),
   ) {
     this.#storage = storage;
     this.#hasAction = hasAction;
     this.#ready = ready;
+    this.#usedBy = usedBy;
   }
 
   /**
@@ -81,9 +91,18 @@ export class WorkflowRegistry {
     return (await this.#storage.list<Workflow>('workflows')).map((entry) => entry.value);
   }
 
-  /** Deletes a workflow; resolves with whether it existed. */
+  /**
+   * Deletes a workflow; resolves with whether it existed.
+   * @throws {@link StepwireError} `conflict` when triggers start it (delete them first), naming them.
+   */
   async delete(name: string): Promise<boolean> {
     await this.#ready();
+    const users = await this.#usedBy(name);
+    if (users.length > 0)
+      throw new StepwireError(
+        'conflict',
+        `workflow "${name}" is started by ${users.length === 1 ? 'trigger' : 'triggers'} ${users.map((user) => `"${user}"`).join(', ')}: delete ${users.length === 1 ? 'it' : 'them'} first`,
+      );
     this.#prepared.delete(name);
     return this.#storage.delete('workflows', name);
   }

@@ -93,8 +93,13 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
  */
 export async function readJson(request: Request, limits: BodyLimits, optional = false): Promise<unknown> {
   const type = mediaType(request);
-  if (type !== undefined && !JSON_TYPE.test(type)) throw unsupported(type, 'application/json');
+  checkJsonType(type);
   return jsonOf(await readBytes(request, limits.maxBodyBytes), type, limits, optional);
+}
+
+/** A Content-Type that is not JSON (`application/json`, `+json`) is a 415; none is read as JSON. */
+function checkJsonType(type: string | undefined): void {
+  if (type !== undefined && !JSON_TYPE.test(type)) throw unsupported(type, 'application/json');
 }
 
 /**
@@ -107,6 +112,7 @@ export function jsonOf(
   limits: BodyLimits,
   optional = false,
 ): unknown {
+  checkJsonType(type);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);

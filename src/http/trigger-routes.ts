@@ -105,7 +105,7 @@ export const TRIGGER_ROUTES = [
         hookHost(engine, request.headers.get('traceparent') ?? undefined),
         trigger,
         triggerInput(trigger, body as Record<string, unknown>),
-        `hook:${trigger.name}:${key}`,
+        key,
       );
       return json(fired.replayed ? 200 : 202, { run_id: fired.run_id });
     },

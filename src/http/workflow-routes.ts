@@ -89,7 +89,7 @@ export const WORKFLOW_ROUTES = [
     summary: 'Delete a workflow',
     params: nameParam('Workflow'),
     responses: { 204: { description: 'Deleted.' } },
-    problems: [404],
+    problems: [404, 409],
     action: async ({ engine, params }) => {
       if (!(await engine.workflows.delete(params.name))) throw new NotFoundError('workflow', params.name);
       return noContent();

@@ -75,7 +75,14 @@ export function toIssue(issue: z.core.$ZodIssue, input: unknown): Issue {
           message: `${field} must have at least ${String(issue.minimum)} item${issue.minimum === 1 ? '' : 's'}`,
         };
       if (issue.origin === 'string')
-        return { code: 'too_small', path, message: `${field} must not be empty` };
+        return {
+          code: 'too_small',
+          path,
+          message:
+            Number(issue.minimum) <= 1
+              ? `${field} must not be empty`
+              : `${field} must have at least ${String(issue.minimum)} characters`,
+        };
       return {
         code: 'too_small',
         path,

@@ -564,7 +564,8 @@ describe('running workflows', () => {
     const second = new Engine({ storage });
     const record = await second.getRun('r1');
     expect(record.status).toBe('interrupted');
-    expect(record.error).toMatchObject({ code: 'interrupted', step: 'a' });
+    expect(record.error).toMatchObject({ code: 'interrupted', step: 'b' });
+    expect(record.error?.message).toContain('the last finished step was "a"');
     expect(record.steps.map((s) => s.name)).toEqual(['a']);
     expect(record.error?.message).toContain('"b" had started');
   });
