@@ -84,7 +84,7 @@ function notFound(path: string): Response {
 async function readBody(route: Route, request: Request, options: ResolvedHandlerOptions): Promise<unknown> {
   const spec = route.body;
   if (spec === undefined) return undefined;
-  if (spec.media === 'script') return readScript(request, options);
+  if (spec.media === 'script') return readScript(request, options, !spec.required);
   // Forms answer with HTML pages, so the screen routes read them themselves.
   if (spec.media === 'form') throw new TypeError(`${route.name} reads its own form body`);
   const body = (await readJson(request, options, !spec.required)) ?? {};
