@@ -80,6 +80,22 @@ describe('POST /catalog/entities/{name}/rows', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('answers 400 naming an unknown property of the body, and writes nothing', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    const before = spreadsheets.cells('shop', 'orders');
+    const res = await call(createHandler(engine), 'POST', '/catalog/entities/orders/rows', {
+      write_mod: 'delete',
+      rows: [{ order_id: 10 }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({ code: 'unknown_property', message: expect.stringContaining('"write_mod"') }),
+    ]);
+    expectDocumented('catalog.writeRows', 400, res.response, res.body);
+    expect(spreadsheets.cells('shop', 'orders')).toEqual(before);
+  });
+
   it('is one method of the typed client', async () => {
     const { engine } = await shopEngine();
     const handler = createHandler(engine);
