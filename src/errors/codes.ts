@@ -20,10 +20,12 @@ export interface ErrorAnswer {
  * | `write_conflict` | 409 | {@link WriteRejectedError}: a key taken or missing, a row still referenced |
  * | `not_found` | 404 | {@link NotFoundError} |
  * | `conflict` | 409 | {@link ConflictError} |
+ * | `sheet_not_found`, `missing_column`, `duplicate_column`, `invalid_cell`, `invalid_file`, `rows_moved` | 409 | {@link SheetError}: the sheet is missing, holds what the entity's columns cannot be read from (the message names the sheet, header range or A1 cell), or changed while being written |
+ * | `permission_denied`, `sheet_error` | 502 | {@link SheetError}: the spreadsheet service refused or failed the call |
  * | `limit_exceeded` | 422, or 413 when the limit is on what the caller sent (its `limit` starts with `http.`) | {@link LimitError} |
  * | `cancelled` | 503 | {@link CancelledError}: the work was cancelled, e.g. the server is shutting down |
  * | `upstream_error` | 502 | {@link UpstreamError}: an outside service answered with an error |
- * | `locked`, `unavailable`, `closed` | 503 | a `StorageError`: the database is held by another process, unreachable or closed |
+ * | `locked`, `unavailable`, `closed` | 503 | a `StorageError` or a `SheetError` `locked`: the database or spreadsheet file is held by another process, unreachable or closed |
  *
  * Any other error, stepwire's or not, is unexpected: 500 with a generic message that tells nothing
  * about the internals.
@@ -34,6 +36,14 @@ export const ERROR_CODES: Readonly<Record<string, ErrorAnswer>> = {
   write_conflict: { status: 409, title: 'Conflict' },
   not_found: { status: 404, title: 'Not Found' },
   conflict: { status: 409, title: 'Conflict' },
+  sheet_not_found: { status: 409, title: 'Conflict' },
+  missing_column: { status: 409, title: 'Conflict' },
+  duplicate_column: { status: 409, title: 'Conflict' },
+  invalid_cell: { status: 409, title: 'Conflict' },
+  invalid_file: { status: 409, title: 'Conflict' },
+  rows_moved: { status: 409, title: 'Conflict' },
+  permission_denied: { status: 502, title: 'Bad Gateway' },
+  sheet_error: { status: 502, title: 'Bad Gateway' },
   limit_exceeded: { status: 422, title: 'Unprocessable Content' },
   cancelled: { status: 503, title: 'Service Unavailable' },
   upstream_error: { status: 502, title: 'Bad Gateway' },

@@ -121,11 +121,7 @@ export function jsonOf(
   }
   if (text.trim() === '') {
     if (optional) return undefined;
-    throw new HttpProblem(
-      problem(400, 'missing_body', 'The request needs a JSON body.', [
-        { code: 'required', path: '', message: 'a JSON body is required' },
-      ]),
-    );
+    throw missingBody('a JSON body');
   }
   if (type === undefined) throw unsupported(type, 'application/json');
   checkDepth(text, limits.maxJsonDepth);
@@ -138,16 +134,35 @@ export function jsonOf(
   }
 }
 
-/** Reads a script source sent as text. @internal */
-export async function readScript(request: Request, limits: BodyLimits): Promise<string> {
+/**
+ * Reads a script source sent as text. An empty (or blank) body gives `""` when `optional`, else a
+ * 400 `missing_body`, as for JSON bodies. @internal
+ */
+export async function readScript(request: Request, limits: BodyLimits, optional = false): Promise<string> {
   const type = mediaType(request);
-  if (type === undefined || !SCRIPT_TYPES.has(type)) throw unsupported(type, 'text/plain');
+  if (type !== undefined && !SCRIPT_TYPES.has(type)) throw unsupported(type, 'text/plain');
   const bytes = await readBytes(request, limits.maxBodyBytes);
+  let text: string;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new HttpProblem(problem(400, 'invalid_text', 'The script source is not valid UTF-8 text.'));
   }
+  if (text.trim() === '') {
+    if (optional) return '';
+    throw missingBody('the script source as text');
+  }
+  if (type === undefined) throw unsupported(type, 'text/plain');
+  return text;
+}
+
+/** The 400 of a required body that is empty or blank; `what` says what the request needs. */
+function missingBody(what: string): HttpProblem {
+  return new HttpProblem(
+    problem(400, 'missing_body', `The request needs ${what}.`, [
+      { code: 'required', path: '', message: `${what} is required` },
+    ]),
+  );
 }
 
 /** Counts `[`/`{` nesting outside strings; deeper than `max` is a 400 before anything is parsed. */

@@ -27,7 +27,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   let openapi: unknown;
   const document = () => (openapi ??= buildOpenApi({ basePath: resolved.basePath }));
 
-  return async function stepwireHandler(request: Request): Promise<Response> {
+  async function answer(request: Request): Promise<Response> {
     try {
       const url = new URL(request.url);
       let path = url.pathname;
@@ -59,7 +59,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       }
       return await route.action({
         engine,
-        request,
+        // A HEAD runs the GET action as it is; only the answer's body is left out.
+        request: method === 'HEAD' ? new Request(request, { method: 'GET' }) : request,
         params,
         options: resolved,
         body: () => readBody(route, request, resolved),
@@ -71,7 +72,26 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       if (details.status === 500) resolved.onError?.(error, request);
       return problemResponse(details, error instanceof HttpProblem ? error.headers : {});
     }
+  }
+
+  return async function stepwireHandler(request: Request): Promise<Response> {
+    const response = await answer(request);
+    return request.method.toUpperCase() === 'HEAD' ? withoutBody(response) : response;
   };
+}
+
+/**
+ * The answer to a HEAD: the GET answer's status and headers (`Content-Type`, and `Content-Length`
+ * when the GET answer has one), without its body, which is discarded unread.
+ */
+function withoutBody(response: Response): Response {
+  if (response.body === null) return response;
+  void response.body.cancel().catch(() => {});
+  return new Response(null, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 function notFound(path: string): Response {
@@ -84,7 +104,7 @@ function notFound(path: string): Response {
 async function readBody(route: Route, request: Request, options: ResolvedHandlerOptions): Promise<unknown> {
   const spec = route.body;
   if (spec === undefined) return undefined;
-  if (spec.media === 'script') return readScript(request, options);
+  if (spec.media === 'script') return readScript(request, options, !spec.required);
   // Forms answer with HTML pages, so the screen routes read them themselves.
   if (spec.media === 'form') throw new TypeError(`${route.name} reads its own form body`);
   const body = (await readJson(request, options, !spec.required)) ?? {};

@@ -46,13 +46,13 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   401: 'The request is not signed as the resource requires.',
   403: 'The authorize hook refused the request.',
   404: 'No such resource.',
-  409: 'A resource of that name already exists.',
+  409: 'A resource of that name already exists, or the request conflicts with what the sheet holds (a key taken or missing, a row still referenced, a missing sheet, a cell of the wrong type).',
   413: 'The request body is larger than the limit.',
   415: 'The request body has a media type this route does not accept.',
   422: 'A limit was reached while doing the work.',
   500: 'Unexpected error; the body says nothing about the internals.',
   502: 'An outside service answered with an error.',
-  503: 'The work was cancelled.',
+  503: 'The work was cancelled, or a store is held by another process or unavailable.',
 };
 
 /** Media types a request body of each kind may be sent as. */

@@ -1,6 +1,6 @@
 /** What {@link HandlerOptions.authorize} is told about the request it decides on. */
 export interface RouteInfo {
-  /** HTTP method, upper case. */
+  /** HTTP method, upper case, as the request came: `HEAD` for a HEAD request, which runs the `GET` route. */
   method: string;
   /** The path below `basePath`, e.g. `/workflows/invoice/runs`. */
   path: string;

@@ -21,7 +21,8 @@ interface Compiled<R> {
 /**
  * Matches a path against path templates segment by segment. Each segment is URL-decoded on its own,
  * so `%2F` in a name stays inside that name. A template with a literal where another has a parameter
- * wins, whatever the order. @internal
+ * wins, whatever the order. `HEAD` finds the `GET` route of a path (RFC 9110 9.3.2), and is allowed
+ * wherever `GET` is. @internal
  */
 export class Router<R extends RouteShape> {
   #routes: Compiled<R>[];
@@ -38,6 +39,7 @@ export class Router<R extends RouteShape> {
 
   /** Finds the route for `method` and `path` (the path below the base path, still encoded). */
   match(method: string, path: string): RouteMatch<R> {
+    const wanted = method === 'HEAD' ? 'GET' : method;
     const raw = path.replace(/\/+$/, '').split('/').slice(1);
     const parts = raw.map(decodeSegment);
     let best: { compiled: Compiled<R>; params: Record<string, string>; score: number } | undefined;
@@ -56,8 +58,9 @@ export class Router<R extends RouteShape> {
         else params[segment.param] = parts[i]!;
       }
       if (!ok) continue;
-      if (compiled.route.method !== method) {
+      if (compiled.route.method !== wanted) {
         allow.add(compiled.route.method);
+        if (compiled.route.method === 'GET') allow.add('HEAD');
         continue;
       }
       if (!best || score > best.score) best = { compiled, params, score };

@@ -128,7 +128,7 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
     if (name.startsWith(':')) continue;
     headers.append(name, req.rawHeaders[i + 1]!);
   }
-  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? hostname}`);
+  const url = requestUrl(req.url ?? '/', `http://${req.headers.host ?? hostname}`);
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
@@ -137,6 +137,16 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
     init.duplex = 'half';
   }
   return new Request(url, init);
+}
+
+/**
+ * The URL of a request target. An origin-form target (a path) is appended to the origin as it is:
+ * resolving it as a relative URL would read `//workflows/echo` as host `workflows`, path `/echo`.
+ * An absolute-form target (sent to proxies) is a URL of its own; `*` (`OPTIONS *`) is the root.
+ */
+function requestUrl(target: string, origin: string): URL {
+  if (target.startsWith('/')) return new URL(origin + target);
+  return new URL(target === '*' ? '/' : target, origin);
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {

@@ -107,16 +107,17 @@ export const WriteRowsSchema = z.union(
 
 /**
  * Input of `catalog/action/write_entity`: rows written to one entity in a write mode (for
- * `delete`, the rows are keys: objects of the primary-key columns).
+ * `delete`, the rows are keys: objects of the primary-key columns). Strict: an unknown property
+ * (such as a misspelt `write_mode`) is refused, never ignored, since ignoring it would append.
  */
-export const WriteEntityInputSchema = z.object({
+export const WriteEntityInputSchema = z.strictObject({
   entity_name: z.string().min(1),
   /** @default "append" */
   write_mode: z.enum(WRITE_MODES).optional(),
   rows: WriteRowsSchema,
 });
 
-/** Body of `POST /catalog/entities/{name}/rows`: a write mode and the rows. */
+/** Body of `POST /catalog/entities/{name}/rows`: a write mode and the rows; strict, as the input is. */
 export const WriteRowsBodySchema = WriteEntityInputSchema.omit({ entity_name: true });
 
 /** Output of `write_entity` (and answer of `POST /catalog/entities/{name}/rows`): rows written. */

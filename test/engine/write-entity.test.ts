@@ -39,6 +39,32 @@ describe('catalog/action/write_entity', () => {
     expect(spreadsheets.cells('shop', 'orders')).toEqual(before);
   });
 
+  it('refuses a misspelt write_mode instead of appending; nothing is written', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    const before = spreadsheets.cells('shop', 'orders');
+    await engine.workflows.create({
+      name: 'typo',
+      steps: [
+        {
+          name: 'drop',
+          type: 'l2',
+          l2_data: {
+            provider: 'catalog',
+            module: 'action',
+            action: 'write_entity',
+            input_data: { entity_name: 'orders', write_mod: 'delete', rows: [{ order_id: 10 }] },
+            metadata: {},
+          },
+        },
+      ],
+      wires: [],
+    });
+    const run = await engine.run('typo');
+    expect(run.status).toBe('failed');
+    expect(run.error?.message).toContain('"write_mod"');
+    expect(spreadsheets.cells('shop', 'orders')).toEqual(before);
+  });
+
   it('deletes the rows a read found, given as its data table', async () => {
     const { engine } = await shopEngine();
     await engine.workflows.create(

@@ -6,6 +6,7 @@ import {
   LimitError,
   NotFoundError,
   ScriptError,
+  SheetError,
   UpstreamError,
   ValidationError,
   WriteRejectedError,
@@ -16,6 +17,7 @@ import { Engine, MemoryStorage } from '../../src/index.js';
 import { call } from '../http/helpers.js';
 
 const issue = { code: 'required', path: 'customer.id', message: 'id is required' };
+const sheet = { spreadsheet_id: 'shop', sheet_name: 'customers', cell: 'A3' };
 
 /** A handler whose `GET /workflows` throws `error`. */
 function failingWith(error: unknown) {
@@ -43,6 +45,20 @@ describe('ERROR_CODES', () => {
     });
     expect(errorAnswer(new CancelledError())?.status).toBe(503);
     expect(errorAnswer(new UpstreamError('down', 500))?.status).toBe(502);
+    for (const code of [
+      'sheet_not_found',
+      'missing_column',
+      'duplicate_column',
+      'invalid_cell',
+      'invalid_file',
+    ])
+      expect(errorAnswer(new SheetError('bad sheet', sheet, { code })), code).toEqual({
+        status: 409,
+        title: 'Conflict',
+      });
+    expect(errorAnswer(new SheetError('Sheets failed', sheet))?.status).toBe(502);
+    expect(errorAnswer(new SheetError('no access', sheet, { code: 'permission_denied' }))?.status).toBe(502);
+    expect(errorAnswer(new SheetError('held', sheet, { code: 'locked' }))?.status).toBe(503);
     for (const [code, answer] of Object.entries(ERROR_CODES))
       expect(errorAnswer(copy('StepwireError', code)), code).toEqual(answer);
   });
@@ -77,6 +93,13 @@ describe('the handler answers errors as ERROR_CODES says', () => {
     ],
     ['cancelled', new CancelledError('shutting down'), 503, 'cancelled', []],
     ['upstream', new UpstreamError('sheet down', 503), 502, 'upstream_error', []],
+    [
+      'a cell that cannot be read',
+      new SheetError('Cell customers!A3 holds "two"', sheet, { code: 'invalid_cell' }),
+      409,
+      'invalid_cell',
+      [],
+    ],
     ['a copy of ConflictError', copy('ConflictError', 'conflict'), 409, 'conflict', []],
     [
       'a copy of ValidationError',

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createHandler } from '../../src/http/index.js';
 import { Engine, MemoryStorage } from '../../src/index.js';
+import { appEngine } from '../app/helpers.js';
 import { customersEntity } from '../fixtures.js';
 import { call } from './helpers.js';
 
@@ -24,9 +25,37 @@ describe('routing errors', () => {
   it('answers 405 with Allow for a known path with another method', async () => {
     const res = await call(handler, 'PATCH', '/workflows/x');
     expect(res.status).toBe(405);
-    expect(res.response.headers.get('allow')).toBe('DELETE, GET, PUT');
+    expect(res.response.headers.get('allow')).toBe('DELETE, GET, HEAD, PUT');
     expect(res.body.code).toBe('method_not_allowed');
-    expect((await call(handler, 'DELETE', '/catalog/entities')).response.headers.get('allow')).toBe('GET');
+    expect((await call(handler, 'DELETE', '/catalog/entities')).response.headers.get('allow')).toBe(
+      'GET, HEAD',
+    );
+    expect((await call(handler, 'HEAD', '/catalog/entity')).response.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers HEAD as GET: same status and headers, no body', async () => {
+    const { engine } = await appEngine();
+    await engine.scripts.put('a.js', '// a');
+    const seen: string[] = [];
+    const head = createHandler(engine, { authorize: (_request, route) => void seen.push(route.method) });
+    const statuses: number[] = [];
+    for (const path of [
+      '/catalog/entities',
+      '/scripts/a.js',
+      '/applications/shop/screens/orders?customer=7',
+      '/workflows/nope',
+      '/no/such/route',
+    ]) {
+      const get = await call(head, 'GET', path);
+      const res = await call(head, 'HEAD', path);
+      statuses.push(res.status);
+      expect(res.status, path).toBe(get.status);
+      expect([...res.response.headers], path).toEqual([...get.response.headers]);
+      expect(res.response.body, path).toBeNull();
+    }
+    expect(statuses).toEqual([200, 200, 200, 404, 404]);
+    // authorize is told the method as it came.
+    expect(seen).toEqual(['GET', 'HEAD', 'GET', 'HEAD', 'GET', 'HEAD', 'GET', 'HEAD']);
   });
 
   it('answers 400 for a path segment that is not valid percent-encoding', async () => {

@@ -165,6 +165,20 @@ describe('scripts over HTTP', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].path).toBe('name');
   });
+
+  it('answers 400 missing_body for an empty or absent body and stores nothing', async () => {
+    const { engine, handler } = await setup();
+    const empty = await call(handler, 'PUT', '/scripts/a.js', '', { 'content-type': 'text/plain' });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ code: 'missing_body', errors: [{ code: 'required', path: '' }] });
+    expectDocumented('scripts.put', 400, empty.response, empty.body);
+    const none = await call(handler, 'PUT', '/scripts/a.js');
+    expect(none.status).toBe(400);
+    expect(none.body.code).toBe('missing_body');
+    const noType = await call(handler, 'PUT', '/scripts/a.js', source, { 'content-type': '' });
+    expect(noType.status).toBe(415);
+    expect(await engine.scripts.list()).toEqual([]);
+  });
 });
 
 describe('applications over HTTP', () => {

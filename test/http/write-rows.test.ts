@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, createHandler, HttpProblemError } from '../../src/http/index.js';
+import { Engine, MemorySpreadsheets } from '../../src/index.js';
 import { shopEngine } from '../engine/helpers.js';
+import { customersEntity, ordersCustomerFk, ordersEntity, shopSheets } from '../fixtures.js';
 import { call, expectDocumented } from './helpers.js';
 
 describe('POST /catalog/entities/{name}/rows', () => {
@@ -78,6 +80,22 @@ describe('POST /catalog/entities/{name}/rows', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('answers 400 naming an unknown property of the body, and writes nothing', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    const before = spreadsheets.cells('shop', 'orders');
+    const res = await call(createHandler(engine), 'POST', '/catalog/entities/orders/rows', {
+      write_mod: 'delete',
+      rows: [{ order_id: 10 }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({ code: 'unknown_property', message: expect.stringContaining('"write_mod"') }),
+    ]);
+    expectDocumented('catalog.writeRows', 400, res.response, res.body);
+    expect(spreadsheets.cells('shop', 'orders')).toEqual(before);
+  });
+
   it('is one method of the typed client', async () => {
     const { engine } = await shopEngine();
     const handler = createHandler(engine);
@@ -96,5 +114,56 @@ describe('POST /catalog/entities/{name}/rows', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpProblemError);
     expect((error as HttpProblemError).status).toBe(409);
+  });
+
+  it('answers 409 naming the sheet when the entity has no sheet, as /read reports it', async () => {
+    const { engine } = await shopEngine();
+    await engine.catalog.registerEntity({
+      ...customersEntity,
+      name: 'ghosts',
+      spreadsheet_config: { ...customersEntity.spreadsheet_config, sheet_name: 'ghosts' },
+    });
+    const handler = createHandler(engine);
+    const res = await call(handler, 'POST', '/catalog/entities/ghosts/rows', { rows: [{ id: 1 }] });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'sheet_not_found', title: 'Conflict' });
+    expect(res.body.detail).toContain('sheet "ghosts" does not exist');
+    expectDocumented('catalog.writeRows', 409, res.response, res.body);
+    const read = await call(handler, 'POST', '/catalog/entities/ghosts/read', {});
+    expect(read.body.body.error.errors).toEqual([res.body.detail]);
+  });
+
+  it.each(['append', 'upsert'])(
+    'answers 409 naming the A1 cell when the sheet holds a cell of the wrong type (%s)',
+    async (write_mode) => {
+      const sheets = shopSheets();
+      sheets.shop!.customers![2] = ['two', 'Grace', 'New York'];
+      const engine = new Engine({ spreadsheets: new MemorySpreadsheets(sheets) });
+      await engine.catalog.registerEntity(customersEntity);
+      const res = await call(createHandler(engine), 'POST', '/catalog/entities/customers/rows', {
+        write_mode,
+        rows: [{ id: 9, name: 'Edsger' }],
+      });
+      expect(res.status).toBe(409);
+      expect(res.body.code).toBe('invalid_cell');
+      expect(res.body.detail).toContain('Cell customers!A3 of entity "customers" holds "two"');
+      expectDocumented('catalog.writeRows', 409, res.response, res.body);
+    },
+  );
+
+  it('answers 409 naming the sheet when a referencing entity of an enforced foreign key has no sheet', async () => {
+    const sheets = shopSheets();
+    delete sheets.shop!.orders;
+    const engine = new Engine({ spreadsheets: new MemorySpreadsheets(sheets) });
+    await engine.catalog.registerEntity(customersEntity);
+    await engine.catalog.registerEntity(ordersEntity);
+    await engine.catalog.createRelationship(ordersCustomerFk);
+    const res = await call(createHandler(engine), 'POST', '/catalog/entities/customers/rows', {
+      write_mode: 'delete',
+      rows: [{ id: 3 }],
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('sheet_not_found');
+    expect(res.body.detail).toContain('sheet "orders" does not exist');
   });
 });

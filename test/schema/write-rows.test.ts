@@ -27,4 +27,15 @@ describe('rows of a write', () => {
     const table = WriteRowsBodySchema.safeParse({ rows: { columns: ['id'], rows: [[1], { id: 2 }] } });
     expect(table.success).toBe(false);
   });
+
+  it('refuses an unknown property, such as a misspelt write_mode, in the input and the HTTP body', () => {
+    const input = WriteEntityInputSchema.safeParse({ entity_name: 'orders', write_mod: 'delete', rows: [] });
+    expect(input.error?.issues).toEqual([
+      expect.objectContaining({ code: 'unrecognized_keys', keys: ['write_mod'] }),
+    ]);
+    const body = WriteRowsBodySchema.safeParse({ write_mod: 'delete', rows: [] });
+    expect(body.error?.issues).toEqual([
+      expect.objectContaining({ code: 'unrecognized_keys', keys: ['write_mod'] }),
+    ]);
+  });
 });
