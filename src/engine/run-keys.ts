@@ -40,12 +40,7 @@ export class RunKeys {
    * Postgres text can hold, unlike U+0000), which no caller's key may hold.
    * @throws {@link ValidationError} naming `key` when it is empty, too long or has control characters.
    */
-  async claim(
-    workflow: string,
-    key: unknown,
-    runId: string,
-    trigger?: string,
-  ): Promise<string | undefined> {
+  async claim(workflow: string, key: unknown, runId: string, trigger?: string): Promise<string | undefined> {
     checkKey(key);
     const where = trigger === undefined ? `${workflow}/${key}` : `${workflow}/\u0001${trigger}/${key}`;
     const stored: StoredRunKey = { run_id: runId, workflow, key, at: new Date().toISOString() };

@@ -162,7 +162,7 @@ describe.each(sandboxes)('%s', (_name, sandbox) => {
     expect(result.writes['out']).toStrictEqual(expected);
   });
 
-  it('delivers rows with differing key sets with exactly their own keys, and rows packed in the first row\'s key order', async () => {
+  it("delivers rows with differing key sets with exactly their own keys, and rows packed in the first row's key order", async () => {
     const result = await run(
       sandbox,
       `const hidden = { a: 3, c: 4 }; Object.defineProperty(hidden, 'h', { value: 1, enumerable: false });
@@ -207,11 +207,11 @@ describe.each(sandboxes)('%s', (_name, sandbox) => {
       '[{ a: 1, b: 2 }, Object.assign(Object.create({ toJSON() { return { a: 9, b: 9 }; } }), { a: 3, b: 4 })]',
       "[{ a: 1, b: 2 }, Object.defineProperty({ a: 3, b: 4 }, 'toJSON', { value: () => ({ a: 7, b: 7 }) })]",
       "[{ a: 1, b: 2 }, { a: 3, b: 4, [Symbol('s')]: 5 }]",
-      "[{ a: 1, b: 2 }, { a: 3, b: 4, c: 5 }]",
-      "[{ a: 1, b: 2 }, { a: 3 }, {}]",
-      "[{ a: 1, b: 2 }, { a: 3, b: undefined }]",
-      "[{ a: 1, b: 2 }, new Proxy({ a: 3, b: 4 }, {})]",
-      "[{ a: 1, b: 2 }, Object.create(null, { a: { value: 3, enumerable: true }, b: { value: 4, enumerable: true } })]",
+      '[{ a: 1, b: 2 }, { a: 3, b: 4, c: 5 }]',
+      '[{ a: 1, b: 2 }, { a: 3 }, {}]',
+      '[{ a: 1, b: 2 }, { a: 3, b: undefined }]',
+      '[{ a: 1, b: 2 }, new Proxy({ a: 3, b: 4 }, {})]',
+      '[{ a: 1, b: 2 }, Object.create(null, { a: { value: 3, enumerable: true }, b: { value: 4, enumerable: true } })]',
     ];
     for (const batch of batches) {
       const result = await run(
@@ -232,10 +232,7 @@ describe.each(sandboxes)('%s', (_name, sandbox) => {
     ]);
     expect(counted.logs).toEqual(['1']);
     const thrown = await failure(
-      run(
-        sandbox,
-        "writeEntity('out', [{ a: 1 }, { get a() { throw new RangeError('no a here'); } }])",
-      ),
+      run(sandbox, "writeEntity('out', [{ a: 1 }, { get a() { throw new RangeError('no a here'); } }])"),
     );
     expect(thrown.message).toMatch(/no a here/);
     const array = await failure(run(sandbox, "writeEntity('out', [{ a: 1, b: 2 }, [3, 4]])"));
