@@ -41,6 +41,8 @@ export interface TriggerFiring {
  * lists. A schedule that failed keeps its slot due, so the next tick tries it again.
  */
 export class TriggerFireError extends StepwireError {
+  /** Always `"TriggerFireError"`, so guards also work across package copies. */
+  override name = 'TriggerFireError';
   /** The starts the other triggers made in this tick. */
   readonly fired: TriggerFiring[];
   /** Each trigger that failed, with its error. */
@@ -53,7 +55,6 @@ export class TriggerFireError extends StepwireError {
     super('trigger_failed', `${failures.length} trigger(s) could not fire: ${what}`, {
       cause: failures[0]?.error,
     });
-    this.name = 'TriggerFireError';
     this.fired = fired;
     this.failures = failures;
   }

@@ -36,6 +36,7 @@ const STEPWIRE_ERROR_NAMES: ReadonlySet<string> = new Set([
   'StepReferenceError',
   'RedirectError',
   'HttpProblemError',
+  'TriggerFireError',
 ]);
 
 /** True when `error` has the shape of a stepwire error named `name` (any stepwire name when omitted). */
