@@ -14,6 +14,7 @@ import {
 } from '../../src/index.js';
 import { createHandler } from '../../src/http/index.js';
 import { call } from '../http/helpers.js';
+import { settle } from './settle.js';
 
 const DAY = 86_400_000;
 
@@ -69,14 +70,6 @@ async function setup() {
   });
   return { engine, seen, spreadsheets, workflow };
 }
-
-const settle = async (engine: Engine) => {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    const { runs } = await engine.listRuns({ limit: 1000 });
-    if (runs.every((run) => run.status !== 'queued' && run.status !== 'running')) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describe('triggers that cannot fire', () => {
   it('fire every other due trigger, then name the one that failed; its slot stays due', async () => {

@@ -11,6 +11,7 @@ import {
 } from '../../src/index.js';
 import { createHandler } from '../../src/http/index.js';
 import { call } from '../http/helpers.js';
+import { settle } from './settle.js';
 
 const DAY = 86_400_000;
 
@@ -76,14 +77,6 @@ async function engines(count: number, rows = 0, mode: Mode = 'in process') {
   return { engines: list, seen, spreadsheets };
 }
 
-/** Waits (10 s at most) until no run is queued or running. */
-const settle = async (engine: Engine) => {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    const { runs } = await engine.listRuns({ limit: 1000 });
-    if (runs.every((run) => run.status !== 'queued' && run.status !== 'running')) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('engine.triggers', () => {
   it('refuses a bad trigger naming each field, and a taken name', async () => {
