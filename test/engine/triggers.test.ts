@@ -77,7 +77,6 @@ async function engines(count: number, rows = 0, mode: Mode = 'in process') {
   return { engines: list, seen, spreadsheets };
 }
 
-
 describe('engine.triggers', () => {
   it('refuses a bad trigger naming each field, and a taken name', async () => {
     const [engine] = (await engines(1)).engines as [Engine];
