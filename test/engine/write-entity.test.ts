@@ -61,6 +61,34 @@ describe('catalog/action/write_entity', () => {
   });
 });
 
+describe('write_entity rows', () => {
+  it('fail the step with write_rejected naming a column a data table gives twice; nothing is written', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    await engine.workflows.create({
+      name: 'twice',
+      steps: [
+        {
+          name: 'add',
+          type: 'l2',
+          l2_data: {
+            provider: 'catalog',
+            module: 'action',
+            action: 'write_entity',
+            input_data: { entity_name: 'customers', rows: { columns: ['id', 'id'], rows: [[8, 9]] } },
+          },
+        },
+      ],
+      wires: [],
+    });
+    const before = spreadsheets.cells('shop', 'customers');
+    const run = await engine.run('twice');
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'write_rejected', step: 'add' });
+    expect(run.error!.message).toContain('rows.columns[1]: the column "id" is given twice');
+    expect(spreadsheets.cells('shop', 'customers')).toEqual(before);
+  });
+});
+
 describe('transform write modes by key', () => {
   it('upserts and deletes the rows a script writes', async () => {
     const { engine } = await shopEngine();
