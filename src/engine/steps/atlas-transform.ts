@@ -1,6 +1,6 @@
 import { StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
-import type { AtlasData, DataTable } from '../../schema/index.js';
+import { repeatedOutputs, type AtlasData, type DataTable } from '../../schema/index.js';
 import { entityRowsOf, type EntityRows } from '../../catalog/rows.js';
 import type { EntityData } from '../../script/index.js';
 import { columnarEntity, rowObjectsOf } from '../../script/entity-data.js';
@@ -43,7 +43,17 @@ export async function runTransform(
       );
     }
   }
-  const outputs = (atlas.output_entities ?? []).map((o) => o.name);
+  const repeats = repeatedOutputs(atlas.output_entities ?? []);
+  // Checked when the workflow is created; kept here for definitions stored before that check.
+  if (repeats.length > 0)
+    throw new ValidationError(
+      repeats.map((r) => ({
+        code: 'repeated_entity',
+        path: `output_entities[${r.index}].name`,
+        message: r.message,
+      })),
+    );
+  const outputs = [...new Set((atlas.output_entities ?? []).map((o) => o.name))];
   for (const name of outputs) await context.catalog.getDefinition(name);
   const trusted = services.scripts.trusted(codeFile);
   let writes: Record<string, EntityRows>;

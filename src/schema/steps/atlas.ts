@@ -64,12 +64,40 @@ export const AtlasDataSchema = z
       if (!atlas.output_entities || atlas.output_entities.length === 0) {
         addIssue(ctx, ['output_entities'], 'a transform needs at least one output entity', 'required');
       }
+      for (const repeat of repeatedOutputs(atlas.output_entities ?? []))
+        addIssue(ctx, ['output_entities', repeat.index, 'name'], repeat.message, 'repeated_entity');
     } else {
       if (!atlas.input_entities || atlas.input_entities.length !== 1) {
         addIssue(ctx, ['input_entities'], 'a get step reads exactly one input entity', 'invalid');
       }
     }
   });
+
+/**
+ * Output entities listed again with a write mode that may not repeat: appends to one entity may repeat
+ * (their rows land in order), any other mode may not, since the script's rows for an entity are one
+ * write. Each is the index of the later entry and why. @internal
+ */
+export function repeatedOutputs(
+  outputs: readonly { name: string; write_mode: WriteMode }[],
+): { index: number; message: string }[] {
+  const first = new Map<string, number>();
+  const repeats: { index: number; message: string }[] = [];
+  outputs.forEach((output, index) => {
+    const earlier = first.get(output.name);
+    if (earlier === undefined) {
+      first.set(output.name, index);
+      return;
+    }
+    const modes = [outputs[earlier]!.write_mode, output.write_mode];
+    if (modes.every((mode) => mode === 'append')) return;
+    repeats.push({
+      index,
+      message: `"${output.name}" is already output_entities[${earlier}] (${modes[0]}); an entity may be listed twice only when both append, got ${modes[1]}`,
+    });
+  });
+  return repeats;
+}
 
 /** An `atlas` step: reads an entity (`get`) or runs a transform script over entities (`transform`). */
 export const AtlasStepSchema = defineStepSchema('atlas', AtlasDataSchema);
