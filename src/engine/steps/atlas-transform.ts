@@ -15,7 +15,9 @@ export interface InputEntity {
 
 /**
  * Runs an atlas `transform`: loads the input entities, runs the script (a trusted function, or stored
- * source in the sandbox) and writes what it returns to the output entities, all or nothing. @internal
+ * source in the sandbox) and writes what it returns to the output entities, all or nothing, as one
+ * write carrying the step's idempotency key (appended rows already there, identical, count as written).
+ * @internal
  */
 export async function runTransform(
   inputEntities: InputEntity[],
