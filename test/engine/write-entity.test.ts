@@ -97,6 +97,28 @@ describe('write_entity rows', () => {
   });
 });
 
+describe('a trusted transform writing a data table', () => {
+  it('takes columns as names, and fails the step naming a repeated column; nothing is written', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    const table = { columns: ['id', 'name'], rows: [[4, 'Alan']] };
+    engine.scripts.register('add', (context) => context.writeEntity('customers', table));
+    const step = transform({
+      code_file: 'add',
+      inputs: [],
+      outputs: [{ name: 'customers', write_mode: 'append' }],
+    });
+    await engine.workflows.create(workflow('add').step('add', step).build() as Workflow);
+    expect((await engine.run('add')).output).toEqual({ add: { written: { customers: 1 } } });
+    const before = spreadsheets.cells('shop', 'customers');
+    table.columns = ['id', 'id'];
+    table.rows = [[5, 6]];
+    const run = await engine.run('add');
+    expect(run.error).toMatchObject({ code: 'write_rejected', step: 'add' });
+    expect(run.error!.message).toContain('writeEntity.rows.columns[1]: the column "id" is given twice');
+    expect(spreadsheets.cells('shop', 'customers')).toEqual(before);
+  });
+});
+
 describe('transform write modes by key', () => {
   it('upserts and deletes the rows a script writes', async () => {
     const { engine } = await shopEngine();
