@@ -1,11 +1,6 @@
 import { WriteRejectedError, issuesUnder, type Issue } from '../errors/index.js';
-import {
-  isTableLike,
-  tableRowObjects,
-  type CheckResult,
-  type Entity,
-  type RowsTable,
-} from '../schema/index.js';
+import type { CheckResult, Entity, RowsTable } from '../schema/index.js';
+import { isTableLike, tableRowObjects } from '../schema/table-rows.js';
 import { describeValue } from '../schema/issues.js';
 import { brokenNumberRule } from '../schema/number-rules.js';
 import { coerceCell } from './sheet-mapping.js';

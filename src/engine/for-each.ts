@@ -5,13 +5,8 @@
  * @module
  */
 import { ValidationError } from '../errors/index.js';
-import {
-  isTableLike,
-  tableRowObjects,
-  type OnError,
-  type RunError,
-  type StepRecord,
-} from '../schema/index.js';
+import type { OnError, RunError, StepRecord } from '../schema/index.js';
+import { isTableLike, tableRowObjects } from '../schema/table-rows.js';
 import type { PlannedCondition, PlannedForEach } from './plan-types.js';
 import type { Scope } from './references.js';
 import { ITEM_INDEX_ROOT, ITEM_ROOT } from './for-each-shape.js';

@@ -39,7 +39,7 @@ export interface RetryPolicy {
   capMs: number;
 }
 
-/** Attempts of a step whose `retry` does not say how many (DESIGN 9: 3 attempts from 1 s, doubling, 30 s cap). */
+/** Attempts of a step whose `retry` does not say how many: 3, the first delay 1 s, doubling up to 30 s. */
 export const STEP_RETRY_ATTEMPTS = 3;
 
 /**

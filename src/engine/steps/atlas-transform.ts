@@ -1,6 +1,7 @@
 import { StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
-import { repeatedOutputs, type AtlasData, type DataTable } from '../../schema/index.js';
+import type { AtlasData, DataTable } from '../../schema/index.js';
+import { repeatedOutputs } from '../../schema/steps/output-entities.js';
 import { entityRowsOf, type EntityRows } from '../../catalog/rows.js';
 import type { EntityData } from '../../script/index.js';
 import { columnarEntity, rowObjectsOf } from '../../script/entity-data.js';
