@@ -26,6 +26,8 @@ export {
   Catalog,
   type EntityRows,
   type EntityWrite,
+  type WritableRows,
+  type WriteCount,
   type WriteResult,
   type UpsertResult,
 } from './catalog/catalog.js';

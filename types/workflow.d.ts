@@ -18,7 +18,7 @@ export interface Workflow {
           value: unknown;
         }[];
         retry?: {
-          attempts: number;
+          attempts?: number;
           backoff_ms?: number;
           max_backoff_ms?: number;
         };
@@ -46,7 +46,7 @@ export interface Workflow {
           value: unknown;
         }[];
         retry?: {
-          attempts: number;
+          attempts?: number;
           backoff_ms?: number;
           max_backoff_ms?: number;
         };
@@ -111,7 +111,7 @@ export interface Workflow {
           value: unknown;
         }[];
         retry?: {
-          attempts: number;
+          attempts?: number;
           backoff_ms?: number;
           max_backoff_ms?: number;
         };

@@ -1,4 +1,3 @@
-import { entityRowsOf } from '../catalog/rows.js';
 import { WriteEntityInputSchema } from '../schema/index.js';
 import type { ActionDefinition } from './registry.js';
 
@@ -18,7 +17,7 @@ export const writeEntityAction: ActionDefinition<typeof WriteEntityInputSchema> 
   input: WriteEntityInputSchema,
   async run(input, context) {
     const result = await context.catalog.write(
-      [{ entity: input.entity_name, rows: entityRowsOf(input.rows), mode: input.write_mode ?? 'append' }],
+      [{ entity: input.entity_name, rows: input.rows, mode: input.write_mode ?? 'append' }],
       { signal: context.signal, idempotencyKey: context.idempotencyKey },
     );
     return { written: result.written[input.entity_name] ?? 0 };

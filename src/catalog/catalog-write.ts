@@ -17,7 +17,7 @@ import type { KeyedLock } from '../locks/keyed-lock.js';
 import type { Entity, Relationship, WriteMode } from '../schema/index.js';
 import { foreignKeyIssues } from './foreign-keys.js';
 import { cannotUpdate, commitKeyed, isKeyed } from './keyed-commit.js';
-import type { EntityRows } from './rows.js';
+import type { EntityRows, WritableRows } from './rows.js';
 import type { SheetCache } from './sheet-cache.js';
 import { commitPlan, undoPlans, type Undo } from './sheet-commit.js';
 import { planEntityWrite, planSize, type WritePlan } from './write-plan.js';
@@ -32,8 +32,8 @@ const CONFLICTS = new Set(['duplicate_key', 'missing_key', 'ambiguous_key', 'ref
 export interface EntityWrite {
   /** Entity name. */
   entity: string;
-  /** Rows to write. */
-  rows: EntityRows;
+  /** Rows to write: objects keyed by column name, arrays in column order, or a data table. */
+  rows: WritableRows;
   /**
    * `append` adds rows after the last data row; `replace` replaces every data row; `upsert`,
    * `update` and `delete` work by primary key (for `delete`, `rows` are keys). @default "append"
@@ -41,10 +41,22 @@ export interface EntityWrite {
   mode?: WriteMode;
 }
 
+/** An {@link EntityWrite} whose rows were taken as the catalog takes them (`entityRowsOf`). @internal */
+export type TakenWrite = EntityWrite & { rows: EntityRows };
+
 /** What a write did, per entity. */
 export interface WriteResult {
   /** Rows written, by entity name. */
   written: Record<string, number>;
+}
+
+/**
+ * What a write to one entity did (`append`, `upsert`, `update`, `delete`): the shape of the
+ * `write_entity` output and of the answer of `POST /catalog/entities/{name}/rows`.
+ */
+export interface WriteCount {
+  /** Rows written: appended, changed, or deleted (an upsert counts both its changed and new rows). */
+  written: number;
 }
 
 /** What a write needs from the catalog. @internal */
@@ -65,7 +77,7 @@ export interface WriterDeps {
  */
 export async function writeEntities(
   deps: WriterDeps,
-  writes: readonly EntityWrite[],
+  writes: readonly TakenWrite[],
   options: CallOptions,
 ): Promise<WriteResult> {
   const entities = new Map<string, Entity>();
@@ -102,7 +114,7 @@ export async function writeEntities(
 
 async function writeOnce(
   deps: WriterDeps,
-  writes: readonly EntityWrite[],
+  writes: readonly TakenWrite[],
   entities: Map<string, Entity>,
   relationships: Relationship[],
   options: CallOptions,
@@ -151,7 +163,7 @@ async function writeOnce(
 
 async function planWrites(
   deps: WriterDeps,
-  writes: readonly EntityWrite[],
+  writes: readonly TakenWrite[],
   entities: Map<string, Entity>,
   relationships: Relationship[],
   options: CallOptions,

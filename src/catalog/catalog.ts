@@ -3,8 +3,10 @@ import {
   ConflictError,
   NotFoundError,
   ValidationError,
+  WriteRejectedError,
   formatIssue,
   isStepwireError,
+  type Issue,
 } from '../errors/index.js';
 import {
   EntitySchema,
@@ -16,12 +18,19 @@ import {
   type GetEntityInput,
   type GetEntityOutput,
   type Relationship,
+  type WriteMode,
 } from '../schema/index.js';
 import { executeRead } from '../query/index.js';
 import { KeyedLock } from '../locks/keyed-lock.js';
-import { writeEntities, type EntityWrite, type WriteResult, type WriterDeps } from './catalog-write.js';
+import {
+  writeEntities,
+  type EntityWrite,
+  type WriteCount,
+  type WriteResult,
+  type WriterDeps,
+} from './catalog-write.js';
 import { redefinitionIssues, relationshipIssues } from './relationships.js';
-import type { EntityRows } from './rows.js';
+import { entityRowsOf, rowsOf, type EntityRows, type WritableRows } from './rows.js';
 import { SheetCache } from './sheet-cache.js';
 import type { EntityTable } from './sheet-mapping.js';
 
@@ -32,9 +41,9 @@ export interface CatalogLimits {
   maxRowsPerWrite: number;
 }
 
-export type { EntityRows };
+export type { EntityRows, WritableRows };
 
-export type { EntityWrite, WriteResult };
+export type { EntityWrite, WriteCount, WriteResult };
 
 /** Whether `upsertEntity` created the entity or replaced it. */
 export interface UpsertResult {
@@ -176,8 +185,8 @@ export class Catalog {
    * new rows) and enforced foreign keys are checked for every row before anything is written.
    * @throws {@link WriteRejectedError} naming every bad row and key; nothing is written then.
    */
-  async append(name: string, rows: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
-    return this.write([{ entity: name, rows, mode: 'append' }], options);
+  async append(name: string, rows: WritableRows, options: CallOptions = {}): Promise<WriteCount> {
+    return this.#writeOne(name, rows, 'append', 'rows', options);
   }
 
   /**
@@ -190,8 +199,8 @@ export class Catalog {
    * @throws {@link WriteRejectedError} naming every bad row (code `write_conflict` when every
    *   problem is a key conflict); nothing is written then.
    */
-  async upsert(name: string, rows: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
-    return this.write([{ entity: name, rows, mode: 'upsert' }], options);
+  async upsert(name: string, rows: WritableRows, options: CallOptions = {}): Promise<WriteCount> {
+    return this.#writeOne(name, rows, 'upsert', 'rows', options);
   }
 
   /**
@@ -199,8 +208,8 @@ export class Catalog {
    * must exist. All or nothing.
    * @throws {@link WriteRejectedError} with code `write_conflict` when a key is missing.
    */
-  async update(name: string, rows: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
-    return this.write([{ entity: name, rows, mode: 'update' }], options);
+  async update(name: string, rows: WritableRows, options: CallOptions = {}): Promise<WriteCount> {
+    return this.#writeOne(name, rows, 'update', 'rows', options);
   }
 
   /**
@@ -213,8 +222,8 @@ export class Catalog {
    * @throws {@link WriteRejectedError} with code `write_conflict` naming a missing key, or the
    *   referencing entity and row.
    */
-  async delete(name: string, keys: EntityRows, options: CallOptions = {}): Promise<WriteResult> {
-    return this.write([{ entity: name, rows: keys, mode: 'delete' }], options);
+  async delete(name: string, keys: WritableRows, options: CallOptions = {}): Promise<WriteCount> {
+    return this.#writeOne(name, keys, 'delete', 'keys', options);
   }
 
   /**
@@ -222,20 +231,39 @@ export class Catalog {
    * before the first row is written, and when writing a later entity fails, the rows already
    * written to the earlier ones are taken back (overwritten with what was there before). Rows are
    * found by key under the per-sheet lock; when another writer moved them meanwhile, the write is
-   * planned again (up to three times).
-   * @throws {@link WriteRejectedError} naming every bad row; nothing is written then.
-   */
-  /**
-   * Writes to several entities at once, all or nothing: every row of every entity is checked
-   * before the first row is written, and when writing a later entity fails, the rows already
-   * written to the earlier ones are taken back (overwritten with what was there before). Rows are
-   * found by key under the per-sheet lock; when another writer moved them meanwhile, the write is
-   * planned again (up to three times).
-   * @throws {@link WriteRejectedError} naming every bad row; nothing is written then.
+   * planned again (up to three times). Each write's `rows` may be a data table. Resolves to
+   * `{ written }` by entity name.
+   * @throws {@link WriteRejectedError} naming every bad row (at `writes[i].rows` when `rows` is no
+   *   array of rows or data table); nothing is written then.
    */
   async write(writes: readonly EntityWrite[], options: CallOptions = {}): Promise<WriteResult> {
     await this.#ready();
-    return writeEntities(this.#writer, writes, options);
+    const issues: Issue[] = [];
+    const taken = writes.map((w, i) => {
+      const rows = rowsOf(w.rows, `writes[${i}].rows`);
+      if (rows.ok) return { ...w, rows: rows.value };
+      issues.push(...rows.issues);
+      return { ...w, rows: [] };
+    });
+    if (issues.length > 0) throw new WriteRejectedError(issues);
+    return writeEntities(this.#writer, taken, options);
+  }
+
+  /** One write to one entity, `rows` checked at `path`; resolves to the count of rows written. */
+  async #writeOne(
+    name: string,
+    rows: WritableRows,
+    mode: WriteMode,
+    path: string,
+    options: CallOptions,
+  ): Promise<WriteCount> {
+    await this.#ready();
+    const result = await writeEntities(
+      this.#writer,
+      [{ entity: name, rows: entityRowsOf(rows, path), mode }],
+      options,
+    );
+    return { written: result.written[name] ?? 0 };
   }
 
   /** Drops cached tables (all, or one entity's), so the next read goes to the spreadsheet. */

@@ -1,34 +1,47 @@
-import type { Issue } from '../errors/index.js';
-import type { Entity, WriteRows } from '../schema/index.js';
+import { WriteRejectedError, issuesUnder, type Issue } from '../errors/index.js';
+import type { CheckResult, Entity, RowsTable } from '../schema/index.js';
+import { isTableLike, tableRowObjects } from '../schema/table-rows.js';
+import { describeValue } from '../schema/issues.js';
 import { brokenNumberRule } from '../schema/number-rules.js';
-import { setOwn } from '../schema/own.js';
 import { coerceCell } from './sheet-mapping.js';
 
 /** Rows to write to one entity: objects keyed by column name, or arrays in column order. */
 export type EntityRows = readonly (Readonly<Record<string, unknown>> | readonly unknown[])[];
 
-/** Columns of a data table as given: names, or objects with a `name`. */
-type TableColumns = readonly (string | { name: string })[];
+/**
+ * Rows to write as a caller gives them: objects keyed by column name, arrays in column order, or a
+ * data table `{ columns, rows }` (a column is a name or `{ name }`), e.g. the `table` of an entity read.
+ */
+export type WritableRows = EntityRows | RowsTable;
 
 /**
- * The rows of a data table as objects keyed by column name (a missing cell is `null`), the way the
- * catalog takes them.
+ * Rows to write as the catalog takes them: an array stays as it is, a data table becomes objects by
+ * column name. Anything else, or a table with a bad column or row, throws a
+ * {@link WriteRejectedError} (`write_rejected`) whose issues are at `path` (the argument's name).
  */
-export function tableRowObjects(table: {
-  columns: TableColumns;
-  rows: readonly (readonly unknown[])[];
-}): Record<string, unknown>[] {
-  const names = table.columns.map((column) => (typeof column === 'string' ? column : column.name));
-  return table.rows.map((row) => {
-    const out: Record<string, unknown> = {};
-    names.forEach((name, i) => setOwn(out, name, row[i] ?? null));
-    return out;
-  });
+export function entityRowsOf(rows: unknown, path = 'rows'): EntityRows {
+  const taken = rowsOf(rows, path);
+  if (taken.ok) return taken.value;
+  throw new WriteRejectedError(taken.issues);
 }
 
-/** Rows to write as the catalog takes them: a data table becomes objects, arrays stay as they are. */
-export function entityRowsOf(rows: WriteRows): EntityRows {
-  return Array.isArray(rows) ? rows : tableRowObjects(rows);
+/** {@link entityRowsOf} without the throw: the rows, or every issue. @internal */
+export function rowsOf(rows: unknown, path: string): CheckResult<EntityRows> {
+  if (Array.isArray(rows)) return { ok: true, value: rows as EntityRows };
+  if (isTableLike(rows)) {
+    const table = tableRowObjects(rows);
+    return table.ok ? table : { ok: false, issues: issuesUnder(table.issues, path) };
+  }
+  return {
+    ok: false,
+    issues: [
+      {
+        code: 'invalid_type',
+        path,
+        message: `${path} must be an array of rows (objects keyed by column name, or arrays in column order) or a data table { columns, rows }, got ${describeValue(rows)}`,
+      },
+    ],
+  };
 }
 
 /** A written row, coerced: values in column order, and which columns the caller gave. @internal */
@@ -246,7 +259,7 @@ export function rowChecker(entity: Entity): RowChecker {
           issues.push({
             code: 'invalid_type',
             path: `${entity.name}[${i}].${column.name}`,
-            message: `row ${i + 1} of "${entity.name}": column "${column.name}" must be ${column.type}, got ${JSON.stringify(value)}`,
+            message: `row ${i + 1} of "${entity.name}": column "${column.name}" must be ${column.type}, got ${cellText(value)}`,
           });
           continue;
         }
@@ -297,6 +310,12 @@ function allGivenOf(m: number): boolean[] {
   return given;
 }
 const allGiven = new Map<number, boolean[]>();
+
+/** A cell value as a message shows it: as JSON, but NaN, Infinity and big integers as themselves. */
+function cellText(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
 
 /** A string starting with a printable ASCII character, so never blank: kept as it is. */
 function visible(text: string): boolean {

@@ -5,7 +5,8 @@
  * @module
  */
 import { ValidationError } from '../errors/index.js';
-import { rowObjects, type OnError, type RunError, type StepRecord } from '../schema/index.js';
+import type { OnError, RunError, StepRecord } from '../schema/index.js';
+import { isTableLike, tableRowObjects } from '../schema/table-rows.js';
 import type { PlannedCondition, PlannedForEach } from './plan-types.js';
 import type { Scope } from './references.js';
 import { ITEM_INDEX_ROOT, ITEM_ROOT } from './for-each-shape.js';
@@ -109,13 +110,23 @@ export async function runForEach(
   return { output, error: null, attempts };
 }
 
-/** The items of a `for_each` list: an array as it is, a data table's rows as objects by column name. @internal */
+/**
+ * The items of a `for_each` list: an array as it is, a data table's rows as objects by column name
+ * (a column is a name or `{ name }`). Anything else, or a table with a bad column or row, throws a
+ * {@link ValidationError} naming `for_each` and the bad position. @internal
+ */
 export function itemsOf(value: unknown, reference: string): unknown[] {
   if (Array.isArray(value)) return value;
-  if (typeof value === 'object' && value !== null && 'columns' in value && 'rows' in value) {
-    const { columns, rows } = value as { columns: unknown; rows: unknown };
-    if (Array.isArray(columns) && Array.isArray(rows))
-      return rowObjects(columns as { name: string }[], rows as unknown[][]);
+  if (isTableLike(value) && value.columns !== null && value.rows !== null) {
+    const table = tableRowObjects(value);
+    if (table.ok) return table.value;
+    throw new ValidationError(
+      table.issues.map((issue) => ({
+        code: issue.code,
+        path: `for_each.${issue.path}`,
+        message: `in the data table of ${reference}, ${issue.message}`,
+      })),
+    );
   }
   const found = value === null ? 'null' : typeof value;
   throw new ValidationError([

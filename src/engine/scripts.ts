@@ -1,16 +1,17 @@
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import type { StorageAdapter } from '../adapters/types.js';
-import { ResourceNameSchema, check } from '../schema/index.js';
+import { ResourceNameSchema, check, type RowsTable } from '../schema/index.js';
 
 /** What a trusted transform function receives: the same contract as a sandboxed script. */
 export interface TransformContext {
   /** Rows of an input entity of the step, as objects keyed by column name. */
   getEntity(name: string): Record<string, unknown>[];
-  /** Writes rows (objects, or a data table) to an output entity of the step; calls add up. */
-  writeEntity(
-    name: string,
-    rows: readonly Record<string, unknown>[] | { columns: { name: string }[]; rows: unknown[][] },
-  ): void;
+  /**
+   * Writes rows (objects, or a data table whose columns are names or `{ name }`) to an output entity
+   * of the step; calls add up. Rows that are neither, or a table with a bad or repeated column, throw
+   * a `WriteRejectedError` naming the position.
+   */
+  writeEntity(name: string, rows: readonly Record<string, unknown>[] | RowsTable): void;
   /** Adds a line to the step's log. */
   log(...values: unknown[]): void;
 }

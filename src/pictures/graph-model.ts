@@ -4,6 +4,7 @@
  * for_each. Fields newer than the picture (`for_each`, `on_error`) are read defensively.
  * @module
  */
+import { STEP_RETRY_ATTEMPTS } from '../retry/index.js';
 import { findReferences, parsePath, type Workflow } from '../schema/index.js';
 
 /** How one step feeds another. @internal */
@@ -124,7 +125,8 @@ function stepNode(step: Record<string, unknown>): GraphNode {
   }
   if (typeof step['on_error'] === 'string')
     lines.push({ text: `on error: ${step['on_error']}`, kind: 'on_error' });
-  const attempts = (step['retry'] as { attempts?: unknown } | undefined)?.attempts;
+  const retry = step['retry'] as { attempts?: unknown } | undefined;
+  const attempts = retry && (retry.attempts ?? STEP_RETRY_ATTEMPTS);
   if (typeof attempts === 'number' && attempts > 1)
     lines.push({ text: `retry: ${attempts} attempts`, kind: 'retry' });
   return {

@@ -7,6 +7,7 @@
  */
 export {
   NO_RETRY,
+  STEP_RETRY_ATTEMPTS,
   backoffDelay,
   isRetryableError,
   isRetryableStatus,

@@ -39,17 +39,20 @@ export interface RetryPolicy {
   capMs: number;
 }
 
+/** Attempts of a step whose `retry` does not say how many: 3, the first delay 1 s, doubling up to 30 s. */
+export const STEP_RETRY_ATTEMPTS = 3;
+
 /**
- * A step's `retry` (`attempts`, `backoff_ms`, `max_backoff_ms`) as a policy: first delay 1 s, longest
- * 30 s unless the step says otherwise.
+ * A step's `retry` (`attempts`, `backoff_ms`, `max_backoff_ms`) as a policy: 3 attempts, first delay
+ * 1 s, longest 30 s unless the step says otherwise.
  */
 export function stepRetryPolicy(retry: {
-  attempts: number;
+  attempts?: number | undefined;
   backoff_ms?: number | undefined;
   max_backoff_ms?: number | undefined;
 }): RetryPolicy {
   return {
-    attempts: retry.attempts,
+    attempts: retry.attempts ?? STEP_RETRY_ATTEMPTS,
     baseMs: retry.backoff_ms ?? 1000,
     capMs: retry.max_backoff_ms ?? 30_000,
   };

@@ -46,11 +46,11 @@ export type StringConfig = z.infer<typeof StringConfigSchema>;
 /** `number` column configuration. */
 export type NumberConfig = z.infer<typeof NumberConfigSchema>;
 
-/** Rows of cells as objects keyed by column name; a missing cell is null. */
-export function rowObjects(
-  columns: readonly { name: string }[],
-  rows: readonly (readonly unknown[])[],
-): Record<string, unknown>[] {
-  // fromEntries defines own properties, so a column named `__proto__` stays a plain key.
-  return rows.map((row) => Object.fromEntries(columns.map((column, i) => [column.name, row[i] ?? null])));
+/** A column of a data table as rows are given (to write, or to loop over): a name, or an object with a `name`. */
+export type TableColumn = string | { readonly name: string };
+
+/** Rows given as a data table: columns as names or `{ name }`, rows as arrays of cells in column order. */
+export interface RowsTable {
+  columns: readonly TableColumn[];
+  rows: readonly (readonly unknown[])[];
 }

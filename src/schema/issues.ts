@@ -18,7 +18,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function describeValue(value: unknown): string {
+/** A value as a message names it: `null`, `an array`, `the string "x"`, `number NaN`. @internal */
+export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

@@ -175,7 +175,7 @@ export function describeSpreadsheetContract(options: SpreadsheetContractOptions)
           [],
           [null, null, 'after the blank row'],
         ]);
-        expect(await engine.catalog.delete('offset', [{ id: 1 }])).toEqual({ written: { offset: 1 } });
+        expect(await engine.catalog.delete('offset', [{ id: 1 }])).toEqual({ written: 1 });
         const missing = await engine.catalog
           .update('offset', [{ id: 1, name: 'gone' }])
           .catch((e: unknown) => e);

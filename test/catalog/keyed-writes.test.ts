@@ -109,7 +109,7 @@ describe('upsert', () => {
       { id: 2, city: 'Paris' },
       { id: 4, name: 'Barbara' },
     ]);
-    expect(result).toEqual({ written: { customers: 2 } });
+    expect(result).toEqual({ written: 2 });
     expect(memory.cells('shop', 'customers')).toEqual([
       ['id', 'note', 'name', 'city'],
       [1, '=SUM(A1:A9)', 'Ada', 'London'],
@@ -201,9 +201,7 @@ describe('delete', () => {
   it('removes the rows of the keys; the rows below move up', async () => {
     const memory = sheets();
     const engine = await setUp(memory);
-    expect(await engine.catalog.delete('stock', [{ warehouse: 'north', item: 2 }])).toEqual({
-      written: { stock: 1 },
-    });
+    expect(await engine.catalog.delete('stock', [{ warehouse: 'north', item: 2 }])).toEqual({ written: 1 });
     expect(memory.cells('shop', 'stock')).toEqual([
       [],
       ['x', 'y', 'warehouse', 'item', 'count'],

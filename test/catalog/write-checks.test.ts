@@ -157,3 +157,130 @@ describe('write checks', () => {
     ]);
   });
 });
+
+describe('rows given to engine.catalog.append, upsert, update and delete', () => {
+  it('each resolves to { written } as a number, as write_entity and the rows endpoint do', async () => {
+    const { engine } = await shopEngine();
+    expect(await engine.catalog.append('customers', [{ id: 4, name: 'Alan', city: 'Wilmslow' }])).toEqual({
+      written: 1,
+    });
+    expect(
+      await engine.catalog.upsert('customers', [
+        { id: 4, city: 'Manchester' },
+        { id: 5, name: 'Barbara', city: 'Boston' },
+      ]),
+    ).toEqual({ written: 2 });
+    expect(await engine.catalog.update('customers', [{ id: 5, city: 'Cambridge' }])).toEqual({ written: 1 });
+    expect(await engine.catalog.delete('customers', [{ id: 4 }, { id: 5 }])).toEqual({ written: 2 });
+    // A write to several entities keeps its count by entity.
+    expect(await engine.catalog.write([{ entity: 'customers', rows: [[6, 'Edsger', null]] }])).toEqual({
+      written: { customers: 1 },
+    });
+  });
+
+  it('take a data table, as write_entity does: columns as names or { name }', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    const table = {
+      columns: ['id', { name: 'name' }, 'city'],
+      rows: [
+        [4, 'Alan', 'Wilmslow'],
+        [5, 'Barbara'],
+      ],
+    };
+    expect(await engine.catalog.append('customers', table)).toEqual({ written: 2 });
+    expect(
+      await engine.catalog.upsert('customers', { columns: ['id', 'city'], rows: [[5, 'Boston']] }),
+    ).toEqual({
+      written: 1,
+    });
+    expect(await engine.catalog.delete('customers', { columns: [{ name: 'id' }], rows: [[4]] })).toEqual({
+      written: 1,
+    });
+    expect(
+      await engine.catalog.write([
+        { entity: 'customers', rows: { columns: ['id', 'name'], rows: [[6, 'Edsger']] } },
+      ]),
+    ).toEqual({ written: { customers: 1 } });
+    expect(spreadsheets.cells('shop', 'customers')!.slice(4)).toEqual([
+      [5, 'Barbara', 'Boston'],
+      [6, 'Edsger', null],
+    ]);
+  });
+
+  it.each([
+    ['a number', 5],
+    ['null', null],
+    ['a string', 'id,name'],
+    ['an object that is no table', { id: 4 }],
+  ])('refuse %s as rows with write_rejected naming rows; nothing is written', async (_, rows) => {
+    const { engine, spreadsheets } = await shopEngine();
+    const before = spreadsheets.cells('shop', 'customers');
+    for (const write of [
+      () => engine.catalog.append('customers', rows as never),
+      () => engine.catalog.upsert('customers', rows as never),
+      () => engine.catalog.update('customers', rows as never),
+    ]) {
+      const error = await rejected(write());
+      expect(error.code).toBe('write_rejected');
+      expect(error.issues).toEqual([expect.objectContaining({ code: 'invalid_type', path: 'rows' })]);
+      expect(error.message).not.toMatch(/is not a function|Cannot read/);
+    }
+    const keys = await rejected(engine.catalog.delete('customers', rows as never));
+    expect(keys.issues[0]).toMatchObject({ path: 'keys' });
+    const several = await rejected(
+      engine.catalog.write([
+        { entity: 'customers', rows: [] },
+        { entity: 'customers', rows: rows as never },
+      ]),
+    );
+    expect(several.issues[0]).toMatchObject({ path: 'writes[1].rows' });
+    expect(spreadsheets.cells('shop', 'customers')).toEqual(before);
+  });
+
+  it('refuse a data table whose column name repeats, naming the column; nothing is written', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    const before = spreadsheets.cells('shop', 'customers');
+    const error = await rejected(
+      engine.catalog.append('customers', { columns: ['id', 'id'], rows: [[8, 9]] }),
+    );
+    expect(error.code).toBe('write_rejected');
+    expect(error.issues).toEqual([
+      {
+        code: 'repeated_column',
+        path: 'rows.columns[1]',
+        message: 'the column "id" is given twice (columns[0] and columns[1])',
+      },
+    ]);
+    expect(spreadsheets.cells('shop', 'customers')).toEqual(before);
+  });
+
+  it('refuse a data table with a column without a name or a row that is no array, naming the position', async () => {
+    const { engine } = await shopEngine();
+    const error = await rejected(
+      engine.catalog.upsert('customers', {
+        columns: ['id', { label: 'name' }],
+        rows: [[1, 'A'], 7, null],
+      } as never),
+    );
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'rows.columns[1]',
+      'rows.rows[1]',
+      'rows.rows[2]',
+    ]);
+  });
+
+  it.each([
+    [Number.NaN, 'NaN'],
+    [Number.POSITIVE_INFINITY, 'Infinity'],
+    [Number.NEGATIVE_INFINITY, '-Infinity'],
+  ])('say what a NUMBER cell got when it is %s', async (value, shown) => {
+    const { engine } = await shopEngine();
+    const error = await rejected(engine.catalog.append('customers', [{ id: value, name: 'Nan' }]));
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        path: 'customers[0].id',
+        message: `row 1 of "customers": column "id" must be NUMBER, got ${shown}`,
+      }),
+    ]);
+  });
+});

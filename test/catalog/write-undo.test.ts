@@ -135,8 +135,6 @@ describe('a write to several entities', () => {
     expect(memory.cells('book', 'first')).toHaveLength(4);
     expect(memory.cells('book', 'second')).toHaveLength(2);
     // One entity at a time still works on such an adapter.
-    await expect(engine.catalog.append('first', [{ id: 2, label: 'two' }])).resolves.toEqual({
-      written: { first: 1 },
-    });
+    await expect(engine.catalog.append('first', [{ id: 2, label: 'two' }])).resolves.toEqual({ written: 1 });
   });
 });

@@ -238,6 +238,40 @@ describe('for_each', () => {
     expect(run.error!.message).toContain('for_each {{input.list}} resolved to string');
   });
 
+  it('reads a data table whose columns are names, as write_entity does, into objects by those names', async () => {
+    const { engine, stub } = engineFailingAt(new Set());
+    await engine.workflows.create(loop({}));
+    const table = { columns: ['n', { name: 'label', type: 'STRING' }], rows: [[1, 'a'], [2]] };
+    const run = await engine.run('loop', { list: table });
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
+    expect(stub.calls).toEqual([
+      { n: 1, index: 0 },
+      { n: 2, index: 1 },
+    ]);
+  });
+
+  it.each([
+    ['a column without a name', { columns: [{ type: 'NUMBER' }, 'b'], rows: [[1, 2]] }, 'columns[0]'],
+    ['a null column', { columns: [null], rows: [[1]] }, 'columns[0]'],
+    ['a repeated column', { columns: ['n', 'n'], rows: [[1, 2]] }, 'columns[1]'],
+    ['a row that is a number', { columns: ['n'], rows: [[1], 5] }, 'rows[1]'],
+    ['a row that is an object', { columns: ['n'], rows: [{ n: 1 }] }, 'rows[0]'],
+    ['a null row', { columns: ['n'], rows: [null] }, 'rows[0]'],
+    ['a row longer than the columns', { columns: ['n'], rows: [[1, 2]] }, 'rows[0]'],
+  ])(
+    'fails naming for_each and the position for a data table with %s; no item runs',
+    async (_, table, at) => {
+      const { engine, stub } = engineFailingAt(new Set());
+      await engine.workflows.create(loop({}));
+      const run = await engine.run('loop', { list: table });
+      expect(run.status).toBe('failed');
+      expect(run.error).toMatchObject({ code: 'validation_failed', step: 'each' });
+      expect(run.error!.message).toContain(`for_each.${at}: in the data table of {{input.list}}`);
+      expect(run.error!.message).not.toContain('Cannot read properties');
+      expect(stub.calls).toHaveLength(0);
+    },
+  );
+
   it('emits step.started once and item.finished per item', async () => {
     const { engine } = engineFailingAt(new Set([2]));
     await engine.workflows.create(loop({ on_error: 'continue' }));

@@ -420,6 +420,37 @@ describe('running workflows', () => {
     expect(events.filter((e) => e.type === 'step.retrying')).toHaveLength(2);
   });
 
+  it('retries 3 attempts when retry does not say how many (DESIGN 9); retry: {} is accepted', async () => {
+    const engine = new Engine();
+    let calls = 0;
+    engine.actions.register({
+      provider: 'test',
+      module: 'x',
+      action: 'broken',
+      input: z.object({}),
+      run: () => {
+        calls += 1;
+        throw new Error('still down');
+      },
+    });
+    const step = {
+      name: 'broken',
+      type: 'l2' as const,
+      l2_data: { provider: 'test', module: 'x', action: 'broken' },
+    };
+    await engine.workflows.create({ name: 'defaults', steps: [{ ...step, retry: {} }], wires: [] });
+    expect((await engine.workflows.get('defaults')).steps[0]!.retry).toEqual({});
+    await engine.workflows.create({
+      name: 'quick',
+      steps: [{ ...step, retry: { backoff_ms: 1 } }],
+      wires: [],
+    });
+    const run = await engine.run('quick');
+    expect(run.status).toBe('failed');
+    expect(run.steps[0]).toMatchObject({ attempts: 3 });
+    expect(calls).toBe(3);
+  });
+
   it('times a step out', async () => {
     const engine = new Engine();
     engine.actions.register({

@@ -141,3 +141,54 @@ describe('write_entity append steps', () => {
     expect(other.error).toMatchObject({ code: 'write_conflict', step: 'add' });
   });
 });
+
+describe('transform append outputs (they carry the step idempotency key too)', () => {
+  const addByScript: Workflow = {
+    name: 'add_by_script',
+    steps: [
+      {
+        name: 'add',
+        type: 'atlas',
+        atlas_data: {
+          action: 'transform',
+          input_data: { code_file: 'add_customer' },
+          input_entities: ['customers'],
+          output_entities: [{ name: 'customers', write_mode: 'append' }],
+        },
+      },
+    ],
+    wires: [],
+  };
+
+  async function engineAdding(city: { value: string }) {
+    const shop = await shopEngine();
+    shop.engine.scripts.register('add_customer', (context) =>
+      context.writeEntity('customers', [{ id: 4, name: 'Ada II', city: city.value }]),
+    );
+    await shop.engine.workflows.create(addByScript);
+    return shop;
+  }
+
+  it('succeed again for rows already there with the same values, and write them once', async () => {
+    const city = { value: 'Paris' };
+    const { engine, spreadsheets } = await engineAdding(city);
+    const first = await engine.run('add_by_script');
+    const again = await engine.run('add_by_script');
+    expect(first.output).toEqual({ add: { written: { customers: 1 } } });
+    expect(again.status, JSON.stringify(again.error)).toBe('succeeded');
+    expect(again.output).toEqual({ add: { written: { customers: 1 } } });
+    expect(spreadsheets.cells('shop', 'customers')!.filter((row) => row[0] === 4)).toEqual([
+      [4, 'Ada II', 'Paris'],
+    ]);
+  });
+
+  it('fail with write_conflict when the key is there with other values', async () => {
+    const city = { value: 'Paris' };
+    const { engine } = await engineAdding(city);
+    await engine.run('add_by_script');
+    city.value = 'Rome';
+    const other = await engine.run('add_by_script');
+    expect(other.status).toBe('failed');
+    expect(other.error).toMatchObject({ code: 'write_conflict', step: 'add' });
+  });
+});

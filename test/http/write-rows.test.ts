@@ -96,6 +96,21 @@ describe('POST /catalog/entities/{name}/rows', () => {
     expect(spreadsheets.cells('shop', 'orders')).toEqual(before);
   });
 
+  it('answers 400 naming the column a data table gives twice; nothing is written', async () => {
+    const { engine, spreadsheets } = await shopEngine();
+    const before = spreadsheets.cells('shop', 'customers');
+    const res = await call(createHandler(engine), 'POST', '/catalog/entities/customers/rows', {
+      rows: { columns: ['id', 'id'], rows: [[8, 9]] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'write_rejected',
+      errors: [{ code: 'repeated_column', path: 'rows.columns[1]' }],
+    });
+    expect(res.body.errors[0].message).toContain('"id"');
+    expect(spreadsheets.cells('shop', 'customers')).toEqual(before);
+  });
+
   it('is one method of the typed client', async () => {
     const { engine } = await shopEngine();
     const handler = createHandler(engine);

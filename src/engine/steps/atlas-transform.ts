@@ -1,7 +1,8 @@
 import { StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
 import type { AtlasData, DataTable } from '../../schema/index.js';
-import { tableRowObjects } from '../../catalog/rows.js';
+import { repeatedOutputs } from '../../schema/steps/output-entities.js';
+import { entityRowsOf, type EntityRows } from '../../catalog/rows.js';
 import type { EntityData } from '../../script/index.js';
 import { columnarEntity, rowObjectsOf } from '../../script/entity-data.js';
 import type { RunServices } from '../plan-types.js';
@@ -15,7 +16,9 @@ export interface InputEntity {
 
 /**
  * Runs an atlas `transform`: loads the input entities, runs the script (a trusted function, or stored
- * source in the sandbox) and writes what it returns to the output entities, all or nothing. @internal
+ * source in the sandbox) and writes what it returns to the output entities, all or nothing, as one
+ * write carrying the step's idempotency key (appended rows already there, identical, count as written).
+ * @internal
  */
 export async function runTransform(
   inputEntities: InputEntity[],
@@ -43,10 +46,20 @@ export async function runTransform(
       );
     }
   }
-  const outputs = (atlas.output_entities ?? []).map((o) => o.name);
+  const repeats = repeatedOutputs(atlas.output_entities ?? []);
+  // Checked when the workflow is created; kept here for definitions stored before that check.
+  if (repeats.length > 0)
+    throw new ValidationError(
+      repeats.map((r) => ({
+        code: 'repeated_entity',
+        path: `output_entities[${r.index}].name`,
+        message: r.message,
+      })),
+    );
+  const outputs = [...new Set((atlas.output_entities ?? []).map((o) => o.name))];
   for (const name of outputs) await context.catalog.getDefinition(name);
   const trusted = services.scripts.trusted(codeFile);
-  let writes: Record<string, Record<string, unknown>[]>;
+  let writes: Record<string, EntityRows>;
   let logs: string[] = [];
   if (trusted) {
     ({ writes, logs } = await runTrusted(trusted, inputs, outputs));
@@ -91,7 +104,7 @@ async function runTrusted(
   inputs: Record<string, EntityData>,
   outputs: readonly string[],
 ) {
-  const writes: Record<string, Record<string, unknown>[]> = {};
+  const writes: Record<string, EntityRows[number][]> = {};
   const logs: string[] = [];
   const context: TransformContext = {
     getEntity(name) {
@@ -115,7 +128,7 @@ async function runTrusted(
             message: `entity "${name}" is not an output of this step (outputs: ${outputs.join(', ')})`,
           },
         ]);
-      const added = 'columns' in rows ? tableRowObjects(rows) : (rows as readonly Record<string, unknown>[]);
+      const added = entityRowsOf(rows, 'writeEntity.rows');
       const target = writes[name];
       // A copy: the function may go on changing its own array. Added one by one to an earlier
       // call's rows, since spreading a long array into push() overflows the call stack.

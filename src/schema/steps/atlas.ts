@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { addIssue } from '../issues.js';
 import { OperationSchema } from '../get-entity.js';
 import { defineStepSchema } from './base.js';
+import { repeatedOutputs } from './output-entities.js';
 
 /**
  * How rows are written to an entity: `append` adds rows, `replace` replaces every row, `upsert`
@@ -64,6 +65,8 @@ export const AtlasDataSchema = z
       if (!atlas.output_entities || atlas.output_entities.length === 0) {
         addIssue(ctx, ['output_entities'], 'a transform needs at least one output entity', 'required');
       }
+      for (const repeat of repeatedOutputs(atlas.output_entities ?? []))
+        addIssue(ctx, ['output_entities', repeat.index, 'name'], repeat.message, 'repeated_entity');
     } else {
       if (!atlas.input_entities || atlas.input_entities.length !== 1) {
         addIssue(ctx, ['input_entities'], 'a get step reads exactly one input entity', 'invalid');

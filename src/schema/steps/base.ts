@@ -14,10 +14,10 @@ export const ConditionSchema = z.object({
   value: z.unknown(),
 });
 
-/** Opt-in retries of a step. */
+/** Opt-in retries of a step: `retry: {}` is 3 attempts, the first delay 1 s, doubling up to 30 s. */
 export const StepRetrySchema = z.object({
-  /** Total attempts, the first included. */
-  attempts: z.number().int().min(1).max(20),
+  /** Total attempts, the first included. @default 3 */
+  attempts: z.number().int().min(1).max(20).optional(),
   /** First delay in milliseconds; doubles each time. @default 1000 */
   backoff_ms: z.number().int().min(0).optional(),
   /** Largest delay in milliseconds. @default 30000 */
