@@ -77,13 +77,19 @@ export async function prefill(
     operation: { filters },
     page_size: 1,
   });
-  if (read.body.error?.is_error)
-    return { values: null, error: (read.body.error.errors ?? ['the row could not be read']).join('; ') };
-  const row = read.body.table.rows?.[0];
   const shown = Object.entries(found.key)
     .map(([column, value]) => `${column} ${value}`)
     .join(', ');
-  if (!row) return { values: null, error: `There is no "${entity.name}" row with ${shown}.` };
+  const none = `There is no "${entity.name}" row with ${shown}.`;
+  if (read.body.error?.is_error) {
+    // A key from the address that its column cannot hold (`id=abc` for a number) names no row; any
+    // other failure (the sheet cannot be read) is told in a plain sentence, its details kept off the page.
+    const errors = read.body.error.errors ?? [];
+    const badKey = errors.length > 0 && errors.every((error) => error.startsWith('operation.filters'));
+    return { values: null, error: badKey ? none : `The "${entity.name}" row could not be read.` };
+  }
+  const row = read.body.table.rows?.[0];
+  if (!row) return { values: null, error: none };
   const values: Record<string, string> = {};
   (read.body.table.columns ?? []).forEach((column, i) => {
     const cell = row[i];

@@ -133,6 +133,11 @@ describe('a form that edits the row its address names', () => {
     expect(formOf(await app.screen('customer', {}), 'edit').error).toBe(
       'This form needs "id" in the address of the screen, and it is not there.',
     );
+    // A key the number column cannot hold names no row either; no read error reaches the page.
+    for (const id of ['abc', '', '1e400'])
+      expect(formOf(await app.screen('customer', { id }), 'edit').error, id).toBe(
+        `There is no "customers" row with id ${id}.`,
+      );
     const before = spreadsheets.cells('shop', 'customers');
     const result = await app.submit('customer', 'edit', { name: 'Nobody' }, { id: '9' });
     expect(result.ok).toBe(false);
