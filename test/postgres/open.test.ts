@@ -8,6 +8,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -69,6 +70,25 @@ describe('openPostgres arguments', () => {
     expect(JSON.stringify([(error as Error).message, (error as StorageError).target])).not.toContain(
       's3cret',
     );
+  });
+
+  it('fails, not hangs, on a server that takes the connection and never answers (connect_timeout)', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const started = Date.now();
+      const error = await failure(openPostgres(`postgres://app@127.0.0.1:${port}/app?connect_timeout=1`));
+      expect(error).toBeInstanceOf(StorageError);
+      expect((error as StorageError).code).toBe('unavailable');
+      expect((error as Error).message).toMatch(/could not reach .*timeout/i);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(sockets.length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 

@@ -33,7 +33,10 @@ export interface Connection {
   client: { kind: 'pool'; pool: PostgresPool; url?: string } | { kind: 'pglite'; pglite: PGliteClient };
 }
 
-type PoolClass = new (config: { connectionString: string }) => PostgresPool & {
+type PoolClass = new (config: {
+  connectionString: string;
+  connectionTimeoutMillis: number;
+}) => PostgresPool & {
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(
     event: 'connect',
@@ -73,7 +76,10 @@ async function newPool(url: string): Promise<InstanceType<PoolClass>> {
     () => import('pg') as Promise<unknown>,
     'pass a pool you made as { pool }',
   );
-  const pool = new (namedExport<PoolClass>(module, 'Pool'))({ connectionString: url });
+  const pool = new (namedExport<PoolClass>(module, 'Pool'))({
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs(url),
+  });
   // An idle connection the server drops makes the pool emit `error`; the pool discards it and the
   // next query opens a new one. Without a listener, Node would end the process on that event.
   pool.on('error', () => undefined);
@@ -81,6 +87,23 @@ async function newPool(url: string): Promise<InstanceType<PoolClass>> {
   // query in flight is rejected anyway, and the pool drops the client when it is released.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/** How long opening a connection may take when the URL does not say (`connect_timeout`). */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The URL's `connect_timeout` in ms (seconds, as libpq reads it; node-postgres itself ignores it),
+ * else 10 s: a server that accepts the connection and never answers fails the open, not hangs it.
+ */
+function connectTimeoutMs(url: string): number {
+  let seconds = Number.NaN;
+  try {
+    seconds = Number(new URL(url).searchParams.get('connect_timeout') ?? Number.NaN);
+  } catch {
+    // An unparsable URL fails in the driver with its own message.
+  }
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : CONNECT_TIMEOUT_MS;
 }
 
 async function server(pool: PostgresPool, where: string, owned: boolean, url?: string): Promise<Connection> {
