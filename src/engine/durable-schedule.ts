@@ -113,16 +113,28 @@ function advanceRun(
       if (step) Object.assign(step, { attempts: items.attempts, items: items.summary });
     }
     delete state.items;
-    for (const step of record.steps)
-      if (step.status === 'running') {
-        step.status = 'failed';
-        step.finished_at = at;
-        step.error = {
-          code: 'stopped',
-          message: `the run ${status === 'cancelled' ? 'was cancelled' : 'ended'} before this step finished`,
-        };
-      }
-    events.push({ type: 'run.finished', run_id: record.id, status, error, at });
+    // Steps handed to the queue without an outcome (on a worker, waiting for one, or for a retry) are
+    // stopped: listed as failed with code `stopped`, each with its `step.failed` event.
+    const stopped: string[] = [];
+    const unfinished = [...state.enqueued, ...record.steps.map((step) => step.name)];
+    for (const name of new Set(unfinished)) {
+      const existing = stepRecord(record, name);
+      if (!plan.indexByName.has(name) || (existing && FINAL_STEP.has(existing.status))) continue;
+      const step = existing ?? emptyStep(name);
+      const stop = {
+        code: 'stopped',
+        message: `the run ${status === 'cancelled' ? 'was cancelled' : 'ended'} before this step finished`,
+      };
+      Object.assign(step, { status: 'failed', finished_at: at, error: stop });
+      if (!existing) put(plan, record, step);
+      stopped.push(name);
+      const duration_ms = step.started_at ? Math.max(0, Date.parse(at) - Date.parse(step.started_at)) : 0;
+      events.push({ type: 'step.failed', run_id: record.id, step: name, error: stop, duration_ms, at });
+    }
+    // A cancelled or timed-out run names the step it stopped, as a run in process does.
+    if (error && error.step === undefined && stopped[0] !== undefined)
+      record.error = { ...error, step: stopped[0] };
+    events.push({ type: 'run.finished', run_id: record.id, status, error: record.error, at });
   };
   switch (happening.kind) {
     case 'start':

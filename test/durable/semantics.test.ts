@@ -152,9 +152,22 @@ describe('durable runs keep the semantics of section 5', () => {
     expect(timedOut.status).toBe('failed');
     expect(timedOut.error?.message).toContain('timeout of 100 ms');
     await a.workflows.create({ name: 'long', steps: [step('sleep', 'wait', { ms: 3000 })], wires: [] });
-    const limited = await a.run('long', {}, { timeoutMs: 300 });
+    const handle = await a.start('long', {}, { timeoutMs: 300 });
+    const events: string[] = [];
+    for await (const event of handle.events)
+      events.push('step' in event ? `${event.type}:${event.step}` : event.type);
+    const limited = await handle.result;
     expect(limited.status).toBe('failed');
-    expect(limited.error?.code).toBe('limit_exceeded');
+    expect(limited.error).toMatchObject({ code: 'limit_exceeded', step: 'sleep' });
+    // The step cut short is listed and closed by an event, as a run in process does.
+    expect(limited.steps).toEqual([
+      expect.objectContaining({
+        name: 'sleep',
+        status: 'failed',
+        error: expect.objectContaining({ code: 'stopped' }),
+      }),
+    ]);
+    expect(events).toEqual(['run.started', 'step.started:sleep', 'step.failed:sleep', 'run.finished']);
   });
 
   it('cancels a run from the other engine: the running step is told to stop, nothing after it starts', async () => {
@@ -168,7 +181,14 @@ describe('durable runs keep the semantics of section 5', () => {
     expect(await b.cancel(handle.id)).toBe(true);
     const record = await handle.result;
     expect(record.status).toBe('cancelled');
-    expect(record.steps.map((s) => s.name)).not.toContain('after');
+    expect(record.error).toMatchObject({ code: 'cancelled', step: 'sleep' });
+    expect(record.steps).toEqual([
+      expect.objectContaining({
+        name: 'sleep',
+        status: 'failed',
+        error: expect.objectContaining({ code: 'stopped' }),
+      }),
+    ]);
     expect(await b.cancel(handle.id)).toBe(false);
     await expect(b.cancel('no-such-run')).rejects.toMatchObject({ name: 'NotFoundError' });
   });
