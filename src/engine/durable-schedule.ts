@@ -116,15 +116,15 @@ function advanceRun(
     // Steps handed to the queue without an outcome (on a worker, waiting for one, or for a retry) are
     // stopped: listed as failed with code `stopped`, each with its `step.failed` event.
     const stopped: string[] = [];
+    const stop = {
+      code: 'stopped',
+      message: `the run ${status === 'cancelled' ? 'was cancelled' : 'ended'} before this step finished`,
+    };
     const unfinished = [...state.enqueued, ...record.steps.map((step) => step.name)];
     for (const name of new Set(unfinished)) {
       const existing = stepRecord(record, name);
       if (!plan.indexByName.has(name) || (existing && FINAL_STEP.has(existing.status))) continue;
       const step = existing ?? emptyStep(name);
-      const stop = {
-        code: 'stopped',
-        message: `the run ${status === 'cancelled' ? 'was cancelled' : 'ended'} before this step finished`,
-      };
       Object.assign(step, { status: 'failed', finished_at: at, error: stop });
       if (!existing) put(plan, record, step);
       stopped.push(name);

@@ -132,10 +132,7 @@ export class Engine {
       this.options.storage,
       (p, m, a) => this.actions.has(p, m, a),
       ready,
-      async (name) =>
-        (await this.options.storage.list<{ name: string; workflow_name: string }>('triggers'))
-          .filter((entry) => entry.value.workflow_name === name)
-          .map((entry) => entry.value.name),
+      async (name) => (await this.triggers.list()).filter((t) => t.workflow_name === name).map((t) => t.name),
     );
     this.scripts = new ScriptRegistry(this.options.storage, ready);
     this.#sandbox = options.sandbox ?? new QuickJsSandbox();

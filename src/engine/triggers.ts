@@ -129,7 +129,7 @@ export class TriggerRegistry {
       }
     }
     if (trigger.type === 'entity') {
-      const { events } = trigger.entity_data;
+      const { events, entity_name } = trigger.entity_data;
       events.forEach((event, i) => {
         if (events.indexOf(event) !== i)
           issues.push({
@@ -138,13 +138,13 @@ export class TriggerRegistry {
             message: `event "${event}" is listed twice`,
           });
       });
+      if (!(await this.#checks.hasEntity(entity_name)))
+        issues.push({
+          code: 'unknown_entity',
+          path: 'entity_data.entity_name',
+          message: `entity "${entity_name}" does not exist`,
+        });
     }
-    if (trigger.type === 'entity' && !(await this.#checks.hasEntity(trigger.entity_data.entity_name)))
-      issues.push({
-        code: 'unknown_entity',
-        path: 'entity_data.entity_name',
-        message: `entity "${trigger.entity_data.entity_name}" does not exist`,
-      });
     return issues;
   }
 }
@@ -158,6 +158,11 @@ const CRON_NAMES = [
   ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
 ];
 const CRON_FIELDS = ['minute', 'hour', 'day of month', 'month', 'day of week'];
+/** Per field: one list item, `*` or a value or a range, with an optional `/step`. */
+const CRON_ITEMS = CRON_NAMES.map((names) => {
+  const value = names.length > 0 ? `(?:\\d+|${names.join('|')})` : '\\d+';
+  return new RegExp(`^(?:\\*|${value}(?:-${value})?)(?:/\\d+)?$`, 'i');
+});
 
 /**
  * Why a cron is not standard five-field cron, or `undefined`: each field a list of `*`, values or
@@ -168,13 +173,9 @@ const CRON_FIELDS = ['minute', 'hour', 'day of month', 'month', 'day of week'];
 function cronSyntaxProblem(cron: string): string | undefined {
   const fields = cron.trim().split(/\s+/);
   if (fields.length !== 5) return `it has ${fields.length} field${fields.length === 1 ? '' : 's'}`;
-  for (let f = 0; f < 5; f++) {
-    const names = CRON_NAMES[f]!;
-    const value = names.length > 0 ? `(?:\\d+|${names.join('|')})` : '\\d+';
-    const part = new RegExp(`^(?:\\*|${value}(?:-${value})?)(?:/\\d+)?$`, 'i');
+  for (let f = 0; f < 5; f++)
     for (const item of fields[f]!.split(','))
-      if (!part.test(item)) return `the ${CRON_FIELDS[f]} field has "${item}"`;
-  }
+      if (!CRON_ITEMS[f]!.test(item)) return `the ${CRON_FIELDS[f]} field has "${item}"`;
   return undefined;
 }
 
