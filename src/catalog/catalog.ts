@@ -140,8 +140,18 @@ export class Catalog {
     const rel = parse(RelationshipSchema, definition, 'relationship');
     const source = await this.#storage.get<Entity>('entities', rel.source_entity);
     const target = await this.#storage.get<Entity>('entities', rel.target_entity);
-    if (!source) throw new NotFoundError('entity', rel.source_entity);
-    if (!target) throw new NotFoundError('entity', rel.target_entity);
+    const missing = [
+      { path: 'source_entity', name: rel.source_entity, found: source },
+      { path: 'target_entity', name: rel.target_entity, found: target },
+    ].filter((end) => !end.found);
+    if (!source || !target)
+      throw new NotFoundError('entity', missing[0]!.name, {
+        issues: missing.map(({ path, name }) => ({
+          code: 'not_found',
+          path,
+          message: `entity "${name}" does not exist`,
+        })),
+      });
     const issues = relationshipIssues(rel, source, target);
     if (issues.length > 0) throw new ValidationError(issues);
     if (!(await this.#storage.put('relationships', rel.name, rel, { ifAbsent: true })))

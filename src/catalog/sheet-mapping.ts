@@ -8,7 +8,7 @@ import type { CellRows, CellValue } from '../adapters/types.js';
 import { SheetError } from '../errors/index.js';
 import type { ColumnType, Entity } from '../schema/entity.js';
 import { BOOLEAN_NULL, createTable, type EntityTable } from '../query/entity-table.js';
-import { coerceCell, isEmptyCell } from '../query/coerce.js';
+import { coerceCell } from '../query/coerce.js';
 import { sheetCell, toA1, toA1Range } from './a1.js';
 
 export { columnLetters, toA1, toA1Range, sheetCell } from './a1.js';
@@ -20,6 +20,15 @@ export {
   type EntityTable,
   type ColumnData,
 } from '../query/entity-table.js';
+
+/**
+ * The column name a header cell gives: its text trimmed, or the text a number or boolean cell shows
+ * (`2024`, `TRUE`), as a `STRING` column reads it; `undefined` for an empty cell.
+ */
+function headerName(cell: CellValue | undefined): string | undefined {
+  const text = coerceCell('STRING', cell);
+  return text.ok && typeof text.value === 'string' ? text.value.trim() : undefined;
+}
 
 /**
  * Where each entity column sits in the header row: `indexes[c]` is the position (relative to the
@@ -35,15 +44,15 @@ export function headerIndexes(entity: Entity, header: readonly CellValue[]): num
   const byName = new Map<string, number>(entity.columns.map((column, c) => [column.name, c]));
   const indexes = new Array<number>(entity.columns.length).fill(-1);
   for (let h = 0; h < header.length; h++) {
-    const cell = header[h];
-    if (typeof cell !== 'string') continue;
-    const c = byName.get(cell.trim());
+    const name = headerName(header[h]);
+    if (name === undefined) continue;
+    const c = byName.get(name);
     if (c === undefined) continue;
     if (indexes[c] !== -1) {
       const first = toA1(row, col + indexes[c]!);
       const cellName = toA1(row, col + h);
       throw new SheetError(
-        `The header row of entity "${entity.name}" names column "${cell.trim()}" twice: ${sheetCell(config.sheet_name, first)} and ${sheetCell(config.sheet_name, cellName)}; each column must appear once`,
+        `The header row of entity "${entity.name}" names column "${name}" twice: ${sheetCell(config.sheet_name, first)} and ${sheetCell(config.sheet_name, cellName)}; each column must appear once`,
         { ...where, cell: cellName },
         { code: 'duplicate_column' },
       );
@@ -54,8 +63,9 @@ export function headerIndexes(entity: Entity, header: readonly CellValue[]): num
   if (missing.length > 0) {
     const range = toA1Range(row, col, row, col + Math.max(header.length, 1) - 1);
     const found = header
-      .filter((cell) => !isEmptyCell(cell))
-      .map((cell) => JSON.stringify(typeof cell === 'string' ? cell.trim() : cell));
+      .map(headerName)
+      .filter((name) => name !== undefined && name !== '')
+      .map((name) => JSON.stringify(name));
     throw new SheetError(
       `The header row ${sheetCell(config.sheet_name, range)} of entity "${entity.name}" is missing ${missing.length === 1 ? 'column' : 'columns'} ${missing.join(', ')} (found: ${found.length > 0 ? found.join(', ') : 'no headers'})`,
       { ...where, range },

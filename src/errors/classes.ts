@@ -51,14 +51,21 @@ export class ConflictError extends StepwireError {
 export class NotFoundError extends StepwireError {
   /** Always `"NotFoundError"`, so guards also work across package copies. */
   override name = 'NotFoundError';
+  /** The input fields that named a missing resource, one issue each (empty when the name came from the URL). */
+  readonly issues: Issue[];
+
   constructor(
     /** Kind of resource, e.g. `workflow`. */
     readonly resource: string,
     /** Name that was looked up. */
     readonly resourceName: string,
-    options?: StepwireErrorOptions,
+    options: StepwireErrorOptions & {
+      /** The input fields naming missing resources, each with its message. */
+      issues?: Issue[];
+    } = {},
   ) {
     super('not_found', `${resource} "${resourceName}" does not exist`, options);
+    this.issues = options.issues ?? [];
   }
 }
 

@@ -37,8 +37,10 @@ export function isEmptyCell(value: unknown): boolean {
  * `NUMBER` from finite numbers or plain decimal strings (`"12"`, `"-3.5"`, `"1e3"`, trimmed);
  * `STRING` from strings (kept as is), numbers (`String(n)`) and booleans (`"TRUE"`/`"FALSE"`);
  * `BOOLEAN` from booleans or `"true"`/`"false"` in any case; `DATE` from `YYYY-MM-DD` or a whole
- * spreadsheet serial day number; `DATETIME` from ISO 8601 text or a serial number (kept as
- * `YYYY-MM-DDTHH:MM:SS[.sss]`, without zone).
+ * spreadsheet serial day number; `DATETIME` from ISO 8601 text or a serial number, kept as the
+ * instant in UTC, `YYYY-MM-DDTHH:MM:SS.sssZ` (as `Date#toISOString` writes it: text without a zone
+ * and serial numbers are UTC, digits past the millisecond are rounded), so that equal instants are
+ * equal values and the text orders as time does.
  */
 export function coerceCell(type: ColumnType, value: unknown): Coerced {
   if (isEmptyCell(value)) return NULL;
@@ -74,14 +76,14 @@ export function coerceValue(type: ColumnType, value: unknown): Coerced {
     case 'DATE':
       if (typeof value === 'number')
         return Number.isInteger(value) && value >= 0 && value <= MAX_SERIAL
-          ? { ok: true, value: serialToIso(value).slice(0, 10) }
+          ? { ok: true, value: new Date(value * DAY_MS + SERIAL_EPOCH_MS).toISOString().slice(0, 10) }
           : FAIL;
       if (typeof value === 'string') return parseDate(value.trim());
       return FAIL;
     case 'DATETIME':
       if (typeof value === 'number')
         return Number.isFinite(value) && value >= 0 && value < MAX_SERIAL + 1
-          ? { ok: true, value: serialToIso(value) }
+          ? instant(Math.round(value * DAY_MS) + SERIAL_EPOCH_MS)
           : FAIL;
       if (typeof value === 'string') return parseDateTime(value.trim());
       return FAIL;
@@ -130,21 +132,30 @@ function parseDate(text: string): Coerced {
 function parseDateTime(text: string): Coerced {
   const m = DATETIME.exec(text);
   if (!m || !validDay(Number(m[1]), Number(m[2]), Number(m[3]))) return FAIL;
-  if (
-    m[4] !== undefined &&
-    (Number(m[4]) > 23 || Number(m[5]) > 59 || (m[6] !== undefined && Number(m[6]) > 59))
-  )
-    return FAIL;
+  const [hours, minutes, seconds] = [m[4], m[5], m[6]].map((part) => Number(part ?? 0)) as [
+    number,
+    number,
+    number,
+  ];
+  if (hours > 23 || minutes > 59 || seconds > 59) return FAIL;
+  let offsetMinutes = 0;
   const zone = m[8];
   if (zone !== undefined && zone !== 'Z') {
     const digits = zone.replace(':', '');
-    if (Number(digits.slice(1, 3)) > 23 || Number(digits.slice(3, 5)) > 59) return FAIL;
+    const zoneHours = Number(digits.slice(1, 3));
+    const zoneMinutes = Number(digits.slice(3, 5));
+    if (zoneHours > 23 || zoneMinutes > 59) return FAIL;
+    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
   }
-  return { ok: true, value: m[4] === undefined ? text : text.slice(0, 10) + 'T' + text.slice(11) };
+  const date = new Date(0);
+  date.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3])); // years below 100 stay as written
+  date.setUTCHours(hours, minutes - offsetMinutes, seconds, Math.round(Number(`0${m[7] ?? ''}`) * 1000));
+  return instant(date.getTime());
 }
 
-function serialToIso(serial: number): string {
-  const ms = Math.round(serial * DAY_MS) + SERIAL_EPOCH_MS;
-  const iso = new Date(ms).toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
-  return iso.endsWith('.000Z') ? iso.slice(0, 19) : iso.slice(0, 23);
+/** The canonical `DATETIME` value of an instant, or a failure outside years 0000 to 9999. */
+function instant(ms: number): Coerced {
+  const date = new Date(ms);
+  const year = date.getUTCFullYear();
+  return year >= 0 && year <= 9999 ? { ok: true, value: date.toISOString() } : FAIL;
 }

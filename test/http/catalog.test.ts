@@ -82,7 +82,20 @@ describe('POST /catalog/entity/relationship', () => {
     const missing = await call(handler, 'POST', '/catalog/entity/relationship', ordersCustomerFk);
     expect(missing.status).toBe(404);
     expect(missing.body.detail).toContain('"orders"');
+    expect(missing.body.errors).toEqual([
+      { code: 'not_found', path: 'source_entity', message: 'entity "orders" does not exist' },
+    ]);
     expectDocumented('catalog.createRelationship', 404, missing.response, missing.body);
+    const neither = await call(handler, 'POST', '/catalog/entity/relationship', {
+      ...ordersCustomerFk,
+      source_entity: 'ghost',
+      target_entity: 'ghost',
+    });
+    expect(neither.status).toBe(404);
+    expect(neither.body.errors.map((issue: { path: string }) => issue.path)).toEqual([
+      'source_entity',
+      'target_entity',
+    ]);
 
     await call(handler, 'POST', '/catalog/entity', ordersEntity);
     const bad = await call(handler, 'POST', '/catalog/entity/relationship', {

@@ -230,12 +230,22 @@ describe('coerceCell', () => {
       expect(refused('DATE', bad)).toBe(true);
   });
 
-  it('reads DATETIME from ISO 8601 text and serial numbers', () => {
-    expect(ok('DATETIME', '2024-05-01T13:45:00Z')).toBe('2024-05-01T13:45:00Z');
-    expect(ok('DATETIME', '2024-05-01 13:45')).toBe('2024-05-01T13:45');
-    expect(ok('DATETIME', '2024-05-01T13:45:00.123+02:00')).toBe('2024-05-01T13:45:00.123+02:00');
-    expect(ok('DATETIME', 45292.5)).toBe('2024-01-01T12:00:00');
-    for (const bad of ['2024-05-01T25:00', '2024-05-01T13:60', 'yesterday', '2024-05-01T13:45+25:00'])
+  it('reads DATETIME from ISO 8601 text and serial numbers as the instant in UTC', () => {
+    expect(ok('DATETIME', '2024-05-01T13:45:00Z')).toBe('2024-05-01T13:45:00.000Z');
+    expect(ok('DATETIME', '2024-05-01 13:45')).toBe('2024-05-01T13:45:00.000Z');
+    expect(ok('DATETIME', '2024-05-01T13:45:00.123+02:00')).toBe('2024-05-01T11:45:00.123Z');
+    expect(ok('DATETIME', '2024-01-01T00:30:00+01:00')).toBe('2023-12-31T23:30:00.000Z');
+    expect(ok('DATETIME', '2024-01-01T10:00:00.12345-0130')).toBe('2024-01-01T11:30:00.123Z');
+    expect(ok('DATETIME', '0099-03-01')).toBe('0099-03-01T00:00:00.000Z');
+    expect(ok('DATETIME', 45292.5)).toBe('2024-01-01T12:00:00.000Z');
+    for (const bad of [
+      '2024-05-01T25:00',
+      '2024-05-01T13:60',
+      'yesterday',
+      '2024-05-01T13:45+25:00',
+      '0000-01-01T00:30:00+01:00',
+      '9999-12-31T23:30:00-01:00',
+    ])
       expect(refused('DATETIME', bad)).toBe(true);
   });
 
