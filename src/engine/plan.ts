@@ -1,5 +1,6 @@
 import { issuesUnder, type Issue } from '../errors/index.js';
 import { parsePath, type PathSegment, type Workflow } from '../schema/index.js';
+import { unbraced } from '../schema/path.js';
 import { compileValue, parseReference, type Reference } from './references.js';
 import { stepRetryPolicy } from '../retry/index.js';
 import { stepType } from './steps/index.js';
@@ -137,7 +138,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     const conditions: PlannedCondition[] = [];
     const itemConditions: PlannedCondition[] = [];
     (step.conditions ?? []).forEach((condition, c) => {
-      const expression = condition.data_path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
+      const expression = unbraced(condition.data_path);
       const parsed = parseReference(expression, `{{${expression}}}`);
       const path = `${at}.conditions[${c}].data_path`;
       if (typeof parsed === 'string') {

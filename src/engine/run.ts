@@ -277,6 +277,12 @@ export class Execution {
         status = 'failed';
       }
     }
+    const unsavable = this.#unsavableOutputs(output);
+    if (unsavable) {
+      failure = unsavable;
+      status = 'failed';
+      output = null;
+    }
     const finished = Date.now();
     this.#finished = true;
     clearTimeout(this.#persistLater);
@@ -747,6 +753,47 @@ export class Execution {
     if (wait) await write;
   }
 
+  /**
+   * The run's error when JSON cannot hold a step's output or the workflow's output (a BigInt, a value
+   * that holds itself: a custom action may return one), else `undefined`. Each such step is marked
+   * failed with code `invalid_output` and its output dropped, so the record can still be saved.
+   * Costs nothing more on the way that succeeds: on storage that takes JSON text, the finished steps
+   * are serialized here once, as the next save would.
+   */
+  #unsavableOutputs(output: unknown): RunError | undefined {
+    try {
+      if (this.#asText) this.#stepsAsText();
+      else JSON.stringify(this.#records);
+      JSON.stringify(output);
+      return undefined;
+    } catch {
+      // Found below, step by step.
+    }
+    let first: RunError | undefined;
+    this.#records.forEach((record, index) => {
+      try {
+        JSON.stringify(record);
+      } catch (error) {
+        const problem: RunError = {
+          code: 'invalid_output',
+          message: `step "${record.name}" failed: its output cannot be stored as JSON (${thrownText(error).split('\n')[0]})`,
+          step: record.name,
+        };
+        record.status = 'failed';
+        record.output = null;
+        record.error = problem;
+        this.#unsave(index);
+        first ??= problem;
+      }
+    });
+    return (
+      first ?? {
+        code: 'invalid_output',
+        message: 'workflow_output: the workflow output cannot be stored as JSON',
+      }
+    );
+  }
+
   /** A run record of the run as it is; `steps` may hold JsonText standing for steps' records, when saved. */
   #record(
     status: RunRecord['status'],
@@ -836,23 +883,40 @@ function copyStep(step: StepRecord): StepRecord {
 
 function toRunError(error: unknown, abort?: RunError): RunError {
   if (abort) return abort;
-  if (error instanceof ValidationError)
-    return { code: error.code, message: error.message, issues: error.issues };
-  if (isStepwireError(error)) return { code: error.code, message: error.message };
-  if (
-    typeof error === 'object' &&
-    error !== null &&
-    'code' in error &&
-    'message' in error &&
-    typeof (error as RunError).code === 'string'
-  ) {
-    return { code: (error as RunError).code, message: String((error as RunError).message) };
+  try {
+    if (error instanceof ValidationError)
+      return { code: error.code, message: error.message, issues: error.issues };
+    if (isStepwireError(error)) return { code: error.code, message: error.message };
+    if (
+      typeof error === 'object' &&
+      error !== null &&
+      'code' in error &&
+      'message' in error &&
+      typeof (error as RunError).code === 'string'
+    ) {
+      return { code: (error as RunError).code, message: thrownText((error as RunError).message) };
+    }
+  } catch {
+    // A thrown value whose properties throw when read: told as a value that cannot be read.
   }
   return { code: 'step_failed', message: errorMessage(error) };
 }
 
 function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return error instanceof Error ? thrownText(error.message) : thrownText(error);
+  } catch {
+    return thrownText(undefined);
+  }
+}
+
+/** A thrown value as text, whatever it is: one that cannot be made a string is said to be so. */
+function thrownText(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return 'a thrown value that cannot be shown as text';
+  }
 }
 
 let lastMs = -1;

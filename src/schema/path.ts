@@ -95,3 +95,8 @@ export function isWholeReference(text: string): boolean {
   const refs = findReferences(text);
   return refs.length === 1 && refs[0]!.start === 0 && refs[0]!.end === text.length;
 }
+
+/** A path written with or without `{{ }}` around it (a condition's `data_path`), without them. @internal */
+export function unbraced(path: string): string {
+  return path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
+}

@@ -216,6 +216,9 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
       if (Date.now() > deadline && !(thrown instanceof ScriptError)) throw timeoutError(limits);
       throw thrown;
     }
+    // A script that ends past its limit (inside one long built-in call, which the interrupt handler
+    // cannot stop) has overrun it all the same.
+    if (Date.now() > deadline) throw timeoutError(limits);
     // Each cell of a guest row object takes at least 16 bytes (its shape entry and its value).
     idle.copiedBytes = state.inputBytes + state.outputBytes + state.guestCells * 16;
     return { writes: state.writes, logs: state.logs };

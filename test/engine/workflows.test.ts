@@ -323,6 +323,48 @@ describe('running workflows', () => {
     expect(big.output).toEqual({ big: { v: 1 }, after: { got: 1 } });
   });
 
+  it('takes a condition data_path with or without braces, and refuses a bad one inside braces', async () => {
+    const engine = new Engine();
+    const step = (name: string, data_path: string) => ({
+      name,
+      type: 'l2' as const,
+      conditions: [{ data_path, value: 'big' }],
+      l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: {} },
+    });
+    const workflow_input = {
+      name: 'input',
+      input_schema: { type: 'object', properties: { kind: { type: 'string' } } },
+    };
+    await engine.workflows.create({
+      name: 'braces',
+      steps: [
+        step('bare', 'input.kind'),
+        step('braced', '{{input.kind}}'),
+        step('spaced', ' {{ input.kind }} '),
+      ],
+      wires: [],
+      workflow_input,
+    });
+    expect((await engine.run('braces', { kind: 'big' })).steps.map((s) => s.status)).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ]);
+    expect((await engine.run('braces', { kind: 'small' })).steps.map((s) => s.status)).toEqual([
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
+    await expect(
+      engine.workflows.create({
+        name: 'bad',
+        steps: [step('x', '{{input..kind}}')],
+        wires: [],
+        workflow_input,
+      }),
+    ).rejects.toThrow(/steps\[0\]\.conditions\[0\]\.data_path/);
+  });
+
   it('fails the run naming the step, and starts no later step', async () => {
     const engine = new Engine();
     engine.actions.register({

@@ -80,6 +80,17 @@ console.log(getEntity.constructor === Function, getEntity.constructor('return ty
     expect((await sandbox.run(input('console.log(typeof big)', limits))).logs).toEqual(['undefined']);
   });
 
+  it('fails a run that ends past its time limit inside one long built-in call', async () => {
+    // A backtracking regex runs inside one native call, which the interrupt handler cannot stop; the
+    // run still overran its limit, so it fails rather than succeeding late.
+    const source = "console.log(/^(a+)+$/.test('a'.repeat(22) + 'b'))";
+    const started = performance.now();
+    const error = await sandbox.run(input(source, { timeoutMs: 50 })).catch((e: unknown) => e);
+    expect(performance.now() - started).toBeGreaterThan(50);
+    expect(error).toBeInstanceOf(LimitError);
+    expect((error as LimitError).limit).toBe('script.timeout');
+  });
+
   it('is cancelled by an already aborted signal', async () => {
     const controller = new AbortController();
     controller.abort();

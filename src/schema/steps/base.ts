@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NameSchema } from '../entity.js';
-import { isWholeReference, parsePath } from '../path.js';
+import { isWholeReference, parsePath, unbraced } from '../path.js';
 
 /** A data path such as `table.rows[0]`, checked when parsed. @internal */
 export const DataPathSchema = z.string().superRefine((path, ctx) => {
@@ -8,9 +8,19 @@ export const DataPathSchema = z.string().superRefine((path, ctx) => {
   if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message, params: { code: 'invalid_path' } });
 });
 
-/** A condition: the step runs only when the value at `data_path` equals `value` (JSON equality). */
+/**
+ * A condition: the step runs only when the value at `data_path` equals `value` (JSON equality). The
+ * path may be written with or without braces (`a.x` or `{{a.x}}`).
+ */
 export const ConditionSchema = z.object({
-  data_path: DataPathSchema.pipe(z.string().min(1)),
+  data_path: z
+    .string()
+    .superRefine((path, ctx) => {
+      const parsed = parsePath(unbraced(path));
+      if (!parsed.ok)
+        ctx.addIssue({ code: 'custom', message: parsed.message, params: { code: 'invalid_path' } });
+    })
+    .pipe(z.string().min(1)),
   value: z.unknown(),
 });
 

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Engine } from '../../src/index.js';
+import { createHandler } from '../../src/http/index.js';
+
+/** An engine whose custom action `t/m/odd` returns or throws what `act` does, and workflow `w` of that one step. */
+async function engineWith(act: () => unknown): Promise<Engine> {
+  const engine = new Engine();
+  engine.actions.register({
+    provider: 't',
+    module: 'm',
+    action: 'odd',
+    input: z.any(),
+    run: async () => act(),
+  });
+  await engine.workflows.create({
+    name: 'w',
+    steps: [
+      {
+        name: 'first',
+        type: 'l2',
+        l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { a: 1 } },
+      },
+      { name: 'odd', type: 'l2', l2_data: { provider: 't', module: 'm', action: 'odd', input_data: {} } },
+    ],
+    wires: [{ source_name: 'first', target_name: 'odd' }],
+  });
+  return engine;
+}
+
+describe('values JSON cannot hold', () => {
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+
+  it.each([
+    ['a BigInt', { n: 1n }, 'BigInt'],
+    ['a cycle', cyclic, 'circular'],
+  ])('a step that returns %s fails, named, and the run is stored failed', async (_, value, why) => {
+    const engine = await engineWith(() => value);
+    const record = await engine.run('w');
+    expect(record.status).toBe('failed');
+    expect(record.error).toMatchObject({ code: 'invalid_output', step: 'odd' });
+    expect(record.error?.message).toContain('step "odd" failed: its output cannot be stored as JSON');
+    expect(record.error?.message).toContain(why);
+    expect(record.steps.map((step) => [step.name, step.status, step.output])).toEqual([
+      ['first', 'succeeded', { a: 1 }],
+      ['odd', 'failed', null],
+    ]);
+    expect((await engine.getRun(record.id)).status).toBe('failed');
+    const answer = await createHandler(engine)(new Request('http://x/workflows/w/runs', { method: 'POST' }));
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ status: 'failed', error: { code: 'invalid_output' } });
+  });
+
+  it.each([
+    ['a null-prototype object', () => Object.create(null) as unknown],
+    [
+      'an object whose message cannot be made text',
+      () => ({ code: 'x', message: Object.create(null) as unknown }),
+    ],
+    [
+      'a value whose properties throw',
+      () =>
+        new Proxy(
+          {},
+          {
+            has: () => {
+              throw new Error('trap');
+            },
+            get: () => {
+              throw new Error('trap');
+            },
+          },
+        ),
+    ],
+  ])('a step that throws %s fails the run instead of leaving it running', async (_, thrown) => {
+    const engine = await engineWith(() => {
+      throw thrown();
+    });
+    const record = await engine.run('w');
+    expect(record.status).toBe('failed');
+    expect(record.error?.step).toBe('odd');
+    expect(typeof record.error?.message).toBe('string');
+    expect((await engine.getRun(record.id)).status).toBe('failed');
+  });
+});
