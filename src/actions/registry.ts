@@ -33,6 +33,12 @@ export interface ActionContext {
   /** Adds a line to the step's log in the run record. */
   log(message: string): void;
   /**
+   * Tells the run that work which retries itself (a request step) is about to make try `attempt`
+   * after `delayMs`, the try before having failed for `reason`: the step's `attempts` and a
+   * `step.retrying` event show it, as they show the runner's own retries. @internal
+   */
+  retrying?(attempt: number, delayMs: number, reason: string): void;
+  /**
    * Runs a workflow as a child of this run (its record names this run in `parent_run_id`) and
    * resolves to its output. The child is cancelled with this call's `signal`.
    * @throws the child's error when it does not succeed; a `LimitError` when runs nest deeper than 8.

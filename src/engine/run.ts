@@ -617,6 +617,19 @@ export class Execution {
       idempotencyKey: item === undefined ? `${this.id}:${step.name}` : `${this.id}:${step.name}:${item}`,
       log: this.#logger(step, record, item),
       runWorkflow: this.#childRunner(signal, traceparent),
+      retrying: (next, delayMs, reason) => {
+        if (item === undefined) record.attempts = next;
+        this.#event({
+          type: 'step.retrying',
+          run_id: this.id,
+          step: step.name,
+          attempt: next - 1,
+          delay_ms: delayMs,
+          error: { code: 'upstream_error', message: reason, step: step.name },
+          at: iso(Date.now()),
+          ...(item === undefined ? {} : { item }),
+        });
+      },
     };
   }
 

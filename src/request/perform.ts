@@ -200,6 +200,7 @@ async function withRetries(run: Run, request: PreparedRequest): Promise<RequestO
     retry && IDEMPOTENT_METHODS.has(request.method) ? Math.max(1, Math.floor(retry.attempts)) : 1;
   for (let n = 1; ; n++) {
     let wait: number | undefined;
+    let reason = '';
     try {
       const { response, url, method } = await followRedirects(run, request);
       if (retry && n < attempts && isRetryableStatus(response.status)) {
@@ -207,6 +208,7 @@ async function withRetries(run: Run, request: PreparedRequest): Promise<RequestO
         if (fits(run, ms)) {
           await response.body?.cancel().catch(() => undefined);
           wait = ms;
+          reason = `HTTP ${response.status}`;
         }
       }
       if (wait === undefined) return await finish(run, response, url, method);
@@ -216,7 +218,9 @@ async function withRetries(run: Run, request: PreparedRequest): Promise<RequestO
       const ms = backoffDelay(n, retry);
       if (!fits(run, ms)) throw error;
       wait = ms;
+      reason = error.message;
     }
+    run.options.onRetry?.(n + 1, wait, reason);
     await sleep(wait, run.signal);
   }
 }

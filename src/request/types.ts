@@ -86,6 +86,11 @@ export interface RequestOptions {
   maxRedirects: number;
   /** Retries of idempotent requests on network errors, 408, 429 and 5xx. Without it: no retry. */
   retry?: RequestRetryOptions;
+  /**
+   * Called before each retry with the number of the try to come (2 for the first retry), the wait
+   * before it in ms, and why the try before failed (`HTTP 503`, or the network error's message).
+   */
+  onRetry?: (attempt: number, delayMs: number, reason: string) => void;
 }
 
 /** Default limits of a request step: its timeouts, largest response body and redirects followed. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Engine, type WorkflowInputBody } from '../../src/index.js';
+import { Engine, type RunEvent, type WorkflowInputBody } from '../../src/index.js';
 
 let server: Server;
 let origin: string;
@@ -73,6 +73,27 @@ describe('request steps send the Idempotency-Key header', () => {
     expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
     expect(run.output).toMatchObject({ status: 200 });
     expect(seen.map((r) => r.headers['idempotency-key'])).toEqual([`${run.id}:notify`, `${run.id}:notify`]);
+  });
+
+  it("counts the request's own retries in the step's attempts, each with a step.retrying event", async () => {
+    failuresLeft = 2;
+    const engine = await engineWith(
+      call({ url: `http://${origin}/flaky`, method: 'GET' }, { attempts: 3, backoff_ms: 1 }),
+    );
+    const events: RunEvent[] = [];
+    const run = await engine.run('call', {}, { onEvent: (event) => events.push(event) });
+    const retrying = events.filter((event) => event.type === 'step.retrying');
+    expect(run.output).toMatchObject({ status: 200 });
+    expect(seen).toHaveLength(3);
+    expect(run.steps[0]!.attempts).toBe(3);
+    expect(retrying).toEqual([
+      expect.objectContaining({
+        step: 'notify',
+        attempt: 1,
+        error: expect.objectContaining({ message: 'HTTP 503' }),
+      }),
+      expect.objectContaining({ step: 'notify', attempt: 2 }),
+    ]);
   });
 
   it('gives two runs different keys', async () => {

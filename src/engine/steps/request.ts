@@ -29,7 +29,10 @@ export const REQUEST_STEP: StepType<StepOf<'request'>> = {
       maxRedirects: limits.requestMaxRedirects,
     };
     if (security.resolve) options.resolve = security.resolve;
-    if (retry && IDEMPOTENT.has(method)) options.retry = stepRetryPolicy(retry);
+    if (retry && IDEMPOTENT.has(method)) {
+      options.retry = stepRetryPolicy(retry);
+      if (context.retrying) options.onRetry = context.retrying;
+    }
     const sent = withDefaultHeaders(data as RequestData, {
       'Idempotency-Key': context.idempotencyKey,
       traceparent: context.run.traceparent,
