@@ -3,7 +3,7 @@
  * over a project folder.
  * @module
  */
-import { isStepwireError, ValidationError } from '../errors/index.js';
+import { formatIssue, formatIssues, isStepwireError, ValidationError } from '../errors/index.js';
 import { EXIT, UsageError, processIo, type CliIo } from './io.js';
 import { HELP } from './help.js';
 import { readVersion } from './version.js';
@@ -59,7 +59,16 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
       return EXIT.usage;
     }
     if (error instanceof ValidationError) {
-      printIssues(io, error.issues, error.message.split('\n')[0]!);
+      const { issues } = error;
+      if (issues.length === 1) {
+        // One problem, one line; "x is not a folder" already names its path.
+        const [issue] = issues as [(typeof issues)[0]];
+        io.err(
+          `stepwire ${first}: ${issue.message.includes(issue.path) ? issue.message : formatIssue(issue)}`,
+        );
+      } else if (error.message === formatIssues(issues))
+        printIssues(io, issues, `stepwire ${first}: ${issues.length} problems:`);
+      else printIssues(io, issues, error.message.split('\n')[0]!);
       return EXIT.failure;
     }
     if (isStepwireError(error)) {

@@ -3,10 +3,12 @@
  * embedded database, or memory.
  * @module
  */
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { StorageAdapter } from '../adapters/types.js';
 import type { RunQueue } from '../adapters/queue.js';
 import { openPostgres } from '../adapters/postgres/index.js';
+import { UsageError } from './io.js';
 
 /** An opened database, or none (memory). @internal */
 export interface CommandDatabase {
@@ -23,6 +25,7 @@ export interface CommandDatabase {
 /**
  * Opens `db` (a `postgres://` URL or a directory), else `<project>/.stepwire/db` when `fallback` is
  * `project`, else nothing; in the Postgres schema `schema` (default `stepwire`).
+ * @throws {@link UsageError} when `db` is empty or names something that is not a folder.
  * @internal
  */
 export async function openDatabase(
@@ -31,6 +34,7 @@ export async function openDatabase(
   fallback: 'project' | 'memory',
   schema?: string,
 ): Promise<CommandDatabase> {
+  if (db !== undefined) await checkDb(db);
   if (db === undefined && fallback === 'memory')
     return { storage: undefined, queue: undefined, where: 'memory (nothing is kept)', close: async () => {} };
   const target =
@@ -54,4 +58,13 @@ function describeTarget(target: string): string {
   const url = new URL(target);
   if (url.password) url.password = '***';
   return url.toString();
+}
+
+/** `--db` names a postgres:// URL, a folder, or nothing yet (a folder to create). */
+async function checkDb(db: string): Promise<void> {
+  if (db.trim() === '') throw new UsageError('--db must name a postgres:// URL or a folder');
+  if (/^postgres(ql)?:\/\//.test(db)) return;
+  const info = await stat(db).catch(() => undefined);
+  if (info !== undefined && !info.isDirectory())
+    throw new UsageError(`--db ${db} is not a folder or postgres:// URL`);
 }

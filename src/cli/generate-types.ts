@@ -1,10 +1,9 @@
-import { writeFile } from 'node:fs/promises';
 import { loadProject } from '../node/project.js';
 import { StepwireError } from '../errors/index.js';
 import type { Workflow } from '../schema/index.js';
 import { maySkip, stepOutputSchema } from '../engine/for-each-shape.js';
 import { HELP } from './help.js';
-import { EXIT, parseCommand, type CliIo } from './io.js';
+import { EXIT, parseCommand, writeOutput, type CliIo } from './io.js';
 import { printWarnings } from './report.js';
 
 type Schema = Record<string, unknown>;
@@ -61,7 +60,7 @@ export async function typesCommand(args: string[], io: CliIo): Promise<number> {
   const out = values['out'] as string | undefined;
   if (out === undefined) io.out(text.trimEnd());
   else {
-    await writeFile(out, text);
+    await writeOutput(out, text);
     io.err(`wrote ${out}`);
   }
   return EXIT.ok;

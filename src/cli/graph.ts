@@ -1,9 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { loadProject } from '../node/project.js';
 import { NotFoundError } from '../errors/index.js';
 import { workflowGraphSvg } from '../pictures/index.js';
 import { HELP } from './help.js';
-import { EXIT, parseCommand, type CliIo } from './io.js';
+import { EXIT, parseCommand, writeOutput, type CliIo } from './io.js';
 import { printWarnings } from './report.js';
 
 /**
@@ -34,7 +33,7 @@ export async function graphCommand(args: string[], io: CliIo): Promise<number> {
   const out = values['out'] as string | undefined;
   if (out === undefined) io.out(svg.trimEnd());
   else {
-    await writeFile(out, svg);
+    await writeOutput(out, svg);
     io.err(`wrote ${out}`);
   }
   return EXIT.ok;

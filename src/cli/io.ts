@@ -1,4 +1,7 @@
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { StepwireError, ValidationError } from '../errors/index.js';
 
 /** Where a command writes: standard output for results, standard error for progress and problems. @internal */
 export interface CliIo {
@@ -76,4 +79,39 @@ export function parseCommand(
     positionals: parsed.positionals,
     help,
   };
+}
+
+/**
+ * Throws unless `dir` is a folder, with the issue `loadProject` reports; for commands that open a
+ * database in the project before loading it, so a mistyped folder creates nothing.
+ * @internal
+ */
+export async function requireFolder(dir: string): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory())
+    throw new ValidationError([{ code: 'not_found', path: dir, message: `${dir} is not a folder` }]);
+}
+
+/**
+ * Writes `text` into the `--out` file `file`; a file that cannot be written fails with one line
+ * naming it and why.
+ * @internal
+ */
+export async function writeOutput(file: string, text: string): Promise<void> {
+  try {
+    await writeFile(file, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? `its folder ${dirname(file)} does not exist`
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : code === 'ENOTDIR'
+            ? `${dirname(file)} is not a folder`
+            : code === 'EACCES' || code === 'EPERM'
+              ? 'permission denied'
+              : (error as Error).message;
+    throw new StepwireError('cannot_write', `cannot write --out ${file}: ${why}`, { cause: error });
+  }
 }

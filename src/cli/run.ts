@@ -6,7 +6,7 @@ import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { RunEvent } from '../engine/record.js';
 import { HELP } from './help.js';
-import { EXIT, UsageError, parseCommand, type CliIo } from './io.js';
+import { EXIT, UsageError, parseCommand, requireFolder, type CliIo } from './io.js';
 import { formatJson, formatMs, printIssues, printWarnings } from './report.js';
 import { runTimelineText } from '../pictures/index.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
@@ -28,6 +28,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const [dir, workflow] = positionals as [string, string];
   const input = await readInput(values['input'] as string | undefined);
   const outDir = (values['out'] as string | undefined) ?? 'out';
+  await requireFolder(dir);
   const database = await openDatabase(dir, values['db'] as string | undefined, 'memory');
   const sandbox = new WorkerSandbox();
   try {

@@ -7,7 +7,7 @@ import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { MemoryFileStore } from '../adapters/memory/index.js';
 import { createHandler } from '../http/handler.js';
 import { HELP } from './help.js';
-import { EXIT, UsageError, parseCommand, type CliIo } from './io.js';
+import { EXIT, UsageError, parseCommand, requireFolder, type CliIo } from './io.js';
 import { formatMs, printWarnings } from './report.js';
 
 const FILES = '/files/';
@@ -38,7 +38,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   );
   if (help) return (io.out(HELP['serve']!), EXIT.ok);
   const port = Number(values['port'] ?? 8787);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
+  if (values['port'] === '' || !Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(
       `--port must be a whole number from 0 to 65535, got "${String(values['port'])}"`,
       'serve',
@@ -56,6 +56,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       'serve',
     );
   const concurrency = parseConcurrency(values['concurrency'], 'serve');
+  await requireFolder(dir);
   const database = await openDatabase(
     dir,
     values['db'] as string | undefined,

@@ -1,5 +1,8 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
 import { loadProject } from '../node/project.js';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError, type Issue } from '../errors/index.js';
 import { HELP } from './help.js';
 import { EXIT, parseCommand, type CliIo } from './io.js';
 import { printIssues, printWarnings } from './report.js';
@@ -10,7 +13,13 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
   if (help) return (io.out(HELP['validate']!), EXIT.ok);
   const dir = positionals[0]!;
   try {
-    const { engine, problems } = await loadProject(dir);
+    const loaded = await loadProject(dir).catch(async (error: unknown) => {
+      if (!(error instanceof ValidationError)) throw error;
+      throw new ValidationError([...error.issues, ...(await scriptSyntaxIssues(dir))]);
+    });
+    const syntax = await scriptSyntaxIssues(dir);
+    if (syntax.length > 0) throw new ValidationError(syntax);
+    const { engine, problems } = loaded;
     printWarnings(io, problems);
     const counts = [
       [(await engine.catalog.listEntities()).length, 'entity', 'entities'],
@@ -28,4 +37,28 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
     printIssues(io, error.issues, `✗ ${dir} has ${n} problem${n === 1 ? '' : 's'}:`, io.out);
     return EXIT.failure;
   }
+}
+
+/**
+ * The syntax errors of `scripts/*.js`, each with its line: every script is compiled as the global
+ * script the sandbox evaluates, and never run.
+ */
+async function scriptSyntaxIssues(dir: string): Promise<Issue[]> {
+  const entries = await readdir(join(dir, 'scripts'), { withFileTypes: true }).catch(() => []);
+  const issues: Issue[] = [];
+  for (const entry of entries.filter((e) => e.isFile() && e.name.endsWith('.js'))) {
+    const file = `scripts/${entry.name}`;
+    try {
+      new Script(await readFile(join(dir, file), 'utf8'), { filename: file });
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      const line = /^[^\n]*:(\d+)\n/.exec(error.stack ?? '')?.[1];
+      issues.push({
+        code: 'syntax_error',
+        path: file,
+        message: `syntax error${line === undefined ? '' : ` at line ${line}`}: ${error.message}`,
+      });
+    }
+  }
+  return issues.sort((a, b) => a.path.localeCompare(b.path));
 }

@@ -3,7 +3,7 @@ import { loadProject } from '../node/project.js';
 import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import { HELP } from './help.js';
-import { EXIT, UsageError, parseCommand, type CliIo } from './io.js';
+import { EXIT, parseCommand, requireFolder, type CliIo } from './io.js';
 import { printWarnings } from './report.js';
 import { parseConcurrency } from './serve.js';
 
@@ -29,10 +29,13 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   if (help) return (io.out(HELP['worker']!), EXIT.ok);
   const dir = positionals[0]!;
   const concurrency = parseConcurrency(values['concurrency'], 'worker');
-  const db = values['db'] as string | undefined;
-  if (db !== undefined && db.trim() === '')
-    throw new UsageError('--db must name a postgres:// URL or a folder', 'worker');
-  const database = await openDatabase(dir, db, 'project', values['schema'] as string | undefined);
+  await requireFolder(dir);
+  const database = await openDatabase(
+    dir,
+    values['db'] as string | undefined,
+    'project',
+    values['schema'] as string | undefined,
+  );
   const sandbox = new WorkerSandbox();
   try {
     const project = await loadProject(dir, {
