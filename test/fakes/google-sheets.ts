@@ -35,6 +35,10 @@ export interface Fault {
   delayMs?: number;
   /** Handle the request for real first, then answer the fault (the answer of a done change is lost). */
   apply?: boolean;
+  /** Answer this raw text instead of an error (status 200 unless `status`), e.g. HTML or cut-off JSON. */
+  body?: string;
+  /** `Content-Type` of `body`; default JSON. */
+  contentType?: string;
 }
 
 /** An HTTP error of the fake, answered as `{ error: { code, message, status } }`. */
@@ -90,6 +94,12 @@ export async function startFakeHttp(
     const fault = index >= 0 ? faults.splice(index, 1)[0] : undefined;
     let answer: FakeAnswer;
     let status = 200;
+    if (fault?.body !== undefined) {
+      if (fault.apply) await route(request);
+      const contentType = fault.contentType ?? 'application/json; charset=UTF-8';
+      res.writeHead(fault.status ?? 200, { 'content-type': contentType }).end(fault.body);
+      return;
+    }
     try {
       const faultError = (f: Fault): FakeHttpError =>
         new FakeHttpError(

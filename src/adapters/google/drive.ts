@@ -202,7 +202,9 @@ function driveError(error: unknown, what: string, folder: string | undefined): U
   const { status } = failure;
   const retryable = classifySafe(failure).retry && status !== 401;
   let message = `Google Drive ${what} failed: ${said}`;
-  if (status === 404 && folder) {
+  if (failure.credentials) {
+    message = `Google Drive ${what} failed: could not use the credentials (options.auth): ${said}`;
+  } else if (status === 404 && folder) {
     message = `Google Drive ${what} failed: folder "${folder}" was not found, or is not shared with the service account's email (${said})`;
   } else if (status === 403 && !failure.rateLimited) {
     message =

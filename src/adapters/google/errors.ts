@@ -20,6 +20,12 @@ export interface GoogleFailure {
   notSent: boolean;
   /** True for rate limits reported as 403 (Drive's `userRateLimitExceeded`) or 429. */
   rateLimited: boolean;
+  /**
+   * True when the credentials could not be used: the auth client failed before any request (a
+   * missing key file, a bad private key, no refresh token) or the OAuth token endpoint refused them
+   * (`invalid_grant`). Never retried.
+   */
+  credentials: boolean;
 }
 
 const NOT_SENT_CODES = new Set([
@@ -60,10 +66,14 @@ export function readGoogleError(error: unknown): GoogleFailure {
       typeof body?.error_description === 'string' ? `${googleError}: ${body.error_description}` : googleError;
   }
   if (reason) reasons.push(reason);
+  // Google APIs answer `{ error: { … } }`; only the OAuth token endpoint answers `{ error: "invalid_grant" }`.
+  const tokenRefused = typeof googleError === 'string' && status !== undefined && status < 500;
+  const credentials = tokenRefused || thrownByAuth(error);
   const failure: GoogleFailure = {
     message,
-    notSent: false,
+    notSent: credentials,
     rateLimited: status === 429 || (status === 403 && reasons.some((r) => RATE_REASONS.has(r))),
+    credentials,
   };
   if (status !== undefined) failure.status = status;
   if (reason !== undefined) failure.reason = reason;
@@ -77,13 +87,14 @@ export function readGoogleError(error: unknown): GoogleFailure {
   return failure;
 }
 
-/** Retry verdict for calls safe to repeat (reads, idempotent writes): rate limits, 408, 5xx and network failures. @internal */
+/** Retry verdict for calls safe to repeat (reads, idempotent writes): rate limits, 408, 5xx and network failures, never credentials. @internal */
 export function classifySafe(failure: GoogleFailure): RetryVerdict {
   const retry =
-    failure.rateLimited ||
-    failure.status === 408 ||
-    (failure.status !== undefined && failure.status >= 500) ||
-    failure.status === undefined;
+    !failure.credentials &&
+    (failure.rateLimited ||
+      failure.status === 408 ||
+      (failure.status !== undefined && failure.status >= 500) ||
+      failure.status === undefined);
   return failure.afterMs === undefined ? { retry } : { retry, afterMs: failure.afterMs };
 }
 
@@ -96,8 +107,15 @@ export function outcomeUnknown(failure: GoogleFailure): boolean {
   return failure.status >= 500 || failure.status === 408;
 }
 
-/** `HTTP 400 INVALID_ARGUMENT: message` or `network error ECONNRESET: message`. @internal */
+/**
+ * `HTTP 400 INVALID_ARGUMENT: message`, `no answer (ECONNRESET: message)`, or for credentials
+ * `token endpoint HTTP 400: invalid_grant: …` / `credentials unusable (ENOENT: message)`. @internal
+ */
 export function describeFailure(failure: GoogleFailure): string {
+  if (failure.credentials)
+    return failure.status === undefined
+      ? `credentials unusable (${failure.reason && !failure.message.startsWith(failure.reason) ? `${failure.reason}: ` : ''}${failure.message})`
+      : `token endpoint HTTP ${failure.status}: ${failure.message}`;
   if (failure.status === undefined)
     return `no answer (${failure.reason ?? 'network error'}: ${failure.message})`;
   return `HTTP ${failure.status}${failure.reason ? ` ${failure.reason}` : ''}: ${failure.message}`;
@@ -119,6 +137,15 @@ function headerValue(headers: unknown, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   const value = (headers as Record<string, unknown>)[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Whether the auth client threw before any HTTP request: gaxios errors (answers, network failures,
+ * timeouts) carry the request's `config`; aborts are not credential problems.
+ */
+function thrownByAuth(error: unknown): boolean {
+  if (!(error instanceof Error) || 'config' in error || 'response' in error) return false;
+  return !['AbortError', 'TimeoutError', 'CancelledError'].includes(error.name);
 }
 
 function findCode(error: unknown): string | undefined {

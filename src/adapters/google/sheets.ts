@@ -211,7 +211,9 @@ export class GoogleSheets implements SpreadsheetAdapter {
       const answer = await this.#call('read', { ...location(first), range: a1 }, signal, (client, config) =>
         client.spreadsheets.values.get({ spreadsheetId, range: a1, ...READ_OPTIONS }, config),
       );
-      return [toRows((answer.data as { values?: unknown } | undefined)?.values)];
+      return [
+        toRows(answer.data, (problem) => malformed('read', { ...location(first), range: a1 }, problem)),
+      ];
     }
     const ranges = group.map((item) => item.a1);
     const answer = await this.#call(
@@ -222,9 +224,17 @@ export class GoogleSheets implements SpreadsheetAdapter {
         client.spreadsheets.values.batchGet({ spreadsheetId, ranges, ...READ_OPTIONS }, config),
       (message) => group.find((item) => message.includes(item.a1))?.range,
     );
-    const valueRanges =
-      (answer.data as { valueRanges?: { values?: unknown }[] } | undefined)?.valueRanges ?? [];
-    return group.map((_, i) => toRows(valueRanges[i]?.values));
+    const where = { ...location(first), range: ranges.join(', ') };
+    const valueRanges = isRecord(answer.data) ? answer.data.valueRanges : undefined;
+    if (!Array.isArray(valueRanges) || valueRanges.length !== ranges.length) {
+      const got = Array.isArray(valueRanges)
+        ? `${valueRanges.length} valueRanges`
+        : `no valueRanges (${bodyText(answer.data)})`;
+      throw malformed('read', where, `${got} for ${ranges.length} ranges`);
+    }
+    return group.map((item, i) =>
+      toRows(valueRanges[i], (problem) => malformed('read', { ...where, range: item.a1 }, problem)),
+    );
   }
 
   async #readBox(
@@ -247,8 +257,12 @@ export class GoogleSheets implements SpreadsheetAdapter {
     const answer = await this.#call('read', location(ref), signal, (client, config) =>
       client.spreadsheets.get({ spreadsheetId: ref.spreadsheet_id, fields: PROPERTIES_FIELDS }, config),
     );
-    const sheets = (answer.data as { sheets?: { properties?: any }[] } | undefined)?.sheets ?? [];
-    const properties = sheets.map((sheet) => sheet.properties).find((p) => p?.title === ref.sheet_name);
+    const sheets = isRecord(answer.data) ? answer.data.sheets : undefined;
+    if (!Array.isArray(sheets))
+      throw malformed('read', location(ref), `no sheets list (${bodyText(answer.data)})`);
+    const properties = sheets
+      .map((sheet: unknown) => (isRecord(sheet) && isRecord(sheet.properties) ? sheet.properties : undefined))
+      .find((p) => p?.title === ref.sheet_name);
     if (!properties) {
       throw new SheetError(
         `sheet "${ref.sheet_name}" does not exist in spreadsheet "${ref.spreadsheet_id}"`,
@@ -256,11 +270,18 @@ export class GoogleSheets implements SpreadsheetAdapter {
         { code: 'sheet_not_found' },
       );
     }
-    return {
-      sheetId: Number(properties.sheetId ?? 0),
-      rowCount: Number(properties.gridProperties?.rowCount ?? 0),
-      columnCount: Number(properties.gridProperties?.columnCount ?? 0),
-    };
+    // Defaults of 0 would aim the batchUpdate at another sheet or insert over existing rows.
+    const grid = isRecord(properties.gridProperties) ? properties.gridProperties : {};
+    const { sheetId } = properties;
+    const { rowCount, columnCount } = grid;
+    if (!isCount(sheetId) || !isCount(rowCount) || !isCount(columnCount)) {
+      throw malformed(
+        'read',
+        location(ref),
+        `sheet "${ref.sheet_name}" lacks sheetId or gridProperties.rowCount/columnCount (${bodyText(properties)})`,
+      );
+    }
+    return { sheetId, rowCount, columnCount };
   }
 
   async #growGrid(ref: SheetRef, rows: number, cols: number, signal?: AbortSignal): Promise<void> {
@@ -353,6 +374,13 @@ export function sheetsError(
       retryable: true,
     });
   }
+  if (failure.credentials) {
+    return new UpstreamError(
+      `Google Sheets could not use the credentials (options.auth) for ${place}: ${said}`,
+      status,
+      { cause, retryable: false },
+    );
+  }
   if (status === 404) {
     return new SheetError(`spreadsheet "${where.spreadsheet_id}" was not found (${said})`, where, {
       code: 'sheet_not_found',
@@ -390,14 +418,50 @@ function location(ref: SheetRef): SheetLocation {
   return { spreadsheet_id: ref.spreadsheet_id, sheet_name: ref.sheet_name };
 }
 
-/** Rows of a `ValueRange` as cells: `""` (an empty cell inside a row) reads as `null`. */
-function toRows(values: unknown): CellRows {
-  if (!Array.isArray(values)) return [];
-  return values.map((row: unknown) => (Array.isArray(row) ? row.map(toCell) : []));
+/**
+ * Rows of a `ValueRange` as cells: `""` (an empty cell inside a row) reads as `null`. Anything but
+ * the documented shape (`values` absent, or rows of strings, numbers and booleans) is `malformed`.
+ */
+function toRows(range: unknown, malformed: (problem: string) => Error): CellRows {
+  if (!isRecord(range)) throw malformed(`the answer is not a ValueRange (${bodyText(range)})`);
+  const { values } = range;
+  if (values === undefined) return [];
+  if (!Array.isArray(values)) throw malformed(`values is not a list of rows (${bodyText(values)})`);
+  return values.map((row: unknown, r) => {
+    if (!Array.isArray(row)) throw malformed(`row ${r + 1} is not a list of cells (${bodyText(row)})`);
+    return row.map((value: unknown, c): CellValue => {
+      if (value === '') return null;
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+      throw malformed(
+        `cell ${c + 1} of row ${r + 1} is not a string, number or boolean (${bodyText(value)})`,
+      );
+    });
+  });
 }
 
-function toCell(value: unknown): CellValue {
-  if (value === '' || value === null || value === undefined) return null;
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  return String(value);
+/** A 200 answer that is not what the API documents: not retried, and nothing of it is cached. */
+function malformed(what: string, where: SheetLocation, problem: string): UpstreamError {
+  const place = `spreadsheet "${where.spreadsheet_id}", sheet "${where.sheet_name}"${where.range ? `, range ${where.range}` : ''}`;
+  return new UpstreamError(
+    `Google Sheets ${what} of ${place} got a malformed answer: ${problem}`,
+    undefined,
+    {
+      retryable: false,
+    },
+  );
+}
+
+/** A short view of a body or value for messages (gaxios hands over a body that is not JSON as text). */
+function bodyText(body: unknown): string {
+  if (body === '' || body === undefined) return 'empty';
+  const text = `${typeof body === 'string' ? 'text ' : ''}${JSON.stringify(body)}`;
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
