@@ -277,9 +277,9 @@ export class Execution {
         status = 'failed';
       }
     }
-    const unsavable = this.#unsavableOutputs(output);
-    if (unsavable) {
-      failure = unsavable;
+    const storable = this.#storable(output);
+    if ('failure' in storable) {
+      failure = storable.failure;
       status = 'failed';
       output = null;
     }
@@ -288,7 +288,7 @@ export class Execution {
     clearTimeout(this.#persistLater);
     this.#event({ type: 'run.finished', run_id: this.id, status, error: failure, at: iso(finished) });
     this.#trace.end(status, failure);
-    await this.#persist(status, output, failure, true, finished);
+    await this.#persist(status, 'text' in storable ? storable.text : output, failure, true, finished);
     // The run is over, its step records change no more: the caller gets them as they are.
     const steps = this.#records.filter((s) => s.status !== 'pending');
     return this.#record(status, output, failure, finished, this.#input, steps);
@@ -767,18 +767,18 @@ export class Execution {
   }
 
   /**
-   * The run's error when JSON cannot hold a step's output or the workflow's output (a BigInt, a value
-   * that holds itself: a custom action may return one), else `undefined`. Each such step is marked
-   * failed with code `invalid_output` and its output dropped, so the record can still be saved.
-   * Costs nothing more on the way that succeeds: on storage that takes JSON text, the finished steps
-   * are serialized here once, as the next save would.
+   * Checks that the run record can be saved before its last save: on storage that takes JSON text,
+   * the finished steps and the workflow's output are serialized here, once, and the save then writes
+   * that text (`text`). When JSON cannot hold a step's output (a BigInt, a value that holds itself: a
+   * custom action may return one), that step is marked failed with code `invalid_output`, its output
+   * dropped, and the run's error is returned (`failure`). Storage of other kinds serializes records
+   * itself and is not checked here.
    */
-  #unsavableOutputs(output: unknown): RunError | undefined {
+  #storable(output: unknown): { text: JsonText } | { failure: RunError } | Record<string, never> {
+    if (!this.#asText) return {};
     try {
-      if (this.#asText) this.#stepsAsText();
-      else JSON.stringify(this.#records);
-      JSON.stringify(output);
-      return undefined;
+      this.#stepsAsText();
+      return { text: JsonText.of(output) };
     } catch {
       // Found below, step by step.
     }
@@ -799,12 +799,12 @@ export class Execution {
         first ??= problem;
       }
     });
-    return (
-      first ?? {
+    return {
+      failure: first ?? {
         code: 'invalid_output',
         message: 'workflow_output: the workflow output cannot be stored as JSON',
-      }
-    );
+      },
+    };
   }
 
   /** A run record of the run as it is; `steps` may hold JsonText standing for steps' records, when saved. */
