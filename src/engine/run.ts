@@ -607,7 +607,7 @@ export class Execution {
     };
     if (traceparent) run.traceparent = traceparent;
     if (item !== undefined) run.item = item;
-    return {
+    const context: ActionContext = {
       signal,
       catalog: services.catalog,
       files: services.options.files,
@@ -617,7 +617,10 @@ export class Execution {
       idempotencyKey: item === undefined ? `${this.id}:${step.name}` : `${this.id}:${step.name}:${item}`,
       log: this.#logger(step, record, item),
       runWorkflow: this.#childRunner(signal, traceparent),
-      retrying: (next, delayMs, reason) => {
+    };
+    // Only request steps retry inside their work; other steps make no closure for it.
+    if (step.type === 'request')
+      context.retrying = (next, delayMs, reason) => {
         if (item === undefined) record.attempts = next;
         this.#event({
           type: 'step.retrying',
@@ -629,8 +632,8 @@ export class Execution {
           at: iso(Date.now()),
           ...(item === undefined ? {} : { item }),
         });
-      },
-    };
+      };
+    return context;
   }
 
   /** The `log` of a step's (or item's) context: appends to the step's record and emits `step.log`. */
