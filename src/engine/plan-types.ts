@@ -50,6 +50,8 @@ export interface PlannedStep<S extends Step = Step> {
   dependsOn: number[];
   /** The runner's retry policy; undefined: one attempt (also when the step type retries itself). */
   retry: RetryPolicy | undefined;
+  /** Whether the step type applies the step's `retry` itself (a request step), reporting its tries. */
+  retriesItself: boolean;
   /** The step's `for_each`; undefined for a step that runs once. */
   forEach: PlannedForEach | undefined;
   /** What a failure does (per item in a `for_each` step). */

@@ -161,6 +161,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       conditions,
       dependsOn: [],
       retry,
+      retriesItself: typePlan.retriesItself === true,
       forEach,
       onError: step.on_error ?? 'fail',
     };

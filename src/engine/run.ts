@@ -550,14 +550,14 @@ export class Execution {
     const step = planned.step;
     const type = stepType(step);
     if (!step.timeout_ms) {
-      const context = this.#context(step, attempt, this.#signal, record, item, traceparent);
+      const context = this.#context(planned, attempt, this.#signal, record, item, traceparent);
       return type.run(planned, data, context, this.#services);
     }
     return this.#raceTimeout(step, step.timeout_ms, (signal) =>
       type.run(
         planned,
         data,
-        this.#context(step, attempt, signal, record, item, traceparent),
+        this.#context(planned, attempt, signal, record, item, traceparent),
         this.#services,
       ),
     );
@@ -591,13 +591,14 @@ export class Execution {
   }
 
   #context(
-    step: Step,
+    planned: PlannedStep,
     attempt: number,
     signal: AbortSignal,
     record: StepRecord,
     item: number | undefined,
     traceparent: string | undefined,
   ): ActionContext {
+    const step = planned.step;
     const services = this.#services;
     const run: ActionContext['run'] = {
       id: this.id,
@@ -618,8 +619,8 @@ export class Execution {
       log: this.#logger(step, record, item),
       runWorkflow: this.#childRunner(signal, traceparent),
     };
-    // Only request steps retry inside their work; other steps make no closure for it.
-    if (step.type === 'request')
+    // Only a step type that retries inside its work (a request step) gets this; others make no closure for it.
+    if (planned.retriesItself)
       context.retrying = (next, delayMs, reason) => {
         if (item === undefined) record.attempts = next;
         this.#event({
