@@ -75,22 +75,28 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   }
 
   return async function stepwireHandler(request: Request): Promise<Response> {
-    const response = await answer(request);
-    return request.method.toUpperCase() === 'HEAD' ? withoutBody(response) : response;
+    return sized(await answer(request), request.method.toUpperCase() === 'HEAD');
   };
 }
 
 /**
- * The answer to a HEAD: the GET answer's status and headers (`Content-Type`, and `Content-Length`
- * when the GET answer has one), without its body, which is discarded unread.
+ * The answer with its `Content-Length`. Every answer of the API is made whole in memory, so its
+ * length is known; saying it lets Node and other servers send it as is instead of chunked, and gives
+ * a HEAD the GET answer's headers, `Content-Length` included (RFC 9110 9.3.2), without the body.
  */
-function withoutBody(response: Response): Response {
+async function sized(response: Response, head: boolean): Promise<Response> {
   if (response.body === null) return response;
-  void response.body.cancel().catch(() => {});
-  return new Response(null, {
+  if (response.headers.has('content-length') && !head) return response;
+  let body: Uint8Array | null = null;
+  const headers = new Headers(response.headers);
+  if (!response.headers.has('content-length')) {
+    body = new Uint8Array(await response.arrayBuffer());
+    headers.set('content-length', String(body.byteLength));
+  } else void response.body.cancel().catch(() => {});
+  return new Response(head ? null : (body as Uint8Array<ArrayBuffer>), {
     status: response.status,
     statusText: response.statusText,
-    headers: response.headers,
+    headers,
   });
 }
 
