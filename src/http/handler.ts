@@ -113,7 +113,9 @@ async function readBody(route: Route, request: Request, options: ResolvedHandler
   if (spec.media === 'script') return readScript(request, options, !spec.required);
   // Forms answer with HTML pages, so the screen routes read them themselves.
   if (spec.media === 'form') throw new TypeError(`${route.name} reads its own form body`);
-  const body = (await readJson(request, options, !spec.required)) ?? {};
+  // Only an empty body stands for `{}`: a JSON `null` is a value, checked like any other.
+  const read = await readJson(request, options, !spec.required);
+  const body = read === undefined ? {} : read;
   return spec.validate ? parse(spec.schema, body, 'request body') : body;
 }
 

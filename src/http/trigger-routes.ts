@@ -93,7 +93,8 @@ export const TRIGGER_ROUTES = [
       const bytes = await readBytes(request, options.maxBodyBytes);
       if (trigger.webhook_data.secret !== undefined)
         await checkSignature(trigger.webhook_data.secret, bytes, request.headers.get('x-stepwire-signature'));
-      const body = jsonOf(bytes, mediaType(request), options, true) ?? {};
+      const read = jsonOf(bytes, mediaType(request), options, true);
+      const body = read === undefined ? {} : read;
       if (typeof body !== 'object' || body === null || Array.isArray(body))
         throw new HttpProblem(
           problem(400, 'validation_failed', 'The body must be a JSON object.', [
