@@ -5,15 +5,20 @@
 import { setOwn } from '../schema/own.js';
 import type { ColumnCells, EntityData } from './types.js';
 
+/** Entities whose column data never changes in its first `length` rows (see {@link columnarEntity}). */
+const unchanging = new WeakSet<EntityData>();
+
 /**
  * An {@link EntityData} over column data (the catalog's own form). Its `rows` are made from the
  * columns the first time they are read; they are not enumerable, so a copy sent to a worker
- * carries only the columns.
+ * carries only the columns. `unchanging`: the caller never changes the first `length` cells of
+ * these columns (true of the catalog's cached tables), so encodings made of them may be kept.
  */
 export function columnarEntity(
   columns: EntityData['columns'],
   data: readonly ColumnCells[],
   length: number,
+  options: { unchanging?: boolean } = {},
 ): EntityData {
   let rows: unknown[][] | undefined;
   const entity = { columns, data, length } as EntityData;
@@ -21,7 +26,13 @@ export function columnarEntity(
     enumerable: false,
     get: () => (rows ??= rowArrays(data, length)),
   });
+  if (options.unchanging === true) unchanging.add(entity);
   return entity;
+}
+
+/** Whether an entity's column data was declared unchanging by {@link columnarEntity}. @internal */
+export function hasUnchangingData(entity: EntityData): boolean {
+  return unchanging.has(entity);
 }
 
 /** The cells of column `c` as plain values (`null` for an empty cell), `length` of them. */

@@ -105,7 +105,9 @@ export function installPrelude(context: QuickJSContext, input: ScriptInput, stat
         const target = state.writes[name] as Record<string, unknown>[];
         if (decoded.rows.length > 0)
           state.guestCells += decoded.rows.length * Object.keys(decoded.rows[0]!).length;
-        for (const row of decoded.rows) target.push(row);
+        // The decoded rows are new: the first write takes them as they are.
+        if (target.length === 0) state.writes[name] = decoded.rows;
+        else for (const row of decoded.rows) target.push(row);
         return undefined;
       }),
       context.newFunction('hostLog', (levelHandle, lineHandle) => {

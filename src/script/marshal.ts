@@ -6,6 +6,7 @@
  * @module
  */
 
+import { hasUnchangingData } from './entity-data.js';
 import type { EntityData } from './types.js';
 
 /**
@@ -78,7 +79,25 @@ export function entityHeader(encoded: EncodedEntity, read: readonly boolean[] | 
 
 /** Column `c` of an entity, encoded on first use. @internal */
 export function encodedColumn(encoded: EncodedEntity, c: number): EncodedColumn {
-  return (encoded.columns[c] ??= encodeColumn(encoded.entity, c, encoded.n));
+  return (encoded.columns[c] ??= encodeShared(encoded.entity, c, encoded.n));
+}
+
+/**
+ * Encodings of unchanging column data (the catalog's cached tables, which never change their first
+ * `length` rows: appends write past them or copy the buffers), by the column's own array and the
+ * number of rows encoded. An encoding is only read (the guest gets a copy of its bytes), so the
+ * next run over the same table reuses it.
+ */
+const sharedEncodings = new WeakMap<object, { n: number; column: EncodedColumn }>();
+
+function encodeShared(entity: EntityData, c: number, n: number): EncodedColumn {
+  const cells = entity.data?.[c];
+  if (cells === undefined || !hasUnchangingData(entity)) return encodeColumn(entity, c, n);
+  const known = sharedEncodings.get(cells);
+  if (known !== undefined && known.n === n) return known.column;
+  const column = encodeColumn(entity, c, n);
+  sharedEncodings.set(cells, { n, column });
+  return column;
 }
 
 /**
@@ -98,7 +117,7 @@ function encodeColumn(entity: EntityData, c: number, n: number): EncodedColumn {
   const numbers = cells instanceof Float64Array ? numberFacts(cells, n) : numberColumn(cells, n);
   if (numbers !== undefined) {
     if (numbers.integers && !numbers.nulls)
-      return { kind: ColumnKind.I32, extra: 0, buffer: Int32Array.from(numbers.values).buffer };
+      return { kind: ColumnKind.I32, extra: 0, buffer: new Int32Array(numbers.values).buffer };
     return {
       kind: numbers.nulls ? ColumnKind.F64_NULLS : ColumnKind.F64,
       extra: 0,

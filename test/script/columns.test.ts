@@ -55,6 +55,51 @@ describe.each(sandboxes)('%s', (_name, sandbox) => {
     ]);
   });
 
+  it('writes rows whose keys are not identifiers as they are (spaces, dashes, digits, reserved words)', async () => {
+    const keys = ['unit price', 'a-b', '1st', 'class', '$x', '_y', 'é', 'x1', ''];
+    const source = `const keys = ${JSON.stringify(keys)};
+      const rows = [];
+      for (let i = 0; i < 3; i++) { const row = {}; keys.forEach((k, j) => { row[k] = i * 10 + j; }); rows.push(row); }
+      rows[2]['a-b'] = 'text';
+      writeEntity('out', rows);`;
+    const result = await run(sandbox, source);
+    const expected = [0, 1, 2].map((i) =>
+      Object.fromEntries(keys.map((k, j) => [k, i === 2 && k === 'a-b' ? 'text' : i * 10 + j])),
+    );
+    expect(result.writes['out']).toStrictEqual(expected);
+  });
+
+  it('reads unchanging column data again after an append, and changed data given as changing', async () => {
+    const numbers = new Float64Array(8);
+    numbers.set([1, 2, 3]);
+    const names = ['a', 'b', 'c'] as (string | null)[];
+    const cols = [
+      { name: 'n', type: 'NUMBER' },
+      { name: 's', type: 'STRING' },
+    ];
+    const source = "writeEntity('out', getEntity('t').map((r) => ({ n: r.n, s: r.s })))";
+    const first = await run(sandbox, source, {
+      t: columnarEntity(cols, [numbers, names], 3, { unchanging: true }),
+    });
+    expect(first.writes['out']).toStrictEqual([
+      { n: 1, s: 'a' },
+      { n: 2, s: 'b' },
+      { n: 3, s: 'c' },
+    ]);
+    // An append writes past the first rows into the same buffers: the longer table is read whole.
+    numbers[3] = 4;
+    names[3] = 'd';
+    const appended = await run(sandbox, source, {
+      t: columnarEntity(cols, [numbers, names], 4, { unchanging: true }),
+    });
+    expect(appended.writes['out']).toStrictEqual([...first.writes['out']!, { n: 4, s: 'd' }]);
+    // Data not declared unchanging is encoded afresh each run, so a change in place is seen.
+    numbers[0] = 100;
+    names[0] = 'z';
+    const changed = await run(sandbox, source, { t: columnarEntity(cols, [numbers, names], 4) });
+    expect(changed.writes['out']![0]).toStrictEqual({ n: 100, s: 'z' });
+  });
+
   it('completes rows with the columns the script never names once they reach writeEntity or console', async () => {
     const result = await run(
       sandbox,
