@@ -45,9 +45,8 @@ export async function serve(
     });
   });
   const { port } = server.address() as AddressInfo;
-  const host = hostname.includes(':') ? `[${hostname}]` : hostname;
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${formatHost(hostname)}:${port}`,
     server,
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -68,23 +67,14 @@ async function bridge(
     if (!res.writableFinished) aborter.abort();
   });
   let response: Response;
-  try {
-    response = await handler(toRequest(req, hostname, aborter.signal));
-  } catch {
-    response = new Response(
-      JSON.stringify({
-        type: 'about:blank',
-        status: 500,
-        title: 'Internal Server Error',
-        detail: 'The handler failed.',
-        code: 'internal_error',
-        errors: [],
-      }),
-      {
-        status: 500,
-        headers: { 'content-type': 'application/problem+json' },
-      },
-    );
+  const request = toRequest(req, hostname, aborter.signal);
+  if (request instanceof Response) response = request;
+  else {
+    try {
+      response = await handler(request);
+    } catch {
+      response = problemAnswer(500, 'Internal Server Error', 'internal_error', 'The handler failed.');
+    }
   }
   // A body the handler did not read (a 404, a 413) is drained when it has fully arrived, so the
   // connection can be reused; one still arriving is cut off after the answer instead.
@@ -121,14 +111,32 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
-function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request {
+/**
+ * The request as a web `Request`, or the 400 answer of one whose `Host` is not a host: a value such
+ * as `evil/x`, `a@b` or `h?` would otherwise move into the URL's path, user or query (RFC 9112 3.2).
+ */
+function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request | Response {
+  const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host');
+  const host = req.headers.host ?? '';
+  if (hosts.length > 1 || (host !== '' && !HOST.test(host)))
+    return problemAnswer(
+      400,
+      'Bad Request',
+      'invalid_host',
+      hosts.length > 1 ? 'The request has more than one Host header.' : 'The Host header is not a host name.',
+    );
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     if (name.startsWith(':')) continue;
     headers.append(name, req.rawHeaders[i + 1]!);
   }
-  const url = requestUrl(req.url ?? '/', `http://${req.headers.host ?? hostname}`);
+  let url: URL;
+  try {
+    url = requestUrl(req.url ?? '/', `http://${host || formatHost(hostname)}`);
+  } catch {
+    return problemAnswer(400, 'Bad Request', 'invalid_target', 'The request target is not a valid URL.');
+  }
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
@@ -136,7 +144,39 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
     init.body = bodyStream(req);
     init.duplex = 'half';
   }
-  return new Request(url, init);
+  try {
+    return new Request(url, init);
+  } catch {
+    // Fetch refuses some methods Node parses (TRACE, TRACK): the handler could not be given them.
+    return problemAnswer(501, 'Not Implemented', 'method_not_implemented', `${method} is not supported.`);
+  }
+}
+
+/** A `Host` value: a name or IPv4 address (no `/`, `?`, `#`, `@`, `%` or space), or an IPv6 one in brackets, and a port. */
+const HOST = /^(?:[A-Za-z0-9._~!$&'()*+,;=-]+|\[[0-9A-Fa-f:.]+\])(?::\d{0,5})?$/;
+
+/** A listening address as the host of a URL: an IPv6 address goes in brackets. */
+function formatHost(hostname: string): string {
+  return hostname.includes(':') ? `[${hostname}]` : hostname;
+}
+
+/** A problem details answer of the bridge itself, for a request the handler never sees or a handler that throws. */
+function problemAnswer(status: number, title: string, code: string, detail: string): Response {
+  const body = JSON.stringify({
+    type: `urn:stepwire:problem:${code}`,
+    status,
+    title,
+    detail,
+    code,
+    errors: [],
+  });
+  return new Response(body, {
+    status,
+    headers: {
+      'content-type': 'application/problem+json',
+      'content-length': String(new TextEncoder().encode(body).byteLength),
+    },
+  });
 }
 
 /**
