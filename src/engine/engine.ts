@@ -7,7 +7,7 @@ import { createPdfAction } from '../actions/create-pdf.js';
 import { uploadFileAction } from '../actions/upload-file.js';
 import { runWorkflowAction } from '../actions/run-workflow.js';
 import { Catalog } from '../catalog/catalog.js';
-import { NotFoundError, ValidationError, formatIssues } from '../errors/index.js';
+import { NotFoundError, StepwireError, ValidationError, formatIssues } from '../errors/index.js';
 import { setOwn } from '../schema/own.js';
 import { QuickJsSandbox, type ScriptSandbox } from '../script/index.js';
 import { Applications } from '../app/applications.js';
@@ -100,6 +100,16 @@ export class Engine {
   #durable: DurableRuns | undefined;
   /** Runs executing in this process, to cancel them by id. */
   #live = new Map<string, { abort(): void }>();
+  /** The results of the runs executing in this process: `close()` waits for them. */
+  #settling = new Set<Promise<unknown>>();
+  /** Starts and ticks under way: `close()` waits for them, so no run begins after it resolved. */
+  #pending = new Set<Promise<unknown>>();
+  /** The `work()` loops running, each stopped by `close()`. */
+  #workers = new Set<{ stop(): Promise<void> }>();
+  /** Set once `close()` was called: what it is doing. */
+  #closing: Promise<void> | undefined;
+  /** Set by `close({ cancel: true })`: runs of this process are cancelled, also those about to start. */
+  #cancelling = false;
 
   constructor(options: EngineOptions = {}) {
     this.options = resolveOptions(options);
@@ -167,12 +177,17 @@ export class Engine {
   /**
    * Runs a workflow to its end and resolves with its run record, succeeded or failed.
    * @throws {@link ValidationError} when the input is invalid (no step runs, no record is kept);
-   *   {@link NotFoundError} when there is no such workflow.
+   *   {@link NotFoundError} when there is no such workflow; a `StepwireError` with code `closed`
+   *   after {@link Engine.close}.
    */
   async run(name: string, input?: unknown, options: RunOptions = {}): Promise<RunRecord> {
+    this.#open('run');
     if (options.key !== undefined || this.#durable) return (await this.start(name, input, options)).result;
-    const execution = await this.#prepare(name, input, options);
-    return this.#launch(execution);
+    // The launch is part of what close() waits for, so no run begins once close() has resolved.
+    const launched = this.#admit(
+      this.#prepare(name, input, options).then((execution) => ({ result: this.#launch(execution) })),
+    );
+    return (await launched).result;
   }
 
   /**
@@ -201,8 +216,14 @@ export class Engine {
    * for await (const event of handle.events) console.log(event.type, 'step' in event ? event.step : '');
    * const record = await handle.result;
    * ```
+   * @throws a `StepwireError` with code `closed` after {@link Engine.close}.
    */
   async start(name: string, input?: unknown, options: RunOptions = {}): Promise<RunHandle> {
+    this.#open('start');
+    return this.#admit(this.#start(name, input, options));
+  }
+
+  async #start(name: string, input: unknown, options: RunOptions): Promise<RunHandle> {
     if (this.#durable) return this.#startDurable(this.#durable, name, input, options);
     const queue: RunEvent[] = [];
     let wake: (() => void) | undefined;
@@ -258,7 +279,14 @@ export class Engine {
   /** Runs an execution of this process, cancellable by id while it runs. */
   #launch(execution: Execution): Promise<RunRecord> {
     this.#live.set(execution.id, execution.canceller);
-    return execution.run().finally(() => this.#live.delete(execution.id));
+    const result = execution.run().finally(() => {
+      this.#live.delete(execution.id);
+      this.#settling.delete(result);
+    });
+    this.#settling.add(result);
+    // `close({ cancel: true })` may have come while the run was being prepared.
+    if (this.#cancelling) execution.canceller.abort();
+    return result;
   }
 
   /**
@@ -266,10 +294,11 @@ export class Engine {
    * (one catch-up run after downtime), an entity's changed rows once its interval has passed. Hosts
    * that bring their own clock (a Workers `scheduled` handler) call it; {@link Engine.work} calls it
    * by itself. Each slot and row state starts one run, whatever the number of engines on one storage.
+   * @throws a `StepwireError` with code `closed` after {@link Engine.close}.
    */
   async tick(now: Date = new Date()): Promise<TriggerFiring[]> {
-    await this.ready();
-    return fireDue(this.#fireHost, now);
+    this.#open('tick');
+    return this.#admit(this.ready().then(() => fireDue(this.#fireHost, now)));
   }
 
   /**
@@ -281,8 +310,11 @@ export class Engine {
    * const worker = engine.work({ concurrency: 8 });
    * process.on('SIGTERM', () => void worker.stop());
    * ```
+   * @throws a `StepwireError` with code `closed` after {@link Engine.close} (at once: `work` returns
+   *   no promise); {@link Engine.close} stops every loop `work` started.
    */
   work(options: WorkOptions = {}): { stop(): Promise<void> } {
+    this.#open('work');
     const tickMs = options.tickMs ?? 1000;
     const onError = (error: unknown) => options.onError?.(error);
     let running: Promise<unknown> = Promise.resolve();
@@ -290,7 +322,7 @@ export class Engine {
       options.triggers === false
         ? undefined
         : setInterval(() => {
-            running = running.then(() => this.tick()).catch(onError);
+            running = running.then(() => (this.#closing ? undefined : this.tick())).catch(onError);
           }, tickMs);
     const concurrency = options.concurrency ?? 4;
     const worker: Promise<QueueWorker | undefined> = this.#durable
@@ -298,14 +330,74 @@ export class Engine {
       : Promise.resolve(undefined);
     worker.catch(onError);
     let stopping: Promise<void> | undefined;
-    return {
+    const loop = {
       stop: () =>
         (stopping ??= (async () => {
           clearInterval(timer);
           await (await worker.catch(() => undefined))?.stop();
           await running;
+          this.#workers.delete(loop);
         })()),
     };
+    this.#workers.add(loop);
+    return loop;
+  }
+
+  /**
+   * Shuts the engine down: stops what it started itself and waits for it, so the process can exit.
+   * - Every `work()` loop stops as its `stop()` does: no further tick or step is taken, and the tick
+   *   and the steps in flight finish (a step's result is committed).
+   * - Runs executing in this process (without a queue) finish: `close()` resolves once each has
+   *   ended, as it would have (each is bounded by its time limit). With `{ cancel: true }` they are
+   *   cancelled instead and end `cancelled`, each step told to stop, as {@link Engine.cancel} does;
+   *   calling `close({ cancel: true })` while an earlier `close()` waits cancels them too.
+   * - With a queue, runs are not this process's to end: steps not yet taken stay on the queue for
+   *   other workers (or for this storage's next engine), and runs go on there.
+   *
+   * Afterwards `run`, `start`, `tick` and `work` throw a `StepwireError` with code `closed` naming
+   * the call (an HTTP handler on the engine answers them 503). Reads (`getRun`, `listRuns`, the
+   * catalog and definitions) still work. The adapters are not closed: the caller made them and owns
+   * them, so close a database (`openPostgres(...).close()`) after the engine. Calling `close()` again
+   * resolves when the first call does.
+   * @example
+   * ```ts
+   * process.once('SIGTERM', async () => {
+   *   await engine.close({ cancel: true });
+   *   await db.close();
+   * });
+   * ```
+   */
+  close(options: { cancel?: boolean } = {}): Promise<void> {
+    if (options.cancel === true && !this.#cancelling) {
+      this.#cancelling = true;
+      for (const live of this.#live.values()) live.abort();
+    }
+    return (this.#closing ??= this.#shutDown());
+  }
+
+  async #shutDown(): Promise<void> {
+    await Promise.allSettled([...this.#workers].map((loop) => loop.stop()));
+    // Starts admitted before close may still launch runs: wait until nothing is left.
+    while (this.#pending.size > 0 || this.#settling.size > 0)
+      await Promise.allSettled([...this.#pending, ...this.#settling]);
+    this.#durable?.close();
+  }
+
+  /** Throws when the engine is closed, naming the call. */
+  #open(call: string): void {
+    if (this.#closing)
+      throw new StepwireError(
+        'closed',
+        `engine.${call}() was called after engine.close(): the engine is closed`,
+      );
+  }
+
+  /** Tracks a start or tick under way, so `close()` waits for it. */
+  #admit<T>(work: Promise<T>): Promise<T> {
+    this.#pending.add(work);
+    const done = () => this.#pending.delete(work);
+    work.then(done, done);
+    return work;
   }
 
   /** What trigger firing needs, the engine seen through a narrow window. */
