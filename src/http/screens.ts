@@ -1,8 +1,9 @@
-import { readLimited } from '../bytes/read-limited.js';
 import type { Engine } from '../engine/engine.js';
 import { NotFoundError, isStepwireError } from '../errors/index.js';
 import { renderMessagePage, renderScreen } from '../app/render.js';
 import { setOwn } from '../schema/own.js';
+import { readBytes } from './body.js';
+import { HttpProblem } from './problem.js';
 
 /** Parameters of a screen route, taken from the path (already URL-decoded). @internal */
 export interface ScreenRouteParams {
@@ -94,9 +95,20 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
       ),
     );
   }
-  const bytes = await readBody(request, limit);
-  if (bytes === undefined)
-    return html(413, renderMessagePage('Form too large', `The form may be at most ${limit} bytes.`));
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBytes(request, limit);
+  } catch (error) {
+    // Too large, or sent with a Content-Encoding that cannot be decoded: the same statuses as a JSON body.
+    if (!(error instanceof HttpProblem)) throw error;
+    const { status, detail } = error.details;
+    const title =
+      status === 413 ? 'Form too large' : status === 415 ? 'Unsupported form encoding' : 'Bad form';
+    return html(
+      status,
+      renderMessagePage(title, status === 413 ? `The form may be at most ${limit} bytes.` : detail),
+    );
+  }
   let fields: Iterable<[string, FormDataEntryValue]>;
   try {
     fields = urlencoded
@@ -113,14 +125,6 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
     setOwn(values, key, value);
   }
   return values;
-}
-
-/** The body as bytes, or undefined when it is larger than `limit`. */
-async function readBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > limit) return undefined;
-  if (!request.body) return new Uint8Array(0);
-  return readLimited(request.body, limit);
 }
 
 /** An HTML answer with the headers of every page: no scripts, no framing, inline styles only. @internal */

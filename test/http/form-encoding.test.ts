@@ -1,0 +1,44 @@
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { createHandler } from '../../src/http/index.js';
+import { appEngine } from '../app/helpers.js';
+
+async function submit(handler: (request: Request) => Promise<Response>, body: Uint8Array, encoding: string) {
+  return handler(
+    new Request('http://localhost/applications/shop/screens/notes/forms/add', {
+      method: 'POST',
+      body: body as Uint8Array<ArrayBuffer>,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding },
+    }),
+  );
+}
+
+describe('form bodies with a Content-Encoding', () => {
+  it('decodes gzip as it does a JSON body, and the form runs with its fields', async () => {
+    const { engine } = await appEngine();
+    const handler = createHandler(engine);
+    const response = await submit(handler, gzipSync('note=hello&amount=1'), 'gzip');
+    expect(response.status).toBe(303);
+    const { runs } = await engine.listRuns({});
+    expect(runs.map((run) => run.input)).toEqual([expect.objectContaining({ note: 'hello', amount: 1 })]);
+  });
+
+  it('refuses an encoding it cannot decode with a 415 page, and nothing runs', async () => {
+    const { engine } = await appEngine();
+    const handler = createHandler(engine);
+    const response = await submit(handler, new TextEncoder().encode('note=hello&amount=1'), 'br');
+    expect(response.status).toBe(415);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await response.text()).toContain('Content-Encoding br is not supported');
+    expect((await engine.listRuns({})).runs).toEqual([]);
+  });
+
+  it('counts the decoded bytes against the limit: a small gzip of a large form is a 413 page', async () => {
+    const { engine } = await appEngine();
+    const handler = createHandler(engine, { maxBodyBytes: 1000 });
+    const response = await submit(handler, gzipSync(`note=${'a'.repeat(5000)}&amount=1`), 'gzip');
+    expect(response.status).toBe(413);
+    expect(await response.text()).toContain('The form may be at most 1000 bytes.');
+    expect((await engine.listRuns({})).runs).toEqual([]);
+  });
+});
