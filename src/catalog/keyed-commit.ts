@@ -13,7 +13,7 @@ import type {
   UpdateRequest,
 } from '../adapters/types.js';
 import { ValidationError } from '../errors/index.js';
-import type { Undo } from './sheet-commit.js';
+import { undoPlans, type Undo } from './sheet-commit.js';
 import { cellFromValue } from './sheet-mapping.js';
 import { keyCellsOf, keyColumns, type WritePlan } from './write-plan.js';
 
@@ -57,8 +57,10 @@ export async function commitKeyed(
     try {
       await sheets.append({ ...at, values }, options);
     } catch (error) {
-      // The updated rows go back to what they were, so the upsert stays all or nothing.
-      if (restore.cells.length > 0) await Promise.resolve(update(restore, options)).catch(() => undefined);
+      // The updated rows go back to what they were, so the upsert stays all or nothing; when they
+      // cannot, the error says so (`write_partial`) rather than leaving changed rows unannounced.
+      if (restore.cells.length > 0)
+        await undoPlans([{ entity: entity.name, undo: () => update(restore, options) }], error);
       throw error;
     }
   }
