@@ -40,9 +40,30 @@ export async function problemErrorFrom(response: Response, cause: unknown): Prom
     detail:
       typeof record.detail === 'string'
         ? record.detail
-        : text.slice(0, 200) || `the server answered ${response.status}`,
+        : readable(text, response.headers.get('content-type')).slice(0, 200) ||
+          `the server answered ${response.status}`,
     code: typeof record.code === 'string' ? record.code : `http_${response.status}`,
     errors: Array.isArray(record.errors) ? record.errors : [],
   };
   return new HttpProblemError(response.status, problem, { cause });
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/**
+ * The text a person reads in an error answer that is not problem details: an HTML page (a screen's
+ * 404, a proxy's error page) gives its visible words, without markup, styles or scripts.
+ */
+function readable(text: string, contentType: string | null): string {
+  if (!/^\s*text\/html\b/i.test(contentType ?? '') && !/^\s*<!doctype html/i.test(text)) return text.trim();
+  return text
+    .replace(/<head[\s>][\s\S]*?<\/head>|<(script|style)[\s>][\s\S]*?<\/\1>|<!--[\s\S]*?-->/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity: string, name: string) => {
+      if (name[0] !== '#') return ENTITIES[name.toLowerCase()] ?? entity;
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
 }
