@@ -26,6 +26,7 @@ import { preloadTracing } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
 import { DurableRuns } from './durable.js';
 import type { QueueWorker } from '../adapters/queue.js';
+import type { Entity } from '../schema/index.js';
 
 /** Options of {@link Engine.work}. */
 export interface WorkOptions {
@@ -151,7 +152,10 @@ export class Engine {
       this.options.storage,
       {
         hasWorkflow: async (name) => (await this.options.storage.get('workflows', name)) !== undefined,
-        hasEntity: async (name) => (await this.options.storage.get('entities', name)) !== undefined,
+        entity: async (name) => {
+          const entity = await this.options.storage.get<Entity>('entities', name);
+          return entity && { columns: entity.columns.map((c) => c.name), primary_key: entity.primary_key };
+        },
         checkInput: (name, input) => this.checkInput(name, input),
       },
       ready,

@@ -11,7 +11,9 @@ import {
   isValidationError,
   issuesUnder,
 } from '../errors/index.js';
-import type { Issue } from '../errors/index.js';
+import { formatIssue, type Issue } from '../errors/index.js';
+import { setOwn } from '../schema/own.js';
+import { keyPath } from '../json-schema/describe.js';
 import { TriggerSchema, check, type Trigger } from '../schema/index.js';
 
 /** A stored trigger: its definition and when it was created (schedules fire only slots after it). */
@@ -21,8 +23,8 @@ export type StoredTrigger = Trigger & { created_at: string };
 export interface TriggerChecks {
   /** Whether a workflow of that name exists. */
   hasWorkflow(name: string): Promise<boolean>;
-  /** Whether an entity of that name exists. */
-  hasEntity(name: string): Promise<boolean>;
+  /** An entity's column names and primary key, or undefined when there is no such entity. */
+  entity(name: string): Promise<{ columns: string[]; primary_key: string[] } | undefined>;
   /** Fills defaults into a workflow input and validates it; throws `ValidationError`. */
   checkInput(workflow: string, input: unknown): Promise<unknown>;
 }
@@ -50,7 +52,12 @@ export class TriggerRegistry {
 
   /**
    * Stores a new trigger after checking it: its shape, that its workflow (and entity) exist, that a
-   * cron parses in its time zone, and that a schedule's `input_data` is a valid input of the workflow.
+   * cron parses in its time zone, and that the input its runs get fits the workflow's `input_schema`
+   * where it is known now: a schedule's whole input (`input_data`); a webhook's `input_data`
+   * properties (the body may add or replace properties, never remove one); an entity trigger's
+   * `input_data` with `event` (each listed event), `previous` (null for `created`), `row` (null for
+   * `deleted`) and the shape of `key`, `row` and `previous` (objects of the entity's key columns and
+   * columns; their values come from the sheet and are checked when each run starts).
    * @throws {@link ValidationError} listing every problem with its path; {@link ConflictError} when the name is taken.
    */
   async create(definition: unknown): Promise<StoredTrigger> {
@@ -89,7 +96,8 @@ export class TriggerRegistry {
 
   async #problems(trigger: Trigger): Promise<Issue[]> {
     const issues: Issue[] = [];
-    if (!(await this.#checks.hasWorkflow(trigger.workflow_name)))
+    const workflowExists = await this.#checks.hasWorkflow(trigger.workflow_name);
+    if (!workflowExists)
       issues.push({
         code: 'unknown_workflow',
         path: 'workflow_name',
@@ -119,14 +127,13 @@ export class TriggerRegistry {
           const why = error instanceof Error ? error.message : String(error);
           issues.push(cronIssue(`is not a five-field cron (minute hour day month weekday): ${why}`));
         }
-      if (issues.length === 0) {
-        try {
-          await this.#checks.checkInput(trigger.workflow_name, trigger.input_data ?? {});
-        } catch (error) {
-          if (!isValidationError(error)) throw error;
-          issues.push(...issuesUnder(error.issues, 'input_data'));
-        }
-      }
+      if (workflowExists) issues.push(...(await this.#inputIssues(trigger, {})));
+    }
+    if (trigger.type === 'webhook' && workflowExists) {
+      // The body is laid over input_data: only what input_data itself holds is known now.
+      const own = new Set(Object.keys(trigger.input_data ?? {}));
+      for (const issue of await this.#inputIssues(trigger, {}))
+        if (own.has(firstKey(issue.path) ?? '')) issues.push(underInput(issue));
     }
     if (trigger.type === 'entity') {
       const { events, entity_name } = trigger.entity_data;
@@ -138,15 +145,113 @@ export class TriggerRegistry {
             message: `event "${event}" is listed twice`,
           });
       });
-      if (!(await this.#checks.hasEntity(entity_name)))
+      const entity = await this.#checks.entity(entity_name);
+      if (!entity)
         issues.push({
           code: 'unknown_entity',
           path: 'entity_data.entity_name',
           message: `entity "${entity_name}" does not exist`,
         });
+      else if (workflowExists) issues.push(...(await this.#entityInputIssues(trigger, entity)));
     }
     return issues;
   }
+
+  /** The issues of the workflow input made of the trigger's `input_data` with `extra` laid over it. */
+  async #inputIssues(trigger: Trigger, extra: Record<string, unknown>): Promise<Issue[]> {
+    const input: Record<string, unknown> = {};
+    for (const source of [trigger.input_data ?? {}, extra])
+      for (const [key, value] of Object.entries(source)) setOwn(input, key, value);
+    try {
+      await this.#checks.checkInput(trigger.workflow_name, input);
+      return [];
+    } catch (error) {
+      if (!isValidationError(error)) throw error;
+      return trigger.type === 'schedule' ? issuesUnder(error.issues, 'input_data') : error.issues;
+    }
+  }
+
+  /**
+   * What an entity trigger's runs would be refused for, whatever the rows: each listed event's input
+   * is checked with the entity's columns in `key`, `row` and `previous` holding null, and only the
+   * issues that do not depend on those values are kept.
+   */
+  async #entityInputIssues(
+    trigger: Extract<Trigger, { type: 'entity' }>,
+    entity: { columns: string[]; primary_key: string[] },
+  ): Promise<Issue[]> {
+    const columns = (names: string[]) => {
+      const value: Record<string, unknown> = {};
+      for (const name of names) setOwn(value, name, null);
+      return value;
+    };
+    const { entity_name, events } = trigger.entity_data;
+    const found = new Map<string, Issue>();
+    for (const [index, event] of events.entries()) {
+      if (events.indexOf(event) !== index) continue;
+      const overlay: Record<string, unknown> = {
+        event,
+        key: columns(entity.primary_key),
+        row: event === 'deleted' ? null : columns(entity.columns),
+        previous: event === 'created' ? null : columns(entity.columns),
+      };
+      for (const issue of await this.#inputIssues(trigger, overlay)) {
+        const kept = entityIssue(issue, overlay, `entity_data.events[${index}]`, event, entity_name);
+        if (kept) found.set(`${kept.code}\0${kept.path}\0${kept.message}`, kept);
+      }
+    }
+    return [...found.values()];
+  }
+}
+
+/** Codes of issues about an object itself that hold whatever its property values are. */
+const SHAPE_CODES = new Set(['invalid_type', 'too_small', 'too_big']);
+/** Codes of issues about which properties an object has (not their values). */
+const PROPERTY_CODES = new Set(['unknown_property', 'required', 'invalid_property_name']);
+
+/**
+ * An issue of an entity trigger's run input, kept when it holds for every row: about `input_data`
+ * or a property missing beside it, about `event`, about a `row` or `previous` that is null, or about
+ * the shape of `key`, `row` and `previous` (an object with the entity's columns). Issues about the
+ * column values, or summaries that may depend on them (`anyOf`, `not` at the root), are left to the
+ * check each run gets when it starts.
+ */
+function entityIssue(
+  issue: Issue,
+  overlay: Record<string, unknown>,
+  eventPath: string,
+  event: string,
+  entity: string,
+): Issue | undefined {
+  const key = firstKey(issue.path);
+  if (key === undefined) return SHAPE_CODES.has(issue.code) ? underInput(issue) : undefined;
+  if (!Object.hasOwn(overlay, key)) return underInput(issue);
+  const what = `the input of a run for a ${event} row: ${formatIssue(issue)}`;
+  if (key === 'event' || overlay[key] === null)
+    return issue.path === key ? { ...issue, path: eventPath, message: what } : undefined;
+  const rest = issue.path.slice(keyPath('', key).length);
+  const direct = /^(?:\.[^.[]+|\["(?:[^"\\]|\\.)*"\])$/.test(rest);
+  const holds = rest === '' ? SHAPE_CODES.has(issue.code) : direct && PROPERTY_CODES.has(issue.code);
+  if (!holds) return undefined;
+  const message = `${key} holds the columns of entity "${entity}": ${formatIssue(issue)}`;
+  return { ...issue, path: 'entity_data.entity_name', message };
+}
+
+/** The first property of an issue's path (`a` of `a.b[0]`, `x y` of `["x y"].b`); undefined at the root. */
+function firstKey(path: string): string | undefined {
+  if (path === '') return undefined;
+  const quoted = /^\[("(?:[^"\\]|\\.)*")\]/.exec(path);
+  if (quoted) return JSON.parse(quoted[1]!) as string;
+  return /^[^.[]+/.exec(path)?.[0];
+}
+
+/** An issue of the run input, placed under `input_data` of the trigger. */
+function underInput(issue: Issue): Issue {
+  if (issue.path === '') return { ...issue, path: 'input_data' };
+  return {
+    ...issue,
+    path: issue.path.startsWith('[') ? `input_data${issue.path}` : `input_data.${issue.path}`,
+  };
 }
 
 /** Names a cron field may hold besides numbers: months in the fourth, weekdays in the fifth. */

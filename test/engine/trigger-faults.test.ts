@@ -294,6 +294,7 @@ describe('trigger definitions', () => {
         name: 'e',
         type: 'entity',
         workflow_name: 'notify',
+        input_data: { who: 'x' },
         entity_data: { entity_name: 'items', events: ['created', 'created'] },
       }),
     ).toEqual([
