@@ -94,7 +94,9 @@ export async function writeEntities(
     );
   }
   const relationships = await deps.relationships();
-  const lockKeys = [...entities.values()].map((e) => sheetKey(e.spreadsheet_config));
+  const lockKeys = (await lockedEntities(deps, entities, relationships)).map((e) =>
+    sheetKey(e.spreadsheet_config),
+  );
   return deps.lock.run(lockKeys, async () => {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -201,6 +203,30 @@ async function planWrites(
   if (issues.length > 0)
     throw new WriteRejectedError(issues, { conflict: issues.every((i) => CONFLICTS.has(i.code)) });
   return plans;
+}
+
+/**
+ * The entities whose sheets a write locks: the ones written, and every entity at the other end of
+ * an enforced foreign key of one of them. The checks read those too, so holding their locks keeps
+ * two writes of this engine from passing each other's checks (an order added for a customer that a
+ * delete at the same time removes).
+ */
+async function lockedEntities(
+  deps: WriterDeps,
+  entities: ReadonlyMap<string, Entity>,
+  relationships: readonly Relationship[],
+): Promise<Entity[]> {
+  const locked = new Map(entities);
+  for (const rel of relationships) {
+    const ends = [rel.source_entity, rel.target_entity];
+    if (!ends.some((name) => entities.has(name))) continue;
+    for (const name of ends) {
+      if (locked.has(name)) continue;
+      const entity = await deps.storage.get<Entity>('entities', name);
+      if (entity) locked.set(name, entity);
+    }
+  }
+  return [...locked.values()];
 }
 
 function sheetKey(config: Entity['spreadsheet_config']): string {
