@@ -106,7 +106,7 @@ function operation(route: Route): JsonObject {
     if (!PROBLEM_DESCRIPTIONS[status]) throw new Error(`${route.name}: no description of problem ${status}`);
     responses[status] = { $ref: `#/components/responses/Problem${status}` };
   }
-  const parameters = [...pathParameters(route), ...queryParameters(route.query)];
+  const parameters = [...pathParameters(route), ...queryParameters(route.query), ...headerParameters(route)];
   return {
     operationId: route.name,
     tags: [tagOf(route)],
@@ -180,6 +180,17 @@ function queryParameters(query: z.ZodType | undefined): JsonObject[] {
       schema: parameterSchema(query),
     },
   ];
+}
+
+/** One optional header parameter per header the route reads. */
+function headerParameters(route: Route): JsonObject[] {
+  return (route.headers ?? []).map(({ name, description, pattern }) => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema: { type: 'string', ...(pattern ? { pattern } : {}) },
+  }));
 }
 
 /** A `$ref` to a named component, an array of one, or the schema inlined. */

@@ -27,6 +27,15 @@ export interface RouteBody<S extends z.ZodType = z.ZodType> {
   validate?: boolean;
 }
 
+/** A request header a route reads. @internal */
+export interface RouteHeader {
+  /** Header name as documented, e.g. `Idempotency-Key`. */
+  name: string;
+  description: string;
+  /** The value's shape. @default a string */
+  pattern?: string;
+}
+
 /** Media type of an answer's body. @internal */
 export type ResponseMedia = 'application/json' | 'text/javascript' | 'text/html' | 'image/svg+xml';
 
@@ -89,6 +98,8 @@ export interface Route<
   params?: Params;
   /** Query parameters: an object schema (one parameter per key) or a record (free-form). */
   query?: Query;
+  /** Request headers that change what the route does (documented as header parameters). */
+  headers?: readonly RouteHeader[];
   body?: Body;
   /** Every answer other than problem details, by status; 2xx ones are what the client expects. */
   responses: Responses;
@@ -129,3 +140,10 @@ export const noContent = (): Response => new Response(null, { status: 204 });
 export function nameParam(resource: string) {
   return z.object({ name: z.string().describe(`${resource} name (URL-encoded)`) });
 }
+
+/** The `Idempotency-Key` header of the routes that start runs. @internal */
+export const IDEMPOTENCY_KEY: RouteHeader = {
+  name: 'Idempotency-Key',
+  description:
+    'Names this start: a key already used answers the run it started instead of starting another (1 to 255 characters, no control characters).',
+};

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HttpProblem, problem } from './problem.js';
 import { StoredTriggerSchema, TriggerSchema } from '../schema/index.js';
 import { jsonOf, mediaType, readBytes } from './body.js';
-import { defineRoute, json, nameParam, noContent } from './route.js';
+import { IDEMPOTENCY_KEY, defineRoute, json, nameParam, noContent } from './route.js';
 import type { Engine } from '../engine/engine.js';
 import { startFor, triggerInput } from '../engine/trigger-fire.js';
 import type { StoredTrigger } from '../engine/triggers.js';
@@ -75,6 +75,15 @@ export const TRIGGER_ROUTES = [
     description:
       'Starts the trigger’s workflow with its `input_data` and the JSON body laid over it, and answers 202 at once. With a secret, the request must carry `X-Stepwire-Signature: sha256=<hex HMAC-SHA256 of the raw body>`, else 401 and nothing runs. With an `Idempotency-Key`, a key already used answers 200 with the run it started.',
     params: nameParam('Trigger'),
+    headers: [
+      IDEMPOTENCY_KEY,
+      {
+        name: 'X-Stepwire-Signature',
+        description:
+          'Required when the trigger has a secret: `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the secret.',
+        pattern: '^sha256=[0-9a-fA-F]{64}$',
+      },
+    ],
     body: {
       media: 'json',
       schema: z.record(z.string(), z.unknown()),

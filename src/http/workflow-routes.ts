@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { RUN_STATUSES, RunRecordSchema, WorkflowSchema } from '../schema/index.js';
-import { defineRoute, json, jsonText, nameParam, noContent } from './route.js';
+import { IDEMPOTENCY_KEY, defineRoute, json, jsonText, nameParam, noContent } from './route.js';
 
 const enc = encodeURIComponent;
 const WORKFLOW_BODY = {
@@ -103,6 +103,7 @@ export const WORKFLOW_ROUTES = [
     description:
       'Runs the workflow to its end. 200 with the run record whether it succeeded or failed, and `Location: /runs/{id}`; 400 when the input is invalid (nothing runs). The run is cancelled when the client goes away. With an `Idempotency-Key` header, a key already used for this workflow answers the run it started (header `Idempotent-Replayed: true`) instead of running again.',
     params: nameParam('Workflow'),
+    headers: [IDEMPOTENCY_KEY],
     body: {
       media: 'json',
       schema: z.unknown().describe('The workflow input; validated against its input_schema.'),
