@@ -108,20 +108,41 @@ async function fireSchedule(
 ): Promise<TriggerFiring[]> {
   const [slot] = scheduleOf(trigger).previousRuns(1, new Date(now.getTime() + 1));
   if (!slot) return [];
-  const state = await host.storage.get<{ last_slot: string }>('trigger_state', trigger.name);
+  const state = stateOf(trigger, await host.storage.get<ScheduleState>('trigger_state', trigger.name));
   const after = state?.last_slot ?? trigger.created_at;
   // Only the latest slot fires: after downtime, one catch-up run, not one per missed slot.
   if (slot.getTime() <= Date.parse(after)) return [];
   const slotIso = slot.toISOString();
   const firing = await startFor(host, trigger, triggerInput(trigger, {}), `slot:${slotIso}`);
-  await host.storage.put('trigger_state', trigger.name, { last_slot: slotIso });
+  const next: ScheduleState = { trigger: trigger.created_at, last_slot: slotIso };
+  await host.storage.put('trigger_state', trigger.name, next);
   return [firing];
 }
 
+/**
+ * What a trigger keeps in storage names the trigger it belongs to by its `created_at`: a tick still
+ * under way when its trigger is deleted may write it after the delete, and a trigger created again
+ * under that name must not take it for its own (its first poll only records; it fires no slot before
+ * its creation). A state without `trigger` was written before states named theirs, and is kept.
+ */
+interface TriggerState {
+  trigger?: string;
+}
+
+/** What a schedule keeps: the last slot it fired. */
+interface ScheduleState extends TriggerState {
+  last_slot: string;
+}
+
 /** What an entity trigger keeps between polls: when it last read, and each row by its key. */
-interface EntitySnapshot {
+interface EntitySnapshot extends TriggerState {
   polled_at: string;
   rows: Record<string, Record<string, unknown>>;
+}
+
+/** The stored state when it belongs to this trigger (not to a deleted one of the same name). */
+function stateOf<S extends TriggerState>(trigger: StoredTrigger, state: S | undefined): S | undefined {
+  return state && (state.trigger === undefined || state.trigger === trigger.created_at) ? state : undefined;
 }
 
 async function pollEntity(
@@ -130,7 +151,7 @@ async function pollEntity(
   now: Date,
 ): Promise<TriggerFiring[]> {
   const { entity_name, events, interval_seconds = DEFAULT_INTERVAL_S } = trigger.entity_data;
-  const state = await host.storage.get<EntitySnapshot>('trigger_state', trigger.name);
+  const state = stateOf(trigger, await host.storage.get<EntitySnapshot>('trigger_state', trigger.name));
   if (state && now.getTime() - Date.parse(state.polled_at) < interval_seconds * 1000) return [];
   let rows: Record<string, Record<string, unknown>>;
   try {
@@ -139,7 +160,7 @@ async function pollEntity(
     if (error instanceof NotFoundError) return [];
     throw error;
   }
-  const snapshot: EntitySnapshot = { polled_at: now.toISOString(), rows };
+  const snapshot: EntitySnapshot = { trigger: trigger.created_at, polled_at: now.toISOString(), rows };
   // The first poll only records what is there.
   if (!state) {
     await host.storage.put('trigger_state', trigger.name, snapshot);
