@@ -19,7 +19,9 @@ import {
   type GetEntityOutput,
   type Relationship,
   type WriteMode,
+  WRITE_MODES,
 } from '../schema/index.js';
+import { describeValue } from '../schema/issues.js';
 import { executeRead } from '../query/index.js';
 import { KeyedLock } from '../locks/keyed-lock.js';
 import {
@@ -249,11 +251,26 @@ export class Catalog {
   async write(writes: readonly EntityWrite[], options: CallOptions = {}): Promise<WriteResult> {
     await this.#ready();
     const issues: Issue[] = [];
-    const taken = writes.map((w, i) => {
-      const rows = rowsOf(w.rows, `writes[${i}].rows`);
-      if (rows.ok) return { ...w, rows: rows.value };
+    if (!Array.isArray(writes)) {
+      throw new WriteRejectedError([
+        {
+          code: 'invalid_type',
+          path: 'writes',
+          message: `writes must be an array of { entity, rows, mode? }, got ${describeValue(writes)}`,
+        },
+      ]);
+    }
+    const taken = writes.map((w: unknown, i) => {
+      const write = writeIssues(w, `writes[${i}]`);
+      if (write.length > 0) {
+        issues.push(...write);
+        return { entity: '', rows: [] };
+      }
+      const entityWrite = w as EntityWrite;
+      const rows = rowsOf(entityWrite.rows, `writes[${i}].rows`);
+      if (rows.ok) return { ...entityWrite, rows: rows.value };
       issues.push(...rows.issues);
-      return { ...w, rows: [] };
+      return { ...entityWrite, rows: [] };
     });
     if (issues.length > 0) throw new WriteRejectedError(issues);
     return writeEntities(this.#writer, taken, options);
@@ -287,6 +304,34 @@ export class Catalog {
     const entity = await this.getDefinition(name);
     return { entity, table: (await this.#cache.load(entity, options)).table };
   }
+}
+
+/** What makes `write` no write to one entity: no object, no entity name, an unknown mode. */
+function writeIssues(write: unknown, path: string): Issue[] {
+  if (typeof write !== 'object' || write === null || Array.isArray(write))
+    return [
+      {
+        code: 'invalid_type',
+        path,
+        message: `${path} must be an object { entity, rows, mode? }, got ${describeValue(write)}`,
+      },
+    ];
+  const { entity, mode } = write as { entity?: unknown; mode?: unknown };
+  const issues: Issue[] = [];
+  if (typeof entity !== 'string' || entity === '')
+    issues.push({
+      code: 'invalid_type',
+      path: `${path}.entity`,
+      message: `${path}.entity must be the name of an entity, got ${describeValue(entity)}`,
+    });
+  // A misspelt mode is refused, never taken for another: an unknown one would append, or drop updates.
+  if (mode !== undefined && !(WRITE_MODES as readonly unknown[]).includes(mode))
+    issues.push({
+      code: 'invalid_value',
+      path: `${path}.mode`,
+      message: `${path}.mode must be one of ${WRITE_MODES.map((m) => `"${m}"`).join(', ')}, got ${describeValue(mode)}`,
+    });
+  return issues;
 }
 
 function failure(errors: string[]): GetEntityOutput {

@@ -284,3 +284,53 @@ describe('rows given to engine.catalog.append, upsert, update and delete', () =>
     ]);
   });
 });
+
+describe('engine.catalog.write given something else than writes', () => {
+  it.each([['UPSERT'], ['bogus'], [null], [42]])(
+    'refuses the write mode %j, naming it; nothing is written',
+    async (mode) => {
+      const { engine, spreadsheets } = await shopEngine();
+      const before = spreadsheets.cells('shop', 'customers');
+      const error = await rejected(
+        engine.catalog.write([
+          { entity: 'customers', rows: [{ id: 1, name: 'Changed' }], mode: 'append' },
+          {
+            entity: 'customers',
+            rows: [
+              { id: 1, name: 'Changed' },
+              { id: 9, name: 'New' },
+            ],
+            mode,
+          } as never,
+        ]),
+      );
+      expect(error.code).toBe('write_rejected');
+      expect(error.issues).toEqual([
+        expect.objectContaining({ code: 'invalid_value', path: 'writes[1].mode' }),
+      ]);
+      expect(error.issues[0]!.message).toContain('"append", "replace", "upsert", "update", "delete"');
+      expect(spreadsheets.cells('shop', 'customers')).toEqual(before);
+    },
+  );
+
+  it('refuses writes that are no array, and a write that is no object or names no entity, naming each', async () => {
+    const { engine } = await shopEngine();
+    for (const writes of [null, 'customers', { entity: 'customers', rows: [] }]) {
+      const error = await rejected(engine.catalog.write(writes as never));
+      expect(error.issues.map((issue) => issue.path)).toEqual(['writes']);
+    }
+    const error = await rejected(
+      engine.catalog.write([
+        null,
+        { rows: [] },
+        { entity: 5, rows: [] },
+        { entity: 'customers', rows: [] },
+      ] as never),
+    );
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'writes[0]',
+      'writes[1].entity',
+      'writes[2].entity',
+    ]);
+  });
+});
