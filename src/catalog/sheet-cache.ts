@@ -59,7 +59,14 @@ export class SheetCache {
     if (isKeyed(plan.mode)) return void this.#cache.delete(entity.name);
     const config = entity.spreadsheet_config;
     const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
-    const revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
+    let revision: string | number | undefined;
+    try {
+      revision = this.#sheets.revision ? await this.#sheets.revision(ref) : undefined;
+    } catch {
+      // The rows are written; only the copy cannot be kept. It is read again next time, and the
+      // write is not reported as failed (which would leave it half taken back).
+      return void this.#cache.delete(entity.name);
+    }
     // Rows written hold their key cells as the table holds them: no entries in keyCells.
     const base =
       plan.mode === 'replace'

@@ -138,3 +138,50 @@ describe('a write to several entities', () => {
     await expect(engine.catalog.append('first', [{ id: 2, label: 'two' }])).resolves.toEqual({ written: 1 });
   });
 });
+
+describe('a write whose rows landed but whose sheet revision cannot be read afterwards', () => {
+  /** The memory adapter, but asking a sheet's revision fails once `failing` is set (after the append). */
+  function revisionFailsAfterAppend(memory: MemorySpreadsheets): SpreadsheetAdapter {
+    let failing = false;
+    return {
+      read: (ranges) => memory.read(ranges),
+      append: (request: AppendRequest) => {
+        memory.append(request);
+        failing = true;
+      },
+      write: (request) => memory.write(request),
+      update: (request) => memory.update(request),
+      revision: (sheet) => {
+        if (failing) throw new UpstreamError('the service did not answer', 503);
+        return memory.revision(sheet);
+      },
+    };
+  }
+
+  it('still resolves to { written }: the rows are in the sheet, so the write is not reported as failed', async () => {
+    const memory = seeded();
+    const engine = await engineOn(revisionFailsAfterAppend(memory));
+    expect(await engine.catalog.append('second', [{ id: 2, label: 'dos' }])).toEqual({ written: 1 });
+    expect(memory.cells('book', 'second')).toEqual([
+      ['id', 'label'],
+      [1, 'uno'],
+      [2, 'dos'],
+    ]);
+  });
+
+  it('leaves no entity half-written in a write to several entities', async () => {
+    const memory = seeded();
+    const engine = await engineOn(revisionFailsAfterAppend(memory));
+    const outcome = await engine.catalog
+      .write([
+        { entity: 'second', rows: [{ id: 2, label: 'dos' }] },
+        { entity: 'first', rows: [{ id: 2, label: 'two' }] },
+      ])
+      .catch((e: unknown) => e);
+    const rows = (cells: unknown[][]) => cells.filter((row) => row[0] === 2).length;
+    // Either both entities hold the new row, or neither does.
+    const held = [rows(memory.cells('book', 'second')!), rows(memory.cells('book', 'first')!)];
+    expect(held[0]).toBe(held[1]);
+    expect(outcome).toEqual({ written: { second: 1, first: 1 } });
+  });
+});
