@@ -196,15 +196,23 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, response.statusText || undefined, headers);
   if (!response.body) {
+    res.writeHead(response.status, response.statusText || undefined, headers);
     res.end();
     return;
   }
   const reader = response.body.getReader();
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
+    const ahead = await readAhead(reader);
+    // A body that was whole at once goes out with its Content-Length (a HEAD gets it too, and no
+    // body); one still streaming goes out chunked, its headers first.
+    if (ahead.pending === undefined && headers['content-length'] === undefined)
+      headers['content-length'] = String(ahead.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+    res.writeHead(response.status, response.statusText || undefined, headers);
+    for (const chunk of ahead.chunks) res.write(chunk);
+    let next = ahead.pending;
+    while (next) {
+      const { done, value } = await next;
       if (done) break;
       if (res.destroyed) {
         await reader.cancel();
@@ -212,9 +220,38 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
       }
       if (!res.write(value))
         await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      next = reader.read();
     }
     res.end();
   } catch {
     res.destroy();
+  }
+}
+
+const WAITING = Symbol('waiting');
+/** Past this many bytes a body that keeps coming is streamed, whole or not. */
+const READ_AHEAD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads the chunks a body holds already: an answer made in memory is whole after a read or two.
+ * Stops at the first read that is not ready by the next turn of the event loop, so a streamed
+ * answer is never held back, or past {@link READ_AHEAD_BYTES}; `pending` is the next read.
+ */
+async function readAhead(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<{ chunks: Uint8Array[]; pending?: Promise<ReadableStreamReadResult<Uint8Array>> }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const read = reader.read();
+    if (size > READ_AHEAD_BYTES) return { chunks, pending: read };
+    const result = await Promise.race([
+      read,
+      new Promise<typeof WAITING>((resolve) => setImmediate(resolve, WAITING)),
+    ]);
+    if (result === WAITING) return { chunks, pending: read };
+    if (result.done) return { chunks };
+    chunks.push(result.value);
+    size += result.value.byteLength;
   }
 }
