@@ -83,7 +83,7 @@ async function bridge(
     res.setHeader('connection', 'close');
     res.once('finish', () => req.destroy());
   } else req.resume();
-  await writeResponse(response, res);
+  await writeResponse(response, res, req.method === 'HEAD');
 }
 
 /** The request body as a web stream with backpressure; cancelling it stops reading but keeps the socket. */
@@ -189,7 +189,7 @@ function requestUrl(target: string, origin: string): URL {
   return new URL(target === '*' ? '/' : target, origin);
 }
 
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+async function writeResponse(response: Response, res: ServerResponse, head: boolean): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers[name] = value;
@@ -209,6 +209,12 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
     if (ahead.pending === undefined && headers['content-length'] === undefined)
       headers['content-length'] = String(ahead.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
     res.writeHead(response.status, response.statusText || undefined, headers);
+    if (head) {
+      // A HEAD sends no body: the rest of one still streaming is not waited for.
+      if (ahead.pending) void reader.cancel().catch(() => {});
+      res.end();
+      return;
+    }
     for (const chunk of ahead.chunks) res.write(chunk);
     let next = ahead.pending;
     while (next) {

@@ -83,4 +83,26 @@ describe('serve: Content-Length of any handler’s answers', () => {
     const empty = await send('GET', '/empty');
     expect([empty.headers['content-length'], empty.text]).toEqual(['0', '']);
   });
+
+  it('answers a HEAD at once even when the GET body never ends', async () => {
+    let cancelled = false;
+    server = await serve(
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull: (controller) =>
+              new Promise((resolve) => setTimeout(resolve, 20)).then(() =>
+                controller.enqueue(new Uint8Array(1)),
+              ),
+            cancel: () => void (cancelled = true),
+          }),
+          { headers: { 'content-type': 'text/event-stream' } },
+        ),
+    );
+    const head = await send('HEAD', '/events');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('text/event-stream');
+    expect(head.text).toBe('');
+    await expect.poll(() => cancelled).toBe(true);
+  }, 10_000);
 });
