@@ -68,6 +68,8 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
           'unsupported_encoding',
           `Content-Encoding ${encoding} is not supported; send gzip, deflate or no encoding.`,
         ),
+        // RFC 9110 15.5.16: the codings that would have been accepted.
+        { 'accept-encoding': 'gzip, deflate' },
       );
     }
     stream = stream.pipeThrough(

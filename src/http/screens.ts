@@ -107,6 +107,7 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
     return html(
       status,
       renderMessagePage(title, status === 413 ? `The form may be at most ${limit} bytes.` : detail),
+      error.headers,
     );
   }
   let fields: Iterable<[string, FormDataEntryValue]>;

@@ -188,6 +188,7 @@ describe('request bodies', () => {
       }),
     );
     expect(br.status).toBe(415);
+    expect(br.headers.get('accept-encoding')).toBe('gzip, deflate');
   });
 });
 

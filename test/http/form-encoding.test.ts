@@ -29,6 +29,7 @@ describe('form bodies with a Content-Encoding', () => {
     const response = await submit(handler, new TextEncoder().encode('note=hello&amount=1'), 'br');
     expect(response.status).toBe(415);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('accept-encoding')).toBe('gzip, deflate');
     expect(await response.text()).toContain('Content-Encoding br is not supported');
     expect((await engine.listRuns({})).runs).toEqual([]);
   });
