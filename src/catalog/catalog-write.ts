@@ -15,6 +15,7 @@ import {
 } from '../errors/index.js';
 import type { KeyedLock } from '../locks/keyed-lock.js';
 import type { Entity, Relationship, WriteMode } from '../schema/index.js';
+import { setOwn } from '../schema/own.js';
 import { foreignKeyIssues } from './foreign-keys.js';
 import { cannotUpdate, commitKeyed, isKeyed } from './keyed-commit.js';
 import type { EntityRows, WritableRows } from './rows.js';
@@ -136,7 +137,8 @@ async function writeOnce(
     ]);
   const keyed = plans.find((p) => isKeyed(p.mode));
   if (keyed && !deps.sheets.update) throw cannotUpdate(keyed.mode);
-  const written: Record<string, number> = {};
+  // Counted in a Map and copied out with setOwn: entity names are the user's ("constructor", "__proto__").
+  const counts = new Map<string, number>();
   const undos: { entity: string; undo: Undo }[] = [];
   try {
     for (const plan of plans) {
@@ -154,12 +156,15 @@ async function writeOnce(
             await undo();
           },
         });
-      written[plan.entity.name] = (written[plan.entity.name] ?? 0) + planSize(plan) + plan.present.length;
+      const name = plan.entity.name;
+      counts.set(name, (counts.get(name) ?? 0) + planSize(plan) + plan.present.length);
     }
   } catch (error) {
     await undoPlans(undos, error);
     throw error;
   }
+  const written: Record<string, number> = {};
+  for (const [name, count] of counts) setOwn(written, name, count);
   return { written };
 }
 

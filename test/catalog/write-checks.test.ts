@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WriteRejectedError } from '../../src/index.js';
+import { Engine, MemorySpreadsheets, WriteRejectedError } from '../../src/index.js';
 import { shopEngine } from '../engine/helpers.js';
 
 async function rejected(promise: Promise<unknown>): Promise<WriteRejectedError> {
@@ -333,4 +333,64 @@ describe('engine.catalog.write given something else than writes', () => {
       'writes[2].entity',
     ]);
   });
+});
+
+describe('entities named like Object properties', () => {
+  it.each([['__proto__'], ['constructor'], ['toString']])(
+    'count the rows written to an entity named %s as for any other name',
+    async (name) => {
+      const spreadsheets = new MemorySpreadsheets({
+        book: {
+          sheet: [
+            ['id', 'label'],
+            [1, 'one'],
+          ],
+        },
+      });
+      const engine = new Engine({ spreadsheets });
+      await engine.catalog.registerEntity({
+        name,
+        columns: [
+          { name: 'id', type: 'NUMBER' },
+          { name: 'label', type: 'STRING' },
+        ],
+        primary_key: ['id'],
+        spreadsheet_config: { spreadsheet_id: 'book', sheet_name: 'sheet', origin: { row: 0, col: 0 } },
+      });
+      expect(
+        await engine.catalog.upsert(name, [
+          { id: 1, label: 'uno' },
+          { id: 2, label: 'two' },
+        ]),
+      ).toEqual({
+        written: 2,
+      });
+      const result = await engine.catalog.write([{ entity: name, rows: [{ id: 3, label: 'three' }] }]);
+      expect(Object.getOwnPropertyDescriptor(result.written, name)?.value).toBe(1);
+      expect(JSON.parse(JSON.stringify(result))).toEqual(JSON.parse(`{"written":{"${name}":1}}`));
+      await engine.workflows.create({
+        name: 'drop',
+        steps: [
+          {
+            name: 'drop',
+            type: 'l2',
+            l2_data: {
+              provider: 'catalog',
+              module: 'action',
+              action: 'write_entity',
+              input_data: { entity_name: name, write_mode: 'delete', rows: [{ id: 3 }] },
+            },
+          },
+        ],
+        wires: [],
+      });
+      const run = await engine.run('drop');
+      expect(run.output).toEqual({ drop: { written: 1 } });
+      expect(spreadsheets.cells('book', 'sheet')).toEqual([
+        ['id', 'label'],
+        [1, 'uno'],
+        [2, 'two'],
+      ]);
+    },
+  );
 });
