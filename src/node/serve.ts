@@ -35,7 +35,8 @@ export async function serve(
 ): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
   const server = createServer(function stepwireNodeBridge(req, res) {
-    void bridge(handler, req, res, hostname);
+    // Nothing in the bridge should throw; if it does, that connection fails, never the process.
+    bridge(handler, req, res, hostname).catch(() => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -206,7 +207,11 @@ async function writeResponse(response: Response, res: ServerResponse, head: bool
     const ahead = await readAhead(reader);
     // A body that was whole at once goes out with its Content-Length (a HEAD gets it too, and no
     // body); one still streaming goes out chunked, its headers first.
-    if (ahead.pending === undefined && headers['content-length'] === undefined)
+    if (
+      ahead.pending === undefined &&
+      headers['content-length'] === undefined &&
+      headers['transfer-encoding'] === undefined
+    )
       headers['content-length'] = String(ahead.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
     res.writeHead(response.status, response.statusText || undefined, headers);
     if (head) {
