@@ -5,7 +5,7 @@
  * @module
  */
 import type { Delivery, DurableRun, QueueWorker, RunQueue, StepJob } from '../adapters/queue.js';
-import { NotFoundError } from '../errors/index.js';
+import { NotFoundError, StepwireError } from '../errors/index.js';
 import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { Execution, type DeliveredStep, type RunOptions } from './run.js';
@@ -49,8 +49,8 @@ export class DurableRuns {
   readonly #queue: RunQueue;
   readonly #host: DurableHost;
   readonly #followers = new Map<string, Set<() => void>>();
-  /** Stops following a run: what `follow` set up for it. */
-  readonly #unfollow = new Map<string, () => void>();
+  /** Stops following a run (what `follow` set up for it), rejecting its result with `error`. */
+  readonly #unfollow = new Map<string, (error: Error) => void>();
   /** Steps executing in this process, by run: aborted when the run ends elsewhere (a cancel). */
   readonly #inFlight = new Map<string, Set<AbortController>>();
   readonly #plans = new Map<string, Plan>();
@@ -190,9 +190,9 @@ export class DurableRuns {
         this.#followers.get(id)?.delete(listener);
         if (this.#followers.get(id)?.size === 0) this.#followers.delete(id);
       };
-      this.#unfollow.set(id, () => {
+      this.#unfollow.set(id, (error) => {
         stop();
-        reject(new NotFoundError('run', id));
+        reject(error);
       });
       let set = this.#followers.get(id);
       if (!set) this.#followers.set(id, (set = new Set()));
@@ -220,10 +220,20 @@ export class DurableRuns {
     });
   }
 
-  /** Stops listening for commits. */
+  /**
+   * Stops listening for commits and following runs: each run followed here goes on in the queue,
+   * and its result here rejects with a `StepwireError` `closed` (read the run with `getRun`).
+   */
   close(): void {
     this.#unwatch?.();
     this.#unwatch = undefined;
+    for (const [id, unfollow] of [...this.#unfollow])
+      unfollow(
+        new StepwireError(
+          'closed',
+          `the engine was closed while it followed run ${id}: the run goes on in the queue; read it with getRun`,
+        ),
+      );
   }
 
   /** Executes one delivered job and commits its outcome. */
@@ -447,6 +457,6 @@ export class DurableRuns {
   }
 
   #stopFollowing(id: string): void {
-    this.#unfollow.get(id)?.();
+    this.#unfollow.get(id)?.(new NotFoundError('run', id));
   }
 }

@@ -385,6 +385,7 @@ export class Engine {
     while (this.#pending.size > 0 || this.#settling.size > 0)
       await Promise.allSettled([...this.#pending, ...this.#settling]);
     this.#durable?.close();
+    this.#runKeys.close();
   }
 
   /** Throws when the engine is closed, naming the call. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { StorageAdapter } from '../adapters/types.js';
-import { ValidationError } from '../errors/index.js';
+import { StepwireError, ValidationError } from '../errors/index.js';
 import type { RunEvent, RunRecord } from './record.js';
 
 /** Longest run key. */
@@ -27,6 +27,8 @@ export class RunKeys {
   readonly #timeoutMs: number;
   /** Results of the keyed runs this engine is running now, by run id. */
   readonly #live = new Map<string, Promise<RunRecord>>();
+  /** Set by {@link RunKeys.close}: runs still waited for stop being waited for. */
+  #closed = false;
 
   constructor(storage: StorageAdapter, timeoutMs: number) {
     this.#storage = storage;
@@ -62,10 +64,20 @@ export class RunKeys {
     return { id: runId, events: { async *[Symbol.asyncIterator]() {} }, result };
   }
 
+  /** Stops waiting for runs other engines run: each wait rejects with a `StepwireError` `closed`. */
+  close(): void {
+    this.#closed = true;
+  }
+
   /** Waits for a run another engine started (or is still storing) to end, no longer than a run may take. */
   async #ended(runId: string): Promise<RunRecord> {
     const deadline = Date.now() + this.#timeoutMs;
     for (let wait = 20; ; wait = Math.min(wait * 2, 1000)) {
+      if (this.#closed)
+        throw new StepwireError(
+          'closed',
+          `the engine was closed while it waited for run ${runId}, which its run key names; read it with getRun`,
+        );
       const record = await this.#storage.get<RunRecord>('runs', runId);
       if (record && !UNFINISHED.has(record.status)) return record;
       if (Date.now() > deadline) {

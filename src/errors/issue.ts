@@ -20,8 +20,14 @@ export function formatIssues(issues: readonly Pick<Issue, 'path' | 'message'>[])
 
 /**
  * The issues as found under `at`: each path becomes `<at><separator><path>` (just `at` for the root),
- * e.g. `input_data.amount` or `workflows/x.json: steps[0]`.
+ * e.g. `input_data.amount` or `workflows/x.json: steps[0]`. A path that starts with a bracket (an
+ * index or a quoted key, `[0]`, `["odd.key"]`) follows a `.` separator's `at` directly:
+ * `rows[0]`, `input_data["odd.key"]`.
  */
 export function issuesUnder(issues: readonly Issue[], at: string, separator = '.'): Issue[] {
-  return issues.map((issue) => ({ ...issue, path: issue.path ? `${at}${separator}${issue.path}` : at }));
+  return issues.map((issue) => {
+    if (!issue.path) return { ...issue, path: at };
+    const join = separator === '.' && issue.path.startsWith('[') ? '' : separator;
+    return { ...issue, path: `${at}${join}${issue.path}` };
+  });
 }

@@ -129,6 +129,33 @@ describe('engine.close()', () => {
     expect((await engine.listRuns()).runs).toHaveLength(1);
   });
 
+  it('stops waiting for a run another engine started under the same run key: that wait rejects with closed', async () => {
+    const at = gate();
+    const storage = new MemoryStorage();
+    const first = await slowEngine(at, { storage });
+    // A second engine on the same storage, opened before the first's run starts (so it does not
+    // take that run for one a dead engine left): the key names the first's run.
+    const second = new Engine({ storage });
+    await second.ready();
+    const running = first.start('slow', {}, { key: 'k1' });
+    await at.opened;
+    second.actions.register({
+      provider: 'test',
+      module: 'close',
+      action: 'wait',
+      input: z.looseObject({}),
+      run: () => ({ waited: false }),
+    });
+    const replayed = await second.start('slow', {}, { key: 'k1' });
+    expect(replayed.id).toBe((await running).id);
+    const result = replayed.result.catch((error: unknown) => error);
+    await second.close();
+    expect(await result).toMatchObject({ code: 'closed', message: expect.stringContaining(replayed.id) });
+    at.open();
+    expect(await (await running).result).toMatchObject({ status: 'succeeded' });
+    await first.close();
+  });
+
   it('with { cancel: true } cancels them instead: each ends cancelled', async () => {
     const at = gate();
     const engine = await slowEngine(at);
@@ -210,6 +237,13 @@ describe('engine.close()', () => {
     },
     60_000,
   );
+
+  it('with a queue, a run still queued at close (no worker) lets the process exit; its result rejects with closed', async () => {
+    const result = await child('durable-pending', 5000);
+    expect(result.lines).toEqual(['result rejected closed', 'closed']);
+    expect(result.code).toBe(0);
+    expect(result.afterClose).toBeLessThan(3000);
+  }, 60_000);
 
   it('(control) the same process without close() keeps running', async () => {
     const result = await child('no-close', 1500);

@@ -34,4 +34,16 @@ describe('issuesUnder', () => {
     ]);
     expect(issuesUnder([{ code: 'a', path: 'x', message: 'm' }], 'f.json', ': ')[0]!.path).toBe('f.json: x');
   });
+
+  it('puts a path that starts with a bracket (a quoted key, an index) right after the prefix', async () => {
+    const { issuesUnder } = await import('../../src/errors/index.js');
+    const paths = issuesUnder(
+      [
+        { code: 'a', path: '["odd.key"]', message: 'm' },
+        { code: 'b', path: '[0].amount', message: 'n' },
+      ],
+      'input_data',
+    ).map((issue) => issue.path);
+    expect(paths).toEqual(['input_data["odd.key"]', 'input_data[0].amount']);
+  });
 });

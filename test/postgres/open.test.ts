@@ -41,6 +41,26 @@ describe('openPostgres arguments', () => {
       await expect(openPostgres(undefined, { schema })).rejects.toThrow(/options\.schema/);
   });
 
+  it('refuses queue timings the queue would not take, naming the option, before opening anything', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [
+        { pollSeconds: 0.1 },
+        /options\.queue\.pollSeconds must be a number of seconds, at least 0\.5; got 0\.1/,
+      ],
+      [{ pollSeconds: '2' }, /options\.queue\.pollSeconds/],
+      [{ monitorSeconds: 0 }, /options\.queue\.monitorSeconds .* at least 1; got 0/],
+      [
+        { heartbeatSeconds: 5 },
+        /options\.queue\.heartbeatSeconds must be a whole number of seconds, at least 10/,
+      ],
+      [{ heartbeatSeconds: 10.5 }, /options\.queue\.heartbeatSeconds/],
+      [{ pollSeconds: Number.NaN }, /options\.queue\.pollSeconds/],
+    ];
+    for (const [queue, message] of cases)
+      await expect(openPostgres(undefined, { queue } as never)).rejects.toThrow(message);
+    // The least values are taken: the chaos tests open queues with exactly these.
+  });
+
   it('refuses a URL of another database and a target of the wrong shape, naming the target', async () => {
     await expect(openPostgres('mysql://root:pw@localhost/db')).rejects.toThrow(
       /target "mysql:\/\/root:\*\*\*\*@localhost\/db" is neither/,

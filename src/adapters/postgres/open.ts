@@ -111,5 +111,34 @@ function normalize(options: PostgresOptions): Required<Omit<PostgresOptions, 'qu
     throw new TypeError('openPostgres: options.closeClient must be a boolean');
   if (options.queue !== undefined && (typeof options.queue !== 'object' || options.queue === null))
     throw new TypeError('openPostgres: options.queue must be an object');
+  if (options.queue) checkTiming(options.queue);
   return { schema, closeClient, ...(options.queue ? { queue: options.queue } : {}) };
+}
+
+/**
+ * The least value of each queue timing the queue (pg-boss) accepts: a smaller one would only fail
+ * later, inside `engine.work()`, where it reaches `onError` alone and no step runs.
+ */
+const LEAST_TIMING: Record<keyof QueueTiming, number> = {
+  heartbeatSeconds: 10,
+  monitorSeconds: 1,
+  pollSeconds: 0.5,
+};
+
+function checkTiming(timing: QueueTiming): void {
+  for (const [key, least] of Object.entries(LEAST_TIMING)) {
+    const value: unknown = timing[key as keyof QueueTiming];
+    if (value === undefined) continue;
+    const whole = key === 'heartbeatSeconds'; // pg-boss takes whole seconds there
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      value < least ||
+      (whole && !Number.isInteger(value))
+    )
+      throw new TypeError(
+        `openPostgres: options.queue.${key} must be a ${whole ? 'whole ' : ''}number of seconds, at least ${least};` +
+          ` got ${String(value)}`,
+      );
+  }
 }
