@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -38,6 +39,7 @@ export async function serve(
     // Nothing in the bridge should throw; if it does, that connection fails, never the process.
     bridge(handler, req, res, hostname).catch(() => res.destroy());
   });
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, hostname, () => {
@@ -55,6 +57,27 @@ export async function serve(
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Answers a request Node cannot parse (an unknown method, a malformed or too large head) with
+ * problem details too, instead of Node's bare 400, then closes the connection.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const [status, title, code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request head is too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'request_timeout', 'The request took too long to arrive.']
+        : [400, 'Bad Request', 'malformed_request', 'The request is not valid HTTP/1.1.'];
+  const body = problemBody(status, title, code, detail);
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 async function bridge(
@@ -163,14 +186,7 @@ function formatHost(hostname: string): string {
 
 /** A problem details answer of the bridge itself, for a request the handler never sees or a handler that throws. */
 function problemAnswer(status: number, title: string, code: string, detail: string): Response {
-  const body = JSON.stringify({
-    type: `urn:stepwire:problem:${code}`,
-    status,
-    title,
-    detail,
-    code,
-    errors: [],
-  });
+  const body = problemBody(status, title, code, detail);
   return new Response(body, {
     status,
     headers: {
@@ -178,6 +194,11 @@ function problemAnswer(status: number, title: string, code: string, detail: stri
       'content-length': String(new TextEncoder().encode(body).byteLength),
     },
   });
+}
+
+/** The problem details text of a problem the bridge answers itself. */
+function problemBody(status: number, title: string, code: string, detail: string): string {
+  return JSON.stringify({ type: `urn:stepwire:problem:${code}`, status, title, detail, code, errors: [] });
 }
 
 /**

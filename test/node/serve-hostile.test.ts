@@ -81,4 +81,24 @@ describe('serve: requests the handler cannot be given', () => {
     expect(res.body).not.toContain('secret');
     expect(JSON.parse(res.body)).toMatchObject({ status: 500, code: 'internal_error' });
   });
+
+  it('answers what Node cannot parse with problem details too: 400 malformed, 431 for a huge head', async () => {
+    server = await serve(createHandler(new Engine()));
+    for (const [text, status, code] of [
+      ['FOO /workflows HTTP/1.1\r\nHost: localhost\r\n\r\n', 400, 'malformed_request'],
+      ['GET /workflows HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n', 400, 'malformed_request'],
+      [
+        `GET /workflows HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        431,
+        'headers_too_large',
+      ],
+    ] as const) {
+      const res = await exchange(text);
+      expect(res.status, text.slice(0, 20)).toBe(status);
+      expect(res.head).toContain('content-type: application/problem+json');
+      expect(res.head).toContain(`content-length: ${Buffer.byteLength(res.body)}`);
+      expect(JSON.parse(res.body)).toMatchObject({ status, code, errors: [] });
+    }
+    expect((await get('/workflows', 'Host: localhost\r\n')).status).toBe(200);
+  });
 });
