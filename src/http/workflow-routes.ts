@@ -101,7 +101,7 @@ export const WORKFLOW_ROUTES = [
     name: 'workflows.run',
     summary: 'Run a workflow',
     description:
-      'Runs the workflow to its end. 200 with the run record whether it succeeded or failed, and `Location: /runs/{id}`; 400 when the input is invalid (nothing runs). The run is cancelled when the client goes away. With an `Idempotency-Key` header, a key already used for this workflow answers the run it started (header `Idempotent-Replayed: true`) instead of running again.',
+      'Runs the workflow to its end. 200 with the run record whether it succeeded or failed, and `Location: /runs/{id}`; 400 when the input is invalid (nothing runs). Without an `Idempotency-Key`, the run is cancelled when the client goes away. With one, the run goes on when the client goes away, and a key already used for this workflow answers the run it started once it ends (header `Idempotent-Replayed: true`) instead of running again.',
     params: nameParam('Workflow'),
     headers: [IDEMPOTENCY_KEY],
     body: {
@@ -114,8 +114,10 @@ export const WORKFLOW_ROUTES = [
     problems: [400, 404, 413, 415],
     action: async ({ engine, request, params, body, options }) => {
       const key = request.headers.get('idempotency-key');
+      // A run with a key outlives its request: the client that went away (a timeout) sends the key
+      // again to get the run, which must not have been cancelled meanwhile.
       const run = await engine.start(params.name, await body(), {
-        signal: request.signal,
+        ...(key === null ? { signal: request.signal } : {}),
         traceparent: request.headers.get('traceparent') ?? undefined,
         ...(key === null ? {} : { key }),
       });
