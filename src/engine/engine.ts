@@ -25,6 +25,7 @@ import { ScriptRegistry } from './scripts.js';
 import { preloadTracing } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
 import { DurableRuns } from './durable.js';
+import { jsonProblem } from './json-value.js';
 import type { QueueWorker } from '../adapters/queue.js';
 import type { Entity } from '../schema/index.js';
 
@@ -545,6 +546,8 @@ function applyInput(
 ): unknown {
   const declared = prepared.plan.workflow.workflow_input;
   let value = input === undefined || input === null ? {} : input;
+  const unstorable = jsonProblem(value, 'invalid_input');
+  if (unstorable) throw new ValidationError([unstorable], `Invalid input: ${formatIssues([unstorable])}`);
   if (declared?.default_data && typeof value === 'object' && !Array.isArray(value)) {
     const filled: Record<string, unknown> = structuredClone(declared.default_data);
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {

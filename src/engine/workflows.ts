@@ -11,6 +11,7 @@ import { WorkflowSchema, check, type Workflow } from '../schema/index.js';
 import { compileSchema, type CompiledSchema } from '../json-schema/index.js';
 import { planWorkflow, type Plan } from './plan.js';
 import { selfCallIssues, selfReachIssues } from './child-runs.js';
+import { KeyedLock } from '../locks/keyed-lock.js';
 
 /** A stored workflow ready to run: its plan and its compiled input schema. @internal */
 export interface PreparedWorkflow {
@@ -36,6 +37,11 @@ export class WorkflowRegistry {
   #prepared = new Map<string, PreparedWorkflow>();
   /** Plans of definition snapshots, by their JSON. */
   #snapshots = new Map<string, Plan>();
+  /**
+   * Serializes creates and replaces: each checks that no workflow can reach itself against the
+   * stored definitions, so two made at once (`a` running `b`, `b` running `a`) must not both pass.
+   */
+  #writes = new KeyedLock();
 
   /** @internal */
   constructor(
@@ -58,11 +64,13 @@ export class WorkflowRegistry {
     await this.#ready();
     const prepared = this.#prepare(definition);
     const workflow = prepared.plan.workflow;
-    await this.#checkReach(workflow);
-    if (!(await this.#storage.put('workflows', workflow.name, workflow, { ifAbsent: true })))
-      throw new ConflictError('workflow', workflow.name);
-    this.#prepared.set(workflow.name, prepared);
-    return workflow;
+    return this.#writes.run(['workflows'], async () => {
+      await this.#checkReach(workflow);
+      if (!(await this.#storage.put('workflows', workflow.name, workflow, { ifAbsent: true })))
+        throw new ConflictError('workflow', workflow.name);
+      this.#prepared.set(workflow.name, prepared);
+      return workflow;
+    });
   }
 
   /** Creates or replaces a workflow; resolves with whether it was created. */
@@ -70,11 +78,13 @@ export class WorkflowRegistry {
     await this.#ready();
     const prepared = this.#prepare(definition);
     const workflow = prepared.plan.workflow;
-    await this.#checkReach(workflow);
-    const existed = (await this.#storage.get('workflows', workflow.name)) !== undefined;
-    await this.#storage.put('workflows', workflow.name, workflow);
-    this.#prepared.set(workflow.name, prepared);
-    return { workflow, created: !existed };
+    return this.#writes.run(['workflows'], async () => {
+      await this.#checkReach(workflow);
+      const existed = (await this.#storage.get('workflows', workflow.name)) !== undefined;
+      await this.#storage.put('workflows', workflow.name, workflow);
+      this.#prepared.set(workflow.name, prepared);
+      return { workflow, created: !existed };
+    });
   }
 
   /** A workflow definition. @throws {@link NotFoundError} */

@@ -84,3 +84,34 @@ describe('values JSON cannot hold', () => {
     expect((await engine.getRun(record.id)).status).toBe('failed');
   });
 });
+
+describe('a run input JSON cannot hold', () => {
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+
+  it.each([
+    ['a BigInt', { n: { deep: [1, 2n] } }, 'n.deep[1]', 'BigInt'],
+    ['a cycle', { x: cyclic }, 'x.self', 'holds itself'],
+    ['a BigInt under a key that needs quoting', { 'odd.key': 3n }, '["odd.key"]', 'BigInt'],
+  ])('is refused before anything runs or is stored, naming where (%s)', async (_, input, path, why) => {
+    const engine = await engineWith(() => ({ ran: true }));
+    for (const start of [() => engine.run('w', input), () => engine.start('w', input)]) {
+      const error = await start().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toMatchObject({
+        name: 'ValidationError',
+        issues: [{ code: 'invalid_input', path, message: expect.stringContaining(why) }],
+      });
+    }
+    expect((await engine.listRuns()).runs).toEqual([]);
+  });
+
+  it('takes what JSON.stringify makes of dates, NaN and functions, as the run record shows', async () => {
+    const engine = await engineWith(() => ({ ran: true }));
+    const record = await engine.run('w', { at: new Date(0), n: Number.NaN, f: () => 1 });
+    expect(record.status).toBe('succeeded');
+    expect((await engine.getRun(record.id)).input).toEqual({ at: '1970-01-01T00:00:00.000Z', n: null });
+  });
+});

@@ -138,6 +138,20 @@ describe('platform/workflows/run_workflow', () => {
     });
   });
 
+  it('refuses one of two workflows made at once that would reach each other (one engine)', async () => {
+    const engine = new Engine();
+    for (const make of [
+      () => [engine.workflows.create(caller('a', 'b')), engine.workflows.create(caller('b', 'a'))],
+      () => [engine.workflows.replace(caller('a', 'b')), engine.workflows.replace(caller('b', 'a'))],
+    ]) {
+      const outcomes = await Promise.allSettled(make());
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const stored = await engine.workflows.list();
+      expect(stored.map((workflow) => workflow.name)).toHaveLength(1);
+      for (const workflow of stored) await engine.workflows.delete(workflow.name);
+    }
+  });
+
   it('cancels the child runs when the parent is cancelled', async () => {
     const engine = new Engine();
     let started!: () => void;
