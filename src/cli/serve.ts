@@ -6,6 +6,7 @@ import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { MemoryFileStore } from '../adapters/memory/index.js';
 import { createHandler } from '../http/handler.js';
+import { problem, problemResponse } from '../http/problem.js';
 import { HELP } from './help.js';
 import { EXIT, UsageError, parseCommand, requireFolder, type CliIo } from './io.js';
 import { formatMs, printWarnings } from './report.js';
@@ -69,7 +70,14 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   let server;
   try {
     server = await serve(
-      (request) => (inner ? inner(request) : Promise.resolve(new Response('Starting…\n', { status: 503 }))),
+      (request) =>
+        inner
+          ? inner(request)
+          : Promise.resolve(
+              problemResponse(problem(503, 'starting', 'the project is still loading: try again shortly'), {
+                'retry-after': '1',
+              }),
+            ),
       { port, hostname },
     );
   } catch (error) {
@@ -99,7 +107,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       const started = performance.now();
       const url = new URL(request.url);
       const response =
-        url.pathname.startsWith(FILES) && request.method === 'GET'
+        url.pathname.startsWith(FILES) && (request.method === 'GET' || request.method === 'HEAD')
           ? serveFile(project.files, filesBaseUrl + url.pathname.slice(FILES.length))
           : await api(request);
       io.err(
@@ -162,11 +170,7 @@ export function parseConcurrency(value: unknown, command: string): number {
 /** A file of the memory store by its url. */
 function serveFile(files: MemoryFileStore, url: string): Response {
   const file = files.get(url);
-  if (!file)
-    return new Response('No such file.\n', {
-      status: 404,
-      headers: { 'content-type': 'text/plain; charset=utf-8' },
-    });
+  if (!file) return problemResponse(problem(404, 'not_found', `no file is stored at ${url}`));
   return new Response(file.data as Uint8Array<ArrayBuffer>, {
     headers: {
       'content-type': file.contentType,
