@@ -60,7 +60,10 @@ const engine = new Engine({ storage: db.storage, spreadsheets: new MemorySpreads
 await engine.catalog.upsertEntity(customersEntity);
 await engine.workflows.replace(LOOKUP);
 process.stdout.write('ready\n');
-for (let n = 0; ; n++) {
+// A child whose test died (a timeout kills vitest, not its children) stops instead of looping on.
+const parent = process.ppid;
+process.stdout.on('error', () => process.exit(0));
+for (let n = 0; process.ppid === parent; n++) {
   const record = await engine.run('lookup', { id: 1 + (n % 3) });
   if (record.status !== 'succeeded') throw new Error(`run ${record.id} ${record.status}`);
   process.stdout.write(`done ${record.id}\n`);
