@@ -68,3 +68,4 @@ for (let n = 0; process.ppid === parent; n++) {
   if (record.status !== 'succeeded') throw new Error(`run ${record.id} ${record.status}`);
   process.stdout.write(`done ${record.id}\n`);
 }
+process.exit(0);
