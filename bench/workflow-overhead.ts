@@ -94,7 +94,7 @@ export async function run(): Promise<void> {
       def: chain(1000),
       steps: 1000,
       plain: (v: unknown) => plainChain(1000, v),
-      repeat: 30,
+      repeat: 150,
     },
     {
       label: 'fan-out 100 + join',
