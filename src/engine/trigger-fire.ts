@@ -153,38 +153,100 @@ async function pollEntity(
   const { entity_name, events, interval_seconds = DEFAULT_INTERVAL_S } = trigger.entity_data;
   const state = stateOf(trigger, await host.storage.get<EntitySnapshot>('trigger_state', trigger.name));
   if (state && now.getTime() - Date.parse(state.polled_at) < interval_seconds * 1000) return [];
-  let rows: Record<string, Record<string, unknown>>;
-  try {
-    rows = await rowsByKey(host.catalog, entity_name);
-  } catch (error) {
-    if (error instanceof NotFoundError) return [];
-    throw error;
-  }
-  const snapshot: EntitySnapshot = { trigger: trigger.created_at, polled_at: now.toISOString(), rows };
-  // The first poll only records what is there.
   if (!state) {
-    await host.storage.put('trigger_state', trigger.name, snapshot);
+    // The first poll only records what is there.
+    const rows = await rowsOrNothing(host.catalog, entity_name);
+    if (rows) await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, rows));
     return [];
   }
-  const fired: TriggerFiring[] = [];
-  const fire = async (event: 'created' | 'updated' | 'deleted', key: string) => {
-    if (!events.includes(event)) return;
-    const row = rows[key] ?? null;
-    const previous = state.rows[key] ?? null;
-    // The snapshot compared against is part of the key: engines polling the same snapshot start one
-    // run, and the same change made again later (closed, open, closed) starts a run again.
-    const runKey = `${event}:${state.polled_at}:${hash(key)}:${hash(JSON.stringify(previous))}:${hash(JSON.stringify(row))}`;
-    const input = triggerInput(trigger, { event, key: JSON.parse(key) as unknown, row, previous });
-    fired.push(await startFor(host, trigger, input, runKey));
-  };
-  for (const key of Object.keys(rows)) {
-    const before = state.rows[key];
-    if (before === undefined) await fire('created', key);
-    else if (JSON.stringify(before) !== JSON.stringify(rows[key])) await fire('updated', key);
+  // One engine compares a snapshot and writes the next: two doing it at once could write their
+  // snapshots in either order, and a row state one of them fired would fire again after an older one.
+  const claims = await claimPoll(host, trigger, state.polled_at, now);
+  if (!claims) return [];
+  try {
+    const current = stateOf(trigger, await host.storage.get<EntitySnapshot>('trigger_state', trigger.name));
+    // Another engine compared this snapshot and wrote the next one while this one waited.
+    if (current?.polled_at !== state.polled_at) return [];
+    const rows = await rowsOrNothing(host.catalog, entity_name);
+    if (!rows) return [];
+    const fired: TriggerFiring[] = [];
+    const fire = async (event: 'created' | 'updated' | 'deleted', key: string) => {
+      if (!events.includes(event)) return;
+      const row = rows[key] ?? null;
+      const previous = state.rows[key] ?? null;
+      // The snapshot compared against is part of the key: an engine that compares the same snapshot
+      // again (its claim ran out) starts no second run, and the same change made again later
+      // (closed, open, closed) starts a run again.
+      const runKey = `${event}:${state.polled_at}:${hash(key)}:${hash(JSON.stringify(previous))}:${hash(JSON.stringify(row))}`;
+      const input = triggerInput(trigger, { event, key: JSON.parse(key) as unknown, row, previous });
+      fired.push(await startFor(host, trigger, input, runKey));
+    };
+    for (const key of Object.keys(rows)) {
+      const before = state.rows[key];
+      if (before === undefined) await fire('created', key);
+      else if (JSON.stringify(before) !== JSON.stringify(rows[key])) await fire('updated', key);
+    }
+    for (const key of Object.keys(state.rows)) if (!Object.hasOwn(rows, key)) await fire('deleted', key);
+    await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, rows));
+    return fired;
+  } finally {
+    // A claim left behind (storage failing here) runs out after POLL_LEASE_MS.
+    for (const claim of claims)
+      await Promise.resolve(host.storage.delete('trigger_state', claim)).catch(() => false);
   }
-  for (const key of Object.keys(state.rows)) if (!Object.hasOwn(rows, key)) await fire('deleted', key);
-  await host.storage.put('trigger_state', trigger.name, snapshot);
-  return fired;
+}
+
+/** How long a claim to compare a snapshot holds, when the engine that made it neither finishes nor gives it up. */
+const POLL_LEASE_MS = 5 * 60_000;
+
+/** What an engine comparing an entity's snapshot keeps in storage while it does. */
+interface PollClaim extends TriggerState {
+  claimed_at: string;
+}
+
+/**
+ * Claims the comparison of the snapshot taken at `polledAt`: the keys of this engine's claim and of
+ * the expired claims it replaced (to delete when done), or undefined when another engine holds it.
+ * Claims are entries `<trigger>/poll/<polled_at>/<n>` made with `ifAbsent`; one older than
+ * {@link POLL_LEASE_MS} (its engine stopped) is passed over for the next `n`.
+ */
+async function claimPoll(
+  host: FireHost,
+  trigger: StoredTrigger,
+  polledAt: string,
+  now: Date,
+): Promise<string[] | undefined> {
+  const claim: PollClaim = { trigger: trigger.created_at, claimed_at: now.toISOString() };
+  const keys: string[] = [];
+  for (let n = 1; n <= 100; n++) {
+    const key = `${trigger.name}/poll/${polledAt}/${n}`;
+    keys.push(key);
+    if (await host.storage.put('trigger_state', key, claim, { ifAbsent: true })) return keys;
+    const held = await host.storage.get<PollClaim>('trigger_state', key);
+    if (held && now.getTime() - Date.parse(held.claimed_at) < POLL_LEASE_MS) return undefined;
+  }
+  return undefined;
+}
+
+function snapshotOf(
+  trigger: StoredTrigger,
+  now: Date,
+  rows: Record<string, Record<string, unknown>>,
+): EntitySnapshot {
+  return { trigger: trigger.created_at, polled_at: now.toISOString(), rows };
+}
+
+/** {@link rowsByKey}, or undefined when the entity is not in the catalog (the trigger waits for it). */
+async function rowsOrNothing(
+  catalog: Catalog,
+  entityName: string,
+): Promise<Record<string, Record<string, unknown>> | undefined> {
+  try {
+    return await rowsByKey(catalog, entityName);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
 }
 
 /** The entity's rows as objects by column name, under the JSON of their primary-key values. */

@@ -7,8 +7,10 @@ import {
   Engine,
   MemorySpreadsheets,
   MemoryStorage,
+  TriggerFireError,
   ValidationError,
 } from '../../src/index.js';
+import type { StorageAdapter } from '../../src/adapters/types.js';
 import { createHandler } from '../../src/http/index.js';
 import { call } from '../http/helpers.js';
 import { settle } from './settle.js';
@@ -23,8 +25,16 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Engines on one storage and one sheet, each counting the runs of `notify` it executed. */
-async function engines(count: number, rows = 0, mode: Mode = 'in process') {
+/**
+ * Engines on one storage and one sheet, each counting the runs of `notify` it executed; `wrap`
+ * gives an engine its own view of the shared storage.
+ */
+async function engines(
+  count: number,
+  rows = 0,
+  mode: Mode = 'in process',
+  wrap: (storage: StorageAdapter, engine: number) => StorageAdapter = (storage) => storage,
+) {
   const db =
     mode === 'in process' ? undefined : await openPostgres(undefined, { queue: { pollSeconds: 0.5 } });
   if (db) cleanups.push(() => db.close());
@@ -35,7 +45,11 @@ async function engines(count: number, rows = 0, mode: Mode = 'in process') {
   const seen: unknown[] = [];
   const list: Engine[] = [];
   for (let i = 0; i < count; i++) {
-    const engine = new Engine({ storage, spreadsheets, ...(db ? { queue: db.queue } : {}) });
+    const engine = new Engine({
+      storage: wrap(storage, i),
+      spreadsheets,
+      ...(db ? { queue: db.queue } : {}),
+    });
     if (db) {
       const worker = engine.work({ concurrency: 2, triggers: false });
       cleanups.push(() => worker.stop());
@@ -75,6 +89,66 @@ async function engines(count: number, rows = 0, mode: Mode = 'in process') {
     },
   });
   return { engines: list, seen, spreadsheets };
+}
+
+/**
+ * Holds the first write of the `watch` trigger's snapshot by the first engine (`wrap` gives it a
+ * view of the storage): `reached` resolves when it is held, `release` lets it land, `fail` makes it throw.
+ */
+function snapshotGate() {
+  let release!: () => void;
+  let fail!: (error: Error) => void;
+  const held = new Promise<void>((resolve, reject) => ((release = resolve), (fail = reject)));
+  let reached!: () => void;
+  const reachedPut = new Promise<void>((resolve) => (reached = resolve));
+  let holding = false;
+  const wrap = (storage: StorageAdapter, engine: number): StorageAdapter =>
+    engine !== 0
+      ? storage
+      : new Proxy(storage, {
+          get: (target, property) => {
+            if (property === 'put')
+              return async (...args: Parameters<StorageAdapter['put']>) => {
+                if (holding && args[0] === 'trigger_state' && args[1] === 'watch') {
+                  holding = false;
+                  reached();
+                  await held;
+                }
+                return target.put(...args);
+              };
+            const value: unknown = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+  return {
+    wrap: (storage: StorageAdapter, engine: number) => wrap(storage, engine),
+    /** Holds the next snapshot write of the first engine. */
+    get reached() {
+      holding = true;
+      return reachedPut;
+    },
+    release: () => release(),
+    fail: () => fail(new Error('the engine stopped')),
+  };
+}
+
+/** Two engines with the entity trigger `watch` on updates of `items`; `rename` renames its row 2. */
+async function watched(mode: Mode, wrap: (storage: StorageAdapter, engine: number) => StorageAdapter) {
+  const { engines: list, seen, spreadsheets } = await engines(2, 3, mode, wrap);
+  const pair = list as [Engine, Engine];
+  await pair[0].triggers.create({
+    name: 'watch',
+    type: 'entity',
+    workflow_name: 'notify',
+    input_data: { who: 'watcher' },
+    entity_data: { entity_name: 'items', events: ['updated'], interval_seconds: 60 },
+  });
+  const rename = (name: string) => {
+    const cells = spreadsheets.cells('book', 'items')!;
+    cells[2]![1] = name;
+    spreadsheets.setSheet('book', 'items', cells);
+  };
+  return { engines: pair, seen: seen as { got: { row: { name: string } } }[], rename };
 }
 
 describe('engine.triggers', () => {
@@ -220,6 +294,55 @@ describe.each(MODES)('%s', (mode) => {
         row: { id: 10, name: 'renamed 10' },
         previous: { id: 10, name: 'row 10' },
       });
+    });
+    it('a row state fires once when two engines compare one snapshot and write theirs in either order', async () => {
+      // Without a claim, a compared the snapshot while b did too, and a's older snapshot, written
+      // last, made the next poll fire b's row state again.
+      const gate = snapshotGate();
+      const { engines: pair, seen, rename } = await watched(mode, gate.wrap);
+      const [a, b] = pair;
+      const t0 = new Date(Date.now() + DAY);
+      expect(await a.tick(t0)).toEqual([]);
+      rename('first');
+      const t1 = new Date(t0.getTime() + 61_000);
+      const first = a.tick(t1);
+      await gate.reached; // a has compared and fired "first", and is about to write its snapshot
+      rename('second');
+      const fromB = await b.tick(t1);
+      gate.release();
+      const fromA = await first;
+      const t2 = new Date(t1.getTime() + 61_000);
+      const later = [...(await a.tick(t2)), ...(await b.tick(t2))];
+      expect(await a.tick(new Date(t2.getTime() + 61_000))).toEqual([]);
+      await settle(a);
+      await settle(b);
+      // "first" and "second" each fired once: b left the snapshot to a, and the next poll saw "second".
+      expect(fromB).toEqual([]);
+      expect(fromA).toHaveLength(1);
+      expect(later).toHaveLength(1);
+      expect(seen.map((s) => s.got.row.name)).toEqual(['first', 'second']);
+    });
+
+    it('an engine that stopped while comparing holds the snapshot for 5 minutes, then another takes over', async () => {
+      const gate = snapshotGate();
+      const { engines: pair, seen, rename } = await watched(mode, gate.wrap);
+      const [a, b] = pair;
+      const t0 = new Date(Date.now() + DAY);
+      expect(await a.tick(t0)).toEqual([]);
+      rename('changed');
+      const t1 = new Date(t0.getTime() + 61_000);
+      const stuck = a.tick(t1).catch((error: unknown) => error);
+      await gate.reached; // a hangs before writing its snapshot, as if its process had stopped
+      expect(await b.tick(new Date(t1.getTime() + 4 * 60_000))).toEqual([]);
+      const takeover = await b.tick(new Date(t1.getTime() + 5 * 60_000 + 1_000));
+      // b compares the same snapshot: the row state a fired is the same run, not a second one.
+      expect(takeover).toMatchObject([{ trigger: 'watch', replayed: true }]);
+      gate.fail();
+      expect(await stuck).toBeInstanceOf(TriggerFireError);
+      await settle(a);
+      await settle(b);
+      expect(seen.map((s) => s.got.row.name)).toEqual(['changed']);
+      expect(await b.tick(new Date(t1.getTime() + 7 * 60_000))).toEqual([]);
     });
   });
 
