@@ -104,7 +104,15 @@ function operation(route: Route): JsonObject {
     responses[status] = response(answer);
   for (const status of [...route.problems, ...ALWAYS]) {
     if (!PROBLEM_DESCRIPTIONS[status]) throw new Error(`${route.name}: no description of problem ${status}`);
-    responses[status] = { $ref: `#/components/responses/Problem${status}` };
+    const own = responses[status] as { description: string; content?: JsonObject } | undefined;
+    // A route that answers this status with a page of its own (a screen's 500) may still answer it
+    // as a problem (an error that is not stepwire's): both media types are listed.
+    responses[status] = own?.content
+      ? {
+          description: `${own.description} Otherwise: ${PROBLEM_DESCRIPTIONS[status]}`,
+          content: { ...own.content, 'application/problem+json': { schema: ref('Problem') } },
+        }
+      : { $ref: `#/components/responses/Problem${status}` };
   }
   const parameters = [...pathParameters(route), ...queryParameters(route.query), ...headerParameters(route)];
   return {

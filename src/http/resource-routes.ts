@@ -142,7 +142,11 @@ export const RESOURCE_ROUTES = [
       'The query string is passed to the screen (`{{query_params.x}}`, grid paging). Errors are HTML pages.',
     params: SCREEN_PARAMS,
     query: SCREEN_QUERY,
-    responses: { 200: html('The screen.'), 404: html('No such application or screen.') },
+    responses: {
+      200: html('The screen.'),
+      404: html('No such application or screen.'),
+      500: html('The screen could not be shown: a page with the reason.'),
+    },
     problems: [],
     action: ({ engine, request, params, query, options }) =>
       handleScreenRoute(engine, request, { app: params.name, screen: params.url, query: query() }, options),
@@ -169,6 +173,9 @@ export const RESOURCE_ROUTES = [
       413: html('The form is larger than the limit.'),
       415: html('The form is not urlencoded or multipart.'),
       422: html('The screen again, with the errors next to the form.'),
+      500: html(
+        'The workflow succeeded but its redirect could not be made, or the screen could not be shown: a page with the reason.',
+      ),
     },
     problems: [],
     action: ({ engine, request, params, query, options }) =>

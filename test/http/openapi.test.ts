@@ -23,7 +23,13 @@ describe('GET /openapi.json', () => {
       const op = doc.paths[route.path]?.[route.method.toLowerCase()];
       expect(op, `${route.method} ${route.path}`).toBeDefined();
       expect(op.operationId).toBe(route.name);
-      expect(op.responses['500'].$ref).toBe('#/components/responses/Problem500');
+      if (route.path.startsWith('/applications/{name}/screens/')) {
+        // A screen's own errors are pages; an error that is not stepwire's is a problem.
+        expect(Object.keys(op.responses['500'].content).sort()).toEqual([
+          'application/problem+json',
+          'text/html',
+        ]);
+      } else expect(op.responses['500'].$ref).toBe('#/components/responses/Problem500');
       // Every POST and PUT takes a body, but cancelling a run, which names all it needs in its path.
       if ((route.method === 'POST' || route.method === 'PUT') && route.name !== 'runs.cancel')
         expect(op.requestBody, route.name).toBeDefined();
