@@ -28,6 +28,12 @@ export interface ActionContext {
    * an execution delivered again does not repeat the effect.
    */
   idempotencyKey: string;
+  /**
+   * When this call must end, in epoch milliseconds: the earliest of the step's `timeout_ms` and the
+   * run's time limit, when the engine knows one. `signal` fires then too, but only once the event
+   * loop runs: work that holds the thread (a sandboxed script) stops itself by this time.
+   */
+  deadline?: number;
   /** The engine's limits. @internal */
   limits: Readonly<Record<string, number>>;
   /** Adds a line to the step's log in the run record. */

@@ -77,6 +77,8 @@ export class Execution {
   /** Workflows from the run started directly down to this one. */
   #chain: readonly string[];
   #persistLater: ReturnType<typeof setTimeout> | undefined;
+  /** When the run's time limit ends, when this execution knows it (not when it resumes a durable run). */
+  #runDeadline: number | undefined;
   /** Whether records are saved with finished steps as {@link JsonText} (see `takesJsonText`). */
   #asText: boolean;
   /** The input's JSON text, made at the first save. */
@@ -108,6 +110,7 @@ export class Execution {
     this.#input = input;
     this.#emit = options.onEvent;
     this.#timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
+    this.#runDeadline = this.#startedAt + this.#timeoutMs;
     this.#userSignal = options.signal;
     this.#parentTrace = options.traceparent;
     this.#signal = this.#controller.signal;
@@ -145,6 +148,8 @@ export class Execution {
     const execution = new Execution(plan, record.input, services, options, lineage, record.id);
     if (record.parent_run_id === undefined) execution.#parentId = undefined;
     execution.#startedAt = Date.parse(record.started_at);
+    // A durable run's time limit is the queue's timer: its length is not in the record.
+    execution.#runDeadline = undefined;
     for (const step of record.steps) {
       const index = execution.#indexOf(step.name);
       if (index < 0) continue;
@@ -549,15 +554,18 @@ export class Execution {
   ): unknown {
     const step = planned.step;
     const type = stepType(step);
+    const runDeadline = this.#runDeadline;
     if (!step.timeout_ms) {
-      const context = this.#context(planned, attempt, this.#signal, record, item, traceparent);
+      const context = this.#context(planned, attempt, this.#signal, record, item, traceparent, runDeadline);
       return type.run(planned, data, context, this.#services);
     }
+    const stepDeadline = Date.now() + step.timeout_ms;
+    const deadline = runDeadline === undefined ? stepDeadline : Math.min(runDeadline, stepDeadline);
     return this.#raceTimeout(step, step.timeout_ms, (signal) =>
       type.run(
         planned,
         data,
-        this.#context(planned, attempt, signal, record, item, traceparent),
+        this.#context(planned, attempt, signal, record, item, traceparent, deadline),
         this.#services,
       ),
     );
@@ -597,6 +605,7 @@ export class Execution {
     record: StepRecord,
     item: number | undefined,
     traceparent: string | undefined,
+    deadline: number | undefined,
   ): ActionContext {
     const step = planned.step;
     const services = this.#services;
@@ -619,6 +628,7 @@ export class Execution {
       log: this.#logger(step, record, item),
       runWorkflow: this.#childRunner(signal, traceparent),
     };
+    if (deadline !== undefined) context.deadline = deadline;
     // Only a step type that retries inside its work (a request step) gets this; others make no closure for it.
     if (planned.retriesItself)
       context.retrying = (next, delayMs, reason) => {

@@ -140,4 +140,25 @@ describe('transform steps', () => {
     const read = await engine.catalog.getEntity({ entity_name: 'orders', operation: {} });
     expect(read.body.table.rows).toHaveLength(4);
   });
+
+  it.each([
+    ['its step timeout_ms', { timeout_ms: 150 }, {}, /took longer than its timeout of 150 ms/],
+    ['the run time limit', {}, { timeoutMs: 150 }, /time limit/],
+  ])('stops a script that outlasts %s, names it, and writes nothing', async (_, step, options, message) => {
+    const { engine, spreadsheets } = await engineWithTotals();
+    // The script spins for a second, then writes: a QuickJS script holds the thread, so the
+    // step's own timers cannot fire before it ends.
+    await engine.scripts.put(
+      'summarize.js',
+      `const t = Date.now(); while (Date.now() - t < 1000) {} writeEntity('order_totals', [{ customer_id: 1, orders: 1, total: 1 }]);`,
+    );
+    const [only] = transformWorkflow.steps;
+    await engine.workflows.create({ ...transformWorkflow, steps: [{ ...only!, ...step }] });
+    const started = Date.now();
+    const run = await engine.run('summarize_orders', {}, options);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'limit_exceeded', step: 'summarize', message });
+    expect(spreadsheets.cells('shop', 'totals')).toEqual([['customer_id', 'orders', 'total']]);
+  });
 });

@@ -1,4 +1,4 @@
-import { StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
+import { LimitError, StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
 import type { AtlasData, DataTable } from '../../schema/index.js';
 import { repeatedOutputs } from '../../schema/steps/output-entities.js';
@@ -68,20 +68,34 @@ export async function runTransform(
   } else {
     const source = await services.scripts.get(codeFile);
     const limits = services.options.limits;
-    ({ writes, logs } = await services.sandbox.run({
-      source,
-      filename: codeFile,
-      inputs,
-      outputs,
-      limits: {
-        timeoutMs: limits.scriptTimeoutMs,
-        memoryBytes: limits.scriptMemoryBytes,
-        stackBytes: limits.scriptStackBytes,
-        maxOutputBytes: limits.scriptOutputBytes,
-      },
-      signal: context.signal,
-    }));
+    // The script also stops at the step's deadline: a sandbox on this thread holds it, so neither
+    // the step's timer nor the run's fires while the script runs.
+    const { deadline } = context;
+    const timeoutMs =
+      deadline === undefined
+        ? limits.scriptTimeoutMs
+        : Math.max(1, Math.min(limits.scriptTimeoutMs, deadline - Date.now()));
+    try {
+      ({ writes, logs } = await services.sandbox.run({
+        source,
+        filename: codeFile,
+        inputs,
+        outputs,
+        limits: {
+          timeoutMs,
+          memoryBytes: limits.scriptMemoryBytes,
+          stackBytes: limits.scriptStackBytes,
+          maxOutputBytes: limits.scriptOutputBytes,
+        },
+        signal: context.signal,
+      }));
+    } catch (error) {
+      await stopped(context);
+      throw error;
+    }
   }
+  // Nothing is written once the step is stopped (its timeout, the run's time limit, a cancel).
+  await stopped(context);
   for (const line of logs) context.log(line);
   const modes = new Map((atlas.output_entities ?? []).map((o) => [o.name, o.write_mode]));
   try {
@@ -143,4 +157,30 @@ async function runTrusted(
   };
   await fn(context);
   return { writes, logs };
+}
+
+/** How long to wait, past the deadline, for the step's signal to fire. */
+const SIGNAL_GRACE_MS = 1000;
+
+/**
+ * Throws when the step is stopped: its signal fired, or its deadline has passed. Past the deadline,
+ * it first waits (up to {@link SIGNAL_GRACE_MS}) for the signal, whose timer could not fire while a
+ * script held the thread, so the step fails with the engine's own reason (the step's timeout, the
+ * run's time limit).
+ */
+async function stopped(context: ActionContext): Promise<void> {
+  const { signal, deadline } = context;
+  if (!signal.aborted && deadline !== undefined && Date.now() >= deadline) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, SIGNAL_GRACE_MS);
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+    if (!signal.aborted) throw new LimitError('timeout_ms', 'the step ran past its deadline');
+  }
+  signal.throwIfAborted();
 }
