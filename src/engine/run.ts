@@ -6,7 +6,7 @@ import type { Plan, PlannedCondition, PlannedForEach, PlannedStep, RunServices }
 import { readPath, type Scope } from './references.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
-import { conditionHolds, missingWire, placeAt } from './step-data.js';
+import { conditionHolds, missingWire, placeAt, unmergeableWire } from './step-data.js';
 import { stepType } from './steps/index.js';
 import { ITEMS_LOST, itemScope, itemsOf, runForEach, type Attempted, type ItemOutcome } from './for-each.js';
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
@@ -538,6 +538,11 @@ export class Execution {
         : this.#skipped[this.#indexOf(wire.source)]
           ? null
           : missingWire(wire.source, wire.sourcePath);
+      if (wire.targetPath.length === 0) {
+        // Merged into the step's data: null (a skipped step's output) brings nothing.
+        if (value === null) continue;
+        if (typeof value !== 'object' || Array.isArray(value)) unmergeableWire(wire.source, value);
+      }
       data = placeAt(data, wire.targetPath, value);
     }
     return data;

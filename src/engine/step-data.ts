@@ -64,3 +64,12 @@ export function missingWire(source: string, path: readonly PathSegment[]): never
     `wire from "${source}" reads "${path.join('.')}", which does not exist in its output`,
   );
 }
+
+/** Fails a wire without `target_data_path` whose value is not an object to merge into the step's data. @internal */
+export function unmergeableWire(source: string, value: unknown): never {
+  const kind = Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  throw new StepwireError(
+    'invalid_input',
+    `wire from "${source}" has no target_data_path, so its value is merged into the step's data, which takes an object; it is ${kind} (give the wire a target_data_path)`,
+  );
+}

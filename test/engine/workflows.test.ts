@@ -288,6 +288,37 @@ describe('running workflows', () => {
     });
   });
 
+  it('a wire merged at the root brings nothing from a skipped step, and refuses a value that is not an object', async () => {
+    const engine = new Engine();
+    const dummy = (name: string, input_data: Record<string, unknown>, extra = {}) => ({
+      name,
+      type: 'l2' as const,
+      l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data },
+      ...extra,
+    });
+    await engine.workflows.create({
+      name: 'merged',
+      steps: [
+        dummy('maybe', { extra: 1, n: 5 }, { conditions: [{ data_path: 'input.go', value: true }] }),
+        dummy('keep', { mine: 'kept' }),
+        dummy('count', { mine: 'kept' }),
+      ],
+      wires: [
+        { source_name: 'maybe', target_name: 'keep' },
+        { source_name: 'maybe', source_data_path: 'n', target_name: 'count' },
+      ],
+      workflow_input: { name: 'input', input_schema: { type: 'object' } },
+    });
+    const skipped = await engine.run('merged', { go: false });
+    expect(skipped.status).toBe('succeeded');
+    expect(skipped.output).toMatchObject({ keep: { mine: 'kept' }, count: { mine: 'kept' } });
+    const ran = await engine.run('merged', { go: true });
+    expect(ran.steps.find((s) => s.name === 'keep')!.output).toEqual({ mine: 'kept', extra: 1, n: 5 });
+    expect(ran.status).toBe('failed');
+    expect(ran.error).toMatchObject({ code: 'invalid_input', step: 'count' });
+    expect(ran.error!.message).toMatch(/wire from "maybe" has no target_data_path.*a number/);
+  });
+
   it('skips a step whose conditions do not hold; references into it give null', async () => {
     const engine = new Engine();
     await engine.workflows.create({
