@@ -107,19 +107,27 @@ function advanceRun(
     record.error = error;
     record.output = output;
     record.finished_at = at;
-    // Items still running keep the counts they reached.
+    const ended = `the run ${status === 'cancelled' ? 'was cancelled' : 'ended'}`;
+    // The counts of a for_each still going add up to its total: its items without an outcome (on a
+    // worker, waiting for one or for a retry) failed, stopped; those never enqueued are skipped.
     for (const [name, items] of Object.entries(state.items ?? {})) {
       const step = stepRecord(record, name);
-      if (step) Object.assign(step, { attempts: items.attempts, items: items.summary });
+      if (!step) continue;
+      const { summary } = items;
+      const error = { code: 'stopped', message: `${ended} before this item finished` };
+      for (const [index, attempt] of items.running) {
+        summary.failed += 1;
+        if (summary.failures.length < LISTED_ITEM_FAILURES)
+          summary.failures.push({ index, attempts: attempt, error });
+      }
+      summary.skipped += items.total - items.next;
+      Object.assign(step, { attempts: items.attempts, items: summary });
     }
     delete state.items;
     // Steps handed to the queue without an outcome (on a worker, waiting for one, or for a retry) are
     // stopped: listed as failed with code `stopped`, each with its `step.failed` event.
     const stopped: string[] = [];
-    const stop = {
-      code: 'stopped',
-      message: `the run ${status === 'cancelled' ? 'was cancelled' : 'ended'} before this step finished`,
-    };
+    const stop = { code: 'stopped', message: `${ended} before this step finished` };
     const unfinished = [...state.enqueued, ...record.steps.map((step) => step.name)];
     for (const name of new Set(unfinished)) {
       const existing = stepRecord(record, name);

@@ -197,7 +197,7 @@ describe('for_each on the durable queue: one job per item', () => {
     expect(record.steps[0]!.items).toEqual({ total: 30, succeeded: 30, failed: 0, skipped: 0, failures: [] });
   });
 
-  it('a cancel stops the items: the one in flight is aborted, no further item starts, counts are kept', async () => {
+  it('a cancel stops the items: the one in flight is aborted, no further item starts, the counts add up', async () => {
     const stuck = new Promise<() => void>((resolve) => (hung = resolve));
     const handle = await b.start('each-fail', { rows: rows(20, (n) => ({ hang: n === 5 })) });
     await stuck;
@@ -205,7 +205,14 @@ describe('for_each on the durable queue: one job per item', () => {
     const record = await handle.result;
     expect(record.status).toBe('cancelled');
     expect(record.steps[0]).toMatchObject({ status: 'failed', error: { code: 'stopped' } });
-    expect(record.steps[0]!.items).toMatchObject({ total: 20, succeeded: 5, failed: 0 });
+    // The counts add up: the item in flight failed, stopped; the 14 never started are skipped.
+    expect(record.steps[0]!.items).toMatchObject({
+      total: 20,
+      succeeded: 5,
+      failed: 1,
+      skipped: 14,
+      failures: [{ index: 5, error: { code: 'stopped' } }],
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls.has(`${handle.id}:each:6`)).toBe(false);
     expect(aborted.has(`${handle.id}:each:5`)).toBe(true);
