@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { NameSchema, hasArrays } from './entity.js';
 import { ResourceNameSchema } from './resource-name.js';
-import { DataPathSchema } from './steps/base.js';
+import { DataPathSchema, referenceNameSchema } from './steps/base.js';
 import { StepSchema } from './steps/index.js';
 
 /** A wire: copies data from a step (or the workflow input) into a step's input. */
@@ -16,7 +16,8 @@ export const WireSchema = z.object({
 /** `workflow_input`: its name, JSON Schema and defaults. */
 export const WorkflowInputSchema = z
   .object({
-    name: NameSchema,
+    /** What references call the input (`{{input.x}}`); the punctuation of references is refused in it. */
+    name: referenceNameSchema('the input name'),
     input_schema: z.record(z.string(), z.unknown()),
     default_data: z.record(z.string(), z.unknown()).optional(),
   })

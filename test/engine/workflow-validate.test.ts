@@ -34,4 +34,22 @@ describe('engine.workflows.validate', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((i) => i.path)).toEqual(['steps[0].l2_data']);
   });
+
+  it('refuses an input name that references could not reach, naming the field', async () => {
+    const engine = new Engine();
+    for (const name of ['a.b', 'in{{x}}', 'rows[0]']) {
+      const input = { name, input_schema: { type: 'object' } };
+      const error = await engine.workflows
+        .create({ ...definition, workflow_input: input })
+        .catch((e: unknown) => e);
+      expect(error, name).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues).toContainEqual(
+        expect.objectContaining({
+          path: 'workflow_input.name',
+          message: expect.stringContaining('the input name may not contain'),
+        }),
+      );
+    }
+    expect(await engine.workflows.list()).toEqual([]);
+  });
 });

@@ -37,6 +37,16 @@ export const StepRetrySchema = z.object({
 /** What a failure of a step (or of one item of a `for_each` step) does: fail the run, or go on. */
 export const ON_ERROR = ['fail', 'continue'] as const;
 
+/**
+ * A name references start with (a step's, the workflow input's): a column-style name without ".",
+ * "[", "]", "{" or "}", which references use as path punctuation. `what` names it in the message.
+ */
+export function referenceNameSchema(what: string) {
+  return NameSchema.refine((n) => !/[.[\]{}]/.test(n), {
+    message: `${what} may not contain ".", "[", "]", "{" or "}"`,
+  });
+}
+
 /** Most items of one `for_each` step that may run at the same time. */
 export const MAX_ITEM_CONCURRENCY = 32;
 
@@ -46,9 +56,7 @@ export const MAX_ITEM_CONCURRENCY = 32;
  */
 export const StepBaseSchema = z.object({
   /** Unique within the workflow; references use it, so it may not contain ".", "[", "]", "{" or "}". */
-  name: NameSchema.refine((n) => !/[.[\]{}]/.test(n), {
-    message: 'step names may not contain ".", "[", "]", "{" or "}"',
-  }),
+  name: referenceNameSchema('step names'),
   /** The step runs only when every condition holds; otherwise it is skipped. */
   conditions: z.array(ConditionSchema).optional(),
   /** Opt-in retries with backoff. */
