@@ -1,11 +1,51 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test files whose subject is a child process, a database's own behaviour or an outside program
+ * (killed processes, restarts, the CLI, Bun and Deno, LibreOffice, Chromium): their timings assume
+ * the machine to themselves, so they run one file at a time, after the others.
+ */
+export const SERIAL = [
+  'test/chaos/**/*.test.ts',
+  'test/postgres/crash.test.ts',
+  'test/postgres/storage-contract.test.ts',
+  'test/postgres/open.test.ts',
+  'test/edge/bun-deno.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/engine/close.test.ts',
+  'test/e2e/**/*.test.ts',
+  'test/examples/**/*.test.ts',
+  'test/node/file-spreadsheets-libreoffice.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          // Two files at a time: the machines have two cores, and one file at a time leaves one idle
+          // while a file waits on a database or a child process.
+          name: 'parallel',
+          include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...SERIAL],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'serial',
+          include: SERIAL,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
