@@ -62,7 +62,7 @@ export class WorkflowRegistry {
    */
   async create(definition: unknown): Promise<Workflow> {
     await this.#ready();
-    const prepared = this.#prepare(definition);
+    const prepared = this.#prepare(definition, true);
     const workflow = prepared.plan.workflow;
     return this.#writes.run(['workflows'], async () => {
       await this.#checkReach(workflow);
@@ -76,7 +76,7 @@ export class WorkflowRegistry {
   /** Creates or replaces a workflow; resolves with whether it was created. */
   async replace(definition: unknown): Promise<{ workflow: Workflow; created: boolean }> {
     await this.#ready();
-    const prepared = this.#prepare(definition);
+    const prepared = this.#prepare(definition, true);
     const workflow = prepared.plan.workflow;
     return this.#writes.run(['workflows'], async () => {
       await this.#checkReach(workflow);
@@ -123,7 +123,7 @@ export class WorkflowRegistry {
    * @throws {@link ValidationError}
    */
   validate(definition: unknown): Workflow {
-    return this.#prepare(definition).plan.workflow;
+    return this.#prepare(definition, true).plan.workflow;
   }
 
   /**
@@ -150,8 +150,11 @@ export class WorkflowRegistry {
       throw new ValidationError(issues, `Invalid workflow "${workflow.name}": ${formatIssues(issues)}`);
   }
 
-  /** Validates a definition, plans it and compiles its input schema. */
-  #prepare(definition: unknown): PreparedWorkflow {
+  /**
+   * Validates a definition, plans it and compiles its input schema. A new definition (`fresh`) also
+   * has its `default_data` checked; one stored before that check is taken as it is.
+   */
+  #prepare(definition: unknown, fresh = false): PreparedWorkflow {
     const shape = check(WorkflowSchema, definition);
     if (!shape.ok) throw new ValidationError(shape.issues, `Invalid workflow: ${formatIssues(shape.issues)}`);
     const workflow = shape.value;
@@ -166,6 +169,8 @@ export class WorkflowRegistry {
         else throw error;
       }
       properties = declaredProperties(workflow.workflow_input.input_schema);
+      const defaults = workflow.workflow_input.default_data;
+      if (fresh && input && defaults) issues.push(...defaultIssues(input, defaults));
     }
     const { plan, issues: planIssues } = planWorkflow(workflow, {
       hasAction: this.#hasAction,
@@ -206,4 +211,21 @@ function declaredProperties(schema: Record<string, unknown>): Set<string> | unde
   if (schema['additionalProperties'] !== false && schema['additionalProperties'] !== undefined)
     return undefined;
   return new Set(Object.keys(properties));
+}
+
+/**
+ * The problems of a workflow's `default_data` against its input schema: what the defaults hold that
+ * the schema refuses. What an empty input lacks too (a required property the defaults do not give)
+ * is the caller's to give, not a problem of the defaults.
+ */
+function defaultIssues(input: CompiledSchema, defaults: Record<string, unknown>): Issue[] {
+  const lacking = new Set(input.validate({}).map((issue) => `${issue.code} ${issue.path}`));
+  return input
+    .validate(defaults)
+    .filter((issue) => !lacking.has(`${issue.code} ${issue.path}`))
+    .map((issue) => ({
+      ...issue,
+      path: `workflow_input.default_data${issue.path.startsWith('[') || issue.path === '' ? '' : '.'}${issue.path}`,
+      message: `default_data: ${issue.message}`,
+    }));
 }

@@ -52,4 +52,35 @@ describe('engine.workflows.validate', () => {
     }
     expect(await engine.workflows.list()).toEqual([]);
   });
+
+  it('refuses default_data the input schema refuses, and leaves required properties to the caller', async () => {
+    const engine = new Engine();
+    const input_schema = {
+      type: 'object',
+      properties: {
+        amount: { type: 'number' },
+        who: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['amount', 'who'],
+    };
+    const error = await engine.workflows
+      .create({
+        ...definition,
+        workflow_input: { name: 'input', input_schema, default_data: { amount: 'ten', tags: ['a', 2] } },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues.map((i) => [i.path, i.code])).toEqual([
+      ['workflow_input.default_data.amount', 'invalid_type'],
+      ['workflow_input.default_data.tags[1]', 'invalid_type'],
+    ]);
+    expect(await engine.workflows.list()).toEqual([]);
+    // Defaults that fit, without the required "who": created, and a run gives "who".
+    await engine.workflows.create({
+      ...definition,
+      workflow_input: { name: 'input', input_schema, default_data: { amount: 10 } },
+    });
+    expect((await engine.run('echo', { who: 'me' })).status).toBe('succeeded');
+  });
 });
