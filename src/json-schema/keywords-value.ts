@@ -3,6 +3,7 @@
  * @module
  */
 import type { Issue } from '../errors/index.js';
+import { isMultipleFrom } from '../schema/number-rules.js';
 import {
   codePointLength,
   describeValue,
@@ -159,7 +160,7 @@ export const compileNumberKeywords: KeywordCompiler = (schema, scope) => {
     if (multipleOf <= 0) scope.fail(['multipleOf'], '"multipleOf" must be greater than 0');
     else
       rules.push({
-        test: (v) => isMultipleOf(v, multipleOf),
+        test: (v) => isMultipleFrom(v, multipleOf),
         code: 'not_multiple_of',
         words: `a multiple of ${multipleOf}`,
       });
@@ -177,14 +178,6 @@ export const compileNumberKeywords: KeywordCompiler = (schema, scope) => {
     return ok;
   };
 };
-
-/** Decimal-friendly divisibility: 0.0075 is a multiple of 0.0001 although the float quotient is 74.999…. */
-function isMultipleOf(value: number, divisor: number): boolean {
-  const quotient = value / divisor;
-  if (!Number.isFinite(quotient)) return false;
-  if (Number.isInteger(quotient)) return true;
-  return Math.abs(quotient - Math.round(quotient)) <= 1e-9 * Math.max(1, Math.abs(quotient));
-}
 
 /** `minLength`, `maxLength` (in code points), `pattern`, and `format` (an annotation only). @internal */
 export const compileStringKeywords: KeywordCompiler = (schema, scope) => {

@@ -27,8 +27,7 @@ export function brokenNumberRule(
   if (rules.max !== undefined && value > rules.max)
     return { code: 'too_big', rule: `must be at most ${rules.max}` };
   if (rules.step !== undefined) {
-    const steps = (value - (rules.min ?? 0)) / rules.step;
-    if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, Math.abs(steps))) {
+    if (!isMultipleFrom(value, rules.step, rules.min ?? 0)) {
       return {
         code: 'invalid_step',
         rule: `must be a multiple of ${rules.step}${rules.min ? ` from ${rules.min}` : ''}`,
@@ -36,4 +35,20 @@ export function brokenNumberRule(
     }
   }
   return undefined;
+}
+
+/**
+ * Whether `value` is `base + k * step` for a whole `k`, allowing only the error of decimal steps in
+ * binary floating point (0.0075 is a multiple of 0.0001 although the quotient is 74.999…): what is
+ * left over must be a sliver of the step, or within the precision of numbers as large as the value.
+ * A large value with a fraction (1000000000.5 with a step of 1) is not a multiple.
+ */
+export function isMultipleFrom(value: number, step: number, base = 0): boolean {
+  const quotient = (value - base) / step;
+  if (!Number.isFinite(quotient)) return false;
+  if (Number.isInteger(quotient)) return true;
+  const left = Math.abs(value - base - Math.round(quotient) * step);
+  return (
+    left <= 1e-9 * Math.abs(step) || left <= 4 * Number.EPSILON * Math.max(Math.abs(value), Math.abs(base))
+  );
 }

@@ -161,4 +161,47 @@ describe('transform steps', () => {
     expect(run.error).toMatchObject({ code: 'limit_exceeded', step: 'summarize', message });
     expect(spreadsheets.cells('shop', 'totals')).toEqual([['customer_id', 'orders', 'total']]);
   });
+
+  it.each(['trusted', 'sandboxed'])(
+    'reads and writes entities named like Object.prototype members (%s)',
+    async (kind) => {
+      const entity = (name: string) => ({
+        name,
+        columns: [{ name: 'id', type: 'NUMBER' as const }],
+        primary_key: ['id'],
+        spreadsheet_config: { spreadsheet_id: 'odd', sheet_name: name, origin: { row: 0, col: 0 } },
+      });
+      const spreadsheets = new MemorySpreadsheets({
+        odd: { ['__proto__']: [['id'], [1], [2]], constructor: [['id']] },
+      });
+      const engine = new Engine({ spreadsheets });
+      await engine.catalog.registerEntity(entity('__proto__'));
+      await engine.catalog.registerEntity(entity('constructor'));
+      if (kind === 'trusted')
+        engine.scripts.register('copy.js', ({ getEntity, writeEntity }) => {
+          writeEntity('constructor', getEntity('__proto__'));
+        });
+      else await engine.scripts.put('copy.js', `writeEntity('constructor', getEntity('__proto__'));`);
+      await engine.workflows.create({
+        name: 'copy',
+        steps: [
+          {
+            name: 'copy',
+            type: 'atlas',
+            atlas_data: {
+              action: 'transform',
+              input_data: { language: 'javascript', code_file: 'copy.js' },
+              input_entities: [{ name: '__proto__' }],
+              output_entities: [{ name: 'constructor', write_mode: 'append' }],
+            },
+          },
+        ],
+        wires: [],
+      });
+      const run = await engine.run('copy');
+      expect(run.error).toBeNull();
+      expect(run.output).toEqual({ copy: { written: { constructor: 2 } } });
+      expect(spreadsheets.cells('odd', 'constructor')).toEqual([['id'], [1], [2]]);
+    },
+  );
 });

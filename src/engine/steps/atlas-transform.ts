@@ -27,7 +27,8 @@ export async function runTransform(
   services: RunServices,
 ): Promise<unknown> {
   const codeFile = atlas.input_data?.code_file ?? '';
-  const inputs: Record<string, EntityData> = {};
+  // Entity names are the user's ("constructor", "__proto__"): no prototype to find them on.
+  const inputs: Record<string, EntityData> = Object.create(null) as Record<string, EntityData>;
   for (const entity of inputEntities) {
     if (entity.table) {
       inputs[entity.name] = {
@@ -120,7 +121,7 @@ async function runTrusted(
   inputs: Record<string, EntityData>,
   outputs: readonly string[],
 ) {
-  const writes: Record<string, EntityRows[number][]> = {};
+  const writes = Object.create(null) as Record<string, EntityRows[number][]>;
   const logs: string[] = [];
   const context: TransformContext = {
     getEntity(name) {
