@@ -196,7 +196,10 @@ export function createClient(options: ClientOptions): StepwireClient {
       ),
     getRun: (id) => value(call('runs.get', { params: { id } })),
     cancelRun: (id) => value(call('runs.cancel', { params: { id } })),
-    listRuns: (query = {}) => value(call('runs.list', { query })),
+    listRuns: ({ limit, ...query } = {}) =>
+      value(
+        call('runs.list', { query: { ...query, ...(limit === undefined ? {} : { limit: String(limit) }) } }),
+      ),
     workflowGraph: (name) => value(call('workflows.graph', { params: { name } })),
     runTimeline: (id) => value(call('runs.timeline', { params: { id } })),
     runPage: (id) => value(call('runs.page', { params: { id } })),

@@ -94,7 +94,7 @@ export const TRIGGER_ROUTES = [
       200: { description: 'The Idempotency-Key was used before: the run it started.', schema: RUN_ID },
       202: { description: 'Started.', schema: RUN_ID },
     },
-    problems: [400, 401, 404, 413, 415],
+    problems: [400, 401, 404, 413, 415, 503],
     action: async ({ engine, request, params, options }) => {
       const trigger = await engine.triggers.get(params.name);
       if (trigger.type !== 'webhook')

@@ -111,7 +111,7 @@ export const WORKFLOW_ROUTES = [
       description: 'The input; empty means `{}`.',
     },
     responses: { 200: { description: 'The run record.', schema: RunRecordSchema } },
-    problems: [400, 404, 413, 415],
+    problems: [400, 404, 413, 415, 503],
     action: async ({ engine, request, params, body, options }) => {
       const key = request.headers.get('idempotency-key');
       // A run with a key outlives its request: the client that went away (a timeout) sends the key
@@ -138,7 +138,13 @@ export const WORKFLOW_ROUTES = [
     query: z.strictObject({
       workflow: z.string().min(1).optional().describe('Only runs of this workflow.'),
       status: z.enum(RUN_STATUSES).optional().describe('Only runs with this status.'),
-      limit: z.coerce.number().int().min(1).max(1000).optional().describe('Runs in a page (default 50).'),
+      // Decimal digits only: Number() would also take "0x10", "1e1" or " 3 ".
+      limit: z
+        .string()
+        .regex(/^(?:[1-9]\d{0,2}|1000)$/, 'must be a whole number from 1 to 1000, in decimal digits')
+        .transform(Number)
+        .optional()
+        .describe('Runs in a page (default 50).'),
       after: z.string().min(1).optional().describe('The `next` of the previous page.'),
     }),
     responses: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Engine, MemoryStorage, ValidationError, type StorageAdapter } from '../../src/index.js';
-import { createHandler } from '../../src/http/index.js';
+import { createClient, createHandler } from '../../src/http/index.js';
 import { call } from '../http/helpers.js';
 
 const workflow = (name: string, fail = false) => ({
@@ -74,5 +74,20 @@ describe('GET /runs', () => {
     const cursor = await call(handler, 'GET', '/runs?after=nonsense');
     expect(cursor.status).toBe(400);
     expect(cursor.body.errors[0].path).toBe('after');
+    // limit is a whole number in decimal digits: what Number() would also read is refused.
+    for (const limit of ['0x10', '1e1', '%203%20', '+5', '5.0', '0', '1001', '0010']) {
+      const odd = await call(handler, 'GET', `/runs?limit=${limit}`);
+      expect(odd.status, limit).toBe(400);
+      expect(odd.body.errors[0].path).toBe('limit');
+    }
+    expect((await call(handler, 'GET', '/runs?limit=1000')).status).toBe(200);
+    expect(
+      (
+        await createClient({
+          fetch: (input, init) => handler(new Request(input, init)),
+          baseUrl: 'http://x',
+        }).listRuns({ limit: 1 })
+      ).runs,
+    ).toHaveLength(1);
   });
 });

@@ -34,6 +34,12 @@ describe('GET /openapi.json', () => {
       if ((route.method === 'POST' || route.method === 'PUT') && route.name !== 'runs.cancel')
         expect(op.requestBody, route.name).toBeDefined();
     }
+    // An engine closed while serving answers runs and hooks with 503 (code closed).
+    for (const [path, method] of [
+      ['/workflows/{name}/runs', 'post'],
+      ['/hooks/{name}', 'post'],
+    ] as const)
+      expect(doc.paths[path][method].responses['503'].$ref).toBe('#/components/responses/Problem503');
     expect(doc.components.responses.Problem400.content['application/problem+json'].schema.$ref).toBe(
       '#/components/schemas/Problem',
     );
