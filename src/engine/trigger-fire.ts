@@ -228,6 +228,7 @@ async function claimPoll(
   return undefined;
 }
 
+/** The snapshot of an entity trigger's rows, read at `now`. */
 function snapshotOf(
   trigger: StoredTrigger,
   now: Date,

@@ -1,5 +1,6 @@
 import { LimitError, StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
+import { sleep } from '../../retry/index.js';
 import type { AtlasData, DataTable } from '../../schema/index.js';
 import { repeatedOutputs } from '../../schema/steps/output-entities.js';
 import { entityRowsOf, type EntityRows } from '../../catalog/rows.js';
@@ -172,15 +173,8 @@ const SIGNAL_GRACE_MS = 1000;
 async function stopped(context: ActionContext): Promise<void> {
   const { signal, deadline } = context;
   if (!signal.aborted && deadline !== undefined && Date.now() >= deadline) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, SIGNAL_GRACE_MS);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+    // Ends when the signal fires (rejecting) or after the grace.
+    await sleep(SIGNAL_GRACE_MS, signal).catch(() => undefined);
     if (!signal.aborted) throw new LimitError('timeout_ms', 'the step ran past its deadline');
   }
   signal.throwIfAborted();
