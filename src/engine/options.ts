@@ -3,6 +3,7 @@ import type { RunQueue } from '../adapters/queue.js';
 import { MemoryChat, MemoryFileStore, MemorySpreadsheets, MemoryStorage } from '../adapters/memory/index.js';
 import type { ActionDefinition } from '../actions/registry.js';
 import type { ScriptSandbox } from '../script/index.js';
+import { compileAllowHosts } from '../request/policy.js';
 
 /** Limits of the engine. Every field is optional; each default is documented in docs/security.md. */
 export interface EngineLimits {
@@ -136,6 +137,8 @@ export function resolveOptions(options: EngineOptions): ResolvedOptions {
   if (!Array.isArray(allowHosts) || allowHosts.some((h) => typeof h !== 'string' || h === '')) {
     throw new TypeError('security.allowHosts must be an array of host names or IPs, optionally with a port');
   }
+  // A malformed entry fails here, naming it, rather than at every request step.
+  compileAllowHosts(allowHosts);
   for (const [name, adapter, method] of [
     ['storage', options.storage, 'get'],
     ['spreadsheets', options.spreadsheets, 'read'],

@@ -3,6 +3,7 @@
  * sheets, the convention the `stepwire` command reads.
  * @module
  */
+import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join, resolve } from 'node:path';
@@ -21,7 +22,7 @@ import {
 } from '../errors/index.js';
 import { RelationshipSchema, TriggerSchema, type Entity } from '../schema/index.js';
 import { locateJsonError } from '../http/json-error.js';
-import { LocalFileStore } from '../adapters/node/local-file-store.js';
+import { LocalFileStore, safeName } from '../adapters/node/local-file-store.js';
 import { csvLayout, parseCsv, writeCsvCells } from '../adapters/node/csv.js';
 import { replaceFile } from '../adapters/node/atomic-write.js';
 import { FileSpreadsheets } from '../adapters/node/file-spreadsheets.js';
@@ -156,8 +157,11 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   const scripts = new Set<string>();
   for (const file of await listFiles(root, 'scripts', '.js', problems)) {
     const name = file.slice('scripts/'.length);
-    await engine.scripts.put(name, await readFile(join(root, file), 'utf8'));
-    scripts.add(name);
+    const source = await readFile(join(root, file), 'utf8');
+    await attempt(file, issues, async () => {
+      await engine.scripts.put(name, source);
+      scripts.add(name);
+    });
   }
   for (const file of await listFiles(root, 'workflows', '.json', problems)) {
     const body = await readJson(root, file, issues);
@@ -225,12 +229,10 @@ async function loadSheets(
 ): Promise<void> {
   const base = join(root, 'sheets');
   if (!(await isDir(base))) return;
-  for (const book of (await readdir(base, { withFileTypes: true }))
-    .filter((e) => e.isDirectory())
-    .sort(byName)) {
-    for (const sheet of (await readdir(join(base, book.name), { withFileTypes: true }))
-      .filter((e) => e.isFile() && e.name.endsWith('.csv'))
-      .sort(byName)) {
+  for (const book of await entriesOf(base, 'directory')) {
+    for (const sheet of (await entriesOf(join(base, book.name), 'file')).filter((e) =>
+      e.name.endsWith('.csv'),
+    )) {
       const file = `sheets/${book.name}/${sheet.name}`;
       try {
         const cells = parseCsv(await readFile(join(base, book.name, sheet.name), 'utf8'));
@@ -251,8 +253,9 @@ async function loadSheets(
 async function listFiles(root: string, folder: string, ext: string, problems: Issue[]): Promise<string[]> {
   if (!(await isDir(join(root, folder)))) return [];
   const out: string[] = [];
+  const files = new Set((await entriesOf(join(root, folder), 'file')).map((entry) => entry.name));
   for (const entry of (await readdir(join(root, folder), { withFileTypes: true })).sort(byName)) {
-    if (entry.isFile() && entry.name.endsWith(ext)) out.push(`${folder}/${entry.name}`);
+    if (files.has(entry.name) && entry.name.endsWith(ext)) out.push(`${folder}/${entry.name}`);
     else if (!entry.name.startsWith('.'))
       problems.push({
         code: 'ignored',
@@ -336,6 +339,30 @@ async function isDir(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
+/**
+ * The files (or folders) in `dir`, sorted by name; a symbolic link counts as what it points to, so a
+ * project may link a definition or a sheet from elsewhere.
+ */
+async function entriesOf(dir: string, kind: 'file' | 'directory'): Promise<Dirent[]> {
+  const out: Dirent[] = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort(byName)) {
+    const target = entry.isSymbolicLink() ? await stat(join(dir, entry.name)).catch(() => undefined) : entry;
+    if (kind === 'file' ? target?.isFile() : target?.isDirectory()) out.push(entry);
+  }
+  return out;
+}
+
+/** Whether `name` names a file inside its folder, as `FileSpreadsheets` requires of sheet names. */
+function isFileName(name: string): boolean {
+  try {
+    safeName(name, 'name');
+    return true;
+  } catch (error) {
+    if (error instanceof ValidationError) return false;
+    throw error;
+  }
+}
+
 function byName(a: { name: string }, b: { name: string }): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
@@ -345,6 +372,8 @@ function byName(a: { name: string }, b: { name: string }): number {
  * to it; a workbook (`<id>.xlsx`) is left alone (its sheet must be added in the workbook).
  */
 async function createSheetFile(root: string, id: string, sheet: string, rows: CellValue[][]): Promise<void> {
+  // A name that is not a plain file name ("../x", "a/b") creates nothing: the read that follows reports it.
+  if (!isFileName(id) || !isFileName(sheet)) return;
   const base = join(root, 'sheets');
   if (await stat(join(base, `${id}.xlsx`)).catch(() => undefined)) return;
   const path = join(base, id, `${sheet}.csv`);

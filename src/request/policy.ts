@@ -27,7 +27,7 @@ function stripDot(host: string): string {
 }
 
 /**
- * Parses `allowHosts` entries; a malformed entry throws a `TypeError` naming it.
+ * Parses `allowHosts` entries; a malformed entry (or a port above 65535) throws a `TypeError` naming it.
  * IP spellings are normalized as in URLs, so `"0x7f.1"` is the same entry as `"127.0.0.1"`. @internal
  */
 export function compileAllowHosts(entries: readonly string[]): AllowEntry[] {
@@ -44,12 +44,13 @@ export function compileAllowHosts(entries: readonly string[]): AllowEntry[] {
         host = undefined;
       }
     }
-    if (!match || !host) {
+    const port = match?.[2] === undefined ? undefined : Number(match[2]);
+    if (!match || !host || (port !== undefined && port > 65535)) {
       throw new TypeError(
         `security.allowHosts[${i}] ("${String(raw)}") is not a host name or IP with an optional port, e.g. "api.example.com" or "127.0.0.1:8080"`,
       );
     }
-    return match[2] === undefined ? { host } : { host, port: String(Number(match[2])) };
+    return port === undefined ? { host } : { host, port: String(port) };
   });
 }
 

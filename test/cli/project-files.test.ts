@@ -1,7 +1,8 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../src/errors/index.js';
 import { loadProject } from '../../src/node/project.js';
 
 let dir: string | undefined;
@@ -41,6 +42,38 @@ describe('loadProject with sheets: "files"', () => {
     );
     await project.engine.catalog.append('orders', [{ order_id: 1, customer_id: 1, item: 'pen', amount: 2 }]);
     expect(readFileSync(join(root, 'sheets/shop/orders.csv'), 'utf8')).toContain('1,1,pen,2');
+  });
+
+  it('creates no file for an entity whose sheet names reach outside sheets/, and names the entity', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'stepwire-project-files-'));
+    const root = join(dir, 'home', 'project');
+    cpSync('examples/app', root, { recursive: true });
+    const entity = (name: string, spreadsheet_id: string, sheet_name: string) => ({
+      name,
+      columns: [{ name: 'id', type: 'NUMBER' }],
+      primary_key: ['id'],
+      spreadsheet_config: { spreadsheet_id, sheet_name, origin: { row: 0, col: 0 } },
+    });
+    writeFileSync(join(root, 'entities/a.json'), JSON.stringify(entity('a', '../../outside-dir', 'x')));
+    writeFileSync(
+      join(root, 'entities/b.json'),
+      JSON.stringify(entity('b', 'shop', '../../../outside-file')),
+    );
+    const error = await loadProject(root, { sheets: 'files' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    const paths = (error as ValidationError).issues.map((issue) => [issue.path, issue.message]);
+    expect(paths).toEqual([
+      [
+        'entities/a.json',
+        expect.stringMatching(/entity "a": .*"\.\.\/\.\.\/outside-dir" may not contain "\/"/),
+      ],
+      [
+        'entities/b.json',
+        expect.stringMatching(/entity "b": .*"\.\.\/\.\.\/\.\.\/outside-file" may not contain "\/"/),
+      ],
+    ]);
+    // "sheets/../../outside-dir" and "sheets/shop/../../../outside-file.csv" would land beside the project.
+    expect(readdirSync(join(dir, 'home'))).toEqual(['project']);
   });
 
   it('leaves the files alone in the default memory mode', async () => {

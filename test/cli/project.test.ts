@@ -1,4 +1,13 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProject } from '../../src/node/project.js';
@@ -117,6 +126,34 @@ describe('loadProject', () => {
         path: 'workflows/summarize_orders.json: steps[0].atlas_data.input_data.code_file',
       }),
     ]);
+  });
+
+  it('names a scripts/ file whose name no script may have, and goes on to list the other problems', async () => {
+    const dir = copyExample('summary');
+    writeFileSync(join(dir, 'scripts/-helper.js'), 'writeEntity("x", [])');
+    writeFileSync(join(dir, 'workflows/broken.json'), '{"name": ');
+    const issues = await issuesOf(dir);
+    expect(issues.map((issue) => issue.path)).toEqual([
+      'scripts/-helper.js: name',
+      expect.stringMatching(/^workflows\/broken\.json/),
+    ]);
+  });
+
+  it('reads definitions and sheets that are symbolic links as the files they point to', async () => {
+    const dir = copyExample('summary');
+    const elsewhere = copyExample('summary');
+    for (const file of ['entities/orders.json', 'sheets/shop/orders.csv']) {
+      rmSync(join(dir, file));
+      symlinkSync(join(elsewhere, file), join(dir, file));
+    }
+    renameSync(join(dir, 'sheets/shop'), join(elsewhere, 'shop'));
+    symlinkSync(join(elsewhere, 'shop'), join(dir, 'sheets/shop'));
+    const { engine, problems } = await loadProject(dir);
+    expect(problems).toEqual([]);
+    const read = await engine.catalog.getEntity({ entity_name: 'orders', operation: {} });
+    const rows = parseCsv(readFileSync(join(elsewhere, 'sheets/shop/orders.csv'), 'utf8')).slice(1);
+    expect(read.body.table.rows).toHaveLength(rows.length);
+    expect(rows.length).toBeGreaterThan(0);
   });
 
   it('warns about what it ignores, and mirrors stored files into outDir', async () => {

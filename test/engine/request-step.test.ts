@@ -83,4 +83,19 @@ describe('request steps in a workflow', () => {
     }
     expect(calls).toBe(0);
   });
+
+  it('refuses a malformed allowHosts entry when the engine is made, naming it', () => {
+    for (const [entries, index] of [
+      [['api.example.com', '127.0.0.1:99999'], 1],
+      [['[::1]:65536'], 0],
+      [['http://127.0.0.1'], 0],
+    ] as const) {
+      expect(() => new Engine({ security: { allowHosts: entries } })).toThrow(
+        new RegExp(
+          `security\\.allowHosts\\[${index}\\] \\("${entries[index]!.replace(/[[\]]/g, '\\$&')}"\\)`,
+        ),
+      );
+    }
+    expect(() => new Engine({ security: { allowHosts: ['127.0.0.1:65535', '[::1]:0'] } })).not.toThrow();
+  });
 });
