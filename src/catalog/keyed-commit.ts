@@ -150,8 +150,10 @@ async function readRows(
 ): Promise<CellValue[][]> {
   if (rows.length === 0) return [];
   const config = plan.entity.spreadsheet_config;
-  const top = Math.min(...rows);
-  const height = Math.max(...rows) - top + 1;
+  // A loop, not a spread: a large write's rows would overflow the stack as arguments.
+  let [top, bottom] = [rows[0]!, rows[0]!];
+  for (const row of rows) [top, bottom] = [Math.min(top, row), Math.max(bottom, row)];
+  const height = bottom - top + 1;
   const ref = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
   const [box = []] = await sheets.read([{ ...ref, row: top, col: 0, rows: height }], options);
   return rows.map((row) => (box[row - top] ?? []).map((cell) => cell ?? null));

@@ -34,6 +34,11 @@ const LAYER_GAP = 56;
 const NODE_GAP = 28;
 /** Room beside a bend (a long edge passing a layer). */
 const BEND_GAP = 14;
+/**
+ * Bends drawn at most: past this many, the longest edges run straight from box to box, so the layout of
+ * a large graph (every step of a long chain reading the input makes n^2 / 2 bends) stays quick.
+ */
+const MAX_BENDS = 20_000;
 const ORDER_SWEEPS = 12;
 const PLACE_SWEEPS = 16;
 
@@ -47,9 +52,10 @@ export function layeredLayout(
   const width = sizes.map((s) => s.width);
   const up: number[][] = sizes.map(() => []);
   const down: number[][] = sizes.map(() => []);
-  const chains = edges.map(({ from, to }) => {
+  const bent = bentEdges(edges, layer);
+  const chains = edges.map(({ from, to }, e) => {
     const chain = [from];
-    for (let l = layer[from]! + 1; l < layer[to]!; l++) {
+    for (let l = layer[from]! + 1; bent[e] && l < layer[to]!; l++) {
       const bend = width.length;
       width.push(0);
       layer.push(l);
@@ -64,14 +70,12 @@ export function layeredLayout(
     }
     return chain;
   });
-  const depth = Math.max(0, ...layer) + 1;
+  const depth = largest(layer) + 1;
   const rows = orderRows(layer, depth, up, down);
   const x = placeRows(rows, width, up, down, sizes.length);
   straighten(chains, rows, layer, x, width);
 
-  const heights = rows.map((row) =>
-    Math.max(0, ...row.map((v) => (v < sizes.length ? sizes[v]!.height : 0))),
-  );
+  const heights = rows.map((row) => largest(row.map((v) => (v < sizes.length ? sizes[v]!.height : 0))));
   const tops: number[] = [];
   for (let l = 0, y = MARGIN; l < depth; l++) {
     tops.push(y);
@@ -96,9 +100,30 @@ export function layeredLayout(
     points.push({ x: x[to]! + ports.in[e]!, y: nodes[to]!.y });
     return points;
   });
-  const right = Math.max(0, ...nodes.map((n) => n.x + n.width), ...x);
+  const right = Math.max(largest(nodes.map((n) => n.x + n.width)), largest(x));
   const bottom = depth === 0 ? 0 : tops[depth - 1]! + heights[depth - 1]!;
   return { nodes, edges: lines, width: right + MARGIN, height: bottom + MARGIN };
+}
+
+/** Which edges get their bends: all of them, or the shortest while the total stays within {@link MAX_BENDS}. */
+function bentEdges(edges: readonly { from: number; to: number }[], layer: readonly number[]): boolean[] {
+  const span = edges.map(({ from, to }) => Math.max(0, layer[to]! - layer[from]! - 1));
+  if (span.reduce((sum, n) => sum + n, 0) <= MAX_BENDS) return edges.map(() => true);
+  const bent = edges.map(() => false);
+  let left = MAX_BENDS;
+  for (const e of [...edges.keys()].sort((a, b) => span[a]! - span[b]!)) {
+    if (span[e]! > left) break;
+    bent[e] = true;
+    left -= span[e]!;
+  }
+  return bent;
+}
+
+/** The largest of `values`, 0 when there are none (a loop: a spread of a large graph's arrays overflows the stack). */
+function largest(values: readonly number[]): number {
+  let max = 0;
+  for (const value of values) if (value > max) max = value;
+  return max;
 }
 
 /** Each node's layer: one below the lowest node feeding it. */
@@ -121,7 +146,7 @@ function layersOf(count: number, edges: readonly { from: number; to: number }[])
     }
   }
   // A cycle (never in a valid workflow) still gets drawn: its nodes go below everything else.
-  let below = Math.max(0, ...layer);
+  let below = largest(layer);
   for (let v = 0; v < count; v++) if (!done.has(v)) layer[v] = ++below;
   return layer;
 }
@@ -200,7 +225,8 @@ function placeRows(
       row.forEach((v, i) => (x[v] = placed[i]!));
     }
   }
-  const left = Math.min(0, ...rows.flat().map((v) => x[v]! - width[v]! / 2));
+  let left = 0;
+  for (const row of rows) for (const v of row) left = Math.min(left, x[v]! - width[v]! / 2);
   return x.map((value) => value - left + MARGIN);
 }
 

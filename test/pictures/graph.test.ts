@@ -51,6 +51,28 @@ describe('workflowGraphSvg', () => {
       }
   });
 
+  it('draws a chain of 600 steps that each read the input, every arrow included, without running out of stack', () => {
+    const steps = Array.from({ length: 600 }, (_, i) => ({
+      name: `s${i}`,
+      type: 'l2',
+      l2_data: {
+        provider: 'platform',
+        module: 'dummy',
+        action: 'dummy_task',
+        input_data: {
+          customer: '{{input.customer_id}}',
+          previous: i === 0 ? null : `{{s${i - 1}.customer}}`,
+        },
+      },
+    }));
+    const svg = parseXml(workflowGraphSvg({ name: 'long', steps, wires: [] } as unknown as Workflow));
+    expect(byClass(svg, 'g', 'step')).toHaveLength(600);
+    const edges = findAll(svg, (e) => e.name === 'path' && /\bedge\b/.test(e.attributes['class'] ?? ''));
+    expect(edges).toHaveLength(600 + 599);
+    const at = new Map(boxes(svg).map((b) => [b.name, b]));
+    for (let i = 1; i < 600; i++) expect(at.get(`s${i}`)!.y).toBeGreaterThan(at.get(`s${i - 1}`)!.y);
+  });
+
   it('puts every step below the steps it depends on, arrows pointing down', () => {
     const svg = parseXml(workflowGraphSvg(thirtySteps()));
     const at = new Map(boxes(svg).map((b) => [b.name, b]));

@@ -146,7 +146,7 @@ export class GoogleSheets implements SpreadsheetAdapter {
 
   /** Overwrites values from `(row, col)` with `values.update`, RAW; `null` clears a cell. Grows the grid when needed. */
   async write(request: WriteRequest, options: CallOptions = {}): Promise<void> {
-    const width = Math.max(0, ...request.values.map((row) => row.length));
+    const width = request.values.reduce((max, row) => Math.max(max, row.length), 0);
     if (request.values.length === 0 || width === 0) return;
     const range = boxA1(request, request.row, request.col, request.values.length, width);
     const values = request.values.map((row) => Array.from({ length: width }, (_, i) => row[i] ?? ''));
