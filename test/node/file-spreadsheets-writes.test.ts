@@ -57,6 +57,34 @@ describe.each(['xlsx', 'csv'] as const)('FileSpreadsheets writes (.%s)', (format
     ]);
   });
 
+  it('keeps every character of text: control characters, \\r, U+FFFF, escape-like text, a lone surrogate in .xlsx', async () => {
+    await seed(format);
+    const texts = [
+      'bell\u0007',
+      'nul\u0000',
+      'cr\r\nlf',
+      'non\uFFFE\uFFFF',
+      'lone\uD800x',
+      '_x0041_ and _x005f_',
+      'tab\tend',
+    ];
+    const sheets = new FileSpreadsheets({ dir });
+    await sheets.append({ ...people, row: 1, col: 0, values: texts.map((text, i) => [text, i]) });
+    // A new adapter reads the file itself, and a later write keeps the file readable.
+    await new FileSpreadsheets({ dir }).append({
+      ...people,
+      row: 1 + texts.length,
+      col: 0,
+      values: [['last', 9]],
+    });
+    // A UTF-8 file cannot hold a lone surrogate (no character): a CSV file has U+FFFD in its place.
+    const kept = texts.map((text) => (format === 'csv' ? text.replace('\uD800', '\uFFFD') : text));
+    expect(await dataRows(new FileSpreadsheets({ dir }))).toEqual([
+      ...kept.map((text, i) => [text, i]),
+      ['last', 9],
+    ]);
+  });
+
   it('serializes concurrent appends in one process, also across adapter instances', async () => {
     await seed(format);
     const instances = [new FileSpreadsheets({ dir }), new FileSpreadsheets({ dir })];

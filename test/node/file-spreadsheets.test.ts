@@ -266,4 +266,18 @@ describe('FileSpreadsheets: cell types', () => {
       '\uFEFFid,name\r\n1.50,007\r\n"2",true\r\n1e3,\r\n4,Ada\r\n',
     );
   });
+
+  it('.csv keeps the line end between its rows: CR alone, or LF beside a CRLF inside a quoted field', async () => {
+    await mkdir(join(dir, 'crm'));
+    const sheets = new FileSpreadsheets({ dir });
+    for (const [before, after] of [
+      ['id,name\r1,a\r', 'id,name\r1,a\r4,Ada\r'],
+      ['id,name\n1,"two\r\nlines"\n', 'id,name\n1,"two\r\nlines"\n4,Ada\n'],
+      ['"i\nd",name\r\n1,a\r\n', '"i\nd",name\r\n1,a\r\n4,Ada\r\n'],
+    ]) {
+      await writeFile(join(dir, 'crm/people.csv'), before!);
+      await sheets.append({ ...people, row: 2, col: 0, values: [[4, 'Ada']] });
+      expect(await readFile(join(dir, 'crm/people.csv'), 'utf8')).toBe(after);
+    }
+  });
 });

@@ -36,12 +36,25 @@ export interface CsvLayout {
   /** Starts with a UTF-8 byte-order mark (as Excel writes "CSV UTF-8"). */
   bom: boolean;
   /** Line end between rows. */
-  lineEnd: '\n' | '\r\n';
+  lineEnd: '\n' | '\r\n' | '\r';
 }
 
-/** The layout of existing CSV text; new files get LF and no byte-order mark. @internal */
+/**
+ * The layout of existing CSV text: its byte-order mark and the line end of its first row (a line break
+ * inside a quoted field does not count); new files get LF and no byte-order mark. @internal
+ */
 export function csvLayout(text: string): CsvLayout {
-  return { bom: text.charCodeAt(0) === 0xfeff, lineEnd: text.includes('\r\n') ? '\r\n' : '\n' };
+  let quoted = false;
+  let lineEnd: CsvLayout['lineEnd'] = '\n';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === '\n' || c === '\r')) {
+      lineEnd = c === '\n' ? '\n' : text[i + 1] === '\n' ? '\r\n' : '\r';
+      break;
+    }
+  }
+  return { bom: text.charCodeAt(0) === 0xfeff, lineEnd };
 }
 
 /**

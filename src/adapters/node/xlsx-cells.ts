@@ -26,8 +26,18 @@ export async function loadWorkbook(bytes: Uint8Array): Promise<Workbook> {
   return workbook;
 }
 
-/** The bytes of an `.xlsx` file for a workbook. @internal */
+/** The bytes of an `.xlsx` file for a workbook, every character of its text kept. The workbook is spent. @internal */
 export async function saveWorkbook(workbook: Workbook): Promise<Uint8Array> {
+  // exceljs decodes the escapes when it loads a file and does not write them: every text is spelled here.
+  for (const sheet of workbook.worksheets)
+    sheet.eachRow({ includeEmpty: false }, (row) =>
+      row.eachCell({ includeEmpty: false }, (cell) => {
+        const value = cell.value;
+        if (typeof value === 'string') cell.value = xlsxText(value);
+        else if (value && typeof value === 'object' && 'richText' in value)
+          cell.value = { richText: value.richText.map((part) => ({ ...part, text: xlsxText(part.text) })) };
+      }),
+    );
   return new Uint8Array(await workbook.xlsx.writeBuffer());
 }
 
@@ -73,6 +83,27 @@ export function insertRows(
     row > 0 ? 'i' : 'n',
   );
   setCells(sheet, row, col, values);
+}
+
+/**
+ * What XML 1.0 cannot hold (most control characters, U+FFFE, U+FFFF, a lone surrogate) and `\r` (which
+ * XML reads back as `\n`), or text already spelled like an escape (`_x0041_`).
+ */
+const UNSPELLABLE =
+  // eslint-disable-next-line no-control-regex
+  /_x[0-9A-Fa-f]{4}_|[\u0000-\u0008\u000B-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text as an XLSX cell keeps it: the characters XML cannot hold are written as the format's `_xHHHH_`
+ * escapes (ECMA-376 ST_Xstring), and text that already looks like one has its `_` escaped
+ * (`_x005F_`), so every string reads back as it was written.
+ */
+function xlsxText(text: string): string {
+  return text.replace(UNSPELLABLE, (found) =>
+    found.length > 1
+      ? `_x005F${found}`
+      : `_x${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`,
+  );
 }
 
 /**
