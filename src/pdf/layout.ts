@@ -24,6 +24,8 @@ const ROLES: Record<TextRole, RoleStyle> = {
 };
 const LINE_FACTOR = 1.35;
 const INDENT = 18;
+/** Nesting indents a block by at most this share of the text width, so deep lists keep room for their text. */
+const MAX_INDENT_SHARE = 0.5;
 const RULE_SPACE = 6;
 const TABLE_BEFORE = 4;
 const TABLE_AFTER = 8;
@@ -84,7 +86,7 @@ export async function layoutBlocks(
     }
     const style = ROLES[block.role];
     const lineHeight = style.size * LINE_FACTOR;
-    const x = writer.left + block.indent * INDENT;
+    const x = writer.left + Math.min(block.indent * INDENT, (writer.right - writer.left) * MAX_INDENT_SHARE);
     const inlines = normalizeInlines(block.inlines);
     const lines = wrapInlines(inlines, faces, style.size, style.bold, writer.right - x);
     if (lines.length === 0) continue;

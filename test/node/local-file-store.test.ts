@@ -38,6 +38,14 @@ describe('LocalFileStore', () => {
     });
     expect(url).toBe('https://files.example.com/x/r%26d.txt');
     expect(new TextDecoder().decode((await store.get(url))!.data)).toBe('hi');
+    // A url that is not one of its files, even a malformed one, is not found rather than an error.
+    for (const other of [
+      'https://files.example.com/x/%E0%A4%A',
+      'https://files.example.com/x/../../etc/passwd',
+      'file://host/x.txt',
+      'https://elsewhere.example.com/x/r%26d.txt',
+    ])
+      expect(await store.get(other)).toBeUndefined();
   });
 
   it.each([

@@ -45,6 +45,15 @@ describe('renderPdf: text', () => {
     expect(lines.join(' ').split(' ')).toEqual(words.split(' '));
   });
 
+  itWithPoppler('keeps room for the text of lists and quotes nested 40 deep', async () => {
+    for (const tag of ['ul', 'blockquote']) {
+      const inner = tag === 'ul' ? '<li>visible text [[.v]]</li>' : '<p>visible text [[.v]]</p>';
+      const template = `<${tag}>`.repeat(40) + inner + `</${tag}>`.repeat(40);
+      const out = await text(template, [{ name: 'v', value_type: 'STRING', value: 'VALUE' }]);
+      expect(out.replace(/\s+/g, ' ').trim()).toMatch(/^(• )?visible text VALUE$/);
+    }
+  });
+
   itWithPoppler('renders Latin with accents, Greek and Cyrillic', async () => {
     const out = await text('<h2>Ελληνικά</h2><p>Кириллица and Crème brûlée, Łódź, ÆØÅ, € 5</p>');
     expect(out).toContain('Ελληνικά');

@@ -80,16 +80,23 @@ export class LocalFileStore implements FileStore {
     });
   }
 
+  /** The path a url of this store names; `undefined` for another url or a malformed one (`%E0%A4%A`). */
+  #pathOf(url: string): string | undefined {
+    try {
+      if (this.#publicBaseUrl && url.startsWith(this.#publicBaseUrl)) {
+        const parts = url.slice(this.#publicBaseUrl.length).split('/').map(decodeURIComponent);
+        return join(this.#dir, ...parts);
+      }
+      return url.startsWith('file:') ? fileURLToPath(url) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Reads a stored file back by its url; `undefined` when it is not one of this store's. */
   async get(url: string): Promise<{ data: Uint8Array; contentType: string } | undefined> {
-    let path: string;
-    if (this.#publicBaseUrl && url.startsWith(this.#publicBaseUrl)) {
-      const parts = url.slice(this.#publicBaseUrl.length).split('/').map(decodeURIComponent);
-      path = join(this.#dir, ...parts);
-    } else if (url.startsWith('file:')) {
-      path = fileURLToPath(url);
-    } else return undefined;
-    if (!path.startsWith(this.#dir + sep)) return undefined;
+    const path = this.#pathOf(url);
+    if (path === undefined || !path.startsWith(this.#dir + sep)) return undefined;
     try {
       const data = new Uint8Array(await readFile(path));
       return { data, contentType: contentTypeOf(undefined, path) };
