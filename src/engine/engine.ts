@@ -12,7 +12,7 @@ import { setOwn } from '../schema/own.js';
 import { QuickJsSandbox, type ScriptSandbox } from '../script/index.js';
 import { Applications } from '../app/applications.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
-import { Execution, type RunOptions } from './run.js';
+import { Execution, checkRunOptions, type RunOptions } from './run.js';
 import type { RunServices } from './plan-types.js';
 import type { RunEvent, RunRecord, StepRecord } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
@@ -183,10 +183,11 @@ export class Engine {
    * Runs a workflow to its end and resolves with its run record, succeeded or failed.
    * @throws {@link ValidationError} when the input is invalid (no step runs, no record is kept);
    *   {@link NotFoundError} when there is no such workflow; a `StepwireError` with code `closed`
-   *   after {@link Engine.close}.
+   *   after {@link Engine.close}; a `TypeError` naming `timeoutMs` or `concurrency` when one is not valid.
    */
   async run(name: string, input?: unknown, options: RunOptions = {}): Promise<RunRecord> {
     this.#open('run');
+    checkRunOptions(options);
     if (options.key !== undefined || this.#durable) return (await this.start(name, input, options)).result;
     // The launch is part of what close() waits for, so no run begins once close() has resolved.
     const launched = this.#admit(
@@ -221,10 +222,12 @@ export class Engine {
    * for await (const event of handle.events) console.log(event.type, 'step' in event ? event.step : '');
    * const record = await handle.result;
    * ```
-   * @throws a `StepwireError` with code `closed` after {@link Engine.close}.
+   * @throws a `StepwireError` with code `closed` after {@link Engine.close}; a `TypeError` naming
+   *   `timeoutMs` or `concurrency` when one is not valid.
    */
   async start(name: string, input?: unknown, options: RunOptions = {}): Promise<RunHandle> {
     this.#open('start');
+    checkRunOptions(options);
     return this.#admit(this.#start(name, input, options));
   }
 

@@ -23,6 +23,9 @@ export interface DeliveredStep {
   retryDelay: number | undefined;
 }
 
+/** A timer waits at most this long (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Options of one run. */
 export interface RunOptions {
   /** Cancels the run: no further step starts, and running steps are told to stop. */
@@ -259,10 +262,20 @@ export class Execution {
     const onCancel = () => this.#controller.abort();
     this.#userSignal?.addEventListener('abort', onCancel, { once: true });
     if (this.#userSignal?.aborted) this.#controller.abort();
-    const timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#controller.abort();
-    }, this.#timeoutMs);
+    // A timer waits at most 2^31 - 1 ms (24.8 days): a longer limit is armed again as often as it takes.
+    let left = this.#timeoutMs;
+    const arm = (): ReturnType<typeof setTimeout> => {
+      const wait = Math.min(left, MAX_TIMER_MS);
+      left -= wait;
+      return setTimeout(() => {
+        if (left > 0) timer = arm();
+        else {
+          this.#timedOut = true;
+          this.#controller.abort();
+        }
+      }, wait);
+    };
+    let timer = arm();
     try {
       failure = await this.#schedule();
       if (failure) status = failure.code === 'cancelled' ? 'cancelled' : 'failed';
@@ -562,7 +575,8 @@ export class Execution {
     const runDeadline = this.#runDeadline;
     if (!step.timeout_ms) {
       const context = this.#context(planned, attempt, this.#signal, record, item, traceparent, runDeadline);
-      return type.run(planned, data, context, this.#services);
+      const work = type.run(planned, data, context, this.#services);
+      return isThenable(work) ? this.#raceStop(work) : work;
     }
     const stepDeadline = Date.now() + step.timeout_ms;
     const deadline = runDeadline === undefined ? stepDeadline : Math.min(runDeadline, stepDeadline);
@@ -574,6 +588,25 @@ export class Execution {
         this.#services,
       ),
     );
+  }
+
+  /**
+   * The step's work, or the run's stop (a cancel, the time limit) if that comes first: a step whose work
+   * does not heed its signal does not hold the run past its end (its late result is dropped).
+   */
+  async #raceStop<T>(work: PromiseLike<T>): Promise<T> {
+    const signal = this.#signal;
+    if (signal.aborted) throw this.#abortError();
+    let onAbort!: () => void;
+    const stopped = new Promise<never>((_, reject) => {
+      onAbort = () => reject(this.#abortError());
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([work, stopped]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
   async #raceTimeout<T>(
@@ -895,6 +928,18 @@ export class Execution {
 
 /** An attempt's outcome; `retryDelay` when a single attempt (see `runDelivered`) failed and may be retried. */
 type Retried = Attempted & { retryDelay?: number };
+
+/** Checks the options of a run; a `TypeError` names the one that is wrong. @internal */
+export function checkRunOptions(options: RunOptions): void {
+  const { timeoutMs, concurrency } = options;
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))
+  )
+    throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1))
+    throw new TypeError(`concurrency must be a whole number from 1 on, got ${String(concurrency)}`);
+}
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
