@@ -130,7 +130,9 @@ export type Collection =
   /** Trigger definitions. */
   | 'triggers'
   /** What triggers remember between ticks: a schedule's last slot, an entity's row snapshot. */
-  | 'trigger_state';
+  | 'trigger_state'
+  /** Submissions of delete forms: each render's one-time token, and what its delete wrote. */
+  | 'form_submissions';
 
 /** Options of {@link StorageAdapter.put}. */
 export interface PutOptions extends CallOptions {

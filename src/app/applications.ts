@@ -139,7 +139,7 @@ function checkFormItems(
   items.forEach((item, i) => {
     const property = itemProperty(item);
     filled.add(property);
-    const declared = properties[property];
+    const declared = Object.hasOwn(properties, property) ? properties[property] : undefined;
     if (!declared) {
       issues.push({
         code: 'unknown_property',

@@ -55,7 +55,7 @@ export function gridIssues(
  * Problems of a form that writes a row: its entity exists; each item fills a column of it with a
  * fitting type; `key` names exactly the primary-key columns, which items then do not fill; without
  * `key`, items fill every key column; a delete fills key columns only; `{{output.x}}` of its
- * redirect names a column or `written`. @internal
+ * redirect names `written` or a column that an item or the key fills. @internal
  */
 export function writeFormIssues(
   component: Extract<Component, { type: 'form' }>,
@@ -123,14 +123,17 @@ export function writeFormIssues(
         path: job.key === undefined ? `${at}.form.form_items` : `${at}.form.job.key`,
         message: `${form} writes "${entity.name}" by its key, but nothing fills key column "${column}": add an item for it, or name it in the job's key`,
       });
+  // The output is the row as written: what the items and the key fill, and `written`; a column that
+  // neither fills is not in it, so a redirect naming one would fail after every save.
+  const written = [...new Set([...filled, ...keyed])];
   const redirect = component.form.do?.redirect_data.url ?? '';
   for (const match of redirect.matchAll(/\{\{\s*output\.([^}.[\s]+)[^}]*\}\}/g)) {
     const field = match[1]!;
-    if (field !== 'written' && !entity.columns.some((c) => c.name === field))
+    if (field !== 'written' && !written.includes(field))
       issues.push({
         code: 'unknown_output',
         path: `${at}.form.do.redirect_data.url`,
-        message: `redirect uses {{output.${field}}}, but a form writing "${entity.name}" outputs its columns (${columns}) and written`,
+        message: `redirect uses {{output.${field}}}, but ${form} outputs only the row it writes (${written.join(', ')}) and written`,
       });
   }
   return issues;

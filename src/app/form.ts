@@ -13,7 +13,7 @@ const FALSE_VALUES = new Set(['', 'off', 'false', '0', 'no']);
 export interface CoercedForm {
   /** The input object: one own property per item that has a value. */
   input: Record<string, unknown>;
-  /** One issue per bad item; `path` is the item's input property. */
+  /** One issue per bad item; `path` is the item's input property as a path (`amount`, `["No. of items"]`). */
   issues: Issue[];
 }
 
@@ -33,7 +33,8 @@ export function coerceForm(
     const property = itemProperty(item);
     const raw = Object.hasOwn(values, property) ? String(values[property]) : undefined;
     const result = coerceItem(item, raw);
-    if ('message' in result) issues.push({ code: result.code, path: property, message: result.message });
+    if ('message' in result)
+      issues.push({ code: result.code, path: keyPath('', property), message: result.message });
     else if (result.value !== undefined) setOwn(input, property, result.value);
   }
   return { input, issues };
@@ -81,8 +82,8 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 }
 
 /**
- * Splits workflow input issues into those of an item (by its property, e.g. `amount` or
- * `amount.x`) and those of the whole form. @internal
+ * Splits workflow input issues into those of an item (by its property's path, e.g. `amount`,
+ * `amount.x` or `["No. of items"]`) and those of the whole form. @internal
  */
 export function assignIssues(
   items: readonly FormItem[],
@@ -100,11 +101,11 @@ export function assignIssues(
       (p) =>
         issue.path === p.path || issue.path.startsWith(`${p.path}.`) || issue.path.startsWith(`${p.path}[`),
     );
-    // Input messages name the property ("customer_id must be ..."); next to the item, its label reads better.
+    // Input messages name the property as a path (`customer_id must be ...`, `["No. of items"] must be ...`),
+    // or as written (`No. of items is required`); next to the item, its label reads better.
+    const subject = owner && [owner.path, owner.property].find((s) => issue.message.startsWith(`${s} `));
     const message =
-      owner && issue.message.startsWith(`${owner.property} `)
-        ? `${owner.label}${issue.message.slice(owner.property.length)}`
-        : issue.message;
+      owner && subject !== undefined ? `${owner.label}${issue.message.slice(subject.length)}` : issue.message;
     if (owner && !byItem.has(owner.property)) byItem.set(owner.property, message);
     else if (!owner) form.push(formatIssue(issue));
   }

@@ -10,7 +10,7 @@ import type { ResolvedDatagrid, ScreenQuery } from './types.js';
 
 /** Rows per grid page when the config gives no `page_size`. */
 const DEFAULT_GRID_PAGE_SIZE = 20;
-/** Highest grid page number read from a query string; beyond it the grid is simply empty. */
+/** Highest grid page number read from a query string; a higher one, like any other bad value, is page 1. */
 const MAX_GRID_PAGE = 1_000_000;
 
 /** Resolves one grid of a screen. @internal */
@@ -25,7 +25,7 @@ export async function resolveGrid(
   const pageKey = `${component.name}_page`;
   const asked =
     Object.hasOwn(query, pageKey) && /^\d{1,7}$/.test(query[pageKey]!) ? Number(query[pageKey]) : 1;
-  const page = Math.min(Math.max(asked, 1), MAX_GRID_PAGE);
+  const page = asked >= 1 && asked <= MAX_GRID_PAGE ? asked : 1;
   const entity = component.datagrid.entity_name;
   const base: ResolvedDatagrid = {
     type: 'datagrid',

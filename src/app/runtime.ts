@@ -7,6 +7,7 @@ import { itemProperty } from './form.js';
 import { assignIssues, coerceForm } from './form.js';
 import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
 import { resolveGrid } from './grid.js';
+import { SUBMISSION, deleteOnce, isToken, submissionDigest } from './submission.js';
 import { prefill, submitWrite, writeItems } from './write-job.js';
 import type { ResolvedComponent, ResolvedForm, ResolvedScreen, ScreenQuery, SubmitResult } from './types.js';
 
@@ -102,7 +103,24 @@ export class AppRuntime {
         if (Object.hasOwn(values, property) && !Object.hasOwn(coerced.input, property))
           setOwn(coerced.input, property, null);
       }
-      const outcome = await submitWrite(this.#host, job, coerced.input, params);
+      const write = () => submitWrite(this.#host, job, coerced.input, params);
+      const token = values[SUBMISSION];
+      // A delete repeated after it succeeded finds no row: its token makes a double click delete once.
+      const outcome =
+        job.write_mode === 'delete' && isToken(token)
+          ? await deleteOnce(
+              this.#host.options.storage,
+              await submissionDigest([
+                this.name,
+                screen.url,
+                component,
+                token,
+                ...Object.entries(params).flat(),
+              ]),
+              this.#host.options.limits.formRunTimeoutMs,
+              write,
+            )
+          : await write();
       if (!outcome.ok)
         return failure(outcome.reason === 'invalid' ? 'invalid' : 'failed', outcome.issues, null);
       return this.#redirect(screen, form, params, outcome.output, null, failure);
@@ -112,11 +130,15 @@ export class AppRuntime {
     let run: RunRecord;
     try {
       const token = values[SUBMISSION];
+      // The token makes a double submit (a second click, a resent POST) run the workflow once; hashed
+      // with the form's names, it is a valid run key however long they are or whatever they hold.
+      const key = isToken(token)
+        ? `form:${await submissionDigest([this.name, screen.url, component, token])}`
+        : undefined;
       run = await this.#host.run(job.workflow_name, coerced.input, {
         timeoutMs: this.#host.options.limits.formRunTimeoutMs,
         traceparent: options.traceparent,
-        // The token makes a double submit (a second click, a resent POST) run the workflow once.
-        ...(isToken(token) ? { key: `form:${this.name}:${screen.url}:${component}:${token}` } : {}),
+        ...(key === undefined ? {} : { key }),
       });
     } catch (error) {
       if (error instanceof ValidationError) return failure('invalid', error.issues, null);
@@ -236,7 +258,7 @@ function resolveForm(
     entity: job.type === 'write' ? job.entity_name : null,
     submitLabel: job.type === 'sync' ? 'Submit' : job.write_mode === 'delete' ? 'Delete' : 'Save',
     // A fresh token on every render: a corrected form after a failed run must run again.
-    submission: job.type === 'sync' ? globalThis.crypto.randomUUID() : null,
+    submission: job.type === 'sync' || job.write_mode === 'delete' ? globalThis.crypto.randomUUID() : null,
     error: state?.formError ?? null,
     items: items.map((item) => {
       const property = itemProperty(item);
@@ -294,14 +316,4 @@ export function plainFailure(run: RunRecord | null): string {
   return run
     ? `Something went wrong while processing this form. Reference: run ${run.id}.`
     : 'Something went wrong while processing this form.';
-}
-
-/** The form field that carries a form's one-time submission token. @internal */
-export const SUBMISSION = '_submission';
-
-/** Whether a submitted token looks like one a form was given (a UUID), so it can serve as a run key. */
-function isToken(value: unknown): value is string {
-  return (
-    typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
-  );
 }

@@ -48,7 +48,8 @@ export interface ResolvedForm {
   submitLabel: string;
   /**
    * A one-time submission token sent back with the form (field `_submission`) when it runs a
-   * workflow: submitting twice with one token runs the workflow once. Every render gives a new token.
+   * workflow or deletes a row: submitting twice with one token runs the workflow (deletes the row)
+   * once, and both answers are the same. Every render gives a new token.
    */
   submission: string | null;
   /** The form items, in config order. */
@@ -139,7 +140,10 @@ export type SubmitResult =
       reason: 'invalid' | 'failed' | 'redirect';
       /** The screen re-rendered with the submitted values and the errors on the form and its items. */
       screen: ResolvedScreen;
-      /** Every problem; `path` is the item's input property, or `""` for the whole form. */
+      /**
+       * Every problem; `path` is the item's input property as a path (`amount`, `["No. of items"]`),
+       * or `""` for the whole form.
+       */
       errors: Issue[];
       /** The run, when one was started. */
       run: RunRecord | null;

@@ -7,6 +7,7 @@
 import { WriteRejectedError, isStepwireError, type Issue } from '../errors/index.js';
 import type { Entity, FormItem, WriteJob } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
+import { keyPath } from '../json-schema/describe.js';
 import { itemProperty } from './form.js';
 import type { AppHost } from './host.js';
 import { fillQueryValue } from './redirect.js';
@@ -150,17 +151,21 @@ export async function submitWrite(
   }
 }
 
-/** A catalog issue of the written row as a form issue: `customers[0].city` is the item `city`. */
+/**
+ * A catalog issue of the written row as a form issue: `customers[0].city` is the item `city`, at
+ * its property's path as a form issue has it (`city`, `["Unit price (EUR.)"]`).
+ */
 function itemIssue(job: WriteJob, issue: Issue): Issue {
   const prefix = `${job.entity_name}[0].`;
   if (!issue.path.startsWith(prefix)) return { ...issue, path: '' };
   const column = issue.path.slice(prefix.length);
   // "row 1 of "customers": column "city" must be ..." reads as "city must be ..." next to the item.
-  const message = issue.message.replace(
-    /^row \d+ of "(?:[^"\\]|\\.)*": column "(?:[^"\\]|\\.)*" /,
-    `${column} `,
-  );
-  return { ...issue, path: column, message };
+  // The catalog quotes names as they are, so the prefix is matched as text, not by a pattern.
+  const subject = `row 1 of "${job.entity_name}": column "${column}" `;
+  const message = issue.message.startsWith(subject)
+    ? `${column} ${issue.message.slice(subject.length)}`
+    : issue.message;
+  return { ...issue, path: keyPath('', column), message };
 }
 
 function stricter(

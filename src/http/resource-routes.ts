@@ -157,7 +157,7 @@ export const RESOURCE_ROUTES = [
     name: 'applications.submitForm',
     summary: 'Submit a form',
     description:
-      'Runs the form workflow, then redirects (303); a failed run or invalid input answers 422 with the screen re-rendered, the errors next to the form.',
+      'Runs the form workflow (or writes the form row), then redirects (303); invalid input, a failed run or a redirect that cannot be built answers 422 with the screen re-rendered, the errors next to the form.',
     params: SCREEN_PARAMS.extend({ component: z.string().describe('Form component name') }),
     query: SCREEN_QUERY,
     body: {
@@ -172,10 +172,10 @@ export const RESOURCE_ROUTES = [
       404: html('No such application, screen or form.'),
       413: html('The form is larger than the limit.'),
       415: html('The form is not urlencoded or multipart.'),
-      422: html('The screen again, with the errors next to the form.'),
-      500: html(
-        'The workflow succeeded but its redirect could not be made, or the screen could not be shown: a page with the reason.',
+      422: html(
+        'The screen again, with the errors next to the form: invalid input, a failed run, or a redirect that could not be made.',
       ),
+      500: html('The screen could not be shown: a page with the reason.'),
     },
     problems: [],
     action: ({ engine, request, params, query, options }) =>

@@ -40,8 +40,8 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /**
  * Serves application screens as HTML: `GET /applications/{app}/screens/{screen}` renders the
  * screen (query string passed through); `POST .../screens/{screen}/forms/{form}` submits a form and
- * answers 303 to the redirect, or 422 with the screen re-rendered with the errors. Unknown app,
- * screen or form: 404 HTML page.
+ * answers 303 to the redirect, or 422 with the screen re-rendered with the errors (invalid input, a
+ * failed run, a redirect that cannot be built). Unknown app, screen or form: 404 HTML page.
  * @internal
  */
 export async function handleScreenRoute(
@@ -72,8 +72,8 @@ export async function handleScreenRoute(
       const location = `${basePath}/applications/${encodeURIComponent(app.name)}${result.redirect}`;
       return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
     }
-    const status = result.reason === 'redirect' ? 500 : 422;
-    return html(status, renderScreen(app.name, result.screen, { basePath }));
+    // Invalid input, a failed run and a redirect that cannot be built all show the screen again.
+    return html(422, renderScreen(app.name, result.screen, { basePath }));
   } catch (error) {
     if (error instanceof NotFoundError) return html(404, renderMessagePage('Not found', error.message));
     if (isStepwireError(error))

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { createHandler } from '../../src/http/index.js';
 import { handleScreenRoute } from '../../src/http/screens.js';
-import { ValidationError, renderScreen, type ResolvedForm } from '../../src/index.js';
+import {
+  Engine,
+  MemorySpreadsheets,
+  ValidationError,
+  renderScreen,
+  type ResolvedForm,
+} from '../../src/index.js';
 import { shopEngine } from '../engine/helpers.js';
 
 /** Customers with an edit screen: one customer's form and orders, a delete form, an add form. */
@@ -161,6 +168,36 @@ describe('a form that edits the row its address names', () => {
     const left = await engine.catalog.getEntity({ entity_name: 'customers', operation: {} });
     expect(left.body.table.rows!.map((r) => r[0])).toEqual([1, 2]);
   });
+
+  it('a double click on Delete deletes once, and both answers redirect to the same place', async () => {
+    const { engine, app, spreadsheets } = await setUp();
+    await engine.catalog.delete('orders', [{ order_id: 13 }]);
+    const remove = formOf(await app.screen('customer', { id: '3' }), 'remove');
+    expect(remove.submission).toMatch(/^[0-9a-f-]{36}$/);
+    const post = (token: string) =>
+      handleScreenRoute(
+        engine,
+        new Request('http://localhost/applications/crm/screens/customer/forms/remove?id=3', {
+          method: 'POST',
+          body: `_submission=${token}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+        { app: 'crm', screen: 'customer', form: 'remove' },
+      );
+    const [first, second] = await Promise.all([post(remove.submission!), post(remove.submission!)]);
+    const third = await post(remove.submission!);
+    for (const answer of [first, second, third]) {
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get('location')).toBe('/applications/crm/screens/customer?id=3');
+    }
+    expect(spreadsheets.cells('shop', 'customers')!.map((r) => r[0])).toEqual(['id', 1, 2]);
+    // A new render has a new token: deleting the key again says that no row holds it.
+    const again = formOf(await app.screen('customer', { id: '3' }), 'remove');
+    expect(again.submission).not.toBe(remove.submission);
+    const gone = await post(again.submission!);
+    expect(gone.status).toBe(422);
+    expect(await gone.text()).toContain('which no row of &quot;customers&quot; holds');
+  });
 });
 
 describe('column rules of the entity on a form', () => {
@@ -215,6 +252,77 @@ describe('a grid with an operation', () => {
       rows: [],
       error: 'This list needs "id" in the address of the screen, and it is not there.',
     });
+  });
+});
+
+describe('errors of a column whose name needs quoting in a path', () => {
+  it('show next to its item, worded with its label', async () => {
+    const spreadsheets = new MemorySpreadsheets({
+      s: {
+        t: [
+          ['id', 'Unit price (EUR.)', 'Say "when"'],
+          [1, 5, '2024-01-01'],
+        ],
+      },
+    });
+    const engine = new Engine({ spreadsheets });
+    await engine.catalog.registerEntity({
+      name: 't',
+      description: '',
+      columns: [
+        { name: 'id', type: 'NUMBER' },
+        { name: 'Unit price (EUR.)', type: 'NUMBER', number: { min: 0 } },
+        { name: 'Say "when"', type: 'DATE' },
+      ],
+      primary_key: ['id'],
+      spreadsheet_config: { spreadsheet_id: 's', sheet_name: 't', origin: { row: 0, col: 0 } },
+    });
+    await engine.applications.put('a', {
+      start_screen_url: 'e',
+      screens: [
+        {
+          url: 'e',
+          components: [
+            [
+              {
+                name: 'f',
+                type: 'form',
+                form: {
+                  form_items: [
+                    { label: 'Unit price (EUR.)', type: 'number' },
+                    { label: 'Say "when"', type: 'text' },
+                  ],
+                  job: {
+                    type: 'write',
+                    entity_name: 't',
+                    write_mode: 'update',
+                    key: { id: '{{query_params.id}}' },
+                  },
+                },
+              },
+            ],
+          ],
+        },
+      ],
+    });
+    const app = await engine.applications.open('a');
+    const cases: [Record<string, string>, (string | null)[]][] = [
+      [{ 'Unit price (EUR.)': '-1' }, ['Unit price (EUR.) must be at least 0', null]],
+      [{ 'Unit price (EUR.)': 'x' }, ['Unit price (EUR.) must be a number, got "x"', null]],
+      [{ 'Say "when"': 'soon' }, [null, 'Say "when" must be DATE, got "soon"']],
+    ];
+    for (const [values, errors] of cases) {
+      const result = await app.submit('e', 'f', values, { id: '1' });
+      expect(result.ok, JSON.stringify(values)).toBe(false);
+      if (result.ok) continue;
+      const form = formOf(result.screen, 'f');
+      expect(form.items.map((i) => i.error)).toEqual(errors);
+      expect(form.error).toBeNull();
+    }
+    expect(spreadsheets.cells('s', 't')).toEqual([
+      ['id', 'Unit price (EUR.)', 'Say "when"'],
+      [1, 5, '2024-01-01'],
+    ]);
   });
 });
 
@@ -283,7 +391,48 @@ describe('checking the config when it is stored', () => {
       'screens[0].components[0][0].form.form_items[0]: form "edit" item "Name" fills key column "name", which the job\'s key takes from the screen\'s address; remove the item',
       'screens[0].components[0][0].form.job.key.name: form "edit" key names "name", which is not a primary-key column of "customers" (id)',
       'screens[0].components[0][0].form.job.key: form "edit" writes "customers" by its key, but nothing fills key column "id": add an item for it, or name it in the job\'s key',
+      // With nothing filling "id", the written row has no id for the redirect either.
+      'screens[0].components[0][0].form.do.redirect_data.url: redirect uses {{output.id}}, but form "edit" outputs only the row it writes (name, city) and written',
     ]);
+  });
+
+  it('refuses a redirect {{output.x}} that no item, key column or `written` fills, with 400 over HTTP', async () => {
+    expect(
+      await put((app) => {
+        edit(app).form.form_items.pop();
+        edit(app).form.do.redirect_data.url =
+          '/screens/customer?id={{output.id}}&n={{output.name}}&w={{output.written}}&c={{output.city}}';
+        const add = (app.screens[1]!.components[0]![0]! as any).form;
+        add.do = {
+          type: 'redirect',
+          redirect_data: { url: '/screens/orders?o={{output.order_id}}&i={{output.item}}' },
+        };
+      }),
+    ).toEqual([
+      'screens[0].components[0][0].form.do.redirect_data.url: redirect uses {{output.city}}, but form "edit" outputs only the row it writes (name, id) and written',
+      'screens[1].components[0][0].form.do.redirect_data.url: redirect uses {{output.item}}, but form "add" outputs only the row it writes (order_id, customer_id, amount) and written',
+    ]);
+    const { engine } = await setUp();
+    const config = recordsApp();
+    edit(config).form.do.redirect_data.url = '/screens/customer?c={{output.city}}&x={{output.nope}}';
+    edit(config).form.form_items.pop();
+    const response = await createHandler(engine)(
+      new Request('http://localhost/applications/bad', {
+        method: 'PUT',
+        body: JSON.stringify(config),
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    expect(response.status).toBe(400);
+    const problem = (await response.json()) as { errors: { path: string; message: string }[] };
+    expect(problem.errors.map((e) => e.path)).toEqual([
+      'screens[0].components[0][0].form.do.redirect_data.url',
+      'screens[0].components[0][0].form.do.redirect_data.url',
+    ]);
+    expect(problem.errors.map((e) => e.message).join(' ')).toMatch(
+      /\{\{output\.city\}\}.*\{\{output\.nope\}\}/,
+    );
+    await expect(engine.applications.get('bad')).rejects.toThrow();
   });
 
   it('refuses an unknown entity, a redirect output that is no column, and a grid naming unknown columns', async () => {
@@ -294,7 +443,7 @@ describe('checking the config when it is stored', () => {
         (app.screens[1]!.components[0]![0]! as any).form.job.entity_name = 'ghosts';
       }),
     ).toEqual([
-      'screens[0].components[0][0].form.do.redirect_data.url: redirect uses {{output.nope}}, but a form writing "customers" outputs its columns (id, name, city) and written',
+      'screens[0].components[0][0].form.do.redirect_data.url: redirect uses {{output.nope}}, but form "edit" outputs only the row it writes (name, city, id) and written',
       'screens[0].components[1][0].datagrid.operation.order_by[0].column: grid "orders" names column "when", which entity "orders" does not have (columns: order_id, customer_id, item, amount)',
       'screens[1].components[0][0].form.job.entity_name: form "add" writes entity "ghosts", which does not exist',
     ]);

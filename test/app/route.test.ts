@@ -117,6 +117,23 @@ describe('handleScreenRoute', () => {
     expect((await engine.getRun(id)).error?.message).toContain('the ledger is locked');
   });
 
+  it('POST whose redirect cannot be built answers 422 with the screen re-rendered, values kept', async () => {
+    const { engine } = await appEngine();
+    const response = await handleScreenRoute(
+      engine,
+      post('/applications/shop/screens/notes/forms/extra', 'note=kept&amount=7'),
+      { app: 'shop', screen: 'notes', form: 'extra' },
+      {},
+    );
+    expect(response.status).toBe(422);
+    const html = await response.text();
+    expect(html).toMatch(
+      /role="alert"[^>]*><p>Something went wrong while processing this form\. Reference: run [0-9a-f-]{36}\./,
+    );
+    expect(html).toContain('value="kept"');
+    expect(html).toContain('value="7"');
+  });
+
   it('refuses other encodings, oversized bodies, unknown forms and wrong methods', async () => {
     const { engine } = await appEngine();
     const params = { app: 'shop', screen: 'start', form: 'lookup' };

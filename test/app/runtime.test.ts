@@ -86,11 +86,20 @@ describe('screens', () => {
     expect([page1.hasNext, page2.hasNext, page2.rows.length]).toEqual([true, false, 1]);
   });
 
-  it.each(['0', '-1', 'abc', '1e3', ''])('reads a bad page number %j as page 1', async (page) => {
+  it.each(['0', '-1', 'abc', '1e3', '', '1000001', '9999999', '10000000'])(
+    'reads a bad page number %j as page 1',
+    async (page) => {
+      const { app } = await shop();
+      const grid: ResolvedDatagrid = component(await app.screen('orders', { grid_page: page }), 'datagrid');
+      expect(grid.page).toBe(1);
+      expect(grid.rows[0]![0]).toBe(1);
+    },
+  );
+
+  it('reads page 1,000,000, the highest, as asked', async () => {
     const { app } = await shop();
-    const grid: ResolvedDatagrid = component(await app.screen('orders', { grid_page: page }), 'datagrid');
-    expect(grid.page).toBe(1);
-    expect(grid.rows[0]![0]).toBe(1);
+    const grid = component(await app.screen('orders', { grid_page: '1000000' }), 'datagrid');
+    expect(grid).toMatchObject({ page: 1_000_000, rows: [], hasNext: false });
   });
 
   it('resolves a button with the query parameter URL-encoded', async () => {
@@ -228,6 +237,70 @@ describe('form submission', () => {
       `Something went wrong while processing this form. Reference: run ${result.run!.id}.`,
     );
     expect(result.errors[0]!.message).toMatch(/output has no "extra"/);
+  });
+});
+
+describe('items whose property needs quoting in a path', () => {
+  it('get their errors next to them, worded with their label', async () => {
+    const { engine } = await appEngine();
+    await engine.workflows.create({
+      name: 'dotted',
+      steps: [
+        { name: 'd', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task' } },
+      ],
+      wires: [],
+      workflow_input: {
+        name: 'input',
+        input_schema: {
+          type: 'object',
+          properties: {
+            'No. of items': { type: 'number', maximum: 10 },
+            'Ship by "approx."': { type: 'string', minLength: 12 },
+          },
+          required: ['No. of items'],
+        },
+      },
+    });
+    const form = {
+      name: 'f',
+      type: 'form',
+      form: {
+        form_items: [
+          { label: 'No. of items', type: 'number', required: true },
+          { label: 'Ship by "approx."', type: 'date' },
+        ],
+        job: { type: 'sync', workflow_name: 'dotted' },
+      },
+    };
+    await engine.applications.put('sp', {
+      start_screen_url: 's',
+      screens: [{ url: 's', components: [[form]] }],
+    });
+    const app = await engine.applications.open('sp');
+    const cases: [Record<string, string>, (string | null)[]][] = [
+      [{ 'No. of items': 'abc' }, ['No. of items must be a number, got "abc"', null]],
+      [{ 'No. of items': '' }, ['No. of items is required', null]],
+      [
+        { 'No. of items': '1', 'Ship by "approx."': '2024-02-30' },
+        [null, 'Ship by "approx." must be a date written YYYY-MM-DD, got "2024-02-30"'],
+      ],
+      [{ 'No. of items': '50' }, ['No. of items must be at most 10, got 50', null]],
+      [
+        { 'No. of items': '5', 'Ship by "approx."': '2024-02-03' },
+        [null, expect.stringMatching(/^Ship by "approx\." /)],
+      ],
+    ];
+    for (const [values, errors] of cases) {
+      const result = await app.submit('s', 'f', values);
+      expect(result.ok, JSON.stringify(values)).toBe(false);
+      if (result.ok) continue;
+      const shown = component(result.screen, 'form', 'f');
+      expect(
+        shown.items.map((i) => i.error),
+        JSON.stringify(values),
+      ).toEqual(errors);
+      expect(shown.error).toBeNull();
+    }
   });
 });
 

@@ -45,4 +45,36 @@ describe('one-time submission tokens', () => {
     ).text();
     expect(html).toMatch(/<input type="hidden" name="_submission" value="[0-9a-f-]{36}">/);
   });
+
+  it('a form with long names, or a control character in its name, is submitted once with its token', async () => {
+    const { engine } = await appEngine();
+    const long = 'f'.repeat(200);
+    const items = [
+      { label: 'Note', name: 'note', type: 'text' },
+      { label: 'Amount', name: 'amount', type: 'number' },
+    ];
+    const form = (name: string) => ({
+      name,
+      type: 'form',
+      form: { form_items: items, job: { type: 'sync', workflow_name: 'note' } },
+    });
+    const name = `${'a'.repeat(120)} app`;
+    await engine.applications.put(name, {
+      start_screen_url: 's'.repeat(100),
+      screens: [{ url: 's'.repeat(100), components: [[form(long), form('a\tb')]] }],
+    });
+    const app = await engine.applications.open(name);
+    const screen = await app.screen('s'.repeat(100));
+    for (const component of [long, 'a\tb']) {
+      const { submission } = screen.rows[0]!.find((c) => c.name === component) as { submission: string };
+      const values = { note: component.slice(0, 3), amount: '1', _submission: submission };
+      const [first, second] = await Promise.all([
+        app.submit('s'.repeat(100), component, values),
+        app.submit('s'.repeat(100), component, values),
+      ]);
+      expect(first.ok ? first.run?.status : first.errors, JSON.stringify(component)).toBe('succeeded');
+      expect(second.ok && second.run?.id).toBe(first.run!.id);
+    }
+    expect((await engine.listRuns({ workflow: 'note' })).runs).toHaveLength(2);
+  });
 });

@@ -92,6 +92,24 @@ describe('application config validation', () => {
     );
   });
 
+  it.each(['toString', 'constructor', 'hasOwnProperty', '__proto__'])(
+    'refuses an item named %s, an Object.prototype member that is no input property',
+    async (name) => {
+      const app = shopApp() as Json;
+      startForm(app).form_items.push({ label: 'X', name, type: 'text' });
+      const issues = await issuesOf(app);
+      expect(issues).toContainEqual(
+        expect.objectContaining({
+          code: 'unknown_property',
+          path: 'screens[0].components[1][0].form.form_items[1]',
+          message: expect.stringContaining(
+            `fills "${name}", which is not an input property of workflow "lookup"`,
+          ),
+        }),
+      );
+    },
+  );
+
   it('refuses an item whose type does not fit the input property', async () => {
     const app = shopApp() as Json;
     startForm(app).form_items[0].type = 'date';
