@@ -153,7 +153,11 @@ export interface StorageAdapter {
    * API answer with a stored run record without parsing and serializing it again.
    */
   getText?(collection: Collection, key: string, options?: CallOptions): MaybePromise<string | undefined>;
-  /** Stores `value` under `key`. Returns false only when `ifAbsent` is set and the key exists. */
+  /**
+   * Stores `value` under `key`. Returns false when `ifAbsent` is set and the key exists, or when the
+   * adapter keeps that key for another owner and leaves it as it is (`PostgresStorage` does for the
+   * record of a run its queue executes).
+   */
   put(collection: Collection, key: string, value: unknown, options?: PutOptions): MaybePromise<boolean>;
   /** Removes `key`; returns whether it existed. */
   delete(collection: Collection, key: string, options?: CallOptions): MaybePromise<boolean>;

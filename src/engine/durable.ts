@@ -19,6 +19,8 @@ import {
 } from './durable-schedule.js';
 import { LISTED_ITEM_FAILURES } from '../schema/index.js';
 import { traceRun } from './tracing.js';
+import { jsonProblem } from './json-value.js';
+import { subjectOf } from '../json-schema/describe.js';
 
 /** Deliveries of one job after which its step counts as lost (its worker died every time). @internal */
 export const MAX_DELIVERIES = 8;
@@ -28,6 +30,13 @@ const TIMER = '';
 
 /** How often a process waiting on a run reads its events when no notification came, in ms. */
 const FALLBACK_POLL_MS = 1000;
+
+/**
+ * Polls in a row without an event after which a follower reads the run's stored status, doubling
+ * up to the most: a run's record made final without its `run.finished` event still resolves.
+ */
+const QUIET_POLLS = 3;
+const MOST_QUIET_POLLS = 60;
 
 /** What durable runs need from the engine. @internal */
 export interface DurableHost {
@@ -182,7 +191,24 @@ export class DurableRuns {
         if (run) resolve(run.record as RunRecord);
         else reject(new NotFoundError('run', id));
       };
-      const timer = setInterval(() => void pull(), FALLBACK_POLL_MS);
+      let quiet = 0;
+      let quietLimit = QUIET_POLLS;
+      const poll = async () => {
+        const before = seq;
+        await pull();
+        if (ended || seq !== before) return void (quiet = 0);
+        if (++quiet < quietLimit) return;
+        [quiet, quietLimit] = [0, Math.min(quietLimit * 2, MOST_QUIET_POLLS)];
+        // Its record may have been ended with no event (an engine without the queue once marked
+        // such runs interrupted), or the run deleted: the log would never say so.
+        const run = await this.#queue.load(id).catch(() => null);
+        if (ended || run === null || (run && !isFinal((run.record as RunRecord).status))) return;
+        ended = true;
+        stop();
+        if (run) resolve(run.record as RunRecord);
+        else reject(new NotFoundError('run', id));
+      };
+      const timer = setInterval(() => void poll(), FALLBACK_POLL_MS);
       const listener = () => void pull();
       const stop = () => {
         clearInterval(timer);
@@ -276,6 +302,12 @@ export class DurableRuns {
       const execution = this.#resume(plan, record, state, signal, events);
       if (planned.forEach) return this.#fanOut(delivery, job, planned, execution, run!);
       const delivered = await execution.runDelivered(planned, job.attempt);
+      const unstorable = delivered.outcome.error === null && outputProblem(delivered.outcome.output);
+      if (unstorable) {
+        // The commit could not store it (and would be delivered again and again): the step fails.
+        delivered.outcome = { output: null, error: unstorable, attempts: delivered.outcome.attempts };
+        delivered.retryDelay = undefined;
+      }
       return () => this.#commit(delivery, { kind: 'step', job, delivered, events }, run);
     });
   }
@@ -364,7 +396,14 @@ export class DurableRuns {
       return void (await commit({ kind: 'lost', job, deliveries: delivery.redelivered + 1 }));
     await this.#inFlightDuring(job.run, delivery, async (signal, events) => {
       const execution = this.#resume(plan, record, state, signal, events);
-      const { retryDelay, ...outcome } = await execution.runItem(planned, items, job.item!, job.attempt);
+      let { retryDelay, ...outcome } = await execution.runItem(planned, items, job.item!, job.attempt);
+      const unstorable = outcome.status === 'succeeded' && outputProblem(outcome.output);
+      if (unstorable) {
+        const { code, message } = unstorable;
+        const output = planned.onError === 'continue' ? { error: { code, message } } : null;
+        outcome = { ...outcome, status: 'failed', output, error: unstorable };
+        retryDelay = undefined;
+      }
       if (retryDelay === undefined) {
         const { status, attempts, error } = outcome;
         const at = new Date().toISOString();
@@ -459,4 +498,26 @@ export class DurableRuns {
   #stopFollowing(id: string): void {
     this.#unfollow.get(id)?.(new NotFoundError('run', id));
   }
+}
+
+/**
+ * Why JSON cannot hold a step's (or an item's) output, as the step's `invalid_output` error, or
+ * `undefined` when it can. Checked before the commit, which could not store the output and would
+ * leave the job to be delivered again until the step counted as lost.
+ */
+function outputProblem(output: unknown): RunError | undefined {
+  let reason: string;
+  try {
+    const issue = jsonProblem(output, 'invalid_output');
+    if (!issue) return undefined;
+    // The issue names its place by its last key ("n is a BigInt"): name it by its whole path.
+    const subject = subjectOf(issue.path);
+    reason = issue.message.startsWith(`${subject} `)
+      ? `${issue.path || 'the output'}${issue.message.slice(subject.length)}`
+      : issue.message;
+  } catch (error) {
+    // A `toJSON` that throws: JSON.stringify would throw the same in the commit.
+    reason = error instanceof Error ? `${error.name}: ${error.message}` : 'its toJSON threw';
+  }
+  return { code: 'invalid_output', message: `its output cannot be stored as JSON (${reason})` };
 }

@@ -9,6 +9,7 @@ import { runWorkflowAction } from '../actions/run-workflow.js';
 import { Catalog } from '../catalog/catalog.js';
 import { NotFoundError, StepwireError, ValidationError, formatIssues } from '../errors/index.js';
 import { setOwn } from '../schema/own.js';
+import { MAX_TIMER_MS } from '../retry/index.js';
 import { QuickJsSandbox, type ScriptSandbox } from '../script/index.js';
 import { Applications } from '../app/applications.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
@@ -319,10 +320,12 @@ export class Engine {
    * process.on('SIGTERM', () => void worker.stop());
    * ```
    * @throws a `StepwireError` with code `closed` after {@link Engine.close} (at once: `work` returns
-   *   no promise); {@link Engine.close} stops every loop `work` started.
+   *   no promise); {@link Engine.close} stops every loop `work` started. A `TypeError` naming the
+   *   option when `concurrency`, `tickMs`, `triggers` or `onError` is not one `work` can use.
    */
   work(options: WorkOptions = {}): { stop(): Promise<void> } {
     this.#open('work');
+    checkWorkOptions(options);
     const tickMs = options.tickMs ?? 1000;
     const onError = (error: unknown) => options.onError?.(error);
     let running: Promise<unknown> = Promise.resolve();
@@ -509,6 +512,8 @@ export class Engine {
       running.push(...page.runs);
       after = page.next;
     }
+    // A durable run (started by an engine with a queue on this storage) goes on in its queue: the
+    // storage keeps its record for the queue and refuses this put (`PostgresStorage.put`).
     for (const value of running) {
       const key = value.id;
       const finished = value.steps.filter(
@@ -565,4 +570,34 @@ function applyInput(
     }
   }
   return value;
+}
+
+/** Most steps one `work()` loop executes at once: one queue worker (and its polling) per slot. */
+const MAX_WORK_CONCURRENCY = 256;
+
+/** @throws a `TypeError` naming the first option of `work()` that is not valid. */
+function checkWorkOptions(options: WorkOptions): void {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(`work options must be an object, got ${String(options)}`);
+  const { concurrency, tickMs, triggers, onError } = options as Record<keyof WorkOptions, unknown>;
+  const got = (value: unknown) => (typeof value === 'string' ? `"${value}"` : String(value));
+  if (
+    concurrency !== undefined &&
+    !(
+      Number.isInteger(concurrency) &&
+      (concurrency as number) >= 1 &&
+      (concurrency as number) <= MAX_WORK_CONCURRENCY
+    )
+  )
+    throw new TypeError(
+      `concurrency must be a whole number from 1 to ${MAX_WORK_CONCURRENCY}, got ${got(concurrency)}`,
+    );
+  if (tickMs !== undefined && !(typeof tickMs === 'number' && tickMs >= 1 && tickMs <= MAX_TIMER_MS))
+    throw new TypeError(
+      `tickMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${got(tickMs)}`,
+    );
+  if (triggers !== undefined && typeof triggers !== 'boolean')
+    throw new TypeError(`triggers must be true or false, got ${got(triggers)}`);
+  if (onError !== undefined && typeof onError !== 'function')
+    throw new TypeError(`onError must be a function, got ${got(onError)}`);
 }

@@ -5,7 +5,14 @@ import type { ActionContext } from '../actions/registry.js';
 import type { Plan, PlannedCondition, PlannedForEach, PlannedStep, RunServices } from './plan-types.js';
 import { readPath, type Scope } from './references.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
-import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
+import {
+  MAX_TIMER_MS,
+  NO_RETRY,
+  backoffDelay,
+  isRetryableError,
+  retryAfterOf,
+  sleep,
+} from '../retry/index.js';
 import { conditionHolds, missingWire, placeAt, unmergeableWire } from './step-data.js';
 import { stepType } from './steps/index.js';
 import { ITEMS_LOST, itemScope, itemsOf, runForEach, type Attempted, type ItemOutcome } from './for-each.js';
@@ -22,9 +29,6 @@ export interface DeliveredStep {
   /** Set when the attempt failed and may be retried: the delay before the next attempt, in ms. */
   retryDelay: number | undefined;
 }
-
-/** A timer waits at most this long (2^31 - 1 ms); a longer one fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Options of one run. */
 export interface RunOptions {

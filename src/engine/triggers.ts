@@ -263,24 +263,65 @@ const CRON_NAMES = [
   ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
 ];
 const CRON_FIELDS = ['minute', 'hour', 'day of month', 'month', 'day of week'];
+/** Per field: the least and the greatest value (a weekday 7 is Sunday, as 0 is). */
+const CRON_RANGES = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 7],
+] as const;
 /** Per field: one list item, `*` or a value or a range, with an optional `/step`. */
 const CRON_ITEMS = CRON_NAMES.map((names) => {
-  const value = names.length > 0 ? `(?:\\d+|${names.join('|')})` : '\\d+';
-  return new RegExp(`^(?:\\*|${value}(?:-${value})?)(?:/\\d+)?$`, 'i');
+  const value = names.length > 0 ? `(\\d+|${names.join('|')})` : '(\\d+)';
+  return new RegExp(`^(?:(\\*)|${value}(?:-${value})?)(?:/(\\d+))?$`, 'i');
 });
 
 /**
  * Why a cron is not standard five-field cron, or `undefined`: each field a list of `*`, values or
  * ranges, each with an optional `/step`; values are numbers, or names of months and weekdays. The
  * extensions croner also reads (`@daily`, `L`, `W`, `#`, `?`, seconds) are refused: other cron
- * implementations read them differently or not at all. Ranges of values are left to croner.
+ * implementations read them differently or not at all. Values, ranges and steps are checked here,
+ * so the message quotes the item as written (croner's own shift day and month values by one).
  */
 function cronSyntaxProblem(cron: string): string | undefined {
   const fields = cron.trim().split(/\s+/);
   if (fields.length !== 5) return `it has ${fields.length} field${fields.length === 1 ? '' : 's'}`;
   for (let f = 0; f < 5; f++)
-    for (const item of fields[f]!.split(','))
-      if (!CRON_ITEMS[f]!.test(item)) return `the ${CRON_FIELDS[f]} field has "${item}"`;
+    for (const item of fields[f]!.split(',')) {
+      const problem = cronItemProblem(item, f);
+      if (problem !== undefined) return `the ${CRON_FIELDS[f]} field has "${item}"${problem}`;
+    }
+  return undefined;
+}
+
+/** What is wrong with one list item of field `f` (after a colon), `''` when it is no cron item at all. */
+function cronItemProblem(item: string, f: number): string | undefined {
+  const match = CRON_ITEMS[f]!.exec(item);
+  if (!match) return '';
+  const [, star, from, to, step] = match;
+  const [least, most] = CRON_RANGES[f]!;
+  const names = CRON_NAMES[f]!;
+  // A name is its number; SUN ending a range is 7, so SAT-SUN is Saturday and Sunday.
+  const valueOf = (text: string, end: boolean) => {
+    const named = names.indexOf(text.toUpperCase());
+    if (named < 0) return Number(text);
+    return f === 4 && named === 0 && end ? 7 : named + (f === 3 ? 1 : 0);
+  };
+  for (const [text, end] of [
+    [from, false],
+    [to, true],
+  ] as const) {
+    if (text === undefined) continue;
+    const value = valueOf(text, end);
+    if (!(value >= least && value <= most)) return `: ${text} is not from ${least} to ${most}`;
+  }
+  if (from !== undefined && to !== undefined && valueOf(from, false) > valueOf(to, true))
+    return ': the range runs backwards';
+  if (step === undefined) return undefined;
+  if (star === undefined && to === undefined) return ': a step follows "*" or a range';
+  const span = f === 4 ? 7 : most - least + 1;
+  if (!(Number(step) >= 1 && Number(step) <= span)) return `: the step must be from 1 to ${span}`;
   return undefined;
 }
 

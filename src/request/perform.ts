@@ -15,7 +15,7 @@ import { checkDestinationCompiled, compileAllowHosts, type AllowEntry } from './
 import { IDEMPOTENT_METHODS, prepareRequest, type PreparedRequest } from './prepare.js';
 import { untilAborted } from '../bytes/read-limited.js';
 import { decodeBody, headersToRecord, readBodyBytes } from './response.js';
-import { backoffDelay, isRetryableStatus, parseRetryAfter, sleep } from '../retry/index.js';
+import { MAX_TIMER_MS, backoffDelay, isRetryableStatus, parseRetryAfter, sleep } from '../retry/index.js';
 import type { RequestData, RequestOptions, RequestOutput } from './types.js';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -28,7 +28,6 @@ const BODY_HEADERS = [
   'content-language',
   'content-location',
 ];
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** State shared by every hop and attempt of one step. */
 interface Run {

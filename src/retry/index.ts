@@ -18,4 +18,11 @@ export {
   type RetryPolicy,
 } from './policy.js';
 export { parseRetryAfter } from './retry-after.js';
-export { cancelled, sleep, withRetry, type RetryVerdict, type WithRetryOptions } from './wait.js';
+export {
+  MAX_TIMER_MS,
+  cancelled,
+  sleep,
+  withRetry,
+  type RetryVerdict,
+  type WithRetryOptions,
+} from './wait.js';

@@ -5,7 +5,10 @@
 import { CancelledError } from '../errors/index.js';
 import { backoffDelay, type RetryPolicy } from './policy.js';
 
-/** Waits `ms`; rejects with a `CancelledError` as soon as `signal` aborts.*/
+/** The longest a timer waits (2^31 - 1 ms, 24.8 days): `setTimeout` fires at once for anything longer. @internal */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** Waits `ms` (at most {@link MAX_TIMER_MS}); rejects with a `CancelledError` as soon as `signal` aborts.*/
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(cancelled(signal));
   return new Promise((resolve, reject) => {
@@ -13,10 +16,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(cancelled(signal));
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

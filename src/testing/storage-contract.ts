@@ -94,6 +94,17 @@ export function describeStorageContract(options: StorageContractOptions): void {
       expect(await storage.getText('workflows', 'missing')).toBeUndefined();
     });
 
+    test('a key holding U+0000 that was never stored is absent', async (storage) => {
+      await storage.put('workflows', 'a', { n: 1 });
+      await storage.put('runs', 'a', { id: 'a' });
+      for (const collection of ['workflows', 'runs'] as const) {
+        expect(await storage.get(collection, 'a\u0000b')).toBeUndefined();
+        if (storage.getText) expect(await storage.getText(collection, 'a\u0000b')).toBeUndefined();
+        expect(await storage.delete(collection, 'a\u0000b')).toBe(false);
+        expect(await storage.get(collection, 'a')).toBeDefined();
+      }
+    });
+
     test('keeps the order of object keys', async (storage) => {
       await storage.put('workflows', 'w', { zeta: 1, alpha: { b: 2, a: 1 }, mid: 3 });
       const read = await storage.get<{ alpha: object }>('workflows', 'w');
@@ -185,6 +196,16 @@ function describeListRuns(test: ContractTest): void {
     await storage.delete('runs', 'r3');
     expect(await ids({ status: 'running' })).toEqual([]);
     expect(await ids({ status: 'succeeded' })).toEqual(['r1']);
+  });
+
+  test('listRuns: a filter or cursor holding U+0000 lists as any other', async (storage) => {
+    for (const record of [run('a', at(1)), run('b', at(1)), run('c', at(1), 'w\u0001'), run('d', at(0))])
+      await storage.put('runs', record.id, record);
+    expect(await storage.listRuns!({ limit: 10, workflow: 'w\u0000' })).toEqual({ runs: [] });
+    expect(await storage.listRuns!({ limit: 10, status: 'succeeded\u0000' })).toEqual({ runs: [] });
+    // After `a\0x` in the listing's order come the runs whose (started_at, id) is below it: `a` and `d`.
+    const page = await storage.listRuns!<{ id: string }>({ limit: 10, after: `${at(1)}~a\u0000x` });
+    expect(page.runs.map((r) => r.id)).toEqual(['a', 'd']);
   });
 
   test('listRuns: refuses a limit out of range or a cursor it did not make, naming the field', async (storage) => {

@@ -39,6 +39,14 @@ function actions(worker: string): ActionDefinition[] {
       });
       return { worker };
     }),
+    action('unstorable', (input, context) => {
+      calls.set(context.idempotencyKey, [...(calls.get(context.idempotencyKey) ?? []), worker]);
+      if (input['kind'] === 'bigint') return { deep: [{ n: 10n }] };
+      if (input['kind'] !== 'cycle') return { kind: input['kind'] };
+      const cycle: Record<string, unknown> = { a: 1 };
+      cycle['self'] = cycle;
+      return cycle;
+    }),
   ];
 }
 
@@ -211,6 +219,88 @@ describe('durable runs keep the semantics of section 5', () => {
     const record = await handle.result;
     expect(record.steps[1]!.output).toMatchObject({ version: 1 });
     expect((await a.run('versioned', {})).steps[1]!.output).toMatchObject({ version: 2 });
+  });
+});
+
+describe('outputs JSON cannot hold', () => {
+  it('fails the step once with invalid_output, without retries, and the run names it', async () => {
+    await a.workflows.create({
+      name: 'unstorable_fail',
+      steps: [
+        step('big', 'unstorable', { kind: 'bigint' }, { retry: { attempts: 3, backoff_ms: 10 } }),
+        step('after', 'mark', { n: '{{big.deep}}' }),
+      ],
+      wires: [],
+    });
+    const record = await a.run('unstorable_fail', {});
+    expect(record.status).toBe('failed');
+    expect(record.error).toMatchObject({
+      code: 'invalid_output',
+      step: 'big',
+      message:
+        'step "big" failed: its output cannot be stored as JSON (deep[0].n is a BigInt, which JSON cannot hold)',
+    });
+    expect(record.steps.map((s) => [s.name, s.status, s.attempts, s.output])).toEqual([
+      ['big', 'failed', 1, null],
+    ]);
+    expect(calls.get(`${record.id}:big`)).toHaveLength(1);
+  });
+
+  it('keeps on_error: continue: the step fails, its output is the error and the run goes on', async () => {
+    await a.workflows.create({
+      name: 'unstorable_continue',
+      steps: [
+        step('cycle', 'unstorable', { kind: 'cycle' }, { on_error: 'continue' }),
+        step('report', 'mark', { code: '{{cycle.error.code}}' }),
+      ],
+      wires: [],
+    });
+    const record = await a.run('unstorable_continue', {});
+    expect(record.status).toBe('succeeded');
+    expect(record.steps[0]).toMatchObject({
+      name: 'cycle',
+      status: 'failed',
+      error: {
+        code: 'invalid_output',
+        message:
+          'step "cycle" failed: its output cannot be stored as JSON (self holds itself, which JSON cannot hold)',
+      },
+      output: { error: { code: 'invalid_output' } },
+    });
+    expect(record.steps[1]).toMatchObject({ status: 'succeeded', output: { code: 'invalid_output' } });
+    expect(calls.get(`${record.id}:cycle`)).toHaveLength(1);
+  });
+
+  it('fails a for_each item whose output JSON cannot hold, as on_error says', async () => {
+    const each = (onError: 'fail' | 'continue') =>
+      ({
+        name: `unstorable_items_${onError}`,
+        steps: [
+          {
+            ...step('each', 'unstorable', { kind: '{{item.kind}}' }, { on_error: onError }),
+            for_each: '{{input.rows}}',
+          },
+        ],
+        wires: [],
+      }) as Workflow;
+    const rows = [{ kind: 'fine' }, { kind: 'bigint' }, { kind: 'fine' }];
+    await a.workflows.create(each('continue'));
+    const continued = await a.run('unstorable_items_continue', { rows });
+    expect(continued.status).toBe('succeeded');
+    expect(continued.steps[0]!.output).toMatchObject({
+      items: [{ kind: 'fine' }, { error: { code: 'invalid_output' } }, { kind: 'fine' }],
+      succeeded: 2,
+      failed: 1,
+    });
+    expect(calls.get(`${continued.id}:each:1`)).toHaveLength(1);
+    await a.workflows.create(each('fail'));
+    const failed = await a.run('unstorable_items_fail', { rows });
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({
+      code: 'invalid_output',
+      step: 'each',
+      message: expect.stringContaining('item 1: its output cannot be stored as JSON'),
+    });
   });
 });
 

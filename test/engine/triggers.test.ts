@@ -212,6 +212,70 @@ describe('engine.triggers', () => {
   });
 });
 
+describe('cron fields', () => {
+  it("check each field's range themselves and quote the item and field as written", async () => {
+    const [engine] = (await engines(1)).engines as [Engine];
+    const message = async (cron: string) => {
+      const error = (await engine.triggers
+        .create({
+          name: 'c',
+          type: 'schedule',
+          workflow_name: 'notify',
+          input_data: { who: 'x' },
+          schedule_data: { cron },
+        })
+        .catch((e: unknown) => e)) as ValidationError;
+      expect(error, cron).toBeInstanceOf(ValidationError);
+      expect(error.issues, cron).toHaveLength(1);
+      expect(error.issues[0]).toMatchObject({ code: 'invalid_cron', path: 'schedule_data.cron' });
+      return error.issues[0]!.message.replace(
+        `"${cron}" is not a five-field cron (minute hour day month weekday): `,
+        '',
+      );
+    };
+    for (const [cron, why] of [
+      ['60 * * * *', 'the minute field has "60": 60 is not from 0 to 59'],
+      ['* 24 * * *', 'the hour field has "24": 24 is not from 0 to 23'],
+      ['* * 0 * *', 'the day of month field has "0": 0 is not from 1 to 31'],
+      ['* * 32 * *', 'the day of month field has "32": 32 is not from 1 to 31'],
+      ['* * * 0 *', 'the month field has "0": 0 is not from 1 to 12'],
+      ['* * * 13 *', 'the month field has "13": 13 is not from 1 to 12'],
+      ['* * * * 8', 'the day of week field has "8": 8 is not from 0 to 7'],
+      ['1,2,70 * * * *', 'the minute field has "70": 70 is not from 0 to 59'],
+      ['* 1-24 * * *', 'the hour field has "1-24": 24 is not from 0 to 23'],
+      ['* * 00-3 * *', 'the day of month field has "00-3": 00 is not from 1 to 31'],
+      [
+        '999999999999999999 * * * *',
+        'the minute field has "999999999999999999": 999999999999999999 is not from 0 to 59',
+      ],
+      ['5-1 * * * *', 'the minute field has "5-1": the range runs backwards'],
+      ['* * * * FRI-MON', 'the day of week field has "FRI-MON": the range runs backwards'],
+      ['*/0 * * * *', 'the minute field has "*/0": the step must be from 1 to 60'],
+      ['* 1-5/25 * * *', 'the hour field has "1-5/25": the step must be from 1 to 24'],
+      ['* * * * 7/2', 'the day of week field has "7/2": a step follows "*" or a range'],
+    ])
+      expect(await message(cron!), cron).toBe(why);
+    for (const [i, cron] of [
+      '* * * * 7',
+      '0 0 * * 0-7',
+      '0 0 * * SAT-SUN',
+      '*/60 * * * *',
+      '0 0 * * 7-7',
+      '00 00 31 12 *',
+    ].entries())
+      await expect(
+        engine.triggers.create({
+          name: `ok${i}`,
+          type: 'schedule',
+          workflow_name: 'notify',
+          input_data: { who: 'x' },
+          schedule_data: { cron },
+        }),
+        cron,
+      ).resolves.toMatchObject({ name: `ok${i}` });
+  });
+});
+
 describe.each(MODES)('%s', (mode) => {
   describe('schedules', () => {
     it('two engines ticking the same slot start one run; after downtime one catch-up run', async () => {

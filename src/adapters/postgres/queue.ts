@@ -25,6 +25,7 @@ import type {
 import type { Connection } from './connect.js';
 import type { Tables } from './tables.js';
 import { runColumns } from '../run-list.js';
+import { holdsNul } from './storage.js';
 
 export type { QueueWorker } from '../queue.js';
 
@@ -123,6 +124,8 @@ class BossQueue implements PostgresQueue {
     loaded?: DurableRun,
   ): Promise<RunChange | undefined> {
     const { boss, module } = await this.#boss();
+    // No run's id holds U+0000 (Postgres text cannot): such a run does not exist.
+    if (holdsNul(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
     // Decided on the run as loaded, written only if nothing changed it since: no locking read.
     const guess = loaded?.version === undefined ? undefined : decide(loaded);
     return this.#db.transaction().execute(async (tx) => {
@@ -152,6 +155,7 @@ class BossQueue implements PostgresQueue {
     decide: (run: RunState) => StateChange | undefined,
   ): Promise<StateChange | undefined> {
     const { boss, module } = await this.#boss();
+    if (holdsNul(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
     return this.#db.transaction().execute(async (tx) => {
       const row = await tx
         .selectFrom('runs')
@@ -197,6 +201,7 @@ class BossQueue implements PostgresQueue {
   }
 
   async items(id: string, step: string): Promise<ItemResult[]> {
+    if (holdsNul(id) || holdsNul(step)) return [];
     const rows = await this.#db
       .selectFrom('step_results')
       .select([
@@ -225,6 +230,7 @@ class BossQueue implements PostgresQueue {
 
   async load(id: string, log?: unknown[]): Promise<DurableRun | undefined> {
     await this.#boss();
+    if (holdsNul(id)) return undefined;
     const row = log
       ? await this.#logAndLoad(id, log)
       : await this.#db
@@ -272,6 +278,7 @@ class BossQueue implements PostgresQueue {
   }
 
   async events(id: string, after: number): Promise<LoggedEvent[]> {
+    if (holdsNul(id)) return [];
     const rows = await this.#db
       .selectFrom('run_events')
       .select(['seq', sql<string>`event::text`.as('event')])
@@ -331,6 +338,7 @@ class BossQueue implements PostgresQueue {
 
   async log(id: string, events: unknown[]): Promise<void> {
     await this.#boss();
+    if (holdsNul(id)) return;
     const text = JSON.stringify(events);
     await sql`
       with counted as (
@@ -423,6 +431,12 @@ class BossQueue implements PostgresQueue {
     await boss.complete(QUEUE, { id: job.id, retryCount: job.retryCount }, null, {
       db: module.fromKysely(tx),
     });
+  }
+
+  /** Completes a delivered job of a run that cannot exist; nothing else is written. */
+  async #completeAlone(delivery: Delivery, boss: Boss, module: BossModule): Promise<undefined> {
+    await this.#db.transaction().execute((tx) => this.#complete(tx, delivery, boss, module));
+    return undefined;
   }
 
   /** Wakes this process's workers when a delayed job comes due, rather than at their next poll. */

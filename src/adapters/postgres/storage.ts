@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { StorageError } from '../../errors/storage-error.js';
+import { ValidationError } from '../../errors/index.js';
 import { checkRunQuery, runColumns, runCursor } from '../run-list.js';
 import type { CallOptions, Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
 import { TAKES_JSON_TEXT, toJson } from '../json-text.js';
@@ -26,6 +27,7 @@ export class PostgresStorage implements StorageAdapter {
 
   /** The value under `key`, or `undefined`. */
   async get<T = unknown>(collection: Collection, key: string, options?: CallOptions): Promise<T | undefined> {
+    if (holdsNul(key)) return undefined;
     if (collection !== 'runs') {
       const text = await this.getText(collection, key, options);
       return text === undefined ? undefined : (JSON.parse(text) as T);
@@ -43,6 +45,7 @@ export class PostgresStorage implements StorageAdapter {
    * run as {@link PostgresStorage.get} gives it (a durable run whose progress or status columns lead).
    */
   async getText(collection: Collection, key: string, options?: CallOptions): Promise<string | undefined> {
+    if (holdsNul(key)) return undefined;
     if (collection !== 'runs') {
       const row = await this.#open()
         .selectFrom('definitions')
@@ -62,8 +65,21 @@ export class PostgresStorage implements StorageAdapter {
     return row.json;
   }
 
-  /** Stores a JSON copy of `value`; a run record's workflow, status and times also go into their columns. */
+  /**
+   * Stores a JSON copy of `value`; a run record's workflow, status and times also go into their columns.
+   * A durable run's row belongs to its queue (its state, events and jobs go with the record): `put`
+   * leaves it as it is and returns false, so an engine without the queue never rewrites a run in flight.
+   * @throws {@link ValidationError} naming `key` when it holds U+0000, which Postgres text cannot hold.
+   */
   async put(collection: Collection, key: string, value: unknown, options: PutOptions = {}): Promise<boolean> {
+    if (holdsNul(key))
+      throw new ValidationError([
+        {
+          code: 'invalid_key',
+          path: 'key',
+          message: 'a stored key must not hold U+0000 (Postgres text cannot)',
+        },
+      ]);
     const json = jsonOf(value);
     const db = this.#open();
     if (collection === 'runs') {
@@ -82,14 +98,17 @@ export class PostgresStorage implements StorageAdapter {
         .onConflict((c) =>
           options.ifAbsent
             ? c.column('id').doNothing()
-            : c.column('id').doUpdateSet((eb) => ({
-                workflow: eb.ref('excluded.workflow'),
-                status: eb.ref('excluded.status'),
-                started_at: eb.ref('excluded.started_at'),
-                finished_at: eb.ref('excluded.finished_at'),
-                record: eb.ref('excluded.record'),
-                progress: null,
-              })),
+            : c
+                .column('id')
+                .doUpdateSet((eb) => ({
+                  workflow: eb.ref('excluded.workflow'),
+                  status: eb.ref('excluded.status'),
+                  started_at: eb.ref('excluded.started_at'),
+                  finished_at: eb.ref('excluded.finished_at'),
+                  record: eb.ref('excluded.record'),
+                  progress: null,
+                }))
+                .where('runs.durable', 'is', null),
         )
         .executeTakeFirst(abortable(options));
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -110,6 +129,7 @@ export class PostgresStorage implements StorageAdapter {
 
   /** Removes `key`; returns whether it existed. */
   async delete(collection: Collection, key: string, options?: CallOptions): Promise<boolean> {
+    if (holdsNul(key)) return false;
     const query =
       collection === 'runs'
         ? this.#open().deleteFrom('runs').where('id', '=', key)
@@ -142,16 +162,22 @@ export class PostgresStorage implements StorageAdapter {
   /** One page of run records, newest first by `started_at` then id; see {@link StorageAdapter.listRuns}. */
   async listRuns<T = unknown>(query: RunQuery, options?: CallOptions): Promise<RunPage<T>> {
     const { workflow, status, limit, after } = checkRunQuery(query);
+    // No stored run holds U+0000 in its workflow or status (the columns are text).
+    if (holdsNul(workflow) || holdsNul(status)) return { runs: [] };
     let select = this.#open()
       .selectFrom('runs')
       .select(['id', RECORD_TEXT, PROGRESS_TEXT, RUN_STATUS])
       .where('started_at', 'is not', null);
     if (workflow !== undefined) select = select.where('workflow', '=', workflow);
     if (status !== undefined) select = select.where('status', '=', status);
-    if (after)
+    if (after) {
+      // An id cut at U+0000 (no stored id holds one) and `<=`: the same runs come before it.
+      const nul = after.id.indexOf('\u0000');
+      const id = nul < 0 ? after.id : after.id.slice(0, nul);
       select = select.where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('started_at', 'id'), '<', tuple(time(after.started_at), after.id)),
+        eb(refTuple('started_at', 'id'), nul < 0 ? '<' : '<=', tuple(time(after.started_at), id)),
       );
+    }
     const rows = await select
       .orderBy('started_at', 'desc')
       .orderBy('id', 'desc')
@@ -206,6 +232,14 @@ function jsonOf(value: unknown): RawBuilder<string> {
 /** A listing time (ISO) as a `timestamptz` parameter sent as text. */
 function time(iso: string | null): RawBuilder<string | null> {
   return sql<string | null>`${iso}::text::timestamptz`;
+}
+
+/**
+ * Whether a key or filter holds U+0000: Postgres text cannot, so nothing stored matches it (and
+ * sending it would fail the statement). @internal
+ */
+export function holdsNul(text: string | undefined): boolean {
+  return text !== undefined && text.includes('\u0000');
 }
 
 function abortable(options: CallOptions | undefined): { signal: AbortSignal } | undefined {
