@@ -201,18 +201,35 @@ export class Engine {
    * Cancels a run: no further step starts and the steps running are told to stop; the run ends
    * `cancelled`. With a queue this works from any process; without one, for runs of this engine.
    * Resolves with false when the run had already ended (or runs in another engine without a queue).
-   * @throws {@link NotFoundError} when there is no such run.
+   * A child run (`run_workflow`) is cancelled by its id in the process executing it; its step then fails
+   * with the child's `cancelled`.
+   * @throws {@link NotFoundError} when there is no such run; a `StepwireError` with code `conflict` for
+   *   a child run of a durable run executing in another process (cancel its parent, which cancels it).
    */
   async cancel(id: string): Promise<boolean> {
     await this.ready();
-    if (this.#durable) return this.#durable.cancel(id);
+    // Runs executing in this process, child runs of a durable run's steps included.
     const live = this.#live.get(id);
     if (live) {
       live.abort();
       return true;
     }
-    await this.getRun(id);
-    return false;
+    if (!this.#durable) {
+      await this.getRun(id);
+      return false;
+    }
+    try {
+      return await this.#durable.cancel(id);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      // A child run is executed inside its parent's step, on whichever worker took that step.
+      const record = await this.getRun(id);
+      if (record.status !== 'running' || record.parent_run_id === undefined) return false;
+      throw new StepwireError(
+        'conflict',
+        `run "${id}" is a child run executing in another process; cancel its parent run "${record.parent_run_id}", which cancels it with the step`,
+      );
+    }
   }
 
   /**
@@ -495,6 +512,7 @@ export class Engine {
       scripts: this.scripts,
       sandbox: this.#sandbox,
       storage: this.options.storage,
+      live: this.#live,
       prepareRun: (name, input) => this.#prepareRun(name, input),
     };
   }

@@ -90,4 +90,6 @@ export interface RunServices {
   scripts: ScriptRegistry;
   sandbox: ScriptSandbox;
   storage: StorageAdapter;
+  /** Runs executing in this process by id, child runs included: what `engine.cancel` aborts. */
+  live: Map<string, { abort(): void }>;
 }

@@ -725,7 +725,15 @@ export class Execution {
     const { plan, input: value } = await this.#services.prepareRun(name, input);
     const options = { signal, traceparent };
     const child = new Execution(plan, value, this.#services, options, { parentId: this.id, chain });
-    const record = await child.run();
+    // Cancelled by its own id too, as a run started directly is.
+    const live = this.#services.live;
+    live.set(child.id, child.canceller);
+    let record: RunRecord;
+    try {
+      record = await child.run();
+    } finally {
+      live.delete(child.id);
+    }
     if (record.status === 'succeeded') return record.output;
     throw childFailure(record);
   }

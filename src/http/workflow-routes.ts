@@ -175,7 +175,7 @@ export const WORKFLOW_ROUTES = [
     name: 'runs.cancel',
     summary: 'Cancel a run',
     description:
-      'Cancels a run: no further step starts and the steps running are told to stop; the run ends `cancelled`. `cancelled: false` when it had already ended (or, without a durable queue, runs in another process).',
+      'Cancels a run: no further step starts and the steps running are told to stop; the run ends `cancelled`. `cancelled: false` when it had already ended (or, without a durable queue, runs in another process). A child run (`run_workflow`) is cancelled by its id in the process executing it; with a durable queue, one executing in another process answers 409 naming its parent run, whose cancel cancels it.',
     params: z.object({ id: z.string().describe('Run id') }),
     responses: {
       200: {
@@ -185,7 +185,7 @@ export const WORKFLOW_ROUTES = [
         }),
       },
     },
-    problems: [404],
+    problems: [404, 409],
     action: async ({ engine, params }) => json(200, { cancelled: await engine.cancel(params.id) }),
   }),
 ] as const;

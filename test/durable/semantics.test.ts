@@ -7,6 +7,8 @@ import { Engine, type ActionContext, type ActionDefinition, type Workflow } from
 const calls = new Map<string, string[]>();
 const failuresLeft = new Map<string, number>();
 const gates = new Map<string, Promise<void>>();
+/** Which worker holds each run's `hold` step. */
+const holders = new Map<string, string>();
 
 function action(name: string, run: (input: Record<string, unknown>, context: ActionContext) => unknown) {
   return {
@@ -39,6 +41,14 @@ function actions(worker: string): ActionDefinition[] {
       });
       return { worker };
     }),
+    action(
+      'hold',
+      (_input, context) =>
+        new Promise((_, reject) => {
+          holders.set(context.run.id, worker);
+          context.signal.addEventListener('abort', () => reject(context.signal.reason));
+        }),
+    ),
     action('unstorable', (input, context) => {
       calls.set(context.idempotencyKey, [...(calls.get(context.idempotencyKey) ?? []), worker]);
       if (input['kind'] === 'bigint') return { deep: [{ n: 10n }] };
@@ -219,6 +229,43 @@ describe('durable runs keep the semantics of section 5', () => {
     const record = await handle.result;
     expect(record.steps[1]!.output).toMatchObject({ version: 1 });
     expect((await a.run('versioned', {})).steps[1]!.output).toMatchObject({ version: 2 });
+  });
+});
+
+describe('child runs', () => {
+  it('cancels a child run by its id in the process executing it; elsewhere 409 names its parent', async () => {
+    await a.workflows.create({ name: 'held', steps: [step('hold', 'hold')], wires: [] });
+    await a.workflows.create({
+      name: 'holder',
+      steps: [
+        {
+          name: 'child',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'workflows',
+            action: 'run_workflow',
+            input_data: { workflow_name: 'held', input: {} },
+          },
+        },
+      ],
+      wires: [],
+    });
+    const parent = await a.start('holder', {});
+    let child: string | undefined;
+    while (!child) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      child = [...holders.keys()].find((id) => id !== parent.id);
+    }
+    const [executing, other] = holders.get(child) === 'a' ? [a, b] : [b, a];
+    await expect(other.cancel(child)).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining(`cancel its parent run "${parent.id}"`),
+    });
+    expect(await executing.cancel(child)).toBe(true);
+    const record = await parent.result;
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'cancelled', step: 'child' } });
+    expect(await a.getRun(child)).toMatchObject({ status: 'cancelled', parent_run_id: parent.id });
   });
 });
 

@@ -177,4 +177,36 @@ describe('platform/workflows/run_workflow', () => {
     const child = (await engine.listRuns({ workflow: 'slow' })).runs[0]!;
     expect(child).toMatchObject({ status: 'cancelled', parent_run_id: run.id });
   });
+
+  it("cancels a child run by its own id: the step fails with the child's cancel", async () => {
+    const engine = new Engine();
+    let started!: () => void;
+    const childStarted = new Promise<void>((resolve) => (started = resolve));
+    engine.actions.stub('acme/slow/wait', (_input, context) => {
+      started();
+      return new Promise((_, reject) =>
+        context.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+      );
+    });
+    await engine.workflows.create({
+      name: 'slow',
+      steps: [{ name: 'wait', type: 'l2', l2_data: { provider: 'acme', module: 'slow', action: 'wait' } }],
+      wires: [],
+    });
+    await engine.workflows.create(caller('parent', 'slow', {}, { on_error: 'continue' }));
+    const result = engine.run('parent', {});
+    await childStarted;
+    const child = (await engine.listRuns({ workflow: 'slow' })).runs[0]!;
+    expect(child.status).toBe('running');
+    expect(await engine.cancel(child.id)).toBe(true);
+    const run = await result;
+    expect(await engine.getRun(child.id)).toMatchObject({ status: 'cancelled', parent_run_id: run.id });
+    expect(run.status).toBe('succeeded');
+    expect(run.steps[0]).toMatchObject({
+      name: 'child',
+      status: 'failed',
+      output: { error: { code: 'cancelled' } },
+    });
+    expect(await engine.cancel(child.id)).toBe(false);
+  });
 });
