@@ -15,7 +15,7 @@ import { Applications } from '../app/applications.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
 import { Execution, checkRunOptions, type RunOptions } from './run.js';
 import type { RunServices } from './plan-types.js';
-import type { RunEvent, RunRecord, StepRecord } from './record.js';
+import type { RunEvent, RunRecord } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
 import { pageOfRuns } from '../adapters/run-list.js';
 import { TAKES_JSON_TEXT, takesJsonText } from '../adapters/json-text.js';
@@ -26,6 +26,7 @@ import { ScriptRegistry } from './scripts.js';
 import { preloadTracing } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
 import { DurableRuns } from './durable.js';
+import { interruptedRecord } from './interrupted.js';
 import { jsonProblem } from './json-value.js';
 import type { QueueWorker } from '../adapters/queue.js';
 import type { Entity } from '../schema/index.js';
@@ -532,32 +533,12 @@ export class Engine {
     }
     // A durable run (started by an engine with a queue on this storage) goes on in its queue: the
     // storage keeps its record for the queue and refuses this put (`PostgresStorage.put`).
-    for (const value of running) {
-      const key = value.id;
-      const finished = value.steps.filter(
-        (s: StepRecord) => s.status === 'succeeded' || s.status === 'skipped' || s.status === 'failed',
+    for (const value of running)
+      await this.options.storage.put(
+        'runs',
+        value.id,
+        interruptedRecord(value, 'the engine running this run'),
       );
-      const last = finished.sort((a, b) => String(a.finished_at).localeCompare(String(b.finished_at))).at(-1);
-      const cut = value.steps.filter((s) => s.status === 'running').map((s) => s.name);
-      const inFlight = cut.map((name) => `"${name}"`);
-      const steps = value.steps.filter((s) => s.status !== 'running' && s.status !== 'pending');
-      await this.options.storage.put('runs', key, {
-        ...value,
-        steps,
-        status: 'interrupted',
-        finished_at: new Date().toISOString(),
-        error: {
-          code: 'interrupted',
-          message:
-            (last
-              ? `the engine running this run stopped; the last finished step was "${last.name}"`
-              : 'the engine running this run stopped before any step finished') +
-            (inFlight.length > 0 ? `; ${inFlight.join(', ')} had started, with an unknown outcome` : ''),
-          // The step the stop cut short, when one had started (the first of several).
-          ...(cut[0] !== undefined ? { step: cut[0] } : {}),
-        },
-      });
-    }
   }
 }
 

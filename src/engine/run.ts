@@ -19,6 +19,7 @@ import { ITEMS_LOST, itemScope, itemsOf, runForEach, type Attempted, type ItemOu
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
 import { NO_ATTEMPT, traceJoin, traceRun, type AttemptTrace, type RunTrace } from './tracing.js';
 import { JsonText, takesJsonText } from '../adapters/json-text.js';
+import { interruptedRecord } from './interrupted.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */
 export interface DeliveredStep {
@@ -86,6 +87,10 @@ export class Execution {
   #persistLater: ReturnType<typeof setTimeout> | undefined;
   /** When the run's time limit ends, when this execution knows it (not when it resumes a durable run). */
   #runDeadline: number | undefined;
+  /** A durable run's execution in a worker: its steps may be delivered again after a worker died. */
+  #resumed = false;
+  /** Per idempotency key, the number the next child run of this execution tries (durable runs only). */
+  #childNumbers: Map<string, Promise<number>> | undefined;
   /** Whether records are saved with finished steps as {@link JsonText} (see `takesJsonText`). */
   #asText: boolean;
   /** The input's JSON text, made at the first save. */
@@ -157,6 +162,7 @@ export class Execution {
     execution.#startedAt = Date.parse(record.started_at);
     // A durable run's time limit is the queue's timer: its length is not in the record.
     execution.#runDeadline = undefined;
+    execution.#resumed = true;
     for (const step of record.steps) {
       const index = execution.#indexOf(step.name);
       if (index < 0) continue;
@@ -659,6 +665,7 @@ export class Execution {
     };
     if (traceparent) run.traceparent = traceparent;
     if (item !== undefined) run.item = item;
+    const idempotencyKey = item === undefined ? `${this.id}:${step.name}` : `${this.id}:${step.name}:${item}`;
     const context: ActionContext = {
       signal,
       catalog: services.catalog,
@@ -666,9 +673,9 @@ export class Execution {
       chat: services.options.chat,
       limits: services.options.limits as unknown as Record<string, number>,
       run,
-      idempotencyKey: item === undefined ? `${this.id}:${step.name}` : `${this.id}:${step.name}:${item}`,
+      idempotencyKey,
       log: this.#logger(step, record, item),
-      runWorkflow: this.#childRunner(signal, traceparent),
+      runWorkflow: this.#childRunner(signal, traceparent, idempotencyKey),
     };
     if (deadline !== undefined) context.deadline = deadline;
     // Only a step type that retries inside its work (a request step) gets this; others make no closure for it.
@@ -707,8 +714,44 @@ export class Execution {
   }
 
   /** The `runWorkflow` of a step's context: child runs cancelled with `signal`, traced below the attempt. */
-  #childRunner(signal: AbortSignal, traceparent: string | undefined): ActionContext['runWorkflow'] {
-    return (name, input) => this.#runChild(name, input, signal, traceparent);
+  #childRunner(
+    signal: AbortSignal,
+    traceparent: string | undefined,
+    key: string,
+  ): ActionContext['runWorkflow'] {
+    return (name, input) => this.#runChild(name, input, signal, traceparent, key);
+  }
+
+  /**
+   * The id of the next child run of the step execution `key`. A durable run's step delivered again
+   * after its worker died left its child runs `running`: their ids follow from the key (one number per
+   * child), so the next delivery finds them, marks each `interrupted` and starts its own after them.
+   */
+  async #childId(key: string): Promise<string> {
+    if (!this.#resumed) return globalThis.crypto.randomUUID();
+    const numbers = (this.#childNumbers ??= new Map<string, Promise<number>>());
+    // One number per call, taken in call order even when an action starts children at once.
+    const taken = (numbers.get(key) ?? Promise.resolve(0)).then((n) => this.#freeChildNumber(key, n));
+    numbers.set(
+      key,
+      taken.then(
+        (n) => n + 1,
+        () => 0,
+      ),
+    );
+    return childRunId(key, await taken);
+  }
+
+  /** The first child number from `n` on with no stored run, marking runs left `running` interrupted. */
+  async #freeChildNumber(key: string, n: number): Promise<number> {
+    const { storage, live } = this.#services;
+    for (; ; n++) {
+      const id = await childRunId(key, n);
+      const earlier = await storage.get<RunRecord>('runs', id);
+      if (!earlier) return n;
+      if (earlier.status === 'running' && !live.has(id))
+        await storage.put('runs', id, interruptedRecord(earlier, "the worker executing its parent's step"));
+    }
   }
 
   /**
@@ -720,11 +763,13 @@ export class Execution {
     input: unknown,
     signal: AbortSignal,
     traceparent: string | undefined,
+    key: string,
   ): Promise<unknown> {
     const chain = childChain(this.#chain, name);
     const { plan, input: value } = await this.#services.prepareRun(name, input);
     const options = { signal, traceparent };
-    const child = new Execution(plan, value, this.#services, options, { parentId: this.id, chain });
+    const lineage = { parentId: this.id, chain };
+    const child = new Execution(plan, value, this.#services, options, lineage, await this.#childId(key));
     // Cancelled by its own id too, as a run started directly is.
     const live = this.#services.live;
     live.set(child.id, child.canceller);
@@ -951,6 +996,16 @@ export function checkRunOptions(options: RunOptions): void {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1))
     throw new TypeError(`concurrency must be a whole number from 1 on, got ${String(concurrency)}`);
+}
+
+/** The id of child run number `n` of the step execution `key`: a UUID (version 8) made from both. */
+async function childRunId(key: string, n: number): Promise<string> {
+  const text = new TextEncoder().encode(`child run ${n} of ${key}`);
+  const bytes = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', text)).subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

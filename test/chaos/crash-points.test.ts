@@ -100,4 +100,61 @@ describe.skipIf(!url)('exact crash points on a Postgres server', () => {
         `runs took ${records.map((run) => ((Date.parse(run.finished_at!) - Date.parse(run.started_at)) / 1000).toFixed(1)).join(', ')} s`,
     );
   }, 90_000);
+
+  it('a worker killed inside a child run: the step runs a new child, the first one ends interrupted', async () => {
+    const schema = schemas.next();
+    const childSink = await startSink();
+    const childDb = await openPostgres(url!, { schema, queue: QUEUE_TIMING });
+    const childWorkers = await Workers.bundle({
+      CHAOS_DB_URL: url!,
+      CHAOS_SCHEMA: schema,
+      CHAOS_SINK: childSink.url,
+      CHAOS_CONCURRENCY: '1',
+      CHAOS_MARKERS: markers,
+    });
+    try {
+      const engine = new Engine({
+        storage: childDb.storage,
+        queue: childDb.queue,
+        actions: [sinkAction(childSink.url, () => undefined)],
+      });
+      await engine.workflows.create(chaosWorkflow());
+      await engine.workflows.create({
+        name: 'parent',
+        steps: [
+          {
+            name: 'kid',
+            type: 'l2',
+            l2_data: {
+              provider: 'platform',
+              module: 'workflows',
+              action: 'run_workflow',
+              input_data: { workflow_name: 'chaos', input: { crash: '{{input.crash}}' } },
+            },
+          },
+        ],
+        wires: [],
+      });
+      const { stop } = await childWorkers.keep(1);
+      const crash = { step: 's2', point: 'before-effect', once: 'child-run' };
+      const [parent] = await finished(engine, [engine.run('parent', { crash })], 40_000);
+      stop();
+      expect(parent).toMatchObject({ status: 'succeeded', steps: [{ name: 'kid', status: 'succeeded' }] });
+      const children = (await engine.listRuns({ workflow: 'chaos' })).runs;
+      expect(children.map((run) => [run.status, run.parent_run_id]).sort()).toEqual([
+        ['interrupted', parent!.id],
+        ['succeeded', parent!.id],
+      ]);
+      const cut = children.find((run) => run.status === 'interrupted')!;
+      expect(cut.error).toMatchObject({
+        code: 'interrupted',
+        message: expect.stringContaining("the worker executing its parent's step stopped"),
+      });
+      expect((await engine.listRuns({ status: 'running' })).runs).toEqual([]);
+    } finally {
+      await childWorkers.close();
+      await childDb.close();
+      await childSink.close();
+    }
+  }, 90_000);
 });

@@ -4,8 +4,8 @@
  * calling `CHAOS_SINK`, until it is killed. It prints `ready` once it works.
  *
  * With `CHAOS_MARKERS` (a directory), it honours the crash instructions of the runs' input: at the
- * planned point it creates `<key>.<point>` there and kills itself with SIGKILL; a point whose file
- * exists was crashed at before, so the worker that takes the step over goes on.
+ * planned point it creates `<key>.<point>` (or `<once>.<point>`) there and kills itself with SIGKILL;
+ * a point whose file exists was crashed at before, so the worker that takes the step over goes on.
  */
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ const markers = process.env.CHAOS_MARKERS;
 const crash: CrashHook = ({ point, key, step, plan }) => {
   if (markers === undefined || !planned(plan, step, point)) return;
   try {
-    closeSync(openSync(join(markers, `${key}.${point}`), 'wx'));
+    closeSync(openSync(join(markers, `${plan?.once ?? key}.${point}`), 'wx'));
   } catch {
     return;
   }

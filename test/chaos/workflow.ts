@@ -22,6 +22,8 @@ export type CrashPoint = 'before-effect' | 'after-effect' | 'after-commit';
 export interface CrashPlan {
   step: string;
   point: CrashPoint;
+  /** Crash once for this name, whichever execution gets there first (else once per step execution). */
+  once?: string | undefined;
 }
 
 /** Input of a chaos run: `crash` for the chain, `rows` for the `for_each` workflow. */
@@ -106,7 +108,11 @@ export function chaosRows(count: number, crashes: Record<number, CrashPoint> = {
 }
 
 const CRASH_PLAN = z
-  .object({ step: z.string(), point: z.enum(['before-effect', 'after-effect', 'after-commit']) })
+  .object({
+    step: z.string(),
+    point: z.enum(['before-effect', 'after-effect', 'after-commit']),
+    once: z.string().optional(),
+  })
   .nullable();
 
 /** Whether `plan` asks for a crash at `point` of `step`. */
