@@ -5,7 +5,7 @@
 import { CancelledError } from '../errors/index.js';
 import { backoffDelay, type RetryPolicy } from './policy.js';
 
-/** The longest a timer waits (2^31 - 1 ms, 24.8 days): `setTimeout` fires at once for anything longer. @internal */
+/** The longest a timer waits (2^31 - 1 ms, 24.8 days): `setTimeout` fires at once for anything longer. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Waits `ms` (at most {@link MAX_TIMER_MS}); rejects with a `CancelledError` as soon as `signal` aborts.*/
