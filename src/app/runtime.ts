@@ -142,7 +142,8 @@ export class AppRuntime {
       });
     } catch (error) {
       if (error instanceof ValidationError) return failure('invalid', error.issues, null);
-      if (isStepwireError(error))
+      // A closed engine is not the form's failure: the caller answers as for any request then.
+      if (isStepwireError(error) && error.code !== 'closed')
         return failure('failed', [{ code: error.code, path: '', message: error.message }], null);
       throw error;
     }

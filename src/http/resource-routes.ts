@@ -176,6 +176,7 @@ export const RESOURCE_ROUTES = [
         'The screen again, with the errors next to the form: invalid input, a failed run, or a redirect that could not be made.',
       ),
       500: html('The screen could not be shown: a page with the reason.'),
+      503: html('The engine is closed (shutting down): nothing ran; send the form again.'),
     },
     problems: [],
     action: ({ engine, request, params, query, options }) =>

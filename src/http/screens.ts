@@ -76,6 +76,14 @@ export async function handleScreenRoute(
     return html(422, renderScreen(app.name, result.screen, { basePath }));
   } catch (error) {
     if (error instanceof NotFoundError) return html(404, renderMessagePage('Not found', error.message));
+    if (isStepwireError(error) && error.code === 'closed')
+      return html(
+        503,
+        renderMessagePage(
+          'Unavailable',
+          'The service is shutting down and took nothing in; send the form again soon.',
+        ),
+      );
     if (isStepwireError(error))
       return html(500, renderMessagePage('This screen could not be shown', error.message));
     throw error;

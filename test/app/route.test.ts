@@ -117,6 +117,21 @@ describe('handleScreenRoute', () => {
     expect((await engine.getRun(id)).error?.message).toContain('the ledger is locked');
   });
 
+  it('POST to a closed engine answers 503, as the API does, and runs nothing', async () => {
+    const { engine } = await appEngine();
+    await engine.close();
+    const response = await handleScreenRoute(
+      engine,
+      post('/applications/shop/screens/start/forms/lookup', 'customer_id=3'),
+      { app: 'shop', screen: 'start', form: 'lookup' },
+      {},
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await response.text()).toMatch(/shutting down/);
+    expect((await engine.listRuns()).runs).toEqual([]);
+  });
+
   it('POST whose redirect cannot be built answers 422 with the screen re-rendered, values kept', async () => {
     const { engine } = await appEngine();
     const response = await handleScreenRoute(
