@@ -27,7 +27,14 @@ import { planEntityWrite, planSize, type WritePlan } from './write-plan.js';
 const MOVED_ATTEMPTS = 3;
 
 /** Issue codes that make a rejected write a conflict with what the sheet holds (HTTP 409). */
-const CONFLICTS = new Set(['duplicate_key', 'missing_key', 'ambiguous_key', 'referenced', 'rows_moved']);
+const CONFLICTS = new Set([
+  'duplicate_key',
+  'missing_key',
+  'ambiguous_key',
+  'referenced',
+  'foreign_key',
+  'rows_moved',
+]);
 
 /** One entity's part of an all-or-nothing write. */
 export interface EntityWrite {

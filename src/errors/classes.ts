@@ -85,8 +85,8 @@ export class SheetError extends StepwireError {
 
 /**
  * A write broke a rule (type, primary key, foreign key); nothing was written. Its code is
- * `write_conflict` when every problem is a conflict with what the sheet holds (a key taken, a key
- * missing, a row still referenced), else `write_rejected`.
+ * `write_conflict` when every problem is a conflict with what the sheets hold (a key taken, a key
+ * missing, a row still referenced, a foreign key matching no row), else `write_rejected`.
  */
 export class WriteRejectedError extends StepwireError {
   /** Always `"WriteRejectedError"`, so guards also work across package copies. */

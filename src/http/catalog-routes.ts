@@ -112,7 +112,7 @@ export const CATALOG_ROUTES = [
     name: 'catalog.writeRows',
     summary: 'Write rows of an entity (append, upsert, update, delete, replace)',
     description:
-      'Writes all the rows or none. `write_mode` defaults to `append`; `upsert`, `update` and `delete` find rows by primary key (for `delete`, `rows` are objects of the key columns). A key taken, a key missing or a row still referenced by an enforced foreign key is a 409, and so is a sheet that is missing or holds a cell its column cannot read (the detail names the A1 cell); a bad row (unknown column, wrong type, a broken column rule) a 400; the spreadsheet service failing a 502.',
+      'Writes all the rows or none. `write_mode` defaults to `append`; `upsert`, `update` and `delete` find rows by primary key (for `delete`, `rows` are objects of the key columns). A key taken, a key missing, a row still referenced by an enforced foreign key or a foreign key matching no row of its target is a 409, and so is a sheet that is missing or holds a cell its column cannot read (the detail names the A1 cell); a bad row (unknown column, wrong type, a broken column rule) a 400; the spreadsheet service failing a 502.',
     params: nameParam('Entity'),
     body: {
       media: 'json',
