@@ -41,6 +41,25 @@ const doubler: Workflow = {
   workflow_output: { name: 'output', output_data: { doubled: '{{double}}' } },
 };
 
+/** An engine with workflow `slow`, whose one step waits until it is told to stop; `childStarted` once it waits. */
+async function slowChildEngine(): Promise<{ engine: Engine; childStarted: Promise<void> }> {
+  const engine = new Engine();
+  let started!: () => void;
+  const childStarted = new Promise<void>((resolve) => (started = resolve));
+  engine.actions.stub('acme/slow/wait', (_input, context) => {
+    started();
+    return new Promise((_, reject) =>
+      context.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+    );
+  });
+  await engine.workflows.create({
+    name: 'slow',
+    steps: [{ name: 'wait', type: 'l2', l2_data: { provider: 'acme', module: 'slow', action: 'wait' } }],
+    wires: [],
+  });
+  return { engine, childStarted };
+}
+
 async function engineWithDoubler() {
   const engine = new Engine();
   engine.actions.stub('acme/math/double', (input) => (input as { n: number }).n * 2);
@@ -153,20 +172,7 @@ describe('platform/workflows/run_workflow', () => {
   });
 
   it('cancels the child runs when the parent is cancelled', async () => {
-    const engine = new Engine();
-    let started!: () => void;
-    const childStarted = new Promise<void>((resolve) => (started = resolve));
-    engine.actions.stub('acme/slow/wait', (_input, context) => {
-      started();
-      return new Promise((_, reject) =>
-        context.signal.addEventListener('abort', () => reject(new Error('stopped'))),
-      );
-    });
-    await engine.workflows.create({
-      name: 'slow',
-      steps: [{ name: 'wait', type: 'l2', l2_data: { provider: 'acme', module: 'slow', action: 'wait' } }],
-      wires: [],
-    });
+    const { engine, childStarted } = await slowChildEngine();
     await engine.workflows.create(caller('parent', 'slow'));
     const controller = new AbortController();
     const result = engine.run('parent', {}, { signal: controller.signal });
@@ -179,20 +185,7 @@ describe('platform/workflows/run_workflow', () => {
   });
 
   it("cancels a child run by its own id: the step fails with the child's cancel", async () => {
-    const engine = new Engine();
-    let started!: () => void;
-    const childStarted = new Promise<void>((resolve) => (started = resolve));
-    engine.actions.stub('acme/slow/wait', (_input, context) => {
-      started();
-      return new Promise((_, reject) =>
-        context.signal.addEventListener('abort', () => reject(new Error('stopped'))),
-      );
-    });
-    await engine.workflows.create({
-      name: 'slow',
-      steps: [{ name: 'wait', type: 'l2', l2_data: { provider: 'acme', module: 'slow', action: 'wait' } }],
-      wires: [],
-    });
+    const { engine, childStarted } = await slowChildEngine();
     await engine.workflows.create(caller('parent', 'slow', {}, { on_error: 'continue' }));
     const result = engine.run('parent', {});
     await childStarted;
