@@ -69,7 +69,7 @@ export class PostgresStorage implements StorageAdapter {
    * Stores a JSON copy of `value`; a run record's workflow, status and times also go into their columns.
    * A durable run's row belongs to its queue (its state, events and jobs go with the record): `put`
    * leaves it as it is and returns false, so an engine without the queue never rewrites a run in flight.
-   * @throws {@link ValidationError} naming `key` when it holds U+0000, which Postgres text cannot hold.
+   * @throws a `ValidationError` naming `key` when it holds U+0000, which Postgres text cannot hold.
    */
   async put(collection: Collection, key: string, value: unknown, options: PutOptions = {}): Promise<boolean> {
     if (holdsNul(key))
