@@ -100,14 +100,33 @@ async function bridge(
       response = problemAnswer(500, 'Internal Server Error', 'internal_error', 'The handler failed.');
     }
   }
-  // A body the handler did not read (a 404, a 413) is drained when it has fully arrived, so the
-  // connection can be reused; one still arriving is cut off after the answer instead.
-  const cutOff = !req.complete;
-  if (cutOff) {
-    res.setHeader('connection', 'close');
-    res.once('finish', () => req.destroy());
-  } else req.resume();
+  // A body the handler did not read (a 404, a 413) is read and dropped once the answer is sent: a
+  // client still sending it then reads the answer, where closing the socket on unread bytes would
+  // reset the connection under it. Past DRAIN_BYTES or DRAIN_MS the connection is cut.
+  res.once('finish', () => drain(req));
   await writeResponse(response, res, req.method === 'HEAD');
+}
+
+/** Most bytes of an unread body read and dropped after the answer before the connection is cut. */
+const DRAIN_BYTES = 16 * 1024 * 1024;
+/** Longest wait for the rest of an unread body after the answer before the connection is cut. */
+const DRAIN_MS = 10_000;
+
+/** Reads and drops what is left of a request's body, within DRAIN_BYTES and DRAIN_MS. */
+function drain(req: IncomingMessage): void {
+  if (req.readableEnded || req.destroyed) return;
+  // The body stream the handler left unread would buffer it: its listener goes.
+  req.removeAllListeners('data');
+  let dropped = 0;
+  const cut = () => req.destroy();
+  const timer = setTimeout(cut, DRAIN_MS);
+  timer.unref();
+  req.on('data', (chunk: Uint8Array) => {
+    dropped += chunk.byteLength;
+    if (dropped > DRAIN_BYTES) cut();
+  });
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
 }
 
 /** The request body as a web stream with backpressure; cancelling it stops reading but keeps the socket. */

@@ -101,4 +101,31 @@ describe('serve: requests the handler cannot be given', () => {
     }
     expect((await get('/workflows', 'Host: localhost\r\n')).status).toBe(200);
   });
+
+  it('a client sending a large body before reading gets the refusal, not a reset; the connection is reused', async () => {
+    server = await serve(createHandler(new Engine()));
+    const { port } = new URL(server.url);
+    // Like Python's http.client: the whole request is written, then the answers are read, on one connection.
+    const body = ' '.repeat(8_000_000);
+    const request = (path: string, type: string, size: number) =>
+      `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${type}\r\nContent-Length: ${size}\r\n\r\n`;
+    const answers = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let out = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        out += chunk;
+        if (out.split('HTTP/1.1 ').length - 1 === 4) socket.end();
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(out));
+      socket.write(request('/workflows/x/runs', 'application/json', body.length) + body);
+      socket.write(request('/nope', 'application/json', body.length) + body);
+      socket.write(request('/workflows', 'text/plain', 9) + 'not json!');
+      socket.write('GET /workflows HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    });
+    expect([...answers.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]))).toEqual([
+      413, 404, 415, 200,
+    ]);
+  }, 30_000);
 });
