@@ -143,6 +143,10 @@ export function jsonOf(
 export async function readScript(request: Request, limits: BodyLimits, optional = false): Promise<string> {
   const type = mediaType(request);
   if (type !== undefined && !SCRIPT_TYPES.has(type)) throw unsupported(type, 'text/plain');
+  // The source is read as UTF-8: a body that says it is in another charset would be misread.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers.get('content-type') ?? '')?.[1];
+  if (charset !== undefined && !/^(utf-?8|us-ascii)$/i.test(charset))
+    throw unsupported(`${type}; charset=${charset}`, 'text/plain; charset=utf-8');
   const bytes = await readBytes(request, limits.maxBodyBytes);
   let text: string;
   try {

@@ -11,6 +11,7 @@ import {
 import { ProblemDetailsSchema } from './problem.js';
 import type { BodyMedia, Route, RouteResponse } from './route.js';
 import { ROUTE_LIST } from './routes.js';
+import { WorkflowReplaceSchema } from './workflow-routes.js';
 
 type JsonObject = Record<string, unknown>;
 type Side = 'input' | 'output';
@@ -35,6 +36,7 @@ const COMPONENTS: readonly { schema: z.ZodType; input?: string; output?: string 
   { schema: ReadEntityBodySchema, input: 'ReadEntityBody' },
   { schema: GetEntityOutputSchema, output: 'GetEntityOutput' },
   { schema: WorkflowSchema, input: 'WorkflowInput', output: 'Workflow' },
+  { schema: WorkflowReplaceSchema, input: 'WorkflowReplaceInput' },
   { schema: ApplicationSchema, input: 'ApplicationInput', output: 'Application' },
   { schema: RunRecordSchema, output: 'RunRecord' },
   { schema: ProblemDetailsSchema, output: 'Problem' },
@@ -46,7 +48,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   401: 'The request is not signed as the resource requires.',
   403: 'The authorize hook refused the request.',
   404: 'No such resource.',
-  409: 'A resource of that name already exists, or the request conflicts with what the sheet holds (a key taken or missing, a row still referenced, a missing sheet, a cell of the wrong type).',
+  409: 'A resource of that name already exists, or the request conflicts with what the sheets hold (a key taken or missing, a row still referenced, a foreign key matching no row, a missing sheet, a cell of the wrong type).',
   413: 'The request body is larger than the limit.',
   415: 'The request body has a media type this route does not accept.',
   422: 'A limit was reached while doing the work.',

@@ -11,6 +11,19 @@ const WORKFLOW_BODY = {
   description: 'The workflow definition.',
 } as const;
 
+/** The body of `PUT /workflows/{name}`, as documented: a definition whose `name` may be left out. @internal */
+export const WorkflowReplaceSchema = z.object({
+  ...WorkflowSchema.shape,
+  name: WorkflowSchema.shape.name.optional(),
+});
+
+/** `PUT /workflows/{name}`: the definition, `name` optional (the path's when left out). */
+const WORKFLOW_PUT_BODY = {
+  ...WORKFLOW_BODY,
+  schema: WorkflowReplaceSchema,
+  description: 'The workflow definition; without `name`, it takes the path’s.',
+} as const;
+
 /** Routes of workflows and their runs. @internal */
 export const WORKFLOW_ROUTES = [
   defineRoute({
@@ -53,7 +66,7 @@ export const WORKFLOW_ROUTES = [
     description:
       'The body `name`, when given, must equal the name in the path; without it the body takes the path’s.',
     params: nameParam('Workflow'),
-    body: WORKFLOW_BODY,
+    body: WORKFLOW_PUT_BODY,
     responses: {
       200: { description: 'Replaced.', schema: WorkflowSchema },
       201: { description: 'Created.', schema: WorkflowSchema },

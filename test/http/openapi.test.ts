@@ -56,6 +56,16 @@ describe('GET /openapi.json', () => {
     // The output of a stored entity has no extra properties.
     expect(output.validate({ ...customersEntity, extra: 1 })).not.toEqual([]);
     expect(compileSchema(doc.components.schemas.WorkflowInput).validate(lookupWorkflow)).toEqual([]);
+    // PUT /workflows/{name} takes a body without `name` (the path's); POST needs it.
+    const { name: _name, ...nameless } = lookupWorkflow;
+    const put = doc.paths['/workflows/{name}'].put.requestBody.content['application/json'].schema;
+    expect(put).toEqual({ $ref: '#/components/schemas/WorkflowReplaceInput' });
+    expect(compileSchema(doc.components.schemas.WorkflowReplaceInput).validate(nameless)).toEqual([]);
+    expect(
+      compileSchema(doc.components.schemas.WorkflowInput)
+        .validate(nameless)
+        .map((i) => i.path),
+    ).toEqual(['name']);
     expect(
       compileSchema(doc.components.schemas.ReadEntityBody)
         .validate({ page_size: 0 })

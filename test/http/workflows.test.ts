@@ -166,6 +166,25 @@ describe('scripts over HTTP', () => {
     expect(bad.body.errors[0].path).toBe('name');
   });
 
+  it('answers 415 for a source in another charset than UTF-8, storing nothing; utf-8 and us-ascii pass', async () => {
+    const { engine, handler } = await setup();
+    const latin1 = await call(handler, 'PUT', '/scripts/a.js', '// café', {
+      'content-type': 'text/plain; charset=iso-8859-1',
+    });
+    expect(latin1.status).toBe(415);
+    expect(latin1.body.detail).toContain('charset=iso-8859-1');
+    expect(await engine.scripts.list()).toEqual([]);
+    const types = [
+      'text/plain; charset=UTF-8',
+      'text/javascript;charset="utf8"',
+      'text/plain; charset=us-ascii',
+    ];
+    for (const [i, type] of types.entries())
+      expect((await call(handler, 'PUT', `/scripts/s${i}.js`, source, { 'content-type': type })).status).toBe(
+        201,
+      );
+  });
+
   it('answers 400 missing_body for an empty or absent body and stores nothing', async () => {
     const { engine, handler } = await setup();
     const empty = await call(handler, 'PUT', '/scripts/a.js', '', { 'content-type': 'text/plain' });
