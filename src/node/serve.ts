@@ -35,11 +35,20 @@ export async function serve(
   options: ServeOptions = {},
 ): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1';
-  const server = createServer(function stepwireNodeBridge(req, res) {
+  // A request without Host is refused by the bridge with problem details, not Node's bare 400.
+  const server = createServer({ requireHostHeader: false }, function stepwireNodeBridge(req, res) {
     // Nothing in the bridge should throw; if it does, that connection fails, never the process.
     bridge(handler, req, res, hostname).catch(() => res.destroy());
   });
   server.on('clientError', answerClientError);
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const expect = String(req.headers.expect).slice(0, 100);
+    void writeResponse(
+      problemAnswer(417, 'Expectation Failed', 'expectation_failed', `Expect: ${expect} is not supported.`),
+      res,
+      req.method === 'HEAD',
+    ).catch(() => res.destroy());
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, hostname, () => {
@@ -161,12 +170,18 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
 function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request | Response {
   const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host');
   const host = req.headers.host ?? '';
-  if (hosts.length > 1 || (host !== '' && !HOST.test(host)))
+  // HTTP/1.1 requires a Host header (RFC 9112 3.2); an HTTP/1.0 request may leave it out.
+  const missing = hosts.length === 0 && req.httpVersion !== '1.0';
+  if (missing || hosts.length > 1 || (host !== '' && !HOST.test(host)))
     return problemAnswer(
       400,
       'Bad Request',
       'invalid_host',
-      hosts.length > 1 ? 'The request has more than one Host header.' : 'The Host header is not a host name.',
+      missing
+        ? 'The request has no Host header.'
+        : hosts.length > 1
+          ? 'The request has more than one Host header.'
+          : 'The Host header is not a host name.',
     );
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {

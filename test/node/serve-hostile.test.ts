@@ -62,6 +62,22 @@ describe('serve: requests the handler cannot be given', () => {
     );
   });
 
+  it('answers an HTTP/1.1 request without Host (400) and an Expect it cannot meet (417) with problem details', async () => {
+    server = await serve(createHandler(new Engine()));
+    const noHost = await exchange('GET /workflows HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(noHost.status).toBe(400);
+    expect(noHost.head).toContain('content-type: application/problem+json');
+    expect(JSON.parse(noHost.body)).toMatchObject({
+      code: 'invalid_host',
+      detail: 'The request has no Host header.',
+    });
+    const expectation = await get('/workflows', 'Host: localhost\r\nExpect: 200-ok\r\n');
+    expect(expectation.status).toBe(417);
+    expect(JSON.parse(expectation.body)).toMatchObject({ status: 417, code: 'expectation_failed' });
+    // HTTP/1.0 has no Host requirement.
+    expect((await exchange('GET /workflows HTTP/1.0\r\n\r\n')).status).toBe(200);
+  });
+
   it('answers TRACE, which fetch cannot carry, with 501 problem+json instead of failing', async () => {
     server = await serve(createHandler(new Engine()));
     const res = await exchange('TRACE /workflows HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
