@@ -38,7 +38,11 @@ export const RESOURCE_ROUTES = [
     problems: [400, 413, 415],
     action: async ({ engine, params: { name }, body, options }) => {
       const source = await body();
-      const existed = await engine.scripts.exists(name);
+      // Whether a source was stored under the name (a trusted function registered under it is no source).
+      const existed = await engine.scripts.get(name).then(
+        () => true,
+        (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
+      );
       await engine.scripts.put(name, source);
       return json(
         existed ? 200 : 201,

@@ -64,8 +64,10 @@ export function guestError(
   if (thrown === null || typeof thrown !== 'object')
     return new ScriptError(`the script threw ${describeValue(thrown)}`);
   const error = thrown as GuestError;
-  const name = typeof error.name === 'string' ? error.name : 'Error';
-  const message = typeof error.message === 'string' ? error.message : describeValue(thrown);
+  // Cut as any value a script throws is: the message goes into the run record.
+  const name = typeof error.name === 'string' ? describeValue(error.name, 100) : 'Error';
+  const message =
+    typeof error.message === 'string' ? describeValue(error.message, 2000) : describeValue(thrown);
   if (name === 'InternalError') {
     if (message === 'interrupted') return timeoutError(limits);
     if (message === 'out of memory') return memoryError(limits);
@@ -89,15 +91,17 @@ export function scriptLine(stack: string, filename: string): number | undefined 
   return undefined;
 }
 
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return value.length > 500 ? `${value.slice(0, 500)}…` : value;
+/** A thrown value (or its message) as text of at most `most` characters, then `…`. */
+function describeValue(value: unknown, most = 500): string {
+  if (typeof value === 'string') return value.length > most ? `${value.slice(0, most)}…` : value;
   try {
     const text = JSON.stringify(value);
-    if (text !== undefined) return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+    if (text !== undefined) return text.length > most ? `${text.slice(0, most)}…` : text;
   } catch {
     // fall through to String()
   }
-  return String(value);
+  const text = String(value);
+  return text.length > most ? `${text.slice(0, most)}…` : text;
 }
 
 /** A stepwire error as plain data, to cross a worker boundary. @internal */

@@ -96,6 +96,27 @@ describe('transform steps', () => {
     expect(spreadsheets.cells('shop', 'totals')).toEqual(before);
   });
 
+  it.each(['trusted', 'sandboxed'])(
+    'replace with no rows written empties the output entity, as the script gave none (%s)',
+    async (kind) => {
+      const { engine } = await engineWithTotals();
+      await engine.catalog.append('order_totals', [{ customer_id: 1, orders: 1, total: 1 }]);
+      if (kind === 'trusted') engine.scripts.register('summarize.js', ({ log }) => log('nothing'));
+      else await engine.scripts.put('summarize.js', `console.log('nothing');`);
+      const workflow = structuredClone(transformWorkflow);
+      const step = workflow.steps[0] as Extract<Workflow['steps'][number], { type: 'atlas' }>;
+      step.atlas_data.output_entities![0]!.write_mode = 'replace';
+      await engine.workflows.create(workflow);
+      const run = await engine.run('summarize_orders');
+      expect(run).toMatchObject({
+        status: 'succeeded',
+        output: { summarize: { written: { order_totals: 0 } } },
+      });
+      const read = await engine.catalog.getEntity({ entity_name: 'order_totals', operation: {} });
+      expect(read.body.table.rows).toEqual([]);
+    },
+  );
+
   it('reports the script line of an error, and refuses entities the step did not declare', async () => {
     const { engine } = await engineWithTotals();
     await engine.scripts.put('summarize.js', `const a = 1;\nconst rows = getEntity('customers');\n`);

@@ -166,6 +166,15 @@ describe('scripts over HTTP', () => {
     expect(bad.body.errors[0].path).toBe('name');
   });
 
+  it('answers 201 for the first source stored under a name a trusted function is registered under', async () => {
+    const { engine, handler } = await setup();
+    engine.scripts.register('t.js', () => undefined);
+    const first = await call(handler, 'PUT', '/scripts/t.js', source, { 'content-type': 'text/plain' });
+    expect(first.status).toBe(201);
+    const second = await call(handler, 'PUT', '/scripts/t.js', source, { 'content-type': 'text/plain' });
+    expect(second.status).toBe(200);
+  });
+
   it('answers 415 for a source in another charset than UTF-8, storing nothing; utf-8 and us-ascii pass', async () => {
     const { engine, handler } = await setup();
     const latin1 = await call(handler, 'PUT', '/scripts/a.js', '// café', {

@@ -85,6 +85,16 @@ writeEntity('totals', { columns: [{ name: 'region' }, { name: 'total' }], rows: 
     expect(error.message).toBe('line 4: Error: no rows for 4');
   });
 
+  it('cuts a huge error name or message, which goes into the run record', async () => {
+    const error = await failure(
+      sandbox.run(
+        input(`const e = new Error('m'.repeat(8 << 20));\ne.name = 'N'.repeat(1 << 20);\nthrow e;`),
+      ),
+    );
+    expect(error).toBeInstanceOf(ScriptError);
+    expect(error.message).toMatch(/^line 1: N{100}…: m{2000}…$/);
+  });
+
   it('reports a syntax error with its line', async () => {
     const error = await failure(sandbox.run(input(`const a = 1;\nconst b = ;\n`)));
     expect(error).toBeInstanceOf(ScriptError);

@@ -123,6 +123,9 @@ async function runTrusted(
   outputs: readonly string[],
 ) {
   const writes = Object.create(null) as Record<string, EntityRows[number][]>;
+  // Every output is written, with no rows when the function gives none, as a sandboxed script's is
+  // (so `replace` empties an entity the function writes nothing to).
+  for (const name of outputs) writes[name] = [];
   const logs: string[] = [];
   const context: TransformContext = {
     getEntity(name) {
@@ -147,10 +150,10 @@ async function runTrusted(
           },
         ]);
       const added = entityRowsOf(rows, 'writeEntity.rows');
-      const target = writes[name];
+      const target = writes[name]!;
       // A copy: the function may go on changing its own array. Added one by one to an earlier
       // call's rows, since spreading a long array into push() overflows the call stack.
-      if (target === undefined) writes[name] = added.slice();
+      if (target.length === 0) writes[name] = added.slice();
       else for (let i = 0; i < added.length; i++) target.push(added[i]!);
     },
     log(...values) {
