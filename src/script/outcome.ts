@@ -104,6 +104,20 @@ function describeValue(value: unknown, most = 500): string {
   return text.length > most ? `${text.slice(0, most)}…` : text;
 }
 
+/** The lines a script logged before it failed, kept with the error it failed with. */
+const LOGS = new WeakMap<object, readonly string[]>();
+
+/** Keeps `logs` with `error` (see {@link logsOf}) and returns the error. @internal */
+export function keepLogs<E extends object>(error: E, logs: readonly string[]): E {
+  if (logs.length > 0) LOGS.set(error, logs);
+  return error;
+}
+
+/** The lines a script logged before it failed with `error`; none when it logged nothing. @internal */
+export function logsOf(error: unknown): readonly string[] {
+  return (typeof error === 'object' && error !== null && LOGS.get(error)) || [];
+}
+
 /** A stepwire error as plain data, to cross a worker boundary. @internal */
 export interface WireError {
   kind: 'script' | 'limit' | 'cancelled' | 'other';
@@ -111,10 +125,18 @@ export interface WireError {
   code?: string;
   limit?: string;
   line?: number;
+  /** The lines the script logged before it failed. */
+  logs?: readonly string[];
 }
 
-/** Converts any error to {@link WireError}. @internal */
+/** Converts any error to {@link WireError}, with the lines the script logged before it. @internal */
 export function toWireError(error: unknown): WireError {
+  const logs = logsOf(error);
+  const wire = wireErrorOf(error);
+  return logs.length > 0 ? { ...wire, logs } : wire;
+}
+
+function wireErrorOf(error: unknown): WireError {
   if (error instanceof ScriptError) {
     const prefix = error.line === undefined ? '' : `line ${error.line}: `;
     const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
@@ -128,8 +150,12 @@ export function toWireError(error: unknown): WireError {
   return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
 }
 
-/** Rebuilds the stepwire error described by a {@link WireError}. @internal */
+/** Rebuilds the stepwire error described by a {@link WireError}, with its logs. @internal */
 export function fromWireError(wire: WireError): StepwireError {
+  return keepLogs(errorOfWire(wire), wire.logs ?? []);
+}
+
+function errorOfWire(wire: WireError): StepwireError {
   switch (wire.kind) {
     case 'script':
       return new ScriptError(wire.message, wire.line);

@@ -16,7 +16,7 @@ import {
 } from 'quickjs-emscripten';
 import { ScriptError, StepwireError } from '../errors/index.js';
 import { installPrelude, type RunState } from './host-functions.js';
-import { cancelledError, guestError, memoryError, stackError, timeoutError } from './outcome.js';
+import { cancelledError, guestError, keepLogs, memoryError, stackError, timeoutError } from './outcome.js';
 import type { ScriptInput, ScriptLimits, ScriptResult, ScriptSandbox } from './types.js';
 
 /** Options of {@link QuickJsSandbox}. */
@@ -188,6 +188,20 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
   const deadline = Date.now() + limits.timeoutMs;
   const runtime = idle.runtime;
   let context: QuickJSContext | undefined;
+  /** The stepwire error a run that threw `error` fails with. */
+  const failure = (error: unknown): StepwireError => {
+    if (error instanceof StepwireError) return error;
+    // A host exception out of the WebAssembly code leaves the instance unusable.
+    markBroken();
+    if (state.fatal !== undefined) return state.fatal;
+    if (error instanceof RangeError && /call stack/i.test(error.message)) return stackError(limits);
+    if (Date.now() > deadline) return timeoutError(limits);
+    if (error instanceof Error && /out of memory|OOM|memory access out of bounds/i.test(error.message))
+      return memoryError(limits);
+    return new ScriptError(
+      `the script engine failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  };
   try {
     runtime.setMemoryLimit(limits.memoryBytes + idle.leftBytes);
     runtime.setMaxStackSize(limits.stackBytes);
@@ -223,18 +237,8 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
     idle.copiedBytes = state.inputBytes + state.outputBytes + state.guestCells * 16;
     return { writes: state.writes, logs: state.logs };
   } catch (error) {
-    if (error instanceof StepwireError) throw error;
-    // A host exception out of the WebAssembly code leaves the instance unusable.
-    markBroken();
-    if (state.fatal !== undefined) throw state.fatal;
-    if (error instanceof RangeError && /call stack/i.test(error.message)) throw stackError(limits);
-    if (Date.now() > deadline) throw timeoutError(limits);
-    if (error instanceof Error && /out of memory|OOM|memory access out of bounds/i.test(error.message)) {
-      throw memoryError(limits);
-    }
-    throw new ScriptError(
-      `the script engine failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    // The lines the script logged before it failed go with the error, into the step's record.
+    throw keepLogs(failure(error), state.logs);
   } finally {
     try {
       context?.dispose();

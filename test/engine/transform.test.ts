@@ -117,6 +117,28 @@ describe('transform steps', () => {
     },
   );
 
+  it.each(['trusted', 'sandboxed'])(
+    'keeps the lines logged before the script failed in the step record (%s)',
+    async (kind) => {
+      const { engine } = await engineWithTotals();
+      if (kind === 'trusted')
+        engine.scripts.register('summarize.js', ({ log }) => {
+          log('before the error');
+          throw new Error('boom');
+        });
+      else
+        await engine.scripts.put(
+          'summarize.js',
+          `console.log('before the error');\nthrow new Error('boom');`,
+        );
+      await engine.workflows.create(transformWorkflow);
+      const run = await engine.run('summarize_orders');
+      expect(run.status).toBe('failed');
+      expect(run.error?.message).toMatch(/boom/);
+      expect(run.steps[0]).toMatchObject({ status: 'failed', logs: ['before the error'] });
+    },
+  );
+
   it('reports the script line of an error, and refuses entities the step did not declare', async () => {
     const { engine } = await engineWithTotals();
     await engine.scripts.put('summarize.js', `const a = 1;\nconst rows = getEntity('customers');\n`);

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { LimitError, ScriptError } from '../../src/errors/index.js';
 import { QuickJsSandbox, type ScriptSandbox } from '../../src/script/index.js';
+import { logsOf } from '../../src/script/outcome.js';
 import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
 import { input } from './helpers.js';
 
@@ -83,6 +84,20 @@ writeEntity('totals', { columns: [{ name: 'region' }, { name: 'total' }], rows: 
     expect(error).toBeInstanceOf(ScriptError);
     expect((error as ScriptError).line).toBe(4);
     expect(error.message).toBe('line 4: Error: no rows for 4');
+  });
+
+  it('keeps the lines logged before a failure with the error, also past a time limit', async () => {
+    const thrown = await failure(sandbox.run(input(`console.log('one');\nconsole.log('two');\nnull.x;`)));
+    expect(thrown).toBeInstanceOf(ScriptError);
+    expect(logsOf(thrown)).toEqual(['one', 'two']);
+    const late = await failure(
+      sandbox.run({
+        ...input(`console.log('looping');\nwhile (true) {}`),
+        limits: { ...input('').limits, timeoutMs: 200 },
+      }),
+    );
+    expect(late).toBeInstanceOf(LimitError);
+    expect(logsOf(late)).toEqual(['looping']);
   });
 
   it('cuts a huge error name or message, which goes into the run record', async () => {

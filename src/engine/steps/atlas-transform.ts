@@ -5,6 +5,7 @@ import type { AtlasData, DataTable } from '../../schema/index.js';
 import { repeatedOutputs } from '../../schema/steps/output-entities.js';
 import { entityRowsOf, type EntityRows } from '../../catalog/rows.js';
 import type { EntityData } from '../../script/index.js';
+import { keepLogs, logsOf } from '../../script/outcome.js';
 import { columnarEntity, rowObjectsOf } from '../../script/entity-data.js';
 import type { RunServices } from '../plan-types.js';
 import type { TransformContext } from '../scripts.js';
@@ -66,7 +67,12 @@ export async function runTransform(
   let writes: Record<string, EntityRows>;
   let logs: string[] = [];
   if (trusted) {
-    ({ writes, logs } = await runTrusted(trusted, inputs, outputs));
+    try {
+      ({ writes, logs } = await runTrusted(trusted, inputs, outputs));
+    } catch (error) {
+      for (const line of logsOf(error)) context.log(line);
+      throw error;
+    }
   } else {
     const source = await services.scripts.get(codeFile);
     const limits = services.options.limits;
@@ -92,6 +98,8 @@ export async function runTransform(
         signal: context.signal,
       }));
     } catch (error) {
+      // What the script logged before it failed is in the record too.
+      for (const line of logsOf(error)) context.log(line);
       await stopped(context);
       throw error;
     }
@@ -160,7 +168,12 @@ async function runTrusted(
       logs.push(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' '));
     },
   };
-  await fn(context);
+  try {
+    await fn(context);
+  } catch (error) {
+    // What the function logged before it threw goes into the step's record, as a script's does.
+    throw typeof error === 'object' && error !== null ? keepLogs(error, logs) : error;
+  }
   return { writes, logs };
 }
 
