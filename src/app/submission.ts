@@ -4,6 +4,7 @@
  * @module
  */
 import type { StorageAdapter } from '../adapters/types.js';
+import { hexOf, sha256 } from '../bytes/hex.js';
 import { sleep } from '../retry/index.js';
 import type { WriteOutcome } from './write-job.js';
 
@@ -29,9 +30,7 @@ export function isToken(value: unknown): value is string {
  * the token), 64 characters whatever the names hold, so it always makes a valid run key. @internal
  */
 export async function submissionDigest(parts: readonly string[]): Promise<string> {
-  const bytes = new TextEncoder().encode(JSON.stringify(parts));
-  const hash = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes));
-  return Array.from(hash, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return hexOf(await sha256(JSON.stringify(parts)));
 }
 
 /**

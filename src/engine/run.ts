@@ -20,6 +20,7 @@ import { childChain, childFailure, type RunLineage } from './child-runs.js';
 import { NO_ATTEMPT, traceJoin, traceRun, type AttemptTrace, type RunTrace } from './tracing.js';
 import { JsonText, takesJsonText } from '../adapters/json-text.js';
 import { interruptedRecord } from './interrupted.js';
+import { hexOf, sha256 } from '../bytes/hex.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */
 export interface DeliveredStep {
@@ -1000,11 +1001,10 @@ export function checkRunOptions(options: RunOptions): void {
 
 /** The id of child run number `n` of the step execution `key`: a UUID (version 8) made from both. */
 async function childRunId(key: string, n: number): Promise<string> {
-  const text = new TextEncoder().encode(`child run ${n} of ${key}`);
-  const bytes = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', text)).subarray(0, 16);
+  const bytes = (await sha256(`child run ${n} of ${key}`)).subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  const hex = hexOf(bytes);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

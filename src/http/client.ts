@@ -15,6 +15,7 @@ import type {
   WriteRowsBody,
 } from '../schema/index.js';
 import { createCallRoute } from './call-route.js';
+import { hexOf } from '../bytes/hex.js';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -246,5 +247,5 @@ async function signBody(secret: string, text: string): Promise<string> {
     ['sign'],
   );
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(text)));
-  return `sha256=${[...mac].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return `sha256=${hexOf(mac)}`;
 }
