@@ -62,7 +62,7 @@ export interface ActionDefinition<S extends z.ZodType = z.ZodType> {
   action: string;
   /** zod schema of `input_data`; the input is validated against it before `run`. */
   input: S;
-  /** Does the work and returns the step output (any JSON value). */
+  /** Does the work and returns the step output (any JSON value: one JSON cannot hold fails the step with `invalid_output`). */
   run(input: z.output<S>, context: ActionContext): unknown;
   /** One line on what the action does. */
   description?: string;
@@ -134,6 +134,14 @@ export class ActionRegistry {
       this.#actions.has(key) ||
       this.#fallback(provider, module, action, key) !== undefined
     );
+  }
+
+  /**
+   * True when `key` runs your own code: an action you registered, or a stub. The engine checks what
+   * such an action returns (built-in actions return JSON by construction). @internal
+   */
+  isOwn(key: string): boolean {
+    return this.#stubs.has(key) || this.#actions.has(key);
   }
 
   /** Every registered action key. */

@@ -19,8 +19,7 @@ import {
 } from './durable-schedule.js';
 import { LISTED_ITEM_FAILURES } from '../schema/index.js';
 import { traceRun } from './tracing.js';
-import { jsonProblem } from './json-value.js';
-import { subjectOf } from '../json-schema/describe.js';
+import { outputProblem } from './json-value.js';
 
 /** Deliveries of one job after which its step counts as lost (its worker died every time). @internal */
 export const MAX_DELIVERIES = 8;
@@ -498,26 +497,4 @@ export class DurableRuns {
   #stopFollowing(id: string): void {
     this.#unfollow.get(id)?.(new NotFoundError('run', id));
   }
-}
-
-/**
- * Why JSON cannot hold a step's (or an item's) output, as the step's `invalid_output` error, or
- * `undefined` when it can. Checked before the commit, which could not store the output and would
- * leave the job to be delivered again until the step counted as lost.
- */
-function outputProblem(output: unknown): RunError | undefined {
-  let reason: string;
-  try {
-    const issue = jsonProblem(output, 'invalid_output');
-    if (!issue) return undefined;
-    // The issue names its place by its last key ("n is a BigInt"): name it by its whole path.
-    const subject = subjectOf(issue.path);
-    reason = issue.message.startsWith(`${subject} `)
-      ? `${issue.path || 'the output'}${issue.message.slice(subject.length)}`
-      : issue.message;
-  } catch (error) {
-    // A `toJSON` that throws: JSON.stringify would throw the same in the commit.
-    reason = error instanceof Error ? `${error.name}: ${error.message}` : 'its toJSON threw';
-  }
-  return { code: 'invalid_output', message: `its output cannot be stored as JSON (${reason})` };
 }

@@ -1,10 +1,12 @@
 /**
- * Whether JSON can hold a value given in code (a run's input): run records keep it as JSON text.
+ * Whether JSON can hold a value given in code (a run's input, an action's output): run records keep
+ * it as JSON text.
  * @internal
  * @module
  */
 import type { Issue } from '../errors/index.js';
 import { indexPath, keyPath, subjectOf } from '../json-schema/describe.js';
+import type { RunError } from './record.js';
 
 /**
  * The first place in `value` that JSON cannot hold, as an issue, or `undefined` when it can: a
@@ -62,4 +64,27 @@ export function jsonProblem(value: unknown, code: string): Issue | undefined {
       return { code, path: '', message: 'the value is nested too deeply to be held as JSON' };
     throw error;
   }
+}
+
+/**
+ * Why JSON cannot hold a step's (or an item's) output, as the step's `invalid_output` error, or
+ * `undefined` when it can. A run record could not store the output (nor a durable commit, which
+ * would leave the job to be delivered again until the step counted as lost).
+ * @internal
+ */
+export function outputProblem(output: unknown): RunError | undefined {
+  let reason: string;
+  try {
+    const issue = jsonProblem(output, 'invalid_output');
+    if (!issue) return undefined;
+    // The issue names its place by its last key ("n is a BigInt"): name it by its whole path.
+    const subject = subjectOf(issue.path);
+    reason = issue.message.startsWith(`${subject} `)
+      ? `${issue.path || 'the output'}${issue.message.slice(subject.length)}`
+      : issue.message;
+  } catch (error) {
+    // A `toJSON` that throws: JSON.stringify would throw the same when the record is saved.
+    reason = error instanceof Error ? `${error.name}: ${error.message}` : 'its toJSON threw';
+  }
+  return { code: 'invalid_output', message: `its output cannot be stored as JSON (${reason})` };
 }

@@ -20,6 +20,7 @@ import { childChain, childFailure, type RunLineage } from './child-runs.js';
 import { NO_ATTEMPT, traceJoin, traceRun, type AttemptTrace, type RunTrace } from './tracing.js';
 import { JsonText, takesJsonText } from '../adapters/json-text.js';
 import { interruptedRecord } from './interrupted.js';
+import { isThenable } from './thenable.js';
 import { hexOf, sha256 } from '../bytes/hex.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */
@@ -1006,14 +1007,6 @@ async function childRunId(key: string, n: number): Promise<string> {
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = hexOf(bytes);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 function isFinished(step: StepRecord): boolean {

@@ -117,6 +117,7 @@ const FINAL_CODES = new Set([
   'not_found',
   'conflict',
   'outcome_unknown',
+  'invalid_output',
 ]);
 
 /**

@@ -73,11 +73,12 @@ async function bigEngine() {
   return { engine, release, made };
 }
 
-/** The record as stored, once a save shows step `make` finished while `use` still runs. */
+/** The record as stored, once a save shows step `make` finished and `use` running. */
 async function savedWhileRunning(engine: Engine, id: string): Promise<RunRecord> {
   for (;;) {
     const record = await engine.getRun(id);
-    if (record.steps[0]?.status === 'succeeded') return record;
+    // The save at the end of `make` may come before `use` started; a later one shows it running.
+    if (record.steps[0]?.status === 'succeeded' && record.steps[1]?.status === 'running') return record;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -33,8 +33,8 @@ describe('values JSON cannot hold', () => {
   cyclic.self = cyclic;
 
   it.each([
-    ['a BigInt', { n: 1n }, 'BigInt'],
-    ['a cycle', cyclic, 'circular'],
+    ['a BigInt', { n: 1n }, '(n is a BigInt, which JSON cannot hold)'],
+    ['a cycle', cyclic, '(self holds itself, which JSON cannot hold)'],
   ])('a step that returns %s fails, named, and the run is stored failed', async (_, value, why) => {
     const engine = await engineWith(() => value);
     const record = await engine.run('w');
@@ -50,6 +50,58 @@ describe('values JSON cannot hold', () => {
     const answer = await createHandler(engine)(new Request('http://x/workflows/w/runs', { method: 'POST' }));
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ status: 'failed', error: { code: 'invalid_output' } });
+  });
+
+  it('fails the step once, unretried, and on_error: continue goes on with the error as its output', async () => {
+    let calls = 0;
+    const engine = new Engine();
+    engine.actions.register({
+      provider: 't',
+      module: 'm',
+      action: 'odd',
+      input: z.any(),
+      run: () => {
+        calls++;
+        return { deep: [{ n: 1n }] };
+      },
+    });
+    await engine.workflows.create({
+      name: 'w',
+      steps: [
+        {
+          name: 'odd',
+          type: 'l2',
+          on_error: 'continue',
+          retry: { attempts: 3, backoff_ms: 1 },
+          l2_data: { provider: 't', module: 'm', action: 'odd', input_data: {} },
+        },
+        {
+          name: 'after',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'dummy',
+            action: 'dummy_task',
+            input_data: { code: '{{odd.error.code}}' },
+          },
+        },
+      ],
+      wires: [{ source_name: 'odd', target_name: 'after' }],
+    });
+    const record = await engine.run('w');
+    expect(calls).toBe(1);
+    expect(record.status).toBe('succeeded');
+    expect(record.steps[0]).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: {
+        code: 'invalid_output',
+        message:
+          'step "odd" failed: its output cannot be stored as JSON (deep[0].n is a BigInt, which JSON cannot hold)',
+      },
+      output: { error: { code: 'invalid_output' } },
+    });
+    expect(record.steps[1]).toMatchObject({ status: 'succeeded', output: { code: 'invalid_output' } });
   });
 
   it.each([

@@ -1,6 +1,9 @@
 import type { StepOf } from '../../schema/index.js';
 import type { StepType } from './types.js';
 import { actionKey } from '../../actions/registry.js';
+import { StepwireError } from '../../errors/index.js';
+import { outputProblem } from '../json-value.js';
+import { isThenable } from '../thenable.js';
 
 /** Each l2 step's action and its key `provider/module/action`, made at its first run rather than at every one. */
 const KEYS = new WeakMap<object, { provider: string; module: string; action: string; key: string }>();
@@ -38,7 +41,9 @@ export const L2_STEP: StepType<StepOf<'l2'>> = {
       known = { provider, module, action, key: actionKey(provider, module, action) };
       KEYS.set(l2, known);
     }
-    return services.actions.invoke(provider, module, action, data ?? {}, context, known.key);
+    const output = services.actions.invoke(provider, module, action, data ?? {}, context, known.key);
+    if (!services.actions.isOwn(known.key)) return output;
+    return isThenable(output) ? Promise.resolve(output).then(storable) : storable(output);
   },
 
   outputSchema(step, path) {
@@ -47,3 +52,13 @@ export const L2_STEP: StepType<StepOf<'l2'>> = {
     return schema && { ...schema };
   },
 };
+
+/**
+ * An own action's output, when a run record can hold it; otherwise the step fails with
+ * `invalid_output` (never retried: the action would return the same), so `on_error` decides.
+ */
+function storable(output: unknown): unknown {
+  const problem = outputProblem(output);
+  if (problem) throw new StepwireError(problem.code, problem.message);
+  return output;
+}
