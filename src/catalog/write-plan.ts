@@ -160,7 +160,7 @@ function planRows(
           ? 'an earlier row of this write'
           : taken !== undefined
             ? `row ${taken + 1} of this write`
-            : `existing row ${existing! + 1}`;
+            : `row ${entity.spreadsheet_config.origin.row + 2 + existing!} of sheet "${entity.spreadsheet_config.sheet_name}"`;
       issues.push(duplicate(entity, i, columns, row, where));
       continue;
     }

@@ -28,7 +28,7 @@ describe('write checks', () => {
       ]),
     );
     expect(error.issues.map((issue) => issue.message)).toEqual([
-      'row 2 of "customers" repeats primary key (id=1) of existing row 1',
+      'row 2 of "customers" repeats primary key (id=1) of row 2 of sheet "customers"',
       'row 3 of "customers" repeats primary key (id=4) of row 1 of this write',
       'row 5 of "customers" repeats primary key (id=5) of row 4 of this write',
       'row 1 of "customers" repeats primary key (id=4) of an earlier row of this write',

@@ -57,7 +57,10 @@ describe('an append delivered again (it carries an idempotency key)', () => {
     );
     expect(error.code).toBe('write_conflict');
     expect(error.issues).toEqual([
-      expect.objectContaining({ code: 'duplicate_key', message: expect.stringMatching(/existing row 1/) }),
+      expect.objectContaining({
+        code: 'duplicate_key',
+        message: expect.stringMatching(/of row 2 of sheet "[^"]+"$/),
+      }),
     ]);
     expect(spreadsheets.cells('shop', 'customers')).toEqual(before);
   });
