@@ -44,7 +44,7 @@ const COMPONENTS: readonly { schema: z.ZodType; input?: string; output?: string 
 
 /** What each problem status means, for `components.responses`. */
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid request: every problem is listed in `errors` with its path.',
+  400: 'Invalid request: every problem is listed in `errors` with its path; or a path segment that is not valid percent-encoding (`invalid_path`).',
   401: 'The request is not signed as the resource requires.',
   403: 'The authorize hook refused the request.',
   404: 'No such resource.',
@@ -66,6 +66,8 @@ const BODY_TYPES: Record<BodyMedia, readonly string[]> = {
 
 /** Problem statuses every route may answer: the authorize hook's 403, the unexpected 500. */
 const ALWAYS = [403, 500];
+/** Problem statuses every route with path parameters may answer: 400 `invalid_path` for a value that is not valid percent-encoding. */
+const WITH_PARAMS = [400];
 
 /**
  * The OpenAPI 3.1 document of the HTTP API, built from the route table: every route with its
@@ -104,7 +106,8 @@ function operation(route: Route): JsonObject {
   const responses: JsonObject = {};
   for (const [status, answer] of Object.entries<RouteResponse>(route.responses))
     responses[status] = response(answer);
-  for (const status of [...route.problems, ...ALWAYS]) {
+  const always = route.path.includes('{') ? [...WITH_PARAMS, ...ALWAYS] : ALWAYS;
+  for (const status of new Set([...route.problems, ...always])) {
     if (!PROBLEM_DESCRIPTIONS[status]) throw new Error(`${route.name}: no description of problem ${status}`);
     const own = responses[status] as { description: string; content?: JsonObject } | undefined;
     // A route that answers this status with a page of its own (a screen's 500) may still answer it

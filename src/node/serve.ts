@@ -23,7 +23,8 @@ export interface RunningServer {
 /**
  * Serves a web-standard fetch handler (such as `createHandler(engine)`) with Node's `http` module:
  * each request becomes a `Request` whose body streams in, and the `Response` streams back out.
- * The request's `signal` aborts when the client goes away before the answer is sent.
+ * The request's `signal` aborts when the client goes away before the answer is sent, or when its
+ * body turns out malformed (the client then gets a 400 instead of the handler's answer).
  * @example
  * ```ts
  * const server = await serve(createHandler(engine), { port: 8787 });
@@ -41,6 +42,7 @@ export async function serve(
     bridge(handler, req, res, hostname).catch(() => res.destroy());
   });
   server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const expect = String(req.headers.expect).slice(0, 100);
     void writeResponse(
@@ -69,25 +71,67 @@ export async function serve(
 }
 
 /**
- * Answers a request Node cannot parse (an unknown method, a malformed or too large head) with
- * problem details too, instead of Node's bare 400, then closes the connection.
+ * Answers a request Node cannot parse (an unknown method, a malformed or too large head, a malformed
+ * chunked body) with problem details too, instead of Node's bare 400, then closes the connection.
+ * A request whose body turns out malformed once its handler has started is answered by its bridge,
+ * so that the handler's answer and this one are never both sent.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const body = bodies.get(socket);
+  bodies.delete(socket);
+  if (body?.fail(error)) return;
+  // Node reports each further chunk of a connection it cannot parse: the first one was answered.
+  if (failed.has(socket)) return;
   if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
     socket.destroy();
     return;
   }
-  const [status, title, code, detail] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request head is too large.']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'request_timeout', 'The request took too long to arrive.']
-        : [400, 'Bad Request', 'malformed_request', 'The request is not valid HTTP/1.1.'];
+  failed.add(socket);
+  const [status, title, code, detail] = clientProblem(error);
+  endWithProblem(socket, status, title, code, detail);
+}
+
+/** Status, title, code and detail of the answer to a request Node could not parse. */
+function clientProblem(error: Error & { code?: string }): [number, string, string, string] {
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request head is too large.'];
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [408, 'Request Timeout', 'request_timeout', 'The request took too long to arrive.'];
+  return [400, 'Bad Request', 'malformed_request', 'The request is not valid HTTP/1.1.'];
+}
+
+/**
+ * Writes a problem details answer straight to a connection Node no longer parses, then ends it. The
+ * connection closes once the client closes its side too, or after DRAIN_MS.
+ */
+function endWithProblem(socket: Duplex, status: number, title: string, code: string, detail: string): void {
   const body = problemBody(status, title, code, detail);
   socket.end(
     `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+  const timer = setTimeout(() => socket.destroy(), DRAIN_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
+
+/**
+ * Answers `CONNECT` (a tunnel request, for proxies), which Node hands over with its bare socket, with
+ * 501 problem details as for other methods fetch cannot carry. What the client sends after it is
+ * read and dropped until it closes, or DRAIN_MS, so that the answer is not lost to a reset.
+ */
+function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  endWithProblem(socket, 501, 'Not Implemented', 'method_not_implemented', 'CONNECT is not supported.');
+  socket.resume();
+}
+
+/**
+ * The request of each connection whose body is still arriving, and how to answer if Node finds that
+ * body malformed (a bad chunk size): Node then reports the connection, not the request.
+ */
+const bodies = new WeakMap<Duplex, { fail(error: Error & { code?: string }): boolean }>();
+/** Connections already answered for a request Node could not parse. */
+const failed = new WeakSet<Duplex>();
 
 async function bridge(
   handler: (request: Request) => Response | Promise<Response>,
@@ -99,6 +143,37 @@ async function bridge(
   res.once('close', () => {
     if (!res.writableFinished) aborter.abort();
   });
+  const head = req.method === 'HEAD';
+  // Set once an answer is chosen: the handler's, or the refusal of a body Node finds malformed.
+  let answered = false;
+  if (!req.complete) {
+    const socket = req.socket;
+    const entry = {
+      /** Answers the body's error, unless the body had all arrived (the error is then another request's). */
+      fail(error: Error & { code?: string }): boolean {
+        if (req.complete) return false;
+        failed.add(socket);
+        if (answered) {
+          // The handler's answer is out or going out: the connection, which cannot go on, ends after
+          // it (what the client still sends is dropped meanwhile, see drain).
+          if (res.writableFinished) socket.end();
+          else res.once('finish', () => socket.end());
+          return true;
+        }
+        answered = true;
+        aborter.abort();
+        const [status, title, code, detail] = clientProblem(error);
+        const refusal = problemAnswer(status, title, code, detail);
+        refusal.headers.set('connection', 'close');
+        void writeResponse(refusal, res, head).catch(() => res.destroy());
+        return true;
+      },
+    };
+    bodies.set(socket, entry);
+    req.once('end', () => {
+      if (bodies.get(socket) === entry) bodies.delete(socket);
+    });
+  }
   let response: Response;
   const request = toRequest(req, hostname, aborter.signal);
   if (request instanceof Response) response = request;
@@ -109,11 +184,17 @@ async function bridge(
       response = problemAnswer(500, 'Internal Server Error', 'internal_error', 'The handler failed.');
     }
   }
+  if (answered) {
+    // The request was refused while the handler worked: its answer is dropped.
+    void response.body?.cancel().catch(() => {});
+    return;
+  }
+  answered = true;
   // A body the handler did not read (a 404, a 413) is read and dropped once the answer is sent: a
   // client still sending it then reads the answer, where closing the socket on unread bytes would
   // reset the connection under it. Past DRAIN_BYTES or DRAIN_MS the connection is cut.
   res.once('finish', () => drain(req));
-  await writeResponse(response, res, req.method === 'HEAD');
+  await writeResponse(response, res, head);
 }
 
 /** Most bytes of an unread body read and dropped after the answer before the connection is cut. */
@@ -138,17 +219,30 @@ function drain(req: IncomingMessage): void {
   req.resume();
 }
 
-/** The request body as a web stream with backpressure; cancelling it stops reading but keeps the socket. */
-function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+/**
+ * The request body as a web stream with backpressure; cancelling it stops reading but keeps the
+ * socket. It fails when `signal` aborts: a body Node found malformed never ends otherwise.
+ */
+function bodyStream(req: IncomingMessage, signal: AbortSignal): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        let open = true;
+        const fail = (error: unknown) => {
+          if (open) controller.error(error);
+          open = false;
+        };
         req.on('data', (chunk: Uint8Array) => {
+          if (!open) return;
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 1) <= 0) req.pause();
         });
-        req.once('end', () => controller.close());
-        req.once('error', (error) => controller.error(error));
+        req.once('end', () => {
+          if (open) controller.close();
+          open = false;
+        });
+        req.once('error', fail);
+        signal.addEventListener('abort', () => fail(signal.reason), { once: true });
         req.pause();
       },
       pull() {
@@ -199,7 +293,7 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
   const hasBody = method !== 'GET' && method !== 'HEAD';
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
   if (hasBody) {
-    init.body = bodyStream(req);
+    init.body = bodyStream(req, signal);
     init.duplex = 'half';
   }
   try {
