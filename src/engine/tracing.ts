@@ -152,7 +152,10 @@ function endSpan(api: Api, span: Otel.Span, status: string, error: RunError | nu
   span.setAttribute(SPAN_ATTRIBUTES.status, status);
   if (error) {
     span.setAttribute(SPAN_ATTRIBUTES.errorCode, error.code);
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error.message });
+    // Only the code (and the failing step's name): messages may quote input values (a validation
+    // message shows the value it refused), and spans never hold values.
+    const message = error.step === undefined ? error.code : `step "${error.step}" failed: ${error.code}`;
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message });
   } else if (status === 'succeeded') {
     span.setStatus({ code: api.SpanStatusCode.OK });
   }

@@ -151,7 +151,7 @@ describe('OpenTelemetry spans', () => {
       'stepwire.status': 'retried',
       'stepwire.error.code': 'step_failed',
     });
-    expect(first!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'the service hiccuped' });
+    expect(first!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'step_failed' });
     expect(second!.attributes['stepwire.step.attempt']).toBe(2);
     expect(second!.attributes['stepwire.status']).toBe('succeeded');
 
@@ -164,6 +164,41 @@ describe('OpenTelemetry spans', () => {
     );
   });
 
+  it('keeps values out of a failed span: a validation message quoting the value is not its status', async () => {
+    const engine = new Engine({
+      actions: [
+        {
+          provider: 'test',
+          module: 'trace',
+          action: 'count',
+          input: z.object({ n: z.number() }),
+          run: () => ({ ok: true }),
+        },
+      ],
+    });
+    await engine.workflows.create({
+      name: 'quoting',
+      steps: [
+        {
+          name: 'count',
+          type: 'l2',
+          l2_data: { provider: 'test', module: 'trace', action: 'count', input_data: { n: '{{input.s}}' } },
+        },
+      ],
+      wires: [],
+    });
+    const record = await engine.run('quoting', { s: SECRET });
+    // The run record keeps the whole message for the caller; the spans only the code.
+    expect(record.error?.message).toContain(SECRET);
+    const spans = exporter.getFinishedSpans();
+    expect(byName(spans, 'step count')[0]!.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: 'validation_failed',
+    });
+    expect(byName(spans, 'run quoting')[0]!.status.message).toBe('step "count" failed: validation_failed');
+    expect(JSON.stringify(spans.map((s) => [s.attributes, s.events, s.status]))).not.toContain(SECRET);
+  });
+
   it('marks a failed run and its failing step as errors', async () => {
     const engine = await tracedEngine(true);
     const record = await engine.run('traced', { s: 'x' });
@@ -174,7 +209,7 @@ describe('OpenTelemetry spans', () => {
     expect(run!.parentSpanContext).toBeUndefined();
     expect(run!.attributes['stepwire.status']).toBe('failed');
     expect(run!.status.code).toBe(SpanStatusCode.ERROR);
-    expect(run!.status.message).toContain('step "flaky" failed');
+    expect(run!.status.message).toBe('step "flaky" failed: step_failed');
     const flaky = byName(spans, 'step flaky');
     expect(flaky.map((s) => s.attributes['stepwire.status'])).toEqual(['retried', 'failed']);
   });
