@@ -88,3 +88,48 @@ export function outputProblem(output: unknown): RunError | undefined {
   }
   return { code: 'invalid_output', message: `its output cannot be stored as JSON (${reason})` };
 }
+
+/** Deepest nesting of objects and arrays a definition (a workflow, a trigger) may hold. */
+export const MAX_DEFINITION_DEPTH = 512;
+
+/**
+ * The first place in a definition nested deeper than `max` objects and arrays, as an issue naming
+ * where it starts, or `undefined`. Walked without recursion, so any depth is told, never a stack
+ * overflow (planning and storing a definition recurse through it).
+ * @internal
+ */
+export function depthProblem(value: unknown, max = MAX_DEFINITION_DEPTH): Issue | undefined {
+  /** Each value still to walk, its depth, and the entry it hangs from (for the path). */
+  interface Entry {
+    value: unknown;
+    depth: number;
+    key: string | number | undefined;
+    parent: Entry | undefined;
+  }
+  const stack: Entry[] = [{ value, depth: 0, key: undefined, parent: undefined }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const item = entry.value;
+    if (typeof item !== 'object' || item === null) continue;
+    if (entry.depth === max) {
+      const trail: (string | number)[] = [];
+      for (let at: Entry | undefined = entry; at?.key !== undefined; at = at.parent) trail.push(at.key);
+      // The first few keys say where; the hundreds after them, all alike as a rule, would not.
+      let path = '';
+      for (const step of trail.reverse().slice(0, 4))
+        path = typeof step === 'number' ? indexPath(path, step) : keyPath(path, step);
+      return {
+        code: 'too_deep',
+        path,
+        message: `${subjectOf(path)} is nested more than ${max} levels deep`,
+      };
+    }
+    const depth = entry.depth + 1;
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push({ value: item[i], depth, key: i, parent: entry });
+    } else
+      for (const key of Object.keys(item).reverse())
+        stack.push({ value: (item as Record<string, unknown>)[key], depth, key, parent: entry });
+  }
+  return undefined;
+}

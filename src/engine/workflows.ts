@@ -10,6 +10,7 @@ import type { StorageAdapter } from '../adapters/types.js';
 import { WorkflowSchema, check, type Workflow } from '../schema/index.js';
 import { compileSchema, type CompiledSchema } from '../json-schema/index.js';
 import { planWorkflow, type Plan } from './plan.js';
+import { depthProblem } from './json-value.js';
 import { selfCallIssues, selfReachIssues } from './child-runs.js';
 import { KeyedLock } from '../locks/keyed-lock.js';
 
@@ -155,6 +156,8 @@ export class WorkflowRegistry {
    * has its `default_data` checked; one stored before that check is taken as it is.
    */
   #prepare(definition: unknown, fresh = false): PreparedWorkflow {
+    const deep = depthProblem(definition);
+    if (deep) throw new ValidationError([deep], `Invalid workflow: ${formatIssues([deep])}`);
     const shape = check(WorkflowSchema, definition);
     if (!shape.ok) throw new ValidationError(shape.issues, `Invalid workflow: ${formatIssues(shape.issues)}`);
     const workflow = shape.value;

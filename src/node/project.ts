@@ -143,16 +143,18 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   }
 
   const entities: Entity[] = [];
+  const defined = new Map<string, string>();
   for (const file of await listFiles(root, 'entities', '.json', problems)) {
     const body = await readJson(root, file, issues);
-    if (body !== undefined)
+    if (body !== undefined && definedOnce('entity', named(body, file), file, defined, issues))
       await attempt(file, issues, async () =>
         entities.push((await engine.catalog.upsertEntity(named(body, file))).entity),
       );
   }
   for (const file of await listFiles(root, 'relationships', '.json', problems)) {
     const body = await readJson(root, file, issues);
-    if (body !== undefined) await attempt(file, issues, () => keepRelationship(engine, named(body, file)));
+    if (body !== undefined && definedOnce('relationship', named(body, file), file, defined, issues))
+      await attempt(file, issues, () => keepRelationship(engine, named(body, file)));
   }
   const scripts = new Set<string>();
   for (const file of await listFiles(root, 'scripts', '.js', problems)) {
@@ -165,7 +167,7 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   }
   for (const file of await listFiles(root, 'workflows', '.json', problems)) {
     const body = await readJson(root, file, issues);
-    if (body === undefined) continue;
+    if (body === undefined || !definedOnce('workflow', named(body, file), file, defined, issues)) continue;
     const missing = missingScripts(body, scripts).map((m) => ({
       code: 'unknown_script',
       path: `${file}: ${m.path}`,
@@ -182,7 +184,8 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
 
   for (const file of await listFiles(root, 'triggers', '.json', problems)) {
     const body = await readJson(root, file, issues);
-    if (body !== undefined) await attempt(file, issues, () => keepTrigger(engine, named(body, file)));
+    if (body !== undefined && definedOnce('trigger', named(body, file), file, defined, issues))
+      await attempt(file, issues, () => keepTrigger(engine, named(body, file)));
   }
 
   if (engineOptions.spreadsheets === undefined) {
@@ -291,6 +294,33 @@ async function attempt(file: string, issues: Issue[], work: () => Promise<unknow
     else if (isStepwireError(error)) issues.push({ code: error.code, path: file, message: error.message });
     else throw error;
   }
+}
+
+/**
+ * Whether `body` is the first definition of its kind with its name in the project; a second one is
+ * an issue naming both files (it would silently replace the first). `defined` maps `kind/name` to
+ * the file that defined it.
+ */
+function definedOnce(
+  kind: string,
+  body: unknown,
+  file: string,
+  defined: Map<string, string>,
+  issues: Issue[],
+): boolean {
+  const name = typeof body === 'object' && body !== null ? (body as { name?: unknown }).name : undefined;
+  if (typeof name !== 'string') return true;
+  const first = defined.get(`${kind}/${name}`);
+  if (first === undefined) {
+    defined.set(`${kind}/${name}`, file);
+    return true;
+  }
+  issues.push({
+    code: 'duplicate_name',
+    path: file,
+    message: `${kind} "${name}" is defined in ${first} already; each ${kind} is defined by one file`,
+  });
+  return false;
 }
 
 /** A body without `name` takes its file's name. */
@@ -408,7 +438,7 @@ async function keepRelationship(engine: Engine, body: unknown): Promise<void> {
  * replaces it when the file changed (its schedule then counts from now).
  */
 async function keepTrigger(engine: Engine, body: unknown): Promise<void> {
-  const name = (body as { name?: unknown }).name;
+  const name = typeof body === 'object' && body !== null ? (body as { name?: unknown }).name : undefined;
   const stored =
     typeof name === 'string' ? await engine.triggers.get(name).catch(() => undefined) : undefined;
   if (stored) {

@@ -83,4 +83,33 @@ describe('engine.workflows.validate', () => {
     });
     expect((await engine.run('echo', { who: 'me' })).status).toBe('succeeded');
   });
+
+  it('refuses data nested more than 512 levels deep with a ValidationError naming where, at any depth', async () => {
+    const engine = new Engine();
+    const nest = (levels: number) => {
+      let value: unknown = 1;
+      for (let i = 0; i < levels; i++) value = { a: value };
+      return value;
+    };
+    const deep = (levels: number) => ({
+      ...definition,
+      steps: [
+        { ...definition.steps[0]!, l2_data: { ...definition.steps[0]!.l2_data, input_data: nest(levels) } },
+      ],
+    });
+    for (const levels of [600, 20_000]) {
+      const error = await engine.workflows.create(deep(levels)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues).toEqual([
+        {
+          code: 'too_deep',
+          path: 'steps[0].l2_data.input_data',
+          message: 'input_data is nested more than 512 levels deep',
+        },
+      ]);
+    }
+    // 500 levels of data (the definition's own four above them) is within the limit and runs.
+    await engine.workflows.create(deep(500));
+    expect((await engine.run('echo')).status).toBe('succeeded');
+  });
 });
