@@ -20,16 +20,33 @@ export function isTableLike(value: unknown): value is { columns: unknown; rows: 
 }
 
 /**
+ * The column names of a data table whose rows are handed on as they are (a transform's input), or
+ * every issue that makes it no such table, as {@link tableRowObjects} finds them.
+ * @internal
+ */
+export function tableShape(table: { columns: unknown; rows: unknown }): CheckResult<string[]> {
+  return tableCheck(table, false) as CheckResult<string[]>;
+}
+
+/**
  * The rows of a data table as objects keyed by column name (a missing cell is `null`), or every issue
  * that makes it no such table, each at `columns[i]` or `rows[i]`: a column that is neither a non-empty
  * name nor an object with one, a name given twice, a row that is no array or has more cells than
- * there are columns. The one way stepwire reads a data table's rows (`for_each`, writes).
+ * there are columns. The one way stepwire reads a data table's rows (`for_each`, writes, transforms).
  * @internal
  */
 export function tableRowObjects(table: {
   columns: unknown;
   rows: unknown;
 }): CheckResult<Record<string, unknown>[]> {
+  return tableCheck(table, true) as CheckResult<Record<string, unknown>[]>;
+}
+
+/** Checks a data table in one pass over its rows; with `objects`, makes its row objects as it goes. */
+function tableCheck(
+  table: { columns: unknown; rows: unknown },
+  objects: boolean,
+): CheckResult<Record<string, unknown>[] | string[]> {
   const { columns, rows } = table;
   const issues: Issue[] = [];
   if (!Array.isArray(columns))
@@ -47,7 +64,7 @@ export function tableRowObjects(table: {
   if (!Array.isArray(columns) || !Array.isArray(rows)) return { ok: false, issues };
   const names = columnNames(columns, issues);
   const m = names.length;
-  const out = new Array<Record<string, unknown>>(rows.length);
+  const out = objects ? new Array<Record<string, unknown>>(rows.length) : [];
   for (let i = 0; i < rows.length; i++) {
     const row: unknown = rows[i];
     if (!Array.isArray(row)) {
@@ -66,12 +83,13 @@ export function tableRowObjects(table: {
       });
       continue;
     }
-    if (issues.length > 0) continue;
+    if (!objects || issues.length > 0) continue;
     const object: Record<string, unknown> = {};
     for (let c = 0; c < m; c++) setOwn(object, names[c]!, (row[c] as unknown) ?? null);
     out[i] = object;
   }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: out };
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, value: objects ? out : names };
 }
 
 /** The names of a table's columns; a column that has none, or repeats one, adds an issue. */

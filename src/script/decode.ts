@@ -23,8 +23,18 @@ const FORBIDDEN_KEY = '__proto__';
  */
 export function decodeWrite(entity: string, kind: number, json: string): DecodedWrite {
   const where = `writeEntity("${entity}")`;
-  const parsed: unknown = JSON.parse(json);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return { problem: `${where}: the rows could not be read back (their toJSON gave no JSON value)` };
+  }
   if (kind === 0) {
+    if (!Array.isArray(parsed)) {
+      return {
+        problem: `${where}: rows must be an array of objects keyed by column name; their toJSON gave ${describe(parsed)}`,
+      };
+    }
     const rows = parsed as unknown[];
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
@@ -37,11 +47,22 @@ export function decodeWrite(entity: string, kind: number, json: string): Decoded
     }
     return { rows: rows as Record<string, unknown>[] };
   }
-  const table = parsed as { c: unknown[]; r: unknown[] };
+  const table = parsed as { c?: unknown; r?: unknown } | null;
+  if (table === null || typeof table !== 'object' || !Array.isArray(table.c)) {
+    return {
+      problem: `${where}: the columns of the data table must be an array; their toJSON gave another value`,
+    };
+  }
+  if (!Array.isArray(table.r)) {
+    return {
+      problem: `${where}: the rows of the data table must be an array of rows; their toJSON gave ${describe(table.r)}`,
+    };
+  }
+  const { c: columns, r: tableRows } = table as { c: unknown[]; r: unknown[] };
   const names: string[] = [];
   const seen = new Set<string>();
-  for (let j = 0; j < table.c.length; j++) {
-    const name = table.c[j];
+  for (let j = 0; j < columns.length; j++) {
+    const name = columns[j];
     if (typeof name !== 'string' || name === '') {
       return { problem: `${where}: columns[${j}] has no name; give each column a non-empty name` };
     }
@@ -50,9 +71,9 @@ export function decodeWrite(entity: string, kind: number, json: string): Decoded
     seen.add(name);
     names.push(name);
   }
-  const rows: Record<string, unknown>[] = new Array<Record<string, unknown>>(table.r.length);
-  for (let i = 0; i < table.r.length; i++) {
-    const cells = table.r[i];
+  const rows: Record<string, unknown>[] = new Array<Record<string, unknown>>(tableRows.length);
+  for (let i = 0; i < tableRows.length; i++) {
+    const cells = tableRows[i];
     if (!Array.isArray(cells)) {
       return { problem: `${where}: rows[${i}] is ${describe(cells)}, expected an array of cell values` };
     }
@@ -81,7 +102,13 @@ export function decodeWrite(entity: string, kind: number, json: string): Decoded
 export function decodePacked(entity: string, header: string, buffers: readonly Uint8Array[]): DecodedWrite {
   const where = `writeEntity("${entity}")`;
   const malformed = { problem: `${where}: the rows could not be read back (malformed column data)` };
-  const parsed = JSON.parse(header) as { c?: unknown; n?: unknown; k?: unknown; d?: unknown };
+  let parsed: { c?: unknown; n?: unknown; k?: unknown; d?: unknown } | null;
+  try {
+    parsed = JSON.parse(header) as typeof parsed;
+  } catch {
+    return malformed;
+  }
+  if (parsed === null || typeof parsed !== 'object') return malformed;
   const { c: keys, n, k: kinds, d: extra } = parsed;
   if (!Array.isArray(keys) || !Array.isArray(kinds) || !Array.isArray(extra)) return malformed;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return malformed;

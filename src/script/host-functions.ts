@@ -78,6 +78,12 @@ export function installPrelude(context: QuickJSContext, input: ScriptInput, stat
       context.newFunction('hostWrite', (nameHandle, kindHandle, jsonHandle, ...bufferHandles) => {
         const name = context.getString(nameHandle);
         const kind = context.getNumber(kindHandle);
+        // What the rows' own toJSON made of them may be no JSON text at all (`undefined`).
+        if (context.typeof(jsonHandle) !== 'string')
+          return context.newString(
+            `writeEntity("${name}"): rows must be an array of objects keyed by column name or a data ` +
+              `table {columns, rows}; their toJSON gave ${context.typeof(jsonHandle)}`,
+          );
         const json = context.getString(jsonHandle);
         const buffers: Uint8Array[] = [];
         let size = json.length;
@@ -99,8 +105,13 @@ export function installPrelude(context: QuickJSContext, input: ScriptInput, stat
           );
           return context.newString(state.fatal.message);
         }
-        const decoded: DecodedWrite =
-          kind === 2 ? decodePacked(name, json, buffers) : decodeWrite(name, kind, json);
+        let decoded: DecodedWrite;
+        try {
+          decoded = kind === 2 ? decodePacked(name, json, buffers) : decodeWrite(name, kind, json);
+        } catch {
+          // Never a host exception for what a script handed over, however odd.
+          decoded = { problem: `writeEntity("${name}"): the rows could not be read back` };
+        }
         if ('problem' in decoded) return context.newString(decoded.problem);
         const target = state.writes[name] as Record<string, unknown>[];
         if (decoded.rows.length > 0)

@@ -49,20 +49,35 @@ export interface GuestError {
   lineNumber?: unknown;
 }
 
+/** The script a run evaluates, to place its errors: its file name, its source and its line count. @internal */
+export interface ScriptPlace {
+  filename: string;
+  source: string;
+  lineCount: number;
+}
+
 /**
  * Maps a value the script threw to a stepwire error: QuickJS's own "interrupted", "out of memory"
  * and "stack overflow" become limit errors; anything else becomes a `ScriptError` with the 1-based
- * line of the innermost frame in the script file, when there is one.
+ * line of the script where it was raised (see {@link scriptLine}), when there is one. With
+ * `memoryExhausted`, a thrown `null` or a value that could not be read (what QuickJS throws when it
+ * has no memory left to make its out-of-memory error, or to describe the error) is the memory limit.
  * @internal
  */
 export function guestError(
   thrown: unknown,
-  filename: string,
-  lineCount: number,
+  place: ScriptPlace,
   limits: ScriptLimits,
+  memoryExhausted = false,
 ): StepwireError {
+  if (memoryExhausted && (thrown === null || thrown === UNREADABLE || thrown === ''))
+    return memoryError(limits);
+  if (thrown === UNREADABLE) return new ScriptError('the script threw a value that cannot be read');
   if (thrown === null || typeof thrown !== 'object')
-    return new ScriptError(`the script threw ${describeValue(thrown)}`);
+    return new ScriptError(
+      `the script threw ${describeValue(thrown)}`,
+      place.lineCount === 1 ? 1 : undefined,
+    );
   const error = thrown as GuestError;
   // Cut as any value a script throws is: the message goes into the run record.
   const name = typeof error.name === 'string' ? describeValue(error.name, 100) : 'Error';
@@ -74,21 +89,79 @@ export function guestError(
     if (message === 'stack overflow') return stackError(limits);
   }
   let line = typeof error.lineNumber === 'number' ? error.lineNumber : undefined;
-  if (typeof error.stack === 'string') line = scriptLine(error.stack, filename) ?? line;
-  if (line !== undefined) line = Math.max(1, Math.min(line, lineCount));
+  if (typeof error.stack === 'string') line = scriptLine(error.stack, place.filename, place.source) ?? line;
+  if (line === undefined && place.lineCount === 1) line = 1;
+  if (line !== undefined) line = Math.max(1, Math.min(line, place.lineCount));
   return new ScriptError(`${name}: ${message}`, line);
 }
 
-/** The first `filename:LINE` in a QuickJS stack, e.g. `    at f (transform.js:3)`. @internal */
-export function scriptLine(stack: string, filename: string): number | undefined {
-  const marker = `${filename}:`;
-  let at = stack.indexOf(marker);
-  while (at !== -1) {
-    const digits = /^\d+/.exec(stack.slice(at + marker.length));
-    if (digits) return Number(digits[0]);
-    at = stack.indexOf(marker, at + marker.length);
+/** What {@link guestError} is given for a thrown value the host could not read. @internal */
+export const UNREADABLE: unique symbol = Symbol('unreadable');
+
+/**
+ * The script line an error was raised on, from its QuickJS stack (`    at f (transform.js:3)`, one
+ * frame a line): the line of the innermost frame of the script file (frames of other files, as the
+ * prelude's, are passed over). QuickJS gives no line for a frame whose function is written on one
+ * line (`    at check (transform.js)`): that frame's line is where its function is defined, found
+ * in `source` when exactly one definition has its name (`<eval>`, the script's own top level, is
+ * line 1); when none or several do, it is the line of the next frame of the script, the caller's.
+ * @internal
+ */
+export function scriptLine(stack: string, filename: string, source?: string): number | undefined {
+  const lineless = `(${filename})`;
+  const lined = `(${filename}:`;
+  let definedOnce = true;
+  for (const frame of stack.split('\n')) {
+    const text = frame.trimEnd();
+    if (text.endsWith(lineless)) {
+      if (!definedOnce) continue;
+      // The innermost frame of the script has no line: its function is written on one line.
+      const name = frameName(text, lineless);
+      const line = name === '<eval>' ? 1 : source === undefined ? undefined : definitionLine(source, name);
+      if (line !== undefined) return line;
+      definedOnce = false;
+      continue;
+    }
+    const digits = /:(\d+)\)$/.exec(text);
+    if (digits === null) continue;
+    if (text.slice(0, digits.index + 1).endsWith(lined)) return Number(digits[1]);
   }
   return undefined;
+}
+
+/** The function name of a stack frame `    at NAME (FILE)`. */
+function frameName(text: string, file: string): string {
+  const start = text.indexOf('at ') + 3;
+  return text.slice(start, text.length - file.length).trimEnd();
+}
+
+/**
+ * The line of the one definition in `source` of a function QuickJS names `name` (`check`, `get a`),
+ * or undefined when there is none or more than one (`<anonymous>` is never looked for). Only read
+ * when a script failed.
+ */
+function definitionLine(source: string, name: string): number | undefined {
+  if (name === '' || name === '<anonymous>' || name.includes('\n')) return undefined;
+  const accessor = /^(get|set) (.+)$/.exec(name);
+  const id = (accessor?.[2] ?? name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const patterns = accessor
+    ? [new RegExp(`\\b${accessor[1]}\\s+${id}\\s*\\(`, 'g')]
+    : [
+        new RegExp(`\\bfunction\\b\\s*\\*?\\s*${id}\\s*\\(`, 'g'),
+        new RegExp(`(?:^|[^\\w$.])${id}\\s*[:=]\\s*(?:async\\b\\s*)?(?:function\\b|\\(|[\\w$]+\\s*=>)`, 'g'),
+        new RegExp(`(?:^|[{},;\\s*])${id}\\s*\\([^()]*\\)\\s*\\{`, 'g'),
+        new RegExp(`\\bclass\\s+${id}\\b`, 'g'),
+      ];
+  const lines = new Set<number>();
+  for (const pattern of patterns) {
+    for (const match of source.matchAll(pattern)) {
+      let line = 1;
+      for (let i = source.indexOf('\n'); i !== -1 && i < match.index; i = source.indexOf('\n', i + 1)) line++;
+      lines.add(line);
+      if (lines.size > 1) return undefined;
+    }
+  }
+  return lines.size === 1 ? [...lines][0] : undefined;
 }
 
 /** A thrown value (or its message) as text of at most `most` characters, then `…`. */

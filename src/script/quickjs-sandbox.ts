@@ -16,7 +16,16 @@ import {
 } from 'quickjs-emscripten';
 import { ScriptError, StepwireError } from '../errors/index.js';
 import { installPrelude, type RunState } from './host-functions.js';
-import { cancelledError, guestError, keepLogs, memoryError, stackError, timeoutError } from './outcome.js';
+import {
+  cancelledError,
+  guestError,
+  keepLogs,
+  memoryError,
+  stackError,
+  timeoutError,
+  UNREADABLE,
+  type ScriptPlace,
+} from './outcome.js';
 import type { ScriptInput, ScriptLimits, ScriptResult, ScriptSandbox } from './types.js';
 
 /** Options of {@link QuickJsSandbox}. */
@@ -42,6 +51,19 @@ const MAX_PAGES = 32768;
  * collected yet) is at most this; the next run's memory limit is raised by what is left.
  */
 const KEEP_RUNTIME_BYTES = 4 * 1024 * 1024;
+/**
+ * The C stack of the QuickJS build (its WebAssembly module reserves 5 MiB), less room for the host's
+ * own calls into it: QuickJS's stack limit is clamped to this, since a limit past the C stack makes
+ * every call fail.
+ */
+const MAX_STACK_BYTES = 4 * 1024 * 1024;
+
+/** A QuickJS instance, and how often its WebAssembly memory refused to grow. */
+interface Instance {
+  module: QuickJSWASMModule;
+  /** Refused growths of the memory so far; a run that sees it rise ran out of memory. */
+  refusals: { count: number };
+}
 
 /** A runtime kept between runs, and the bytes the runs before left in it. */
 interface IdleRuntime {
@@ -66,12 +88,18 @@ interface IdleRuntime {
  * jumps: a script stuck in one long native call (a huge `repeat`, `sort`) is only stopped when
  * that call returns. Where a hard wall-clock bound matters, use `WorkerSandbox` from
  * `stepwire/node`, which also kills the thread.
+ *
+ * Stack: QuickJS's interpreter recurses on the host thread's own stack too, using about twice the
+ * bytes its `stackBytes` count sees. On Node's main thread (about 1 MiB of stack) deep recursion
+ * therefore stops at roughly half the 1 MiB default (about 2,500 simple frames), with the same
+ * `script.stack` error but not catchable by the script; `WorkerSandbox` threads have 4 MiB and reach
+ * the full 1 MiB. `stackBytes` is clamped to 4 MiB, the QuickJS build's C stack less a margin.
  */
 export class QuickJsSandbox implements ScriptSandbox {
   readonly #variant: QuickJSSyncVariant;
   readonly #wasmModule: QuickJsSandboxOptions['wasmModule'];
   /** One QuickJS instance per memory size; replaced when one fails in a way it cannot recover from. */
-  readonly #modules = new Map<number, Promise<QuickJSWASMModule>>();
+  readonly #modules = new Map<number, Promise<Instance>>();
   /** The runtime kept for the next run, per memory size. */
   readonly #idle = new Map<number, IdleRuntime>();
 
@@ -85,7 +113,7 @@ export class QuickJsSandbox implements ScriptSandbox {
     checkLimits(input.limits);
     if (input.signal?.aborted) throw cancelledError();
     const pages = memoryPages(input.limits.memoryBytes);
-    const module = await this.#module(pages);
+    const { module, refusals } = await this.#module(pages);
     if (input.signal?.aborted) throw cancelledError();
     let broken = false;
     const idle = this.#idle.get(pages);
@@ -93,7 +121,7 @@ export class QuickJsSandbox implements ScriptSandbox {
     const runtime: IdleRuntime = idle ?? { runtime: module.newRuntime(), leftBytes: 0, copiedBytes: 0 };
     let keep = false;
     try {
-      const result = runOnce(runtime, input, () => {
+      const result = runOnce(runtime, input, refusals, () => {
         broken = true;
       });
       keep = true;
@@ -104,10 +132,22 @@ export class QuickJsSandbox implements ScriptSandbox {
     }
   }
 
-  #module(pages: number): Promise<QuickJSWASMModule> {
+  #module(pages: number): Promise<Instance> {
     let module = this.#modules.get(pages);
     if (module === undefined) {
       const wasmMemory = new WebAssembly.Memory({ initial: MIN_PAGES, maximum: pages });
+      // QuickJS's allocator grows the memory through `grow`; a refusal there is the one sure sign the
+      // heap is full, which QuickJS may not be able to say itself (it then throws `null`).
+      const refusals = { count: 0 };
+      const grow = wasmMemory.grow.bind(wasmMemory);
+      wasmMemory.grow = (delta: number): number => {
+        try {
+          return grow(delta);
+        } catch (error) {
+          refusals.count++;
+          throw error;
+        }
+      };
       // Emscripten would print its own abort messages to the host console; the errors say it all.
       // `print`/`printErr` are Emscripten module settings the typings do not list.
       const quiet = {
@@ -118,7 +158,7 @@ export class QuickJsSandbox implements ScriptSandbox {
       if (quiet !== undefined) options.emscriptenModule = quiet;
       if (this.#wasmModule !== undefined) options.wasmModule = this.#wasmModule;
       const variant = newVariant(this.#variant, options);
-      module = newQuickJSWASMModuleFromVariant(variant);
+      module = newQuickJSWASMModuleFromVariant(variant).then((loaded) => ({ module: loaded, refusals }));
       module.catch(() => this.#modules.delete(pages));
       this.#modules.set(pages, module);
     }
@@ -170,10 +210,24 @@ function disposeRuntime(runtime: QuickJSRuntime): boolean {
   }
 }
 
-function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void): ScriptResult {
+function runOnce(
+  idle: IdleRuntime,
+  input: ScriptInput,
+  refusals: { count: number },
+  markBroken: () => void,
+): ScriptResult {
   const { limits, signal } = input;
-  const filename = input.filename ?? 'script.js';
-  const lineCount = countLines(input.source);
+  // QuickJS counts lines by \n only: a lone \r (a line break to the editor) becomes \n, which
+  // changes no meaning (a template literal reads both as \n; elsewhere both end a line).
+  const source = input.source.includes('\r') ? input.source.replace(/\r(?!\n)/g, '\n') : input.source;
+  const place: ScriptPlace = {
+    filename: input.filename ?? 'script.js',
+    source,
+    lineCount: countLines(source),
+  };
+  const refusedBefore = refusals.count;
+  /** Whether the WebAssembly memory refused to grow during this run: its heap is full. */
+  const exhausted = (): boolean => refusals.count > refusedBefore;
   const state: RunState = {
     fatal: undefined,
     interrupted: false,
@@ -196,6 +250,7 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
     if (state.fatal !== undefined) return state.fatal;
     if (error instanceof RangeError && /call stack/i.test(error.message)) return stackError(limits);
     if (Date.now() > deadline) return timeoutError(limits);
+    if (exhausted()) return memoryError(limits);
     if (error instanceof Error && /out of memory|OOM|memory access out of bounds/i.test(error.message))
       return memoryError(limits);
     return new ScriptError(
@@ -203,8 +258,14 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
     );
   };
   try {
-    runtime.setMemoryLimit(limits.memoryBytes + idle.leftBytes);
-    runtime.setMaxStackSize(limits.stackBytes);
+    // QuickJS counts 8 bytes per allocation in this build (it cannot see allocation sizes) plus the size
+    // asked for: its limit refuses single large allocations, while the WebAssembly memory bounds the
+    // heap. Below half that memory's size, its count could run out first on small allocations, leaving
+    // QuickJS no room to say so (it throws `null`); at half, a full heap always shows as a refused growth.
+    runtime.setMemoryLimit(
+      Math.max(limits.memoryBytes + idle.leftBytes, (memoryPages(limits.memoryBytes) * PAGE) / 2),
+    );
+    runtime.setMaxStackSize(Math.min(limits.stackBytes, MAX_STACK_BYTES));
     // Remembered, because an interrupt inside a promise job only rejects that job's promise.
     runtime.setInterruptHandler(() => {
       if (state.fatal !== undefined || Date.now() > deadline || signal?.aborted === true)
@@ -213,14 +274,14 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
     });
     context = runtime.newContext();
     installPrelude(context, input, state);
-    const evaluated = context.evalCode(input.source, filename, { type: 'global' });
+    const evaluated = context.evalCode(source, place.filename, { type: 'global' });
     let thrown: StepwireError | undefined;
     if (evaluated.error) {
-      thrown = guestError(dumpSafely(context, evaluated.error), filename, lineCount, limits);
+      thrown = guestError(dumpSafely(context, evaluated.error), place, limits, exhausted());
       evaluated.error.dispose();
     } else {
-      thrown = drainJobs(runtime, context, filename, lineCount, limits);
-      thrown ??= settledValue(context, evaluated.value, filename, lineCount, limits);
+      thrown = drainJobs(runtime, context, place, limits, exhausted);
+      thrown ??= settledValue(context, evaluated.value, place, limits, exhausted);
       evaluated.value.dispose();
     }
     if (state.fatal !== undefined) throw state.fatal;
@@ -228,6 +289,8 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
     if (state.interrupted) throw timeoutError(limits);
     if (thrown !== undefined) {
       if (Date.now() > deadline && !(thrown instanceof ScriptError)) throw timeoutError(limits);
+      // A heap that filled up may leave QuickJS unable to free it cleanly: start afresh.
+      if (exhausted()) markBroken();
       throw thrown;
     }
     // A script that ends past its limit (inside one long built-in call, which the interrupt handler
@@ -252,14 +315,14 @@ function runOnce(idle: IdleRuntime, input: ScriptInput, markBroken: () => void):
 function drainJobs(
   runtime: QuickJSRuntime,
   context: QuickJSContext,
-  filename: string,
-  lineCount: number,
+  place: ScriptPlace,
   limits: ScriptLimits,
+  exhausted: () => boolean,
 ): StepwireError | undefined {
   if (!runtime.hasPendingJob()) return undefined;
   const jobs = runtime.executePendingJobs(-1);
   if (!jobs.error) return undefined;
-  const error = guestError(dumpSafely(context, jobs.error), filename, lineCount, limits);
+  const error = guestError(dumpSafely(context, jobs.error), place, limits, exhausted());
   jobs.error.dispose();
   return error;
 }
@@ -271,9 +334,9 @@ function drainJobs(
 function settledValue(
   context: QuickJSContext,
   value: QuickJSHandle,
-  filename: string,
-  lineCount: number,
+  place: ScriptPlace,
   limits: ScriptLimits,
+  exhausted: () => boolean,
 ): StepwireError | undefined {
   if (context.typeof(value) !== 'object') return undefined;
   const state = context.getPromiseState(value);
@@ -283,16 +346,20 @@ function settledValue(
   }
   if (state.type === 'pending')
     return new ScriptError('the promise the script ended with never settled: nothing resolves it');
-  const error = guestError(dumpSafely(context, state.error), filename, lineCount, limits);
+  const error = guestError(dumpSafely(context, state.error), place, limits, exhausted());
   state.error.dispose();
   return error;
 }
 
+/** The thrown value as plain data, or {@link UNREADABLE} when reading it failed (a full heap). */
 function dumpSafely(context: QuickJSContext, handle: QuickJSHandle): unknown {
   try {
-    return context.dump(handle);
+    const object = context.typeof(handle) === 'object';
+    const value: unknown = context.dump(handle);
+    // An object QuickJS could not turn into JSON comes back as text (empty when it had no memory).
+    return object && value === '' ? UNREADABLE : value;
   } catch {
-    return { name: 'Error', message: 'the script threw a value that cannot be read' };
+    return UNREADABLE;
   }
 }
 

@@ -35,6 +35,8 @@ interface Job {
   input: ScriptInput;
   resolve: (result: ScriptResult) => void;
   reject: (error: unknown) => void;
+  /** Stops listening for a cancel while the job waits in line; called when it leaves the line. */
+  unqueue: () => void;
 }
 
 interface Slot {
@@ -80,8 +82,24 @@ export class WorkerSandbox implements ScriptSandbox {
     if (this.#closed)
       return Promise.reject(new StepwireError('sandbox_closed', 'the WorkerSandbox is closed'));
     if (input.signal?.aborted) return Promise.reject(cancelledError());
+    const { signal } = input;
     return new Promise<ScriptResult>((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, input, resolve, reject });
+      // A job cancelled while it waits in line leaves the line at once and never runs.
+      const onAbort = (): void => {
+        const at = this.#queue.indexOf(job);
+        if (at === -1) return;
+        this.#queue.splice(at, 1);
+        reject(cancelledError());
+      };
+      const job: Job = {
+        id: this.#nextId++,
+        input,
+        resolve,
+        reject,
+        unqueue: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(job);
       this.#dispatch();
     });
   }
@@ -89,8 +107,10 @@ export class WorkerSandbox implements ScriptSandbox {
   /** Terminates every worker thread; queued and running runs fail. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const job of this.#queue.splice(0))
+    for (const job of this.#queue.splice(0)) {
+      job.unqueue();
       job.reject(new StepwireError('sandbox_closed', 'the WorkerSandbox is closed'));
+    }
     const slots = [...this.#slots];
     for (const slot of slots)
       this.#discard(slot, new StepwireError('sandbox_closed', 'the WorkerSandbox is closed'));
@@ -155,7 +175,12 @@ export class WorkerSandbox implements ScriptSandbox {
   }
 
   #start(slot: Slot, job: Job): void {
+    job.unqueue();
     const { signal, ...input } = job.input;
+    if (signal?.aborted) {
+      job.reject(cancelledError());
+      return;
+    }
     const killer = setTimeout(() => {
       this.#discard(slot, timeoutError(job.input.limits));
     }, job.input.limits.timeoutMs + this.#killGraceMs);

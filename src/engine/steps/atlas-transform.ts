@@ -1,4 +1,10 @@
-import { LimitError, StepwireError, ValidationError, WriteRejectedError } from '../../errors/index.js';
+import {
+  LimitError,
+  StepwireError,
+  ValidationError,
+  WriteRejectedError,
+  issuesUnder,
+} from '../../errors/index.js';
 import type { ActionContext } from '../../actions/registry.js';
 import { sleep } from '../../retry/index.js';
 import type { AtlasData, DataTable } from '../../schema/index.js';
@@ -7,6 +13,7 @@ import { entityRowsOf, type EntityRows } from '../../catalog/rows.js';
 import type { EntityData } from '../../script/index.js';
 import { keepLogs, logsOf } from '../../script/outcome.js';
 import { columnarEntity, rowObjectsOf } from '../../script/entity-data.js';
+import { tableShape } from '../../schema/table-rows.js';
 import type { RunServices } from '../plan-types.js';
 import type { TransformContext } from '../scripts.js';
 
@@ -14,6 +21,8 @@ import type { TransformContext } from '../scripts.js';
 export interface InputEntity {
   name: string;
   table?: DataTable;
+  /** Where it is in `atlas_data.input_entities`, for messages. */
+  index?: number;
 }
 
 /**
@@ -33,10 +42,7 @@ export async function runTransform(
   const inputs: Record<string, EntityData> = Object.create(null) as Record<string, EntityData>;
   for (const entity of inputEntities) {
     if (entity.table) {
-      inputs[entity.name] = {
-        columns: (entity.table.columns ?? []).map((c) => ({ name: c.name, type: c.type ?? 'STRING' })),
-        rows: entity.table.rows ?? [],
-      };
+      inputs[entity.name] = tableEntity(entity.table, `atlas_data.input_entities[${entity.index ?? 0}]`);
     } else {
       const { entity: definition, table } = await context.catalog.table(entity.name, {
         signal: context.signal,
@@ -123,6 +129,24 @@ export async function runTransform(
           cause: error,
         });
   }
+}
+
+/**
+ * A data table given by reference as an input entity, checked as every data table is
+ * ({@link tableShape}: named columns, none twice, no row longer than the columns). `columns` or
+ * `rows` that are `null` (a read with no data) are empty. The rows are handed on as they are: one
+ * pass over them, no copy. Throws a `ValidationError` naming every problem under `path`.
+ */
+function tableEntity(table: DataTable, path: string): EntityData {
+  const columns: unknown = table.columns ?? [];
+  const rows: unknown = table.rows ?? [];
+  const shape = tableShape({ columns, rows });
+  if (!shape.ok) throw new ValidationError(issuesUnder(shape.issues, path));
+  const types = (columns as unknown[]).map((column) => {
+    const type = typeof column === 'object' ? (column as { type?: unknown }).type : undefined;
+    return typeof type === 'string' ? type : 'STRING';
+  });
+  return { columns: shape.value.map((name, c) => ({ name, type: types[c]! })), rows: rows as unknown[][] };
 }
 
 async function runTrusted(

@@ -34,7 +34,7 @@ function inputEntities(raw: AtlasData, resolved: AtlasData): InputEntity[] {
         typeof written === 'string' && isWholeReference(written)
           ? findReferences(written)[0]!.expression.split(/[.[]/)[0]!
           : `input_${i}`;
-      return { name: root, table: item as DataTable };
+      return { name: root, table: item as DataTable, index: i };
     }
     if (typeof item === 'string') return { name: item };
     if (typeof item === 'object' && item !== null && typeof (item as { name?: unknown }).name === 'string')

@@ -1,0 +1,81 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ScriptError } from '../../src/errors/index.js';
+import { QuickJsSandbox, type ScriptSandbox } from '../../src/script/index.js';
+import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
+import { input } from './helpers.js';
+
+const workerSandbox = new WorkerSandbox();
+afterAll(() => workerSandbox.close());
+
+const sandboxes: [string, ScriptSandbox][] = [
+  ['QuickJsSandbox', new QuickJsSandbox()],
+  ['WorkerSandbox', workerSandbox],
+];
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the run to fail');
+}
+
+describe.each(sandboxes)('%s: hostile values handed to writeEntity', (_name, sandbox) => {
+  it.each([
+    ['5', 'their toJSON gave a number'],
+    ['null', 'their toJSON gave null'],
+    ['"rows"', 'their toJSON gave a string'],
+    ['undefined', 'their toJSON gave undefined'],
+  ])('refuses rows whose toJSON gives %s with a script error saying so', async (given, says) => {
+    const error = await failure(
+      sandbox.run(
+        input(`const rows = [{ a: 1 }];\nrows.toJSON = () => ${given};\nwriteEntity('totals', rows);`),
+      ),
+    );
+    expect(error).toBeInstanceOf(ScriptError);
+    expect(error.message).toMatch(
+      /^line 3: Error: writeEntity\("totals"\): rows must be an array of objects/,
+    );
+    expect(error.message).toContain(says);
+  });
+
+  it('refuses a data table whose rows toJSON gives no array', async () => {
+    const error = await failure(
+      sandbox.run(
+        input(
+          `const rows = [[1]];\nrows.toJSON = () => 7;\nwriteEntity('totals', { columns: ['a'], rows });`,
+        ),
+      ),
+    );
+    expect(error).toBeInstanceOf(ScriptError);
+    expect(error.message).toBe(
+      'line 3: Error: writeEntity("totals"): the rows of the data table must be an array of rows; their toJSON gave a number',
+    );
+  });
+
+  it('refuses a data table whose rows toJSON gives null, never with a host TypeError', async () => {
+    const error = await failure(
+      sandbox.run(
+        input(
+          `const rows = [[1]];\nrows.toJSON = () => null;\nwriteEntity('totals', { columns: ['a'], rows });`,
+        ),
+      ),
+    );
+    expect(error).toBeInstanceOf(ScriptError);
+    expect(error.message).not.toMatch(/Cannot (read|convert)/);
+    expect(error.message).toContain('their toJSON gave null');
+  });
+
+  it("reports a row getter's own error as the script's, with its line", async () => {
+    const error = await failure(
+      sandbox.run(
+        input(
+          `const row = {\n  get a() {\n    throw new Error('no a');\n  },\n};\nwriteEntity('totals', [row]);`,
+        ),
+      ),
+    );
+    expect(error).toBeInstanceOf(ScriptError);
+    expect(error.message).toBe('line 3: Error: no a');
+  });
+});
