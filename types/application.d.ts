@@ -73,10 +73,16 @@ export interface Application {
             entity_name: string;
             page_size?: number;
             operation?: {
+              /**
+               * @maxItems 1000
+               */
               select_columns?: {
                 column: string;
                 alias?: string;
               }[];
+              /**
+               * @maxItems 100
+               */
               filters?: {
                 column: string;
                 operator:
@@ -96,6 +102,9 @@ export interface Application {
                 value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
                 value?: unknown;
               }[];
+              /**
+               * @maxItems 100
+               */
               order_by?: {
                 column: string;
                 direction: 'ASC' | 'DESC';

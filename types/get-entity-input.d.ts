@@ -9,10 +9,16 @@
 export interface GetEntityInput {
   entity_name: string;
   operation: {
+    /**
+     * @maxItems 1000
+     */
     select_columns?: {
       column: string;
       alias?: string;
     }[];
+    /**
+     * @maxItems 100
+     */
     filters?: {
       column: string;
       operator:
@@ -32,6 +38,9 @@ export interface GetEntityInput {
       value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
       value?: unknown;
     }[];
+    /**
+     * @maxItems 100
+     */
     order_by?: {
       column: string;
       direction: 'ASC' | 'DESC';

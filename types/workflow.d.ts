@@ -60,10 +60,16 @@ export interface Workflow {
             language?: string;
             code_file?: string;
             operation?: {
+              /**
+               * @maxItems 1000
+               */
               select_columns?: {
                 column: string;
                 alias?: string;
               }[];
+              /**
+               * @maxItems 100
+               */
               filters?: {
                 column: string;
                 operator:
@@ -83,6 +89,9 @@ export interface Workflow {
                 value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
                 value?: unknown;
               }[];
+              /**
+               * @maxItems 100
+               */
               order_by?: {
                 column: string;
                 direction: 'ASC' | 'DESC';

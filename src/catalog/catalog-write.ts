@@ -201,9 +201,10 @@ async function planWrites(
     const plan = planEntityWrite(entity, mode, w.rows, loaded, earlier[0]?.rows ?? [], issues, repeatable);
     // Appends to one entity become one plan, so their rows land in order after the data.
     if (earlier[0]) {
-      earlier[0].rows.push(...plan.rows);
-      earlier[0].inputs.push(...plan.inputs);
-      earlier[0].present.push(...plan.present);
+      // Item by item: a spread of 100,000s of rows would overflow the call's arguments.
+      for (const row of plan.rows) earlier[0].rows.push(row);
+      for (const input of plan.inputs) earlier[0].inputs.push(input);
+      for (const index of plan.present) earlier[0].present.push(index);
     } else plans.push(plan);
   }
   issues.push(

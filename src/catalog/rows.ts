@@ -1,7 +1,7 @@
 import { WriteRejectedError, issuesUnder, type Issue } from '../errors/index.js';
 import type { CheckResult, Entity, RowsTable } from '../schema/index.js';
 import { isTableLike, tableRowObjects } from '../schema/table-rows.js';
-import { describeValue } from '../schema/issues.js';
+import { describeValue, listNames, quoteName } from '../schema/issues.js';
 import { brokenNumberRule } from '../schema/number-rules.js';
 import { coerceCell } from './sheet-mapping.js';
 
@@ -167,7 +167,7 @@ export function rowChecker(entity: Entity): RowChecker {
         issues.push({
           code: 'row_shape',
           path: `${entity.name}[${i}]`,
-          message: `row ${i + 1} of "${entity.name}" has ${input.length} values but the entity has ${m} columns (${names.join(', ')})`,
+          message: `row ${i + 1} of "${entity.name}" has ${input.length} values but the entity has ${m} columns (${listNames(names)})`,
         });
         return undefined;
       }
@@ -195,7 +195,7 @@ export function rowChecker(entity: Entity): RowChecker {
         issues.push({
           code: 'unknown_column',
           path: `${entity.name}[${i}]`,
-          message: `row ${i + 1} of "${entity.name}" has ${unknown.map((k) => `"${k}"`).join(', ')}, not ${unknown.length === 1 ? 'a column' : 'columns'} of the entity (columns: ${names.join(', ')})`,
+          message: `row ${i + 1} of "${entity.name}" has ${listNames(unknown.map(quoteName))}, not ${unknown.length === 1 ? 'a column' : 'columns'} of the entity (columns: ${listNames(names)})`,
         });
         return undefined;
       }
@@ -247,8 +247,11 @@ export function rowChecker(entity: Entity): RowChecker {
     let bad = false;
     for (let c = 0; c < m; c++) {
       const column = columns[c]!;
-      const value = raw[c];
+      let value = raw[c];
       let cell: unknown;
+      // A Date given in code is the text a date cell reads as: its UTC date (DATE) or ISO time.
+      if (value instanceof Date && !Number.isNaN(value.getTime()) && column.type !== 'NUMBER')
+        value = column.type === 'DATE' ? value.toISOString().slice(0, 10) : value.toISOString();
       if (value === null || value === undefined) cell = null;
       else if (column.type === 'NUMBER' && typeof value === 'number' && value - value === 0) cell = value;
       else if (column.type === 'STRING' && typeof value === 'string' && visible(value)) cell = value;
@@ -314,6 +317,7 @@ const allGiven = new Map<number, boolean[]>();
 /** A cell value as a message shows it: as JSON, but NaN, Infinity and big integers as themselves. */
 function cellText(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : 'a Date';
   return JSON.stringify(value) ?? String(value);
 }
 
@@ -365,5 +369,10 @@ export function describeKey(
   columns: readonly number[],
   row: readonly unknown[],
 ): string {
-  return `(${names.map((n, i) => `${n}=${JSON.stringify(row[columns[i]!] ?? null)}`).join(', ')})`;
+  return `(${names.map((n, i) => `${n}=${keyText(row[columns[i]!] ?? null)}`).join(', ')})`;
+}
+
+/** A key value as a message shows it: as JSON, text cut after 200 characters. */
+function keyText(value: unknown): string {
+  return typeof value === 'string' ? quoteName(value) : (JSON.stringify(value) ?? String(value));
 }

@@ -13,10 +13,16 @@ export function formatIssue(issue: Pick<Issue, 'path' | 'message'>): string {
   return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
 }
 
-/** Formats issues on one line, each as `path: message`, separated by `; `. */
+/** Formats issues on one line, each as `path: message`, separated by `; `: the first 20, then how many more. */
 export function formatIssues(issues: readonly Pick<Issue, 'path' | 'message'>[]): string {
-  return issues.map(formatIssue).join('; ');
+  if (issues.length <= MOST_FORMATTED) return issues.map(formatIssue).join('; ');
+  // A message for a person: the first problems say what is wrong; `issues` keeps every one.
+  const first = issues.slice(0, MOST_FORMATTED).map(formatIssue).join('; ');
+  return `${first}; and ${issues.length - MOST_FORMATTED} more problems`;
 }
+
+/** Most problems {@link formatIssues} spells out. */
+const MOST_FORMATTED = 20;
 
 /**
  * The issues as found under `at`: each path becomes `<at><separator><path>` (just `at` for the root),

@@ -6,7 +6,7 @@
  */
 import { formatIssue } from '../errors/index.js';
 import type { Column } from '../schema/data-table.js';
-import type { ColumnType } from '../schema/entity.js';
+import type { EntityColumn } from '../schema/entity.js';
 import { GetEntityInputSchema, type GetEntityOutput } from '../schema/get-entity.js';
 import { check } from '../schema/issues.js';
 import { cellOf, type EntityTable } from './entity-table.js';
@@ -26,11 +26,16 @@ export function readFailure(errors: string[]): GetEntityOutput {
   return { body: { table: { columns: null, rows: null }, error: { is_error: true, errors } } };
 }
 
-/** Output column of each entity column type. @internal */
-export function outputColumn(name: string, type: ColumnType): Column {
-  switch (type) {
-    case 'NUMBER':
-      return { name, type: 'NUMBER', number: { latin_numbering: true } };
+/**
+ * Output column of an entity column, named `name`: its type's config (SPEC 2.6), a `NUMBER` column's
+ * with the entity's own rules (`min`, `max`, `step`, `latin_numbering`) when it has them. @internal
+ */
+export function outputColumn(name: string, column: Pick<EntityColumn, 'type' | 'number'>): Column {
+  switch (column.type) {
+    case 'NUMBER': {
+      const { latin_numbering = true, ...rules } = column.number ?? {};
+      return { name, type: 'NUMBER', number: { latin_numbering, ...rules } };
+    }
     case 'STRING':
       return { name, type: 'STRING', string: { is_json: false, is_url: false } };
     case 'BOOLEAN':
@@ -70,7 +75,7 @@ export function executeRead(
   if (!planned.ok) return readFailure(planned.errors);
   const plan = planned.plan;
   const page = pageRows(table, plan, options.indexes ?? true);
-  const columns = plan.select.map((item) => outputColumn(item.name, table.columns[item.column]!.type));
+  const columns = plan.select.map((item) => outputColumn(item.name, table.columns[item.column]!));
   const selected = plan.select.map((item) => table.data[item.column]!);
   const rows: unknown[][] = new Array<unknown[]>(page.length);
   for (let r = 0; r < page.length; r++) {

@@ -6,6 +6,7 @@
 import type { ColumnType, EntityColumn } from '../schema/entity.js';
 import type { FilterOperator, GetEntityInput } from '../schema/get-entity.js';
 import { coerceValue } from './coerce.js';
+import { listNames, quoteName } from '../schema/issues.js';
 
 /** A filter value coerced to its column's domain; `null` is SQL NULL (compares with nothing). @internal */
 export type Scalar = string | number | boolean;
@@ -59,19 +60,17 @@ export function planRead(
 ): { ok: true; plan: ReadPlan } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const positions = new Map<string, number>(columns.map((column, c) => [column.name, c]));
-  const known = columns.map((column) => column.name).join(', ');
+  const known = listNames(columns.map((column) => column.name));
   const find = (name: string, path: string): number => {
     const c = positions.get(name);
     if (c === undefined)
       errors.push(
-        `${path}: unknown column ${JSON.stringify(name)} of entity ${JSON.stringify(entityName)} (columns: ${known})`,
+        `${path}: unknown column ${quoteName(name)} of entity ${quoteName(entityName)} (columns: ${known})`,
       );
     return c ?? -1;
   };
   if (input.entity_name !== entityName)
-    errors.push(
-      `entity_name: ${JSON.stringify(input.entity_name)} does not name entity ${JSON.stringify(entityName)}`,
-    );
+    errors.push(`entity_name: ${quoteName(input.entity_name)} does not name entity ${quoteName(entityName)}`);
 
   const select: ReadPlan['select'] = [];
   const chosen = input.operation.select_columns ?? [];
@@ -85,7 +84,7 @@ export function planRead(
     const earlier = names.get(name);
     if (earlier !== undefined)
       errors.push(
-        `${path}: output column name ${JSON.stringify(name)} is already used by select_columns[${earlier}]; give one of them a different alias`,
+        `${path}: output column name ${quoteName(name)} is already used by select_columns[${earlier}]; give one of them a different alias`,
       );
     else names.set(name, i);
     select.push({ column: c, name });

@@ -21,6 +21,13 @@ export const FILTER_OPERATORS = [
 /** Types a filter value may be coerced to. */
 export const VALUE_TYPES = ['NUMBER', 'STRING', 'BOOLEAN'] as const;
 
+/** Most `select_columns` of one read. */
+export const MAX_SELECTED = 1000;
+/** Most `filters` of one read: each is a pass over the rows the ones before let through. */
+export const MAX_FILTERS = 100;
+/** Most `order_by` keys of one read. */
+export const MAX_ORDER_KEYS = 100;
+
 /** Sort directions. */
 export const DIRECTIONS = ['ASC', 'DESC'] as const;
 
@@ -49,9 +56,9 @@ export const OrderBySchema = z.strictObject({
 
 /** The read operation: select, filter, order. All parts optional; no other properties. */
 export const OperationSchema = z.strictObject({
-  select_columns: z.array(SelectColumnSchema).optional(),
-  filters: z.array(FilterSchema).optional(),
-  order_by: z.array(OrderBySchema).optional(),
+  select_columns: z.array(SelectColumnSchema).max(MAX_SELECTED).optional(),
+  filters: z.array(FilterSchema).max(MAX_FILTERS).optional(),
+  order_by: z.array(OrderBySchema).max(MAX_ORDER_KEYS).optional(),
 });
 
 /** Paging: `page_number` starts at 1; `page_size` defaults to 100. */

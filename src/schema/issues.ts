@@ -29,6 +29,18 @@ export function describeValue(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
+/** A name as a message quotes it: JSON-quoted, cut after 200 characters (a name can be any size of text). @internal */
+export function quoteName(name: string): string {
+  return JSON.stringify(name.length > 200 ? `${name.slice(0, 200)}…` : name);
+}
+
+/** Names as a message lists them: `a, b, c`, the first 20 of a longer list then `… (N in all)`. @internal */
+export function listNames(names: readonly string[]): string {
+  const most = 20;
+  if (names.length <= most) return names.join(', ');
+  return `${names.slice(0, most).join(', ')}, … (${names.length} in all)`;
+}
+
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
   number: 'a number',

@@ -376,3 +376,69 @@ describe('bad input never throws', () => {
     ]);
   });
 });
+
+describe('bounds of one read', () => {
+  it('gives a NUMBER column the rules of its entity column (SPEC 2.6 number config)', () => {
+    const priced: Entity = {
+      ...people,
+      columns: [
+        { name: 'id', type: 'NUMBER', number: { min: 0, max: 10, step: 1, latin_numbering: false } },
+        { name: 'age', type: 'NUMBER', number: { min: 0 } },
+      ],
+    };
+    const output = executeRead(
+      'people',
+      mapSheet(priced, [
+        ['id', 'age'],
+        [1, 2],
+      ]),
+      { entity_name: 'people', operation: {} },
+      BIG,
+    );
+    expect(output.body.table.columns).toEqual([
+      { name: 'id', type: 'NUMBER', number: { latin_numbering: false, min: 0, max: 10, step: 1 } },
+      { name: 'age', type: 'NUMBER', number: { latin_numbering: true, min: 0 } },
+    ]);
+  });
+
+  it('refuses more than 100 filters or order_by keys, or 1,000 selected columns, naming the field', () => {
+    const many = <T>(n: number, item: T): T[] => Array.from({ length: n }, () => item);
+    expect(
+      errors({
+        entity_name: 'people',
+        operation: { filters: many(101, { column: 'id', operator: 'IS_NULL' }) },
+      }),
+    ).toEqual(['operation.filters: filters must have at most 100 items']);
+    expect(
+      errors({
+        entity_name: 'people',
+        operation: { order_by: many(101, { column: 'id', direction: 'ASC' }) },
+      }),
+    ).toEqual(['operation.order_by: order_by must have at most 100 items']);
+    expect(
+      errors({ entity_name: 'people', operation: { select_columns: many(1001, { column: 'id' }) } }),
+    ).toEqual(['operation.select_columns: select_columns must have at most 1000 items']);
+    // At the bounds, a read runs.
+    expect(ids({ filters: many(100, { column: 'id', operator: 'IS_NOT_NULL' }) })).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
+  });
+
+  it('keeps messages short: a long name is cut, a long column list ends with how many there are', () => {
+    const wide: Entity = {
+      ...people,
+      columns: Array.from({ length: 50 }, (_, i) => ({ name: `c${i}`, type: 'NUMBER' as const })),
+      primary_key: ['c0'],
+    };
+    const output = executeRead(
+      'people',
+      mapSheet(wide, [wide.columns.map((c) => c.name)]),
+      { entity_name: 'people', operation: { select_columns: [{ column: 'x'.repeat(100_000) }] } },
+      BIG,
+    );
+    const [message] = output.body.error!.errors;
+    expect(message).toBe(
+      `operation.select_columns[0].column: unknown column "${'x'.repeat(200)}…" of entity "people" (columns: ${Array.from({ length: 20 }, (_, i) => `c${i}`).join(', ')}, … (50 in all))`,
+    );
+  });
+});

@@ -84,7 +84,10 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
       for (const value of values) row.push(value);
       return frozen(row);
     });
-    sheet.splice(request.row, 0, ...rows);
+    // Not `splice(row, 0, ...rows)`: a spread of 100,000s of rows overflows the call's arguments.
+    const below = sheet.splice(request.row);
+    for (const row of rows) sheet.push(row);
+    for (const row of below) sheet.push(row);
     this.#touch(request);
   }
 

@@ -25,8 +25,14 @@ export function insertGridRows(
   values: readonly (readonly CellValue[])[],
 ): void {
   while (grid.length < row) grid.push([]);
-  const rows = values.map((cells) => [...new Array<CellValue>(col).fill(null), ...cells]);
-  grid.splice(row, 0, ...rows);
+  // Not `splice(row, 0, ...rows)`: a spread of 100,000s of rows overflows the call's arguments.
+  const below = grid.splice(row);
+  for (const cells of values) {
+    const line = new Array<CellValue>(col).fill(null);
+    for (const cell of cells) line.push(cell);
+    grid.push(line);
+  }
+  for (const line of below) grid.push(line);
 }
 
 /** Overwrites cells from zero-based `row` and `col` on, growing the grid as needed. @internal */

@@ -65,6 +65,9 @@ export function worksheetCells(sheet: Worksheet): CellValue[][] {
   return rows;
 }
 
+/** Rows inserted by one call to exceljs. */
+const INSERT_BATCH = 10_000;
+
 /**
  * Inserts `values` as new rows at zero-based `row` and `col`, moving the rows at and below `row` down.
  * New rows take the formatting of the row above them (none at the top), like a spreadsheet program.
@@ -76,12 +79,15 @@ export function insertRows(
   col: number,
   values: readonly (readonly CellValue[])[],
 ) {
-  if (values.length === 0) return;
-  sheet.insertRows(
-    row + 1,
-    values.map(() => []),
-    row > 0 ? 'i' : 'n',
-  );
+  // In batches: exceljs spreads the rows into one call, which 100,000s of rows would overflow.
+  for (let at = 0; at < values.length; at += INSERT_BATCH) {
+    const count = Math.min(INSERT_BATCH, values.length - at);
+    sheet.insertRows(
+      row + at + 1,
+      Array.from({ length: count }, () => []),
+      row + at > 0 ? 'i' : 'n',
+    );
+  }
   setCells(sheet, row, col, values);
 }
 
