@@ -21,7 +21,7 @@ import { pageOfRuns } from '../adapters/run-list.js';
 import { TAKES_JSON_TEXT, takesJsonText } from '../adapters/json-text.js';
 import { RunKeys } from './run-keys.js';
 import { TriggerRegistry } from './triggers.js';
-import { fireDue, type FireHost, type TriggerFiring } from './trigger-fire.js';
+import { fireDue, tickTime, type FireHost, type TriggerFiring } from './trigger-fire.js';
 import { ScriptRegistry } from './scripts.js';
 import { preloadTracing } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
@@ -321,11 +321,15 @@ export class Engine {
    * (one catch-up run after downtime), an entity's changed rows once its interval has passed. Hosts
    * that bring their own clock (a Workers `scheduled` handler) call it; {@link Engine.work} calls it
    * by itself. Each slot and row state starts one run, whatever the number of engines on one storage.
-   * @throws a `StepwireError` with code `closed` after {@link Engine.close}.
+   * `now` is a `Date` or a number of milliseconds since 1970 (a Workers `scheduled` event's
+   * `scheduledTime`); it defaults to the current time.
+   * @throws a `StepwireError` with code `closed` after {@link Engine.close}; a `TypeError` naming
+   *   `now` when it is neither a valid `Date` nor a finite number in the range of `Date`.
    */
-  async tick(now: Date = new Date()): Promise<TriggerFiring[]> {
+  async tick(now: Date | number = new Date()): Promise<TriggerFiring[]> {
     this.#open('tick');
-    return this.#admit(this.ready().then(() => fireDue(this.#fireHost, now)));
+    const at = tickTime(now);
+    return this.#admit(this.ready().then(() => fireDue(this.#fireHost, at)));
   }
 
   /**

@@ -18,6 +18,15 @@ interface StoredRunKey {
   at: string;
 }
 
+/**
+ * The key space of a trigger's runs: its name and its `created_at`, so a trigger created again under
+ * a deleted one's name starts afresh (a webhook delivery's `Idempotency-Key` the deleted trigger
+ * used starts a new run, not the deleted trigger's). @internal
+ */
+export function triggerKeySpace(trigger: { name: string; created_at: string }): string {
+  return `${trigger.name}\u0001${trigger.created_at}`;
+}
+
 /** Statuses of a run that has not ended yet. */
 const UNFINISHED = new Set(['queued', 'running']);
 
@@ -38,8 +47,9 @@ export class RunKeys {
   /**
    * Claims `key` of `workflow` for run `runId`; resolves with the id of the run that holds the key when
    * an earlier start claimed it, else undefined (the caller runs `runId`). The keys of each trigger
-   * have a space of their own: they are stored under a name with a control character (U+0001, which
-   * Postgres text can hold, unlike U+0000), which no caller's key may hold.
+   * (`trigger`, its {@link triggerKeySpace}) have a space of their own: they are stored under a name
+   * with a control character (U+0001, which Postgres text can hold, unlike U+0000), which no caller's
+   * key may hold.
    * @throws {@link ValidationError} naming `key` when it is empty, too long or has control characters.
    */
   async claim(workflow: string, key: unknown, runId: string, trigger?: string): Promise<string | undefined> {

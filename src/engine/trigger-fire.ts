@@ -11,6 +11,7 @@ import { NotFoundError, StepwireError } from '../errors/index.js';
 import { setOwn } from '../schema/own.js';
 import type { Trigger } from '../schema/index.js';
 import type { RunRecord } from './record.js';
+import { triggerKeySpace } from './run-keys.js';
 import { scheduleOf, type StoredTrigger, type TriggerRegistry } from './triggers.js';
 
 /** What firing needs from the engine. @internal */
@@ -63,6 +64,28 @@ export class TriggerFireError extends StepwireError {
 const DEFAULT_INTERVAL_S = 60;
 
 /**
+ * The instant `engine.tick(now)` fires at: a valid `Date`, or a number of milliseconds since 1970 (what
+ * a Workers `scheduled` event gives as `scheduledTime`). @internal
+ * @throws a `TypeError` naming `now` for anything else (an invalid date, a string, null, NaN).
+ */
+export function tickTime(now: unknown): Date {
+  const isDate = Object.prototype.toString.call(now) === '[object Date]';
+  const at = isDate ? Date.prototype.getTime.call(now) : typeof now === 'number' ? now : Number.NaN;
+  if (Number.isNaN(new Date(at).getTime())) {
+    const got =
+      typeof now === 'string'
+        ? `"${now}"`
+        : isDate
+          ? 'an invalid Date'
+          : typeof now === 'number' || now === null || now === undefined
+            ? String(now)
+            : `a value of type ${typeof now}`;
+    throw new TypeError(`now must be a valid Date or a number of milliseconds since 1970, got ${got}`);
+  }
+  return new Date(at);
+}
+
+/**
  * Fires every schedule and entity trigger that is due at `now`. One trigger's failure does not stop
  * the others: they all fire, then a {@link TriggerFireError} names each one that failed. @internal
  */
@@ -89,14 +112,19 @@ export function triggerInput(trigger: Trigger, extra: Record<string, unknown>): 
   return input;
 }
 
-/** Starts a run for a trigger and lets it go on; its failures are in its run record. @internal */
+/**
+ * Starts a run for a trigger and lets it go on; its failures are in its run record. The run key
+ * `key` is kept in the trigger's own key space. @internal
+ */
 export async function startFor(
   host: FireHost,
-  trigger: Trigger,
+  trigger: StoredTrigger,
   input: unknown,
   key: string,
 ): Promise<TriggerFiring> {
-  const handle = await host.start(trigger.workflow_name, input, { key, trigger: trigger.name });
+  // The key space names the trigger by its creation too: one created again under a deleted one's
+  // name starts afresh, and a webhook delivery's key the deleted one used starts a new run.
+  const handle = await host.start(trigger.workflow_name, input, { key, trigger: triggerKeySpace(trigger) });
   handle.result.catch(() => undefined);
   return { trigger: trigger.name, run_id: handle.id, replayed: handle.replayed };
 }
@@ -106,13 +134,12 @@ async function fireSchedule(
   trigger: Extract<StoredTrigger, { type: 'schedule' }>,
   now: Date,
 ): Promise<TriggerFiring[]> {
-  const [slot] = scheduleOf(trigger).previousRuns(1, new Date(now.getTime() + 1));
-  if (!slot) return [];
   const state = stateOf(trigger, await host.storage.get<ScheduleState>('trigger_state', trigger.name));
-  const after = state?.last_slot ?? trigger.created_at;
+  const after = Date.parse(state?.last_slot ?? trigger.created_at);
   // Only the latest slot fires: after downtime, one catch-up run, not one per missed slot.
-  if (slot.getTime() <= Date.parse(after)) return [];
-  const slotIso = slot.toISOString();
+  const slot = scheduleOf(trigger).latest(now.getTime(), after);
+  if (slot === undefined) return [];
+  const slotIso = new Date(slot).toISOString();
   const firing = await startFor(host, trigger, triggerInput(trigger, {}), `slot:${slotIso}`);
   const next: ScheduleState = { trigger: trigger.created_at, last_slot: slotIso };
   await host.storage.put('trigger_state', trigger.name, next);
@@ -138,6 +165,23 @@ interface ScheduleState extends TriggerState {
 interface EntitySnapshot extends TriggerState {
   polled_at: string;
   rows: Record<string, Record<string, unknown>>;
+  /** The entity's definition the rows were read with (missing in snapshots written before it was kept). */
+  shape?: EntityShape;
+}
+
+/**
+ * What of an entity's definition its rows depend on: the primary key (which makes the keys) and each
+ * column's type by name (null: not known, in a shape read off an older snapshot's rows).
+ */
+interface EntityShape {
+  primary_key: string[];
+  columns: Record<string, string | null>;
+}
+
+/** The entity's rows by key, with the shape they were read with. */
+interface EntityRows {
+  rows: Record<string, Record<string, unknown>>;
+  shape: EntityShape;
 }
 
 /** The stored state when it belongs to this trigger (not to a deleted one of the same name). */
@@ -155,8 +199,8 @@ async function pollEntity(
   if (state && now.getTime() - Date.parse(state.polled_at) < interval_seconds * 1000) return [];
   if (!state) {
     // The first poll only records what is there.
-    const rows = await rowsOrNothing(host.catalog, entity_name);
-    if (rows) await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, rows));
+    const read = await rowsOrNothing(host.catalog, entity_name);
+    if (read) await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, read));
     return [];
   }
   // One engine compares a snapshot and writes the next: two doing it at once could write their
@@ -167,8 +211,15 @@ async function pollEntity(
     const current = stateOf(trigger, await host.storage.get<EntitySnapshot>('trigger_state', trigger.name));
     // Another engine compared this snapshot and wrote the next one while this one waited.
     if (current?.polled_at !== state.polled_at) return [];
-    const rows = await rowsOrNothing(host.catalog, entity_name);
-    if (!rows) return [];
+    const read = await rowsOrNothing(host.catalog, entity_name);
+    if (!read) return [];
+    const rows = read.rows;
+    const same = comparison(state, read.shape);
+    if (!same) {
+      // A new primary key: the rows are keyed anew, so they are recorded again, as on the first poll.
+      await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, read));
+      return [];
+    }
     const fired: TriggerFiring[] = [];
     const fire = async (event: 'created' | 'updated' | 'deleted', key: string) => {
       if (!events.includes(event)) return;
@@ -184,10 +235,10 @@ async function pollEntity(
     for (const key of Object.keys(rows)) {
       const before = state.rows[key];
       if (before === undefined) await fire('created', key);
-      else if (JSON.stringify(before) !== JSON.stringify(rows[key])) await fire('updated', key);
+      else if (!same(before, rows[key]!)) await fire('updated', key);
     }
     for (const key of Object.keys(state.rows)) if (!Object.hasOwn(rows, key)) await fire('deleted', key);
-    await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, rows));
+    await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, read));
     return fired;
   } finally {
     // A claim left behind (storage failing here) runs out after POLL_LEASE_MS.
@@ -229,19 +280,47 @@ async function claimPoll(
 }
 
 /** The snapshot of an entity trigger's rows, read at `now`. */
-function snapshotOf(
-  trigger: StoredTrigger,
-  now: Date,
-  rows: Record<string, Record<string, unknown>>,
-): EntitySnapshot {
-  return { trigger: trigger.created_at, polled_at: now.toISOString(), rows };
+function snapshotOf(trigger: StoredTrigger, now: Date, { rows, shape }: EntityRows): EntitySnapshot {
+  return { trigger: trigger.created_at, polled_at: now.toISOString(), rows, shape };
+}
+
+/**
+ * How a snapshot's rows compare with rows read with `shape`: whether two rows of one key are alike,
+ * on the columns both definitions have with the same type, so a column added, dropped or given
+ * another type changes no row by itself. Undefined when the primary key changed (other columns, their
+ * order or a key column's type): the keys do not compare.
+ */
+function comparison(
+  snapshot: EntitySnapshot,
+  shape: EntityShape,
+): ((before: Record<string, unknown>, after: Record<string, unknown>) => boolean) | undefined {
+  const was = snapshot.shape ?? shapeOfRows(snapshot.rows);
+  const alike = (column: string) =>
+    Object.hasOwn(was.columns, column) &&
+    (was.columns[column] === null || was.columns[column] === shape.columns[column]);
+  if (was.primary_key.length > 0 || Object.keys(snapshot.rows).length > 0) {
+    const keyAlike =
+      was.primary_key.length === shape.primary_key.length &&
+      shape.primary_key.every((column, i) => was.primary_key[i] === column && alike(column));
+    if (!keyAlike) return undefined;
+  }
+  const shared = Object.keys(shape.columns).filter(alike);
+  const value = (row: Record<string, unknown>, column: string) =>
+    JSON.stringify(Object.hasOwn(row, column) ? row[column] : null);
+  return (before, after) => shared.every((column) => value(before, column) === value(after, column));
+}
+
+/** The shape of a snapshot written before snapshots kept theirs: read off its rows, types unknown. */
+function shapeOfRows(rows: Record<string, Record<string, unknown>>): EntityShape {
+  const key = Object.keys(rows)[0];
+  if (key === undefined) return { primary_key: [], columns: {} };
+  const columns: Record<string, null> = {};
+  for (const column of Object.keys(rows[key]!)) setOwn(columns, column, null);
+  return { primary_key: Object.keys(JSON.parse(key) as object), columns };
 }
 
 /** {@link rowsByKey}, or undefined when the entity is not in the catalog (the trigger waits for it). */
-async function rowsOrNothing(
-  catalog: Catalog,
-  entityName: string,
-): Promise<Record<string, Record<string, unknown>> | undefined> {
+async function rowsOrNothing(catalog: Catalog, entityName: string): Promise<EntityRows | undefined> {
   try {
     return await rowsByKey(catalog, entityName);
   } catch (error) {
@@ -251,11 +330,10 @@ async function rowsOrNothing(
 }
 
 /** The entity's rows as objects by column name, under the JSON of their primary-key values. */
-async function rowsByKey(
-  catalog: Catalog,
-  entityName: string,
-): Promise<Record<string, Record<string, unknown>>> {
+async function rowsByKey(catalog: Catalog, entityName: string): Promise<EntityRows> {
   const { entity, table } = await catalog.table(entityName);
+  const shape: EntityShape = { primary_key: [...entity.primary_key], columns: {} };
+  for (const column of entity.columns) setOwn(shape.columns, column.name, column.type);
   const keyIndexes = entity.primary_key.map((k) => entity.columns.findIndex((c) => c.name === k));
   const rows: Record<string, Record<string, unknown>> = {};
   for (let i = 0; i < table.length; i++) {
@@ -266,7 +344,7 @@ async function rowsByKey(
     keyIndexes.forEach((c) => setOwn(key, entity.columns[c]!.name, values[c] ?? null));
     setOwn(rows, JSON.stringify(key), row);
   }
-  return rows;
+  return { rows, shape };
 }
 
 /** A short stable hash of text (two FNV-1a 32-bit passes), for run keys of bounded length. */

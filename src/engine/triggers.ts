@@ -2,7 +2,6 @@
  * Trigger definitions: stored, validated against the workflows and the catalog when created.
  * @module
  */
-import { Cron } from 'croner';
 import type { StorageAdapter } from '../adapters/types.js';
 import {
   ConflictError,
@@ -15,6 +14,7 @@ import { formatIssue, type Issue } from '../errors/index.js';
 import { setOwn } from '../schema/own.js';
 import { keyPath } from '../json-schema/describe.js';
 import { TriggerSchema, check, type Trigger } from '../schema/index.js';
+import { CronSchedule, cronSyntaxProblem } from './cron-slots.js';
 
 /** A stored trigger: its definition and when it was created (schedules fire only slots after it). */
 export type StoredTrigger = Trigger & { created_at: string };
@@ -29,13 +29,12 @@ export interface TriggerChecks {
   checkInput(workflow: string, input: unknown): Promise<unknown>;
 }
 
-/** The cron of a schedule trigger, parsed: five fields, in its time zone (UTC unless it names one). */
-export function scheduleOf(trigger: Extract<Trigger, { type: 'schedule' }>): Cron {
-  return new Cron(trigger.schedule_data.cron, {
-    timezone: trigger.schedule_data.timezone ?? 'UTC',
-    mode: '5-part',
-    paused: true,
-  });
+/**
+ * The cron of a schedule trigger, parsed: five fields, in its time zone (UTC unless it names one).
+ * @throws a `TypeError` when the cron is not standard five-field cron (a stored trigger's always is).
+ */
+export function scheduleOf(trigger: Extract<Trigger, { type: 'schedule' }>): CronSchedule {
+  return new CronSchedule(trigger.schedule_data.cron, trigger.schedule_data.timezone ?? 'UTC');
 }
 
 /** Triggers: `engine.triggers`. */
@@ -52,12 +51,12 @@ export class TriggerRegistry {
 
   /**
    * Stores a new trigger after checking it: its shape, that its workflow (and entity) exist, that a
-   * cron parses in its time zone, and that the input its runs get fits the workflow's `input_schema`
-   * where it is known now: a schedule's whole input (`input_data`); a webhook's `input_data`
-   * properties (the body may add or replace properties, never remove one); an entity trigger's
-   * `input_data` with `event` (each listed event), `previous` (null for `created`), `row` (null for
-   * `deleted`) and the shape of `key`, `row` and `previous` (objects of the entity's key columns and
-   * columns; their values come from the sheet and are checked when each run starts).
+   * cron is standard five-field cron naming a real date, and that the input its runs get fits the
+   * workflow's `input_schema` where it is known now: a schedule's whole input (`input_data`); a
+   * webhook's `input_data` properties (the body may add or replace properties, never remove one); an
+   * entity trigger's `input_data` with `event` (each listed event), `previous` (null for `created`),
+   * `row` (null for `deleted`) and the shape of `key`, `row` and `previous` (objects of the entity's
+   * key columns and columns; their values come from the sheet and are checked when each run starts).
    * @throws {@link ValidationError} listing every problem with its path; {@link ConflictError} when the name is taken.
    */
   async create(definition: unknown): Promise<StoredTrigger> {
@@ -120,13 +119,7 @@ export class TriggerRegistry {
       const syntax = cronSyntaxProblem(cron);
       if (syntax !== undefined)
         issues.push(cronIssue(`is not a five-field cron (minute hour day month weekday): ${syntax}`));
-      else if (zoneOk)
-        try {
-          if (scheduleOf(trigger).nextRun() === null) issues.push(cronIssue('never fires (no such date)'));
-        } catch (error) {
-          const why = error instanceof Error ? error.message : String(error);
-          issues.push(cronIssue(`is not a five-field cron (minute hour day month weekday): ${why}`));
-        }
+      else if (!new CronSchedule(cron).fires) issues.push(cronIssue('never fires (no such date)'));
       if (workflowExists) issues.push(...(await this.#inputIssues(trigger, {})));
     }
     if (trigger.type === 'webhook' && workflowExists) {
@@ -252,77 +245,6 @@ function underInput(issue: Issue): Issue {
     ...issue,
     path: issue.path.startsWith('[') ? `input_data${issue.path}` : `input_data.${issue.path}`,
   };
-}
-
-/** Names a cron field may hold besides numbers: months in the fourth, weekdays in the fifth. */
-const CRON_NAMES = [
-  [],
-  [],
-  [],
-  ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
-  ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
-];
-const CRON_FIELDS = ['minute', 'hour', 'day of month', 'month', 'day of week'];
-/** Per field: the least and the greatest value (a weekday 7 is Sunday, as 0 is). */
-const CRON_RANGES = [
-  [0, 59],
-  [0, 23],
-  [1, 31],
-  [1, 12],
-  [0, 7],
-] as const;
-/** Per field: one list item, `*` or a value or a range, with an optional `/step`. */
-const CRON_ITEMS = CRON_NAMES.map((names) => {
-  const value = names.length > 0 ? `(\\d+|${names.join('|')})` : '(\\d+)';
-  return new RegExp(`^(?:(\\*)|${value}(?:-${value})?)(?:/(\\d+))?$`, 'i');
-});
-
-/**
- * Why a cron is not standard five-field cron, or `undefined`: each field a list of `*`, values or
- * ranges, each with an optional `/step`; values are numbers, or names of months and weekdays. The
- * extensions croner also reads (`@daily`, `L`, `W`, `#`, `?`, seconds) are refused: other cron
- * implementations read them differently or not at all. Values, ranges and steps are checked here,
- * so the message quotes the item as written (croner's own shift day and month values by one).
- */
-function cronSyntaxProblem(cron: string): string | undefined {
-  const fields = cron.trim().split(/\s+/);
-  if (fields.length !== 5) return `it has ${fields.length} field${fields.length === 1 ? '' : 's'}`;
-  for (let f = 0; f < 5; f++)
-    for (const item of fields[f]!.split(',')) {
-      const problem = cronItemProblem(item, f);
-      if (problem !== undefined) return `the ${CRON_FIELDS[f]} field has "${item}"${problem}`;
-    }
-  return undefined;
-}
-
-/** What is wrong with one list item of field `f` (after a colon), `''` when it is no cron item at all. */
-function cronItemProblem(item: string, f: number): string | undefined {
-  const match = CRON_ITEMS[f]!.exec(item);
-  if (!match) return '';
-  const [, star, from, to, step] = match;
-  const [least, most] = CRON_RANGES[f]!;
-  const names = CRON_NAMES[f]!;
-  // A name is its number; SUN ending a range is 7, so SAT-SUN is Saturday and Sunday.
-  const valueOf = (text: string, end: boolean) => {
-    const named = names.indexOf(text.toUpperCase());
-    if (named < 0) return Number(text);
-    return f === 4 && named === 0 && end ? 7 : named + (f === 3 ? 1 : 0);
-  };
-  for (const [text, end] of [
-    [from, false],
-    [to, true],
-  ] as const) {
-    if (text === undefined) continue;
-    const value = valueOf(text, end);
-    if (!(value >= least && value <= most)) return `: ${text} is not from ${least} to ${most}`;
-  }
-  if (from !== undefined && to !== undefined && valueOf(from, false) > valueOf(to, true))
-    return ': the range runs backwards';
-  if (step === undefined) return undefined;
-  if (star === undefined && to === undefined) return ': a step follows "*" or a range';
-  const span = f === 4 ? 7 : most - least + 1;
-  if (!(Number(step) >= 1 && Number(step) <= span)) return `: the step must be from 1 to ${span}`;
-  return undefined;
 }
 
 /** An IANA zone name the runtime knows (not a UTC offset such as `+01:00`). */
