@@ -190,8 +190,11 @@ export class WorkflowBuilder<
   }
 
   /**
-   * Returns the plain workflow definition, validated.
-   * @throws ValidationError listing every problem, each with its path (e.g. `steps[1].l2_data.action`).
+   * Returns the plain workflow definition, its shape validated against the workflow schema (field
+   * types and names, required fields, step names). What needs the engine is checked when the engine
+   * takes it (`engine.workflows.validate`, `create`, `replace`): that references resolve, that wires
+   * make no cycle, that actions are registered, that `default_data` fits the input schema.
+   * @throws ValidationError listing every problem of shape, each with its path (e.g. `steps[1].l2_data`).
    */
   build(): WorkflowDefinition<Input> {
     const { name, description, steps, wires, input, output } = this.#state;
