@@ -112,7 +112,10 @@ export interface SpreadsheetAdapter {
   update?(request: UpdateRequest, options?: CallOptions): MaybePromise<void>;
   /**
    * Optional: a token that changes whenever the sheet's content changes. When present, the
-   * engine keeps the mapped table between reads and re-reads only when the token changes.
+   * engine keeps the mapped table between reads and re-reads only when the token changes. A number
+   * is a count of the sheet's changes (each `append`, `write` or `update` adds exactly one): the
+   * engine then keeps its own appends in its table without reading the sheet again. Any other
+   * token (a string) makes the engine read the sheet again after its own writes.
    */
   revision?(sheet: SheetRef): MaybePromise<string | number | undefined>;
 }

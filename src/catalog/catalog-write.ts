@@ -4,7 +4,7 @@
  * later one fails, and planning again when another writer moved the rows in between.
  * @module
  */
-import type { CallOptions, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
+import type { CallOptions, SpreadsheetAdapter } from '../adapters/types.js';
 import {
   LimitError,
   NotFoundError,
@@ -69,7 +69,11 @@ export interface WriteCount {
 
 /** What a write needs from the catalog. @internal */
 export interface WriterDeps {
-  storage: StorageAdapter;
+  /**
+   * The stored definition of an entity, the same object while it is unchanged (the sheet cache keeps
+   * a table for the object it was mapped by).
+   */
+  definition(name: string, options?: CallOptions): Promise<Entity | undefined>;
   sheets: SpreadsheetAdapter;
   cache: SheetCache;
   lock: KeyedLock;
@@ -90,7 +94,7 @@ export async function writeEntities(
 ): Promise<WriteResult> {
   const entities = new Map<string, Entity>();
   for (const w of writes) {
-    const entity = await deps.storage.get<Entity>('entities', w.entity);
+    const entity = await deps.definition(w.entity, options);
     if (!entity) throw new NotFoundError('entity', w.entity);
     entities.set(w.entity, entity);
   }
@@ -209,7 +213,7 @@ async function planWrites(
   }
   issues.push(
     ...(await foreignKeyIssues(plans, relationships, async (name) => {
-      const entity = entities.get(name) ?? (await deps.storage.get<Entity>('entities', name));
+      const entity = entities.get(name) ?? (await deps.definition(name, options));
       return entity && { entity, table: (await deps.cache.load(entity, options)).table };
     })),
   );
@@ -235,7 +239,7 @@ async function lockedEntities(
     if (!ends.some((name) => entities.has(name))) continue;
     for (const name of ends) {
       if (locked.has(name)) continue;
-      const entity = await deps.storage.get<Entity>('entities', name);
+      const entity = await deps.definition(name);
       if (entity) locked.set(name, entity);
     }
   }

@@ -65,6 +65,12 @@ export class Catalog {
   #ready: () => Promise<void>;
   #cache: SheetCache;
   #writer: WriterDeps;
+  /**
+   * The definitions last read, by entity name, with the stored JSON text they were parsed from (when
+   * the storage gives it): while the stored definition is unchanged, reads and writes get the same
+   * `Entity` object, which is what the sheet cache's entries are kept for.
+   */
+  #definitions = new Map<string, { entity: Entity; text: string | undefined }>();
 
   /** @internal */
   constructor(deps: {
@@ -78,7 +84,7 @@ export class Catalog {
     this.#ready = deps.ready;
     this.#cache = new SheetCache(deps.spreadsheets);
     this.#writer = {
-      storage: deps.storage,
+      definition: (name, options) => this.#definition(name, options),
       sheets: deps.spreadsheets,
       cache: this.#cache,
       lock: new KeyedLock(),
@@ -97,6 +103,7 @@ export class Catalog {
     const entity = parse(EntitySchema, definition, 'entity');
     const stored = await this.#storage.put('entities', entity.name, entity, { ifAbsent: true });
     if (!stored) throw new ConflictError('entity', entity.name);
+    this.#definitions.delete(entity.name);
     this.#cache.forget(entity.name);
     return entity;
   }
@@ -114,6 +121,8 @@ export class Catalog {
       if (issues.length > 0) throw new ValidationError(issues);
     }
     await this.#storage.put('entities', entity.name, entity);
+    // Reads under way keep their table to themselves; later ones map the sheet by the new definition.
+    this.#definitions.delete(entity.name);
     this.#cache.forget(entity.name);
     return { entity, created: !previous };
   }
@@ -178,7 +187,7 @@ export class Catalog {
         ? (input as { entity_name?: unknown }).entity_name
         : undefined;
     try {
-      const entity = typeof name === 'string' ? await this.#storage.get<Entity>('entities', name) : undefined;
+      const entity = typeof name === 'string' ? await this.#definition(name, options) : undefined;
       if (!entity) {
         const shape = check(GetEntityInputSchema, input);
         if (!shape.ok) return failure(shape.issues.map(formatIssue));
@@ -301,9 +310,54 @@ export class Catalog {
   /** The mapped table of an entity (read through the cache). @internal */
   async table(name: string, options: CallOptions = {}): Promise<{ entity: Entity; table: EntityTable }> {
     await this.#ready();
-    const entity = await this.getDefinition(name);
+    const entity = await this.#definition(name, options);
+    if (!entity) throw new NotFoundError('entity', name);
     return { entity, table: (await this.#cache.load(entity, options)).table };
   }
+
+  /**
+   * The stored definition of an entity, read from storage on every call (so a change another
+   * engine stored is seen at once), but the same object as last time while it is unchanged: compared
+   * by its stored JSON text when the storage gives it (`getText`), else value by value. Callers
+   * must not change it.
+   */
+  async #definition(name: string, options?: CallOptions): Promise<Entity | undefined> {
+    const known = this.#definitions.get(name);
+    const text = this.#storage.getText ? await this.#storage.getText('entities', name, options) : undefined;
+    if (text !== undefined) {
+      if (known !== undefined && known.text === text) return known.entity;
+      return this.#keep(name, JSON.parse(text) as Entity, text);
+    }
+    const entity = await this.#storage.get<Entity>('entities', name, options);
+    if (entity === undefined) {
+      this.#definitions.delete(name);
+      return undefined;
+    }
+    if (known !== undefined && sameJson(known.entity, entity)) return known.entity;
+    return this.#keep(name, entity, undefined);
+  }
+
+  #keep(name: string, entity: Entity, text: string | undefined): Entity {
+    this.#definitions.set(name, { entity, text });
+    return entity;
+  }
+}
+
+/** Whether two JSON values are equal (objects key by key, in any order). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => sameJson(x, b[i]));
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every(
+    (k) =>
+      Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }
 
 /** What makes `write` no write to one entity: no object, no entity name, an unknown mode. */

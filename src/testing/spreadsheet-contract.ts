@@ -107,6 +107,21 @@ export function describeSpreadsheetContract(options: SpreadsheetContractOptions)
       ]);
     });
 
+    test('a revision changes with every change; a number one counts each change as one', async (adapter) => {
+      if (!adapter.revision) return;
+      const before = await adapter.revision(ref('people'));
+      await adapter.append({ ...ref('people'), row: 4, col: 0, values: [[4, 'Barbara', 8]] });
+      const after = await adapter.revision(ref('people'));
+      expect(after).not.toEqual(before);
+      if (typeof before === 'number') expect(after).toBe(before + 1);
+      if (adapter.write) {
+        await adapter.write({ ...ref('people'), row: 4, col: 1, values: [['Liskov']] });
+        const written = await adapter.revision(ref('people'));
+        expect(written).not.toEqual(after);
+        if (typeof after === 'number') expect(written).toBe(after + 1);
+      }
+    });
+
     test('append writes raw values: a formula-looking string stays text', async (adapter) => {
       await adapter.append({ ...ref('people'), row: 4, col: 0, values: [[4, '=1+1', 0]] });
       const [rows] = await adapter.read([{ ...ref('people'), row: 4, col: 0, rows: 1 }]);
