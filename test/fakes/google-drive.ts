@@ -10,6 +10,7 @@ import {
   FakeHttpError,
   startFakeHttp,
   type FakeHttp,
+  type FakeHttpOptions,
   type RecordedRequest,
 } from './google-sheets.js';
 
@@ -91,8 +92,8 @@ function fieldsOf(mask: string | undefined, list: boolean): string[] | undefined
   return inner === undefined ? undefined : inner.split(',').map((f) => f.trim());
 }
 
-/** Starts the fake Drive API. */
-export async function startFakeDrive(): Promise<FakeDrive> {
+/** Starts the fake Drive API (under `options.prefix` when given). */
+export async function startFakeDrive(options: FakeHttpOptions = {}): Promise<FakeDrive> {
   const token = 'test-token';
   const files = new Map<string, FakeDriveFile>();
   const folders = new Set<string>();
@@ -162,13 +163,29 @@ export async function startFakeDrive(): Promise<FakeDrive> {
       if (q === undefined) throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'The fake needs a q');
       const { key, value } = parseAppPropertyQuery(q);
       const pageSize = Number(request.query.pageSize?.[0] ?? 100);
-      const found = [...files.values()].filter((f) => f.appProperties[key] === value).slice(0, pageSize);
+      // Page tokens are opaque to clients; the fake's is the index of the next matching file.
+      const token = request.query.pageToken?.[0];
+      const from = token === undefined ? 0 : Number(/^offset:(\d+)$/.exec(token)?.[1] ?? NaN);
+      if (!Number.isSafeInteger(from))
+        throw new FakeHttpError(400, 'INVALID_ARGUMENT', 'Invalid Value', ['invalid']);
+      const matching = [...files.values()].filter((f) => f.appProperties[key] === value);
+      const found = matching.slice(from, from + pageSize);
+      const nextPageToken = from + pageSize < matching.length ? `offset:${from + pageSize}` : undefined;
       const mask = request.query.fields?.[0];
       const listed = found.map((f) => pick(f, fieldsOf(mask, true)));
-      // A fields mask keeps only what it names, as Drive does; `files(…)` names the list alone.
-      return mask === undefined
-        ? { kind: 'drive#fileList', incompleteSearch: false, files: listed }
-        : { files: listed };
+      const all: Record<string, unknown> = {
+        kind: 'drive#fileList',
+        ...(nextPageToken === undefined ? {} : { nextPageToken }),
+        incompleteSearch: false,
+        files: listed,
+      };
+      if (mask === undefined) return all;
+      // A fields mask keeps only what it names, as Drive does; `files(…)` names the list.
+      const named = mask
+        .replace(/\([^)]*\)/g, '')
+        .split(',')
+        .map((f) => f.trim());
+      return Object.fromEntries(Object.entries(all).filter(([field]) => named.includes(field)));
     }
     const get = /^\/drive\/v3\/files\/([^/]+)$/.exec(request.path);
     if (request.method === 'GET' && get) {
@@ -178,7 +195,7 @@ export async function startFakeDrive(): Promise<FakeDrive> {
       return pick(file, fieldsOf(request.query.fields?.[0], false));
     }
     throw new FakeHttpError(404, 'NOT_FOUND', `No route for ${request.method} ${request.path}`);
-  });
+  }, options);
 
   return {
     ...http,

@@ -39,6 +39,11 @@ export interface Fault {
   body?: string;
   /** `Content-Type` of `body`; default JSON. */
   contentType?: string;
+  /**
+   * Answer normally, only `delayMs` late: the answer shows the data as it was when the request
+   * arrived (a read overtaken by a later write).
+   */
+  late?: boolean;
 }
 
 /** An HTTP error of the fake, answered as `{ error: { code, message, status } }`. */
@@ -66,10 +71,21 @@ export interface FakeHttp {
   close(): Promise<void>;
 }
 
+/** Options of a fake server. */
+export interface FakeHttpOptions {
+  /**
+   * A path the API is served under, e.g. `/proxy/google` (as behind a proxy): `url` ends with it,
+   * requests outside it answer 404, and `path` is recorded without it.
+   */
+  prefix?: string;
+}
+
 /** Starts a fake on a free 127.0.0.1 port; `route` handles a request or throws a {@link FakeHttpError}. */
 export async function startFakeHttp(
   route: (request: RecordedRequest) => FakeAnswer | Promise<FakeAnswer>,
+  options: FakeHttpOptions = {},
 ): Promise<FakeHttp> {
+  const prefix = (options.prefix ?? '').replace(/\/+$/, '');
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
   const arrivals: ((request: RecordedRequest) => void)[] = [];
@@ -79,9 +95,16 @@ export async function startFakeHttp(
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const query: Record<string, string[]> = {};
     for (const [key, value] of url.searchParams) (query[key] ??= []).push(value);
+    const fullPath = decodeURIComponent(url.pathname);
+    if (prefix && !fullPath.startsWith(`${prefix}/`)) {
+      res
+        .writeHead(404, { 'content-type': 'text/html' })
+        .end(`<html><body>Not Found: ${fullPath}</body></html>`);
+      return;
+    }
     const request: RecordedRequest = {
       method: req.method ?? 'GET',
-      path: decodeURIComponent(url.pathname),
+      path: fullPath.slice(prefix.length),
       query,
       headers: req.headers,
       body: Buffer.concat(chunks),
@@ -108,9 +131,9 @@ export async function startFakeHttp(
           f.message ?? 'Internal error encountered.',
           f.reasons,
         );
-      if (fault && !fault.apply) throw faultError(fault);
+      if (fault && !fault.apply && !fault.late) throw faultError(fault);
       answer = await route(request);
-      if (fault) throw faultError(fault);
+      if (fault && !fault.late) throw faultError(fault);
     } catch (error) {
       if (!(error instanceof FakeHttpError)) throw error;
       status = error.status;
@@ -150,7 +173,7 @@ export async function startFakeHttp(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}${prefix}/`,
     requests,
     faults,
     arrivals,
@@ -168,7 +191,21 @@ export function checkAuth(request: RecordedRequest, token: string, apiKey: strin
   throw new FakeHttpError(401, 'UNAUTHENTICATED', 'Request is missing required authentication credential.');
 }
 
+/**
+ * A date or date-time cell: Google keeps its serial number (days since 1899-12-30, the time of day as
+ * the fraction) and shows it in its number format (`text`, e.g. `1/15/2024` in the en_US locale).
+ */
+export interface FakeDateCell {
+  serial: number;
+  text: string;
+}
+
 type Cell = string | number | boolean | null;
+type Rendered = string | number | boolean;
+
+function isDateCell(value: unknown): value is FakeDateCell {
+  return typeof value === 'object' && value !== null;
+}
 
 /** One sheet of the fake. */
 export interface FakeSheet {
@@ -183,13 +220,16 @@ export interface FakeSheet {
 export interface FakeSheets extends FakeHttp {
   token: string;
   apiKey: string;
-  /** Creates a spreadsheet with sheets of rows (grid 1000 x 26 unless larger data or `grid`). */
+  /**
+   * Creates a spreadsheet with sheets of rows (grid 1000 x 26 unless larger data or `grid`); a
+   * {@link FakeDateCell} is a date cell.
+   */
   addSpreadsheet(
     id: string,
-    sheets: Record<string, Cell[][]>,
+    sheets: Record<string, (Cell | FakeDateCell)[][]>,
     grid?: { rowCount?: number; columnCount?: number },
   ): void;
-  /** The sheet as held (cells trimmed of trailing empties, as Google reads them). */
+  /** The sheet as held (cells trimmed of trailing empties, as Google reads them; date cells as their serial). */
   sheet(id: string, title: string): FakeSheet | undefined;
   /** Changes a sheet directly, as another writer would (`cells` and `rowCount` may both change). */
   edit(id: string, title: string, change: (sheet: FakeSheet) => void): void;
@@ -207,8 +247,8 @@ interface Parsed {
   c1?: number;
 }
 
-/** Starts the fake Sheets API. */
-export async function startFakeSheets(): Promise<FakeSheets> {
+/** Starts the fake Sheets API (under `options.prefix` when given). */
+export async function startFakeSheets(options: FakeHttpOptions = {}): Promise<FakeSheets> {
   const books = new Map<string, Map<string, FakeSheet>>();
   const denied = new Set<string>();
   const token = 'test-token';
@@ -250,8 +290,15 @@ export async function startFakeSheets(): Promise<FakeSheets> {
     return parsed;
   };
 
-  const render = (value: Cell, option: string | undefined): Cell => {
+  // valueRenderOption defaults to FORMATTED_VALUE and dateTimeRenderOption to SERIAL_NUMBER; the
+  // latter is ignored when values are formatted, as Google documents.
+  const render = (value: Cell | FakeDateCell, query: Record<string, string[]>): Rendered => {
+    const option = query.valueRenderOption?.[0] ?? 'FORMATTED_VALUE';
     if (value === null) return '';
+    if (isDateCell(value)) {
+      if (option === 'FORMATTED_VALUE') return value.text;
+      return query.dateTimeRenderOption?.[0] === 'FORMATTED_STRING' ? value.text : value.serial;
+    }
     if (option === 'UNFORMATTED_VALUE') return value;
     if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
     return String(value);
@@ -261,11 +308,10 @@ export async function startFakeSheets(): Promise<FakeSheets> {
     const p = parse(id, a1);
     const rowEnd = Math.min(p.r1 ?? p.sheet.rowCount, p.sheet.rowCount);
     const colEnd = Math.min(p.c1 ?? p.sheet.columnCount, p.sheet.columnCount);
-    const values: Cell[][] = [];
+    const values: Rendered[][] = [];
     for (let r = p.r0; r < rowEnd; r++) {
-      const row: Cell[] = [];
-      for (let c = p.c0; c < colEnd; c++)
-        row.push(render(p.sheet.cells[r]?.[c] ?? null, query.valueRenderOption?.[0]));
+      const row: Rendered[] = [];
+      for (let c = p.c0; c < colEnd; c++) row.push(render(p.sheet.cells[r]?.[c] ?? null, query));
       while (row.length && row[row.length - 1] === '') row.pop();
       values.push(row);
     }
@@ -349,11 +395,7 @@ export async function startFakeSheets(): Promise<FakeSheets> {
             `Invalid ${where}.insertDimension: range is not valid`,
           );
         }
-        sheet.cells.splice(
-          Math.min(range.startIndex, sheet.cells.length),
-          0,
-          ...Array.from({ length: count }, () => []),
-        );
+        insertEmptyRows(sheet.cells, range.startIndex, count);
         sheet.rowCount += count;
       } else if (request.deleteDimension) {
         const { range } = request.deleteDimension;
@@ -472,7 +514,7 @@ export async function startFakeSheets(): Promise<FakeSheets> {
       while (end < p.sheet.rowCount && hasData(end)) end++;
       const rows = (request.json?.values ?? []) as Cell[][];
       if (query.insertDataOption?.[0] === 'INSERT_ROWS') {
-        p.sheet.cells.splice(Math.min(end, p.sheet.cells.length), 0, ...rows.map(() => []));
+        insertEmptyRows(p.sheet.cells, end, rows.length);
         p.sheet.rowCount += rows.length;
       } else if (end + rows.length > p.sheet.rowCount) {
         p.sheet.rowCount = end + rows.length;
@@ -496,7 +538,7 @@ export async function startFakeSheets(): Promise<FakeSheets> {
       };
     }
     throw new FakeHttpError(404, 'NOT_FOUND', `No route for ${method} ${request.path}`);
-  });
+  }, options);
 
   return {
     ...http,
@@ -505,13 +547,14 @@ export async function startFakeSheets(): Promise<FakeSheets> {
     addSpreadsheet(id, sheets, grid = {}) {
       const map = new Map<string, FakeSheet>();
       for (const [title, rows] of Object.entries(sheets)) {
-        const width = Math.max(0, ...rows.map((row) => row.length));
+        const width = rows.reduce((max, row) => Math.max(max, row.length), 0);
         map.set(title, {
           sheetId: nextSheetId++,
           title,
           rowCount: Math.max(grid.rowCount ?? 1000, rows.length),
           columnCount: Math.max(grid.columnCount ?? 26, width),
-          cells: rows.map((row) => row.slice()),
+          // Date cells are held as they are (render shows them); the FakeSheet type lists plain cells.
+          cells: rows.map((row) => row.slice()) as Cell[][],
         });
       }
       books.set(id, map);
@@ -520,7 +563,7 @@ export async function startFakeSheets(): Promise<FakeSheets> {
       const sheet = books.get(id)?.get(title);
       if (!sheet) return undefined;
       const cells = sheet.cells.map((row) => {
-        const copy = row.slice();
+        const copy = row.map((cell: Cell | FakeDateCell) => (isDateCell(cell) ? cell.serial : cell));
         while (copy.length && copy[copy.length - 1] === null) copy.pop();
         return copy;
       });
@@ -543,6 +586,14 @@ export async function startFakeSheets(): Promise<FakeSheets> {
       denied.clear();
     },
   };
+}
+
+/** Inserts `count` empty rows at `at` (or at the end), without spreading them as arguments. */
+function insertEmptyRows(cells: Cell[][], at: number, count: number): void {
+  const start = Math.min(at, cells.length);
+  const tail = cells.splice(start);
+  for (let i = 0; i < count; i++) cells.push([]);
+  for (const row of tail) cells.push(row);
 }
 
 function colIndex(letters: string): number {

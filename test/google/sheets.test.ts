@@ -57,7 +57,7 @@ describe('GoogleSheets.read', () => {
     const request = fake.requests[0]!;
     expect(request.path).toBe("/v4/spreadsheets/book/values/'My Sheet'!A1:ZZZ");
     expect(request.query.valueRenderOption).toEqual(['UNFORMATTED_VALUE']);
-    expect(request.query.dateTimeRenderOption).toEqual(['FORMATTED_STRING']);
+    expect(request.query.dateTimeRenderOption).toEqual(['SERIAL_NUMBER']);
     expect(request.headers.authorization).toBe(`Bearer ${fake.token}`);
   });
 

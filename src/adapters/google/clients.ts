@@ -100,6 +100,8 @@ export interface DriveClient {
         q: string;
         fields?: string;
         pageSize?: number;
+        /** `nextPageToken` of the page before. */
+        pageToken?: string;
         corpora?: string;
         supportsAllDrives?: boolean;
         includeItemsFromAllDrives?: boolean;
@@ -114,6 +116,30 @@ export interface DriveClient {
  * `OAuth2Client`, …) or an API key string (read-only, public data).
  */
 export type GoogleAuthInput = string | object;
+
+/**
+ * Checks an adapter's `rootUrl` when it is built: an `http:` or `https:` URL without query or
+ * fragment. Returns it normalized (`http://host:8080` gets its `/`); a path is kept, so
+ * `https://proxy.example/google/` sends `https://proxy.example/google/v4/…`. @internal
+ */
+export function checkRootUrl(adapter: string, rootUrl: unknown): string | undefined {
+  if (rootUrl === undefined) return undefined;
+  const refuse = (why: string): TypeError =>
+    new TypeError(
+      `${adapter}: rootUrl must be an http or https URL such as "http://127.0.0.1:8080/", ${why} (got ${JSON.stringify(rootUrl)})`,
+    );
+  if (typeof rootUrl !== 'string') throw refuse('not a string');
+  let url: URL;
+  try {
+    url = new URL(rootUrl);
+  } catch {
+    throw refuse('not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse(`not ${url.protocol}`);
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(rootUrl))
+    throw refuse('without a query or fragment');
+  return url.href;
+}
 
 /**
  * Builds a googleapis client from its optional package, loaded on first use: `retry` is off because

@@ -9,19 +9,25 @@ import { normalizeRetry, withRetry, type RetryOptions, type RetryPolicy } from '
 import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
 import type { DriveClient, GoogleAnswer, GoogleAuthInput, GoogleCallConfig } from './clients.js';
 import { classifySafe, describeFailure, readGoogleError } from './errors.js';
-import { googleClient } from './clients.js';
+import { checkRootUrl, googleClient } from './clients.js';
 import { RecentResults } from '../recent-results.js';
 
 /** The `appProperties` key under which a created file keeps the put's idempotency key. */
 const DRIVE_KEY_PROPERTY = 'stepwire_key';
 /** Drive allows 124 bytes (UTF-8) per property, key and value together. */
 const PROPERTY_BYTES = 124;
+/** Most `files.list` pages one search for an idempotency key reads. */
+const SEARCH_PAGES = 10;
 
 /** Options of {@link GoogleDrive}. */
 export interface GoogleDriveOptions {
   /** Credentials: a google-auth-library client (`GoogleAuth`, `JWT`, `OAuth2Client`, …). Not needed when `client` is given. */
   auth?: GoogleAuthInput;
-  /** Root of the Drive API, e.g. a local fake: `http://127.0.0.1:8080/`; also used for media uploads. */
+  /**
+   * Root of the Drive API, e.g. a local fake: `http://127.0.0.1:8080/`; also used for media uploads.
+   * An `http` or `https` URL without query or fragment (else the constructor throws a `TypeError`);
+   * a path is kept (`https://proxy.example/google/` calls `https://proxy.example/google/drive/v3/…`).
+   */
   rootUrl?: string;
   /** An already-built `drive_v3.Drive` client; then `@googleapis/drive` is not imported. */
   client?: DriveClient;
@@ -59,7 +65,8 @@ export class GoogleDrive implements FileStore {
   #client: Promise<DriveClient> | undefined;
 
   constructor(options: GoogleDriveOptions = {}) {
-    this.#options = options;
+    const rootUrl = checkRootUrl('GoogleDrive', options.rootUrl);
+    this.#options = rootUrl === undefined ? options : { ...options, rootUrl };
     this.#policy = normalizeRetry(options.retry);
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     if (options.client) this.#client = Promise.resolve(options.client);
@@ -96,19 +103,8 @@ export class GoogleDrive implements FileStore {
     const answer = await this.#call(`upload of ${where}`, folder, signal, async (client, config) => {
       // Looked up on every attempt, so a retry after a lost answer finds the file the lost one made.
       if (mark !== undefined) {
-        const found = await client.files.list(
-          {
-            q: `appProperties has { key='${DRIVE_KEY_PROPERTY}' and value='${quoted(mark)}' }`,
-            fields: 'files(id,webViewLink)',
-            pageSize: 1,
-            corpora: 'allDrives',
-            includeItemsFromAllDrives: true,
-            supportsAllDrives: true,
-          },
-          config,
-        );
-        const first = (found.data as { files?: unknown[] } | undefined)?.files?.[0];
-        if (first !== undefined) return { data: first };
+        const found = await findByKey(client, config, mark);
+        if (found !== undefined) return { data: found };
       }
       return client.files.create(
         {
@@ -194,6 +190,43 @@ export class GoogleDrive implements FileStore {
     this.#client.catch(() => (this.#client = undefined));
     return this.#client;
   }
+}
+
+/**
+ * The first file whose `stepwire_key` is `mark`, following `nextPageToken` for up to
+ * {@link SEARCH_PAGES} pages: Drive may answer partial or empty pages before the end of the list.
+ * `undefined` when the search ends without one (also when Drive says `incompleteSearch`, or the
+ * pages run out: the upload then goes ahead, as without a key).
+ */
+async function findByKey(client: DriveClient, config: GoogleCallConfig, mark: string): Promise<unknown> {
+  let pageToken: string | undefined;
+  for (let page = 0; page < SEARCH_PAGES; page++) {
+    const params: Parameters<DriveClient['files']['list']>[0] = {
+      q: `appProperties has { key='${DRIVE_KEY_PROPERTY}' and value='${quoted(mark)}' }`,
+      fields: 'nextPageToken,incompleteSearch,files(id,webViewLink)',
+      pageSize: 10,
+      corpora: 'allDrives',
+      includeItemsFromAllDrives: true,
+      supportsAllDrives: true,
+    };
+    if (pageToken !== undefined) params.pageToken = pageToken;
+    const answer = await client.files.list(params, config);
+    const data = (answer.data ?? {}) as { files?: unknown; nextPageToken?: unknown };
+    const first = Array.isArray(data.files) ? data.files.find(isDriveFile) : undefined;
+    if (first !== undefined) return first;
+    if (typeof data.nextPageToken !== 'string' || data.nextPageToken === '') return undefined;
+    pageToken = data.nextPageToken;
+  }
+  return undefined;
+}
+
+function isDriveFile(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (typeof (value as { id?: unknown }).id === 'string' ||
+      typeof (value as { webViewLink?: unknown }).webViewLink === 'string')
+  );
 }
 
 function driveError(error: unknown, what: string, folder: string | undefined): UpstreamError {

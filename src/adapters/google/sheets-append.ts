@@ -37,8 +37,12 @@ export interface AppendDeps {
     cols: number,
     signal: AbortSignal | undefined,
   ): Promise<CellRows>;
-  /** One `spreadsheets.batchUpdate`, not retried. */
-  batchUpdate(requestBody: object, signal: AbortSignal | undefined): Promise<GoogleAnswer>;
+  /**
+   * One `spreadsheets.batchUpdate`, not retried. A 200 answer that is not the documented
+   * `BatchUpdateSpreadsheetResponse` throws an `UpstreamError` saying the outcome is unknown; such an
+   * error ends the change as it is (never sent again).
+   */
+  batchUpdate(requestBody: { requests: object[] }, signal: AbortSignal | undefined): Promise<GoogleAnswer>;
   /** Turns a final failure into a stepwire error. */
   fail(error: unknown, what: string): Error;
 }
@@ -50,7 +54,9 @@ export async function appendRows(deps: AppendDeps, request: AppendRequest): Prom
   const { policy, signal } = deps;
   const before = await deps.properties(signal);
   const count = request.values.length;
-  const width = Math.max(1, ...request.values.map((row) => row.length));
+  // A loop, not Math.max(...rows): spreading 100,000+ rows as arguments overflows the stack.
+  let width = 1;
+  for (const row of request.values) if (row.length > width) width = row.length;
   const requestBody = { requests: buildRequests(before, request, width) };
   const expectedRowCount = request.row < before.rowCount ? before.rowCount + count : request.row + count;
   const where = `${count} row(s) at ${boxA1(request, request.row, request.col, count, width)} of spreadsheet "${request.spreadsheet_id}"`;
@@ -61,6 +67,8 @@ export async function appendRows(deps: AppendDeps, request: AppendRequest): Prom
       await deps.batchUpdate(requestBody, signal);
       return;
     } catch (error) {
+      // An answer came but cannot be trusted (see AppendDeps.batchUpdate): never sent again.
+      if (error instanceof UpstreamError) throw error;
       if (signal?.aborted) {
         throw new CancelledError(
           `The append of ${where} was cancelled while in flight; the rows may or may not have been inserted`,

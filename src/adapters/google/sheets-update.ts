@@ -32,6 +32,8 @@ export async function updateRows(deps: AppendDeps, request: UpdateRequest): Prom
       await deps.batchUpdate(requestBody, signal);
       return;
     } catch (error) {
+      // An answer came but cannot be trusted (see AppendDeps.batchUpdate): never sent again.
+      if (error instanceof UpstreamError) throw error;
       if (signal?.aborted) {
         throw new CancelledError(
           `${capital(where)} was cancelled while in flight; it may or may not have been applied`,

@@ -18,7 +18,7 @@ import type {
 import { boxA1, rangeA1 } from './a1.js';
 import type { GoogleAnswer, GoogleAuthInput, GoogleCallConfig, SheetsClient } from './clients.js';
 import { classifySafe, describeFailure, readGoogleError } from './errors.js';
-import { googleClient } from './clients.js';
+import { checkRootUrl, googleClient } from './clients.js';
 import { ReadCache } from './read-cache.js';
 import { appendRows, type AppendDeps, type SheetProperties } from './sheets-append.js';
 import { updateRows } from './sheets-update.js';
@@ -30,7 +30,12 @@ export interface GoogleSheetsOptions {
    * string (reads of public sheets only). Not needed when `client` is given.
    */
   auth?: GoogleAuthInput;
-  /** Root of the Sheets API, e.g. a proxy or a local fake: `http://127.0.0.1:8080/`. */
+  /**
+   * Root of the Sheets API, e.g. a proxy or a local fake: `http://127.0.0.1:8080/`. An `http` or
+   * `https` URL without query or fragment (else the constructor throws a `TypeError`); a path is
+   * kept (`https://proxy.example/google/` calls `https://proxy.example/google/v4/…`). Also applies
+   * to a `client` given.
+   */
   rootUrl?: string;
   /** An already-built `sheets_v4.Sheets` client; then `@googleapis/sheets` is not imported. */
   client?: SheetsClient;
@@ -43,7 +48,8 @@ export interface GoogleSheetsOptions {
   timeoutMs?: number;
   /**
    * Keeps range reads for `ttlMs` to stay inside Sheets quotas; the adapter's own appends and
-   * writes drop the cached reads of that sheet. Changes made by others show after at most `ttlMs`.
+   * writes drop the cached reads of that sheet, and a read they overtook (sent before one finished,
+   * answered after it) is not kept. Changes made by others show after at most `ttlMs`.
    */
   cache?: { ttlMs: number };
 }
@@ -51,9 +57,15 @@ export interface GoogleSheetsOptions {
 /** Location of a failure: spreadsheet, sheet and A1 range. @internal */
 export type SheetLocation = { spreadsheet_id: string; sheet_name: string; range?: string };
 
+/**
+ * Cells unformatted, dates and times as serial numbers (days since 1899-12-30, the time as the
+ * fraction): the display text of a date (`1/15/2024`) depends on the sheet's locale and format,
+ * while `DATE`/`DATETIME` columns read serials as they are. A `STRING` column over a date cell reads
+ * the serial as text (`"45306"`).
+ */
 const READ_OPTIONS = {
   valueRenderOption: 'UNFORMATTED_VALUE',
-  dateTimeRenderOption: 'FORMATTED_STRING',
+  dateTimeRenderOption: 'SERIAL_NUMBER',
   majorDimension: 'ROWS',
 };
 const PROPERTIES_FIELDS = 'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))';
@@ -77,10 +89,12 @@ export class GoogleSheets implements SpreadsheetAdapter {
   readonly #policy: RetryPolicy;
   readonly #timeoutMs: number;
   readonly #cache: ReadCache | undefined;
+  readonly #rootUrl: string | undefined;
   #client: Promise<SheetsClient> | undefined;
 
   constructor(options: GoogleSheetsOptions = {}) {
-    this.#options = options;
+    this.#rootUrl = checkRootUrl('GoogleSheets', options.rootUrl);
+    this.#options = this.#rootUrl === undefined ? options : { ...options, rootUrl: this.#rootUrl };
     this.#policy = normalizeRetry(options.retry);
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     if (options.cache !== undefined && !(Number.isFinite(options.cache.ttlMs) && options.cache.ttlMs >= 0)) {
@@ -97,14 +111,18 @@ export class GoogleSheets implements SpreadsheetAdapter {
     const results: (CellRows | undefined)[] = ranges.map((range) =>
       range.rows === 0 || range.cols === 0 ? [] : undefined,
     );
-    const groups = new Map<string, { index: number; range: RangeRequest; a1: string }[]>();
+    const groups = new Map<
+      string,
+      { index: number; range: RangeRequest; a1: string; generation: number }[]
+    >();
     ranges.forEach((range, index) => {
       if (results[index] !== undefined) return;
       const a1 = rangeA1(range);
       const cached = this.#cache?.get(range.spreadsheet_id, a1);
       if (cached) return void (results[index] = cached);
       const group = groups.get(range.spreadsheet_id) ?? [];
-      group.push({ index, range, a1 });
+      // Taken before sending: an answer that a write of the sheet overtook is not cached.
+      group.push({ index, range, a1, generation: this.#cache?.generation(range) ?? 0 });
       groups.set(range.spreadsheet_id, group);
     });
     await Promise.all(
@@ -112,7 +130,7 @@ export class GoogleSheets implements SpreadsheetAdapter {
         const rows = await this.#fetchRanges(spreadsheetId, group, options.signal);
         group.forEach((item, i) => {
           const read = rows[i] ?? [];
-          this.#cache?.set(item.range, item.a1, read);
+          this.#cache?.set(item.range, item.a1, read, item.generation);
           results[item.index] = read;
         });
       }),
@@ -125,7 +143,7 @@ export class GoogleSheets implements SpreadsheetAdapter {
     if (request.values.length === 0) return;
     const range = boxA1(request, request.row, request.col, request.values.length, 1);
     try {
-      await appendRows(this.#batchDeps(request, range, options.signal), request);
+      await appendRows(this.#batchDeps(request, 'append', range, options.signal), request);
     } finally {
       this.#cache?.invalidate(request);
     }
@@ -138,7 +156,7 @@ export class GoogleSheets implements SpreadsheetAdapter {
    */
   async update(request: UpdateRequest, options: CallOptions = {}): Promise<void> {
     try {
-      await updateRows(this.#batchDeps(request, undefined, options.signal), request);
+      await updateRows(this.#batchDeps(request, 'update', undefined, options.signal), request);
     } finally {
       this.#cache?.invalidate(request);
     }
@@ -150,8 +168,9 @@ export class GoogleSheets implements SpreadsheetAdapter {
     if (request.values.length === 0 || width === 0) return;
     const range = boxA1(request, request.row, request.col, request.values.length, width);
     const values = request.values.map((row) => Array.from({ length: width }, (_, i) => row[i] ?? ''));
-    const update = (): Promise<GoogleAnswer> =>
-      this.#call('write', { ...location(request), range }, options.signal, (client, config) =>
+    const where = { ...location(request), range };
+    const update = async (): Promise<void> => {
+      const answer = await this.#call('write', where, options.signal, (client, config) =>
         client.spreadsheets.values.update(
           {
             spreadsheetId: request.spreadsheet_id,
@@ -162,6 +181,9 @@ export class GoogleSheets implements SpreadsheetAdapter {
           config,
         ),
       );
+      const problem = updateValuesProblem(answer.data, request.spreadsheet_id);
+      if (problem !== undefined) throw untrusted('write', where, problem);
+    };
     try {
       try {
         await update();
@@ -182,7 +204,13 @@ export class GoogleSheets implements SpreadsheetAdapter {
   }
 
   /** What one atomic `batchUpdate` of a sheet (append or update) needs. */
-  #batchDeps(ref: SheetRef, range: string | undefined, signal: AbortSignal | undefined): AppendDeps {
+  #batchDeps(
+    ref: SheetRef,
+    what: 'append' | 'update',
+    range: string | undefined,
+    signal: AbortSignal | undefined,
+  ): AppendDeps {
+    const where = range === undefined ? location(ref) : { ...location(ref), range };
     return {
       policy: this.#policy,
       signal,
@@ -190,13 +218,15 @@ export class GoogleSheets implements SpreadsheetAdapter {
       readBox: (row, col, rows, cols, s) => this.#readBox(ref, row, col, rows, cols, s),
       batchUpdate: async (requestBody, s) => {
         const client = await this.#getClient();
-        return client.spreadsheets.batchUpdate(
+        const answer = await client.spreadsheets.batchUpdate(
           { spreadsheetId: ref.spreadsheet_id, requestBody },
           this.#config(s),
         );
+        const problem = batchUpdateProblem(answer.data, ref.spreadsheet_id, requestBody.requests.length);
+        if (problem !== undefined) throw untrusted(what, where, problem);
+        return answer;
       },
-      fail: (error, what) =>
-        this.#mapError(error, what, range === undefined ? location(ref) : { ...location(ref), range }),
+      fail: (error, failed) => this.#mapError(error, failed, where),
     };
   }
 
@@ -298,14 +328,17 @@ export class GoogleSheets implements SpreadsheetAdapter {
     if (requests.length === 0) return;
     // Only one attempt: appendDimension is not idempotent, and a lost answer just means a bigger grid.
     const client = await this.#getClient();
+    let answer: GoogleAnswer;
     try {
-      await client.spreadsheets.batchUpdate(
+      answer = await client.spreadsheets.batchUpdate(
         { spreadsheetId: ref.spreadsheet_id, requestBody: { requests } },
         this.#config(signal),
       );
     } catch (error) {
       throw this.#mapError(error, 'write', location(ref));
     }
+    const problem = batchUpdateProblem(answer.data, ref.spreadsheet_id, requests.length);
+    if (problem !== undefined) throw untrusted('write', location(ref), problem);
   }
 
   /** One retried call of a request that is safe to repeat; failures become stepwire errors. */
@@ -338,6 +371,8 @@ export class GoogleSheets implements SpreadsheetAdapter {
   #config(signal: AbortSignal | undefined): GoogleCallConfig {
     const config: GoogleCallConfig = { retry: false, timeout: this.#timeoutMs };
     if (signal) config.signal = signal;
+    // Per call too: googleapis keeps a root's path only when the call names the root.
+    if (this.#rootUrl !== undefined) config.rootUrl = this.#rootUrl;
     return config;
   }
 
@@ -448,6 +483,48 @@ function malformed(what: string, where: SheetLocation, problem: string): Upstrea
     {
       retryable: false,
     },
+  );
+}
+
+/**
+ * What is wrong with a 200 answer of `spreadsheets.batchUpdate`, or `undefined` when it is the
+ * documented `BatchUpdateSpreadsheetResponse`: this `spreadsheetId` and `replies`, one per request.
+ */
+function batchUpdateProblem(data: unknown, spreadsheetId: string, requests: number): string | undefined {
+  if (!isRecord(data)) return `the answer is not a BatchUpdateSpreadsheetResponse (${bodyText(data)})`;
+  if (data.spreadsheetId !== spreadsheetId)
+    return `spreadsheetId is ${bodyText(data.spreadsheetId)}, not "${spreadsheetId}"`;
+  const { replies } = data;
+  if (!Array.isArray(replies) || replies.length !== requests) {
+    const got = Array.isArray(replies) ? `${replies.length} replies` : `no replies (${bodyText(replies)})`;
+    return `${got} for ${requests} requests`;
+  }
+  return undefined;
+}
+
+/**
+ * What is wrong with a 200 answer of `values.update`, or `undefined` when it is the documented
+ * `UpdateValuesResponse`: this `spreadsheetId` and an `updatedRange`.
+ */
+function updateValuesProblem(data: unknown, spreadsheetId: string): string | undefined {
+  if (!isRecord(data)) return `the answer is not an UpdateValuesResponse (${bodyText(data)})`;
+  if (data.spreadsheetId !== spreadsheetId)
+    return `spreadsheetId is ${bodyText(data.spreadsheetId)}, not "${spreadsheetId}"`;
+  if (typeof data.updatedRange !== 'string') return `no updatedRange (${bodyText(data.updatedRange)})`;
+  return undefined;
+}
+
+/**
+ * A 200 answer to a change that is not what the API documents: whether the change was applied is
+ * unknown, so it is not sent again (not retryable) and the caller is told to check the sheet.
+ */
+function untrusted(what: string, where: SheetLocation, problem: string): UpstreamError {
+  const place = `spreadsheet "${where.spreadsheet_id}", sheet "${where.sheet_name}"${where.range ? `, range ${where.range}` : ''}`;
+  return new UpstreamError(
+    `Google Sheets ${what} of ${place} got a malformed answer: ${problem}. The outcome is unknown: ` +
+      'the change may or may not have been applied and was not sent again; check the sheet before retrying.',
+    undefined,
+    { retryable: false },
   );
 }
 
