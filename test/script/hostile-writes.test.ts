@@ -79,3 +79,21 @@ describe.each(sandboxes)('%s: hostile values handed to writeEntity', (_name, san
     expect(error.message).toBe('line 3: Error: no a');
   });
 });
+
+describe.each(sandboxes)('%s: numbers JSON cannot hold', (_name, sandbox) => {
+  it.each([
+    [
+      'objects packed by column',
+      '[{ n: 1, v: NaN }, { n: 2, v: Infinity }, { n: 3, v: -Infinity }, { n: 4, v: -0 }]',
+    ],
+    [
+      'objects with a null among the numbers',
+      '[{ n: 1, v: NaN }, { n: 2, v: null }, { n: 3, v: -Infinity }, { n: 4, v: -0 }]',
+    ],
+    ['a data table', "{ columns: ['n', 'v'], rows: [[1, NaN], [2, Infinity], [3, -Infinity], [4, -0]] }"],
+  ])('leave the sandbox as JSON makes them (%s): empty cells, -0 as 0', async (_, rows) => {
+    const result = await sandbox.run(input(`writeEntity('totals', ${rows});`));
+    const written = result.writes['totals']!.map((row) => (Object.is(row['v'], -0) ? '-0' : row['v']));
+    expect(written).toEqual([null, null, null, 0]);
+  });
+});
