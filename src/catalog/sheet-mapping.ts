@@ -10,6 +10,7 @@ import type { ColumnType, Entity } from '../schema/entity.js';
 import { BOOLEAN_NULL, createTable, type EntityTable } from '../query/entity-table.js';
 import { coerceCell } from '../query/coerce.js';
 import { sheetCell, toA1, toA1Range } from './a1.js';
+import { listNames, quoteName } from '../schema/issues.js';
 
 export { columnLetters, toA1, toA1Range, sheetCell } from './a1.js';
 export { coerceCell, cellFromValue, isEmptyCell, type Coerced } from '../query/coerce.js';
@@ -33,7 +34,7 @@ function headerName(cell: CellValue | undefined): string | undefined {
 /**
  * Where each entity column sits in the header row: `indexes[c]` is the position (relative to the
  * origin column) of entity column `c`. Header cells match a column when their text, trimmed, equals
- * the column name exactly (case-sensitive). Headers of no entity column are ignored.
+ * the column name exactly (case-sensitive; both in Unicode NFC). Headers of no entity column are ignored.
  * @throws {@link SheetError} `missing_column` naming the header range and the missing columns, or
  * `duplicate_column` naming the second cell that repeats a column's name.
  */
@@ -41,12 +42,15 @@ export function headerIndexes(entity: Entity, header: readonly CellValue[]): num
   const config = entity.spreadsheet_config;
   const where = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
   const { row, col } = config.origin;
-  const byName = new Map<string, number>(entity.columns.map((column, c) => [column.name, c]));
+  // Names compare in Unicode NFC: `Café` typed with a combining accent is the same name.
+  const byName = new Map<string, number>(
+    entity.columns.map((column, c) => [column.name.normalize('NFC'), c]),
+  );
   const indexes = new Array<number>(entity.columns.length).fill(-1);
   for (let h = 0; h < header.length; h++) {
     const name = headerName(header[h]);
     if (name === undefined) continue;
-    const c = byName.get(name);
+    const c = byName.get(name.normalize('NFC'));
     if (c === undefined) continue;
     if (indexes[c] !== -1) {
       const first = toA1(row, col + indexes[c]!);
@@ -65,9 +69,9 @@ export function headerIndexes(entity: Entity, header: readonly CellValue[]): num
     const found = header
       .map(headerName)
       .filter((name) => name !== undefined && name !== '')
-      .map((name) => JSON.stringify(name));
+      .map((name) => quoteName(name!));
     throw new SheetError(
-      `The header row ${sheetCell(config.sheet_name, range)} of entity "${entity.name}" is missing ${missing.length === 1 ? 'column' : 'columns'} ${missing.join(', ')} (found: ${found.length > 0 ? found.join(', ') : 'no headers'})`,
+      `The header row ${sheetCell(config.sheet_name, range)} of entity "${entity.name}" is missing ${missing.length === 1 ? 'column' : 'columns'} ${missing.join(', ')} (found: ${found.length > 0 ? listNames(found) : 'no headers'})`,
       { ...where, range },
       { code: 'missing_column' },
     );

@@ -105,4 +105,30 @@ describe('header cells', () => {
     const read = await engine.catalog.getEntity({ entity_name: 'years', operation: {} });
     expect(read.body.table.rows).toEqual([['eu', 10, 'yes']]);
   });
+
+  it('matches a header to a column in Unicode NFC: "Café" with a combining accent is "Café"', async () => {
+    const decomposed = 'Cafe\u0301';
+    const engine = new Engine({
+      spreadsheets: new MemorySpreadsheets({
+        book: {
+          menu: [
+            ['id', decomposed],
+            [1, 'open'],
+          ],
+        },
+      }),
+    });
+    await engine.catalog.registerEntity({
+      name: 'menu',
+      columns: [
+        { name: 'id', type: 'NUMBER' },
+        { name: 'Caf\u00e9', type: 'STRING' },
+      ],
+      primary_key: ['id'],
+      spreadsheet_config: at('menu'),
+    });
+    const read = await engine.catalog.getEntity({ entity_name: 'menu', operation: {} });
+    expect(read.body.error).toEqual({ is_error: false, errors: [] });
+    expect(read.body.table.rows).toEqual([[1, 'open']]);
+  });
 });
