@@ -27,8 +27,9 @@ export function readFailure(errors: string[]): GetEntityOutput {
 }
 
 /**
- * Output column of an entity column, named `name`: the config of its type (`number`, `string`, ...), a `NUMBER` column's
- * with the entity's own rules (`min`, `max`, `step`, `latin_numbering`) when it has them. @internal
+ * Output column of an entity column, named `name`: the config of its type (`number`, `string`, ...),
+ * a `NUMBER` column's with the entity's own rules (`min`, `max`, `step`, `latin_numbering`) when it
+ * has them. @internal
  */
 export function outputColumn(name: string, column: Pick<EntityColumn, 'type' | 'number'>): Column {
   switch (column.type) {
