@@ -15,6 +15,7 @@ import { setOwn } from '../schema/own.js';
 import { keyPath } from '../json-schema/describe.js';
 import { TriggerSchema, check, type Trigger } from '../schema/index.js';
 import { CronSchedule, cronSyntaxProblem } from './cron-slots.js';
+import { depthProblem } from './json-value.js';
 
 /** A stored trigger: its definition and when it was created (schedules fire only slots after it). */
 export type StoredTrigger = Trigger & { created_at: string };
@@ -61,6 +62,8 @@ export class TriggerRegistry {
    */
   async create(definition: unknown): Promise<StoredTrigger> {
     await this.#ready();
+    const deep = depthProblem(definition);
+    if (deep) throw new ValidationError([deep]);
     const parsed = check(TriggerSchema, definition);
     if (!parsed.ok) throw new ValidationError(parsed.issues);
     const trigger = parsed.value;

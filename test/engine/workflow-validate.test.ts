@@ -112,4 +112,19 @@ describe('engine.workflows.validate', () => {
     await engine.workflows.create(deep(500));
     expect((await engine.run('echo')).status).toBe('succeeded');
   });
+
+  it('refuses a trigger whose input_data is nested more than 512 levels deep, naming where', async () => {
+    const engine = new Engine();
+    await engine.workflows.create(definition);
+    let value: unknown = 1;
+    for (let i = 0; i < 20_000; i++) value = { a: value };
+    const error = await engine.triggers
+      .create({ name: 'deep', type: 'webhook', workflow_name: 'echo', input_data: value })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toEqual([
+      { code: 'too_deep', path: 'input_data.a.a.a', message: 'a is nested more than 512 levels deep' },
+    ]);
+    expect(await engine.triggers.list()).toEqual([]);
+  });
 });
