@@ -185,7 +185,7 @@ export class Engine {
    * Runs a workflow to its end and resolves with its run record, succeeded or failed.
    * @throws {@link ValidationError} when the input is invalid (no step runs, no record is kept);
    *   {@link NotFoundError} when there is no such workflow; a `StepwireError` with code `closed`
-   *   after {@link Engine.close}; a `TypeError` naming `timeoutMs` or `concurrency` when one is not valid.
+   *   after {@link Engine.close}; a `TypeError` naming `timeoutMs`, `concurrency` or `signal` when one is not valid.
    */
   async run(name: string, input?: unknown, options: RunOptions = {}): Promise<RunRecord> {
     this.#open('run');
@@ -242,7 +242,7 @@ export class Engine {
    * const record = await handle.result;
    * ```
    * @throws a `StepwireError` with code `closed` after {@link Engine.close}; a `TypeError` naming
-   *   `timeoutMs` or `concurrency` when one is not valid.
+   *   `timeoutMs`, `concurrency` or `signal` when one is not valid.
    */
   async start(name: string, input?: unknown, options: RunOptions = {}): Promise<RunHandle> {
     this.#open('start');

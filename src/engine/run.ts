@@ -990,7 +990,22 @@ type Retried = Attempted & { retryDelay?: number };
 
 /** Checks the options of a run; a `TypeError` names the one that is wrong. @internal */
 export function checkRunOptions(options: RunOptions): void {
-  const { timeoutMs, concurrency } = options;
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(`run options must be an object, got ${options === null ? 'null' : typeof options}`);
+  const { timeoutMs, concurrency, signal } = options;
+  // Checked before anything is stored: a run that could not listen to its signal would stay `running`.
+  if (
+    signal !== undefined &&
+    !(
+      typeof signal === 'object' &&
+      signal !== null &&
+      typeof (signal as Partial<AbortSignal>).aborted === 'boolean' &&
+      typeof (signal as Partial<AbortSignal>).addEventListener === 'function'
+    )
+  )
+    throw new TypeError(
+      `signal must be an AbortSignal (an AbortController's .signal), got ${describeOption(signal)}`,
+    );
   if (
     timeoutMs !== undefined &&
     !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))
@@ -998,6 +1013,17 @@ export function checkRunOptions(options: RunOptions): void {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1))
     throw new TypeError(`concurrency must be a whole number from 1 on, got ${String(concurrency)}`);
+}
+
+/** An option's value as an error names it: `null`, `an AbortController`, `a string`. */
+function describeOption(value: unknown): string {
+  if (value === null) return 'null';
+  const name =
+    typeof value !== 'object'
+      ? typeof value
+      : (value as { constructor?: { name?: unknown } }).constructor?.name;
+  if (typeof name !== 'string' || name === '' || name === 'Object') return 'an object';
+  return `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name}`;
 }
 
 /** The id of child run number `n` of the step execution `key`: a UUID (version 8) made from both. */

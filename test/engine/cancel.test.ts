@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { z } from 'zod';
-import { Engine } from '../../src/index.js';
+import { Engine, type RunOptions } from '../../src/index.js';
 
 it('engine.cancel stops a run of this engine, says false once it ended, and names a run that does not exist', async () => {
   const engine = new Engine();
@@ -103,11 +103,25 @@ it('refuses run options that are not valid, naming them, before anything runs', 
     [{ concurrency: 0 }, 'concurrency'],
     [{ concurrency: 2.5 }, 'concurrency'],
     [{ concurrency: Number.NaN }, 'concurrency'],
+    // The controller instead of its signal, and no signal at all: a run could not be cancelled.
+    [{ signal: new AbortController() }, 'signal'],
+    [{ signal: {} }, 'signal'],
+    [{ key: 'k', signal: 'stop' }, 'signal'],
   ] as const) {
-    await expect(engine.run('deaf', {}, options)).rejects.toThrow(new RegExp(`^${name} must be`));
-    await expect(engine.start('deaf', {}, options)).rejects.toThrow(TypeError);
+    await expect(engine.run('deaf', {}, options as RunOptions)).rejects.toThrow(
+      new RegExp(`^${name} must be`),
+    );
+    await expect(engine.start('deaf', {}, options as RunOptions)).rejects.toThrow(TypeError);
   }
+  await expect(engine.run('deaf', {}, { signal: new AbortController() } as never)).rejects.toThrow(
+    "signal must be an AbortSignal (an AbortController's .signal), got an AbortController",
+  );
+  await expect(engine.run('deaf', {}, null as never)).rejects.toThrow(
+    'run options must be an object, got null',
+  );
   expect((await engine.listRuns()).runs).toEqual([]);
+  // The key was not claimed: a start with it runs.
+  await expect(engine.start('deaf', {}, { key: 'k' })).resolves.toMatchObject({ id: expect.any(String) });
 });
 
 it('a time limit longer than a timer can wait (24.8 days) does not end the run at once', async () => {
