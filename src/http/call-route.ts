@@ -86,6 +86,11 @@ function fillPath(route: Route, params: Record<string, string>): string {
   return route.path.slice(1).replace(/\{([^}]+)\}/g, (_, key: string) => {
     const value = params[key];
     if (typeof value !== 'string') throw new TypeError(`${route.name} needs the path parameter "${key}"`);
+    // A URL cannot carry these as one segment: they would name another route (`/workflows/` lists).
+    if (value === '' || value === '.' || value === '..')
+      throw new TypeError(
+        `${route.name}: the path parameter "${key}" cannot be ${value === '' ? 'empty' : `"${value}"`}; no resource has that name`,
+      );
     return encodeURIComponent(value);
   });
 }

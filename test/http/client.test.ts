@@ -73,6 +73,12 @@ describe('createClient against the handler served by node:http', () => {
     const missing = (await client.getWorkflow('nope').catch((e: unknown) => e)) as HttpProblemError;
     expect(missing.status).toBe(404);
     expect(missing.message).toBe('404 Not Found: workflow "nope" does not exist');
+    // A name a URL segment cannot carry would call another route (`/workflows/` is the list).
+    for (const name of ['', '.', '..']) {
+      const refused = await client.getWorkflow(name).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(TypeError);
+      expect((refused as Error).message).toMatch(/^workflows\.get: the path parameter "name" cannot be/);
+    }
   });
 
   it('covers workflows and runs', async () => {
