@@ -112,8 +112,13 @@ export class ActionRegistry {
     this.#fallback = fallback;
   }
 
-  /** Adds an action. @throws {@link ConflictError} when `provider/module/action` is taken. */
+  /**
+   * Adds an action. @throws {@link ConflictError} when `provider/module/action` is taken, by your own
+   * action or a built-in one (stand in for a built-in in tests with {@link ActionRegistry.stub}).
+   */
   register<S extends z.ZodType>(definition: ActionDefinition<S>): void {
+    if (typeof definition !== 'object' || definition === null)
+      throw new TypeError('an action must be an object with provider, module, action, input and run');
     for (const field of ['provider', 'module', 'action'] as const) {
       if (typeof definition[field] !== 'string' || definition[field] === '')
         throw new TypeError(`action ${field} must be a non-empty string`);
@@ -122,7 +127,12 @@ export class ActionRegistry {
     if (typeof definition.input?.safeParse !== 'function')
       throw new TypeError('action input must be a zod schema');
     const key = actionKey(definition.provider, definition.module, definition.action);
-    if (this.#actions.has(key)) throw new ConflictError('action', key);
+    // A built-in action is taken too: replacing one would change every workflow using it (tests use `stub`).
+    if (
+      this.#actions.has(key) ||
+      this.#fallback(definition.provider, definition.module, definition.action, key) !== undefined
+    )
+      throw new ConflictError('action', key);
     this.#actions.set(key, definition as unknown as ActionDefinition);
   }
 

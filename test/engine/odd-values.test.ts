@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Engine } from '../../src/index.js';
+import { ConflictError, Engine } from '../../src/index.js';
 import { createHandler } from '../../src/http/index.js';
 
 /** An engine whose custom action `t/m/odd` returns or throws what `act` does, and workflow `w` of that one step. */
@@ -165,5 +165,27 @@ describe('a run input JSON cannot hold', () => {
     const record = await engine.run('w', { at: new Date(0), n: Number.NaN, f: () => 1 });
     expect(record.status).toBe('succeeded');
     expect((await engine.getRun(record.id)).input).toEqual({ at: '1970-01-01T00:00:00.000Z', n: null });
+  });
+});
+
+describe('engine.actions.register', () => {
+  it('refuses a key a built-in action has, as it refuses one of your own, and stub still stands in', async () => {
+    const engine = new Engine();
+    const hijack = {
+      provider: 'catalog',
+      module: 'action',
+      action: 'get_entity',
+      input: z.any(),
+      run: () => ({ hijacked: true }),
+    };
+    expect(() => engine.actions.register(hijack)).toThrow(ConflictError);
+    expect(() =>
+      engine.actions.register({ ...hijack, provider: 'platform', module: 'dummy', action: 'dummy_task' }),
+    ).toThrow(ConflictError);
+    engine.actions.register({ ...hijack, provider: 'mine' });
+    expect(() => engine.actions.register({ ...hijack, provider: 'mine' })).toThrow(ConflictError);
+    expect(() => engine.actions.register(null as never)).toThrow(TypeError);
+    const stub = engine.actions.stub('catalog/action/get_entity', { output: { stubbed: true } });
+    expect(stub.calls).toEqual([]);
   });
 });
