@@ -47,6 +47,12 @@ export async function typesCommand(args: string[], io: CliIo): Promise<number> {
       workflow.workflow_input?.input_schema ?? { type: 'object', additionalProperties: true },
     ) as Schema;
     delete input['title'];
+    // What `default_data` fills in is optional to the caller: the run has it either way.
+    const defaults = workflow.workflow_input?.default_data;
+    if (defaults && Array.isArray(input['required']))
+      input['required'] = (input['required'] as unknown[]).filter(
+        (name) => typeof name !== 'string' || !Object.hasOwn(defaults, name),
+      );
     if (input['description'] === undefined) input['description'] = `Input of workflow "${workflow.name}".`;
     parts.push(await compile(input, `${type}Input`, options));
     parts.push(

@@ -109,4 +109,27 @@ describe('project files that clash or cannot be read as definitions', () => {
     expect(result.stdout).toContain('"order-sum": { input: OrderSumInput; output: OrderSumOutput };');
     expect(result.stdout).toContain('"order_sum": { input: OrderSum2Input; output: OrderSum2Output };');
   });
+
+  it('types: an input property default_data fills is optional', async () => {
+    const dir = project('defaults', {
+      'workflows/report.json': {
+        steps: [dummy('d')],
+        wires: [],
+        workflow_input: {
+          name: 'input',
+          input_schema: {
+            type: 'object',
+            properties: { min_amount: { type: 'number' }, region: { type: 'string' } },
+            required: ['min_amount', 'region'],
+          },
+          default_data: { min_amount: 0 },
+        },
+      },
+    });
+    const result = await inProcess(['types', dir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /export interface ReportInput \{\s+min_amount\?: number;\s+region: string;\s+\}/,
+    );
+  });
 });
