@@ -20,8 +20,11 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  * const handler = createHandler(engine, { basePath: '/api', authorize: (req) => req.headers.get('x-key') === key });
  * export default { fetch: handler };
  * ```
+ * @throws TypeError when `engine` is not an Engine.
  */
 export function createHandler(engine: Engine, options: HandlerOptions = {}): FetchHandler {
+  if (typeof engine !== 'object' || engine === null || typeof (engine as Partial<Engine>).run !== 'function')
+    throw new TypeError('createHandler needs an Engine: createHandler(new Engine(), options)');
   const resolved = resolveHandlerOptions(options);
   const router = new Router<Route>(ROUTE_LIST);
   let openapi: unknown;

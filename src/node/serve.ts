@@ -30,11 +30,17 @@ export interface RunningServer {
  * const server = await serve(createHandler(engine), { port: 8787 });
  * console.log(`listening on ${server.url}`);
  * ```
+ * @throws TypeError when `handler` is no function or `options.port` no whole number from 0 to 65535.
  */
 export async function serve(
   handler: (request: Request) => Response | Promise<Response>,
   options: ServeOptions = {},
 ): Promise<RunningServer> {
+  if (typeof handler !== 'function')
+    throw new TypeError('serve needs a fetch handler: a function from Request to Response');
+  const port = options.port ?? 0;
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65_535))
+    throw new TypeError(`serve options.port must be a whole number from 0 to 65535, got ${String(port)}`);
   const hostname = options.hostname ?? '127.0.0.1';
   // A request without Host is refused by the bridge with problem details, not Node's bare 400.
   const server = createServer({ requireHostHeader: false }, function stepwireNodeBridge(req, res) {
@@ -53,14 +59,14 @@ export async function serve(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, hostname, () => {
+    server.listen(port, hostname, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://${formatHost(hostname)}:${port}`,
+    url: `http://${formatHost(hostname)}:${bound}`,
     server,
     close: () =>
       new Promise<void>((resolve, reject) => {

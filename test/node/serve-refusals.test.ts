@@ -133,3 +133,16 @@ describe('serve: CONNECT and malformed chunked bodies get an answer', () => {
     expect(res.closedAfter).toBeLessThan(5_000);
   });
 });
+
+describe('serve arguments', () => {
+  it('refuses a port that is no port and a handler that is no function, naming them', async () => {
+    const handler = () => new Response('ok');
+    for (const port of ['abc', -1, 65_536, 1.5, Number.NaN]) {
+      await expect(serve(handler, { port: port as number })).rejects.toThrow(
+        /^serve options\.port must be a whole number from 0 to 65535, got /,
+      );
+    }
+    await expect(serve(null as never)).rejects.toThrow(TypeError);
+    expect(() => createHandler(null as never)).toThrow('createHandler needs an Engine');
+  });
+});
