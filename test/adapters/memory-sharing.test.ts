@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemorySpreadsheets, MemoryStorage } from '../../src/index.js';
+import { MemoryFileStore, MemorySpreadsheets, MemoryStorage } from '../../src/index.js';
 
 const ref = { spreadsheet_id: 'book', sheet_name: 'people' };
 
@@ -123,5 +123,18 @@ describe('MemoryStorage keeps JSON text', () => {
     expect(Object.keys(read)).toEqual(['at', 'list']);
     (read.list as unknown[]).push(4);
     expect(storage.get('runs', 'r')).toEqual({ at: '1970-01-01T00:00:00.000Z', list: [1, null, null] });
+  });
+});
+
+describe('seeds that are not seeds', () => {
+  it('are TypeErrors naming where, not crashes on first use', () => {
+    expect(() => new MemorySpreadsheets(null as never)).toThrow(TypeError);
+    expect(() => new MemorySpreadsheets({ book: null } as never)).toThrow(
+      'MemorySpreadsheets seed["book"] must be { [sheet_name]: rows }, got null',
+    );
+    expect(() => new MemorySpreadsheets({ book: { s: 'rows' } } as never)).toThrow(
+      'MemorySpreadsheets seed["book"]["s"] must be an array of rows of cells',
+    );
+    expect(() => new MemoryFileStore(null as never)).toThrow(TypeError);
   });
 });

@@ -31,6 +31,8 @@ export class MemoryFileStore implements FileStore {
   #baseUrl: string;
 
   constructor(options: MemoryFileStoreOptions = {}) {
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError('MemoryFileStore options must be an object ({ baseUrl? })');
     this.#baseUrl = options.baseUrl ?? 'memory://files/';
   }
 

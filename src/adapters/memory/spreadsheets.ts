@@ -31,8 +31,20 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
   #revisions = new Map<string, number>();
 
   constructor(seed: SpreadsheetSeed = {}) {
+    if (typeof seed !== 'object' || seed === null)
+      throw new TypeError('MemorySpreadsheets seed must be { [spreadsheet_id]: { [sheet_name]: rows } }');
     for (const [id, sheets] of Object.entries(seed)) {
-      for (const [name, rows] of Object.entries(sheets)) this.setSheet(id, name, rows);
+      if (typeof sheets !== 'object' || sheets === null)
+        throw new TypeError(
+          `MemorySpreadsheets seed["${id}"] must be { [sheet_name]: rows }, got ${String(sheets)}`,
+        );
+      for (const [name, rows] of Object.entries(sheets)) {
+        if (!Array.isArray(rows) || !rows.every((row) => Array.isArray(row) || row === undefined))
+          throw new TypeError(
+            `MemorySpreadsheets seed["${id}"]["${name}"] must be an array of rows of cells`,
+          );
+        this.setSheet(id, name, rows);
+      }
     }
   }
 
