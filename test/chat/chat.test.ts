@@ -102,7 +102,8 @@ describe('SlackChat with a bot token', () => {
   });
 
   it('stops with a CancelledError when the signal aborts', async () => {
-    slack.fail({ status: 500 }, { status: 500 }, { status: 500 });
+    // Retry-After makes the wait 10 s for sure (a jittered wait could be shorter than the 50 ms below).
+    slack.fail({ status: 500, retryAfter: '10' }, { status: 500 }, { status: 500 });
     const controller = new AbortController();
     const chat = bot({ retry: { attempts: 5, baseMs: 10_000, capMs: 10_000 } });
     setTimeout(() => controller.abort(), 50);
