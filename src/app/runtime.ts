@@ -3,6 +3,7 @@ import type { AppHost } from './host.js';
 import type { RunRecord } from '../schema/index.js';
 import type { Application, Component, FormItem, Screen } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
+import { describeValue } from '../schema/issues.js';
 import { itemProperty } from './form.js';
 import { assignIssues, coerceForm } from './form.js';
 import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
@@ -51,27 +52,33 @@ export class AppRuntime {
    * @throws {@link NotFoundError} when the app has no such screen.
    */
   async screen(url: string, query?: ScreenQuery | URLSearchParams): Promise<ResolvedScreen> {
-    return this.#resolve(this.#find(url), toQuery(query), undefined);
+    return this.#resolve(this.#find(url), toQuery(query, 'app.screen: query'), undefined);
   }
 
   /**
    * Submits a form: coerces the values by item type, runs the form's workflow (bounded by
    * `limits.formRunTimeoutMs`) and computes the redirect. On any problem the screen comes back
-   * re-rendered with the values and the errors attached to the form and its items. `traceparent`,
-   * the W3C trace context of the request that submitted the form, becomes the run span's parent.
-   * @throws {@link NotFoundError} when there is no such screen or form.
+   * re-rendered with the values and the errors attached to the form and its items. `values` may
+   * be the posted form as a `URLSearchParams` (a name sent twice counts once, its first value).
+   * `traceparent`, the W3C trace context of the request that submitted the form, becomes the run
+   * span's parent.
+   * @throws {@link NotFoundError} when there is no such screen or form; `TypeError` when `values`,
+   *   `query` or `options` is not an object.
    */
   async submit(
     url: string,
     component: string,
-    values: Readonly<Record<string, string>>,
+    submitted: Readonly<Record<string, string>> | URLSearchParams,
     query?: ScreenQuery | URLSearchParams,
     options: { traceparent?: string | undefined } = {},
   ): Promise<SubmitResult> {
+    const values = toQuery(submitted, 'app.submit: values', true);
+    const params = toQuery(query, 'app.submit: query');
+    if (typeof options !== 'object' || options === null)
+      throw new TypeError('app.submit: options must be an object, as { traceparent }');
     const screen = this.#find(url);
     const form = findComponent(screen, component);
     if (form?.type !== 'form') throw new NotFoundError('form', `${url}/${component}`);
-    const params = toQuery(query);
     const items = form.form.form_items;
     const failure = async (
       reason: 'invalid' | 'failed' | 'redirect',
@@ -181,7 +188,9 @@ export class AppRuntime {
   async button(url: string, component: string, query?: ScreenQuery | URLSearchParams): Promise<string> {
     const found = findComponent(this.#find(url), component);
     if (found?.type !== 'button') throw new NotFoundError('button', `${url}/${component}`);
-    return resolveRedirect(found.button.event.redirect_data.url, this.#screens, { query: toQuery(query) });
+    return resolveRedirect(found.button.event.redirect_data.url, this.#screens, {
+      query: toQuery(query, 'app.button: query'),
+    });
   }
 
   /** A form with its items; a write form shows the row its key names until a submission failed. */
@@ -297,7 +306,22 @@ function findComponent(screen: Screen, name: string): Component | undefined {
 }
 
 /** Query parameters as a plain record; the first value of a repeated name wins. */
-function toQuery(query: ScreenQuery | URLSearchParams | undefined): ScreenQuery {
+/**
+ * Query parameters or posted form values as one plain object of strings, a name's first value
+ * kept. `required` refuses undefined; anything but an object is a TypeError naming `what`.
+ */
+function toQuery(
+  query: ScreenQuery | URLSearchParams | undefined,
+  what: string,
+  required = false,
+): ScreenQuery {
+  if (
+    (query === undefined && required) ||
+    (query !== undefined && (typeof query !== 'object' || query === null))
+  )
+    throw new TypeError(
+      `${what} must be an object of strings or a URLSearchParams; got ${describeValue(query)}`,
+    );
   const out: ScreenQuery = {};
   const entries =
     query === undefined ? [] : query instanceof URLSearchParams ? [...query] : Object.entries(query);

@@ -129,6 +129,32 @@ describe('form submission', () => {
     expect(result.run!.input).toEqual({ customer_id: 2 });
   });
 
+  it('takes the posted form as a URLSearchParams, a name sent twice by its first value', async () => {
+    const { app } = await shop();
+    const result = await app.submit('start', 'lookup', new URLSearchParams('customer_id=2&customer_id=3'));
+    expect(result.ok && result.redirect).toBe('/screens/orders?customer=2&count=15');
+  });
+
+  it('refuses values, a query or options that are no object with a TypeError naming the argument', async () => {
+    const { app, engine } = await shop();
+    const bad = app as unknown as {
+      submit(...args: unknown[]): Promise<unknown>;
+      screen(...args: unknown[]): Promise<unknown>;
+    };
+    await expect(bad.submit('start', 'lookup', null)).rejects.toThrow(
+      new TypeError('app.submit: values must be an object of strings or a URLSearchParams; got null'),
+    );
+    await expect(bad.submit('start', 'lookup')).rejects.toThrow(/app\.submit: values .* got nothing/);
+    await expect(bad.submit('start', 'lookup', {}, 'customer=1')).rejects.toThrow(
+      /app\.submit: query must be .* got the string "customer=1"/,
+    );
+    await expect(bad.submit('start', 'lookup', { customer_id: '2' }, {}, null)).rejects.toThrow(
+      /app\.submit: options must be an object/,
+    );
+    await expect(bad.screen('start', null)).rejects.toThrow(/app\.screen: query must be .* got null/);
+    expect((await engine.listRuns()).runs).toEqual([]);
+  });
+
   it('rejects "abc" for a number item, with the error on that item, and runs nothing', async () => {
     const { app, engine } = await shop();
     const result = await app.submit('start', 'lookup', { customer_id: 'abc' });
