@@ -68,11 +68,11 @@ export class AppRuntime {
   async submit(
     url: string,
     component: string,
-    submitted: Readonly<Record<string, string>> | URLSearchParams,
+    values: Readonly<Record<string, string>> | URLSearchParams,
     query?: ScreenQuery | URLSearchParams,
     options: { traceparent?: string | undefined } = {},
   ): Promise<SubmitResult> {
-    const values = toQuery(submitted, 'app.submit: values', true);
+    const posted = toQuery(values, 'app.submit: values', true);
     const params = toQuery(query, 'app.submit: query');
     if (typeof options !== 'object' || options === null)
       throw new TypeError('app.submit: options must be an object, as { traceparent }');
@@ -92,7 +92,7 @@ export class AppRuntime {
           : { byItem: new Map<string, string>(), form: [plainFailure(run)] };
       const state: FormState = {
         component,
-        values,
+        values: posted,
         itemErrors: byItem,
         formError: formLevel.length > 0 ? formLevel.join(' ') : null,
       };
@@ -102,16 +102,16 @@ export class AppRuntime {
     const job = form.form.job;
     if (job.type === 'write') {
       const entity = await this.#host.catalog.getDefinition(job.entity_name);
-      const coerced = coerceForm(writeItems(items, entity, job), values);
+      const coerced = coerceForm(writeItems(items, entity, job), posted);
       if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
       // A field sent empty empties its cell; a field not sent at all leaves its cell as it is.
       for (const item of items) {
         const property = itemProperty(item);
-        if (Object.hasOwn(values, property) && !Object.hasOwn(coerced.input, property))
+        if (Object.hasOwn(posted, property) && !Object.hasOwn(coerced.input, property))
           setOwn(coerced.input, property, null);
       }
       const write = () => submitWrite(this.#host, job, coerced.input, params);
-      const token = values[SUBMISSION];
+      const token = posted[SUBMISSION];
       // A delete repeated after it succeeded finds no row: its token makes a double click delete once.
       const outcome =
         job.write_mode === 'delete' && isToken(token)
@@ -132,11 +132,11 @@ export class AppRuntime {
         return failure(outcome.reason === 'invalid' ? 'invalid' : 'failed', outcome.issues, null);
       return this.#redirect(screen, form, params, outcome.output, null, failure);
     }
-    const coerced = coerceForm(items, values);
+    const coerced = coerceForm(items, posted);
     if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
     let run: RunRecord;
     try {
-      const token = values[SUBMISSION];
+      const token = posted[SUBMISSION];
       // The token makes a double submit (a second click, a resent POST) run the workflow once; hashed
       // with the form's names, it is a valid run key however long they are or whatever they hold.
       const key = isToken(token)
