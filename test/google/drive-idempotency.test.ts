@@ -1,32 +1,13 @@
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GoogleDrive } from '../../src/adapters/google/index.js';
 import { Engine } from '../../src/index.js';
-import { parseAppPropertyQuery, startFakeDrive, type FakeDrive } from '../fakes/google-drive.js';
-import type { RecordedRequest } from '../fakes/google-sheets.js';
+import { parseAppPropertyQuery } from '../fakes/google-drive.js';
+import { isSearch, isUpload, useFakeDrive } from './drive-setup.js';
 
-let fake: FakeDrive;
-let auth: OAuth2Client;
+const setup = useFakeDrive();
 
-beforeAll(async () => {
-  fake = await startFakeDrive();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  fake.reset();
-  fake.addFolder('folder-1');
-});
+const drive = (): GoogleDrive => setup.store();
 
-function drive(): GoogleDrive {
-  return new GoogleDrive({ auth, rootUrl: fake.url, retry: { attempts: 3, baseMs: 1, capMs: 10 } });
-}
-
-const isUpload = (r: RecordedRequest): boolean => r.method === 'POST' && r.path === '/upload/drive/v3/files';
-const isSearch = (r: RecordedRequest): boolean => r.method === 'GET' && r.path === '/drive/v3/files';
 const file = {
   name: 'invoice.pdf',
   folder: 'folder-1',
@@ -40,14 +21,14 @@ describe('GoogleDrive.put with an idempotency key', () => {
     // A second adapter, as in another process after a redelivery: it knows nothing in memory.
     const second = await drive().put(file, { idempotencyKey: 'run-1:upload' });
     expect(second.url).toBe(first.url);
-    expect([...fake.files.values()]).toHaveLength(1);
-    expect(fake.requests.filter(isUpload)).toHaveLength(1);
-    expect([...fake.files.values()][0]!.appProperties).toEqual({ stepwire_key: 'run-1:upload' });
+    expect([...setup.fake.files.values()]).toHaveLength(1);
+    expect(setup.fake.requests.filter(isUpload)).toHaveLength(1);
+    expect([...setup.fake.files.values()][0]!.appProperties).toEqual({ stepwire_key: 'run-1:upload' });
   });
 
   it('searches with the documented appProperties query before uploading', async () => {
     await drive().put(file, { idempotencyKey: 'run-2:upload' });
-    const search = fake.requests.find(isSearch)!;
+    const search = setup.fake.requests.find(isSearch)!;
     expect(search.query.q).toEqual([`appProperties has { key='stepwire_key' and value='run-2:upload' }`]);
     expect(search.query.corpora).toEqual(['allDrives']);
     expect(search.query.includeItemsFromAllDrives).toEqual(['true']);
@@ -61,8 +42,8 @@ describe('GoogleDrive.put with an idempotency key', () => {
     await store.put(file);
     await store.put(file);
     expect(a.url).not.toBe(b.url);
-    expect(fake.files.size).toBe(4);
-    expect(fake.requests.filter(isSearch)).toHaveLength(2);
+    expect(setup.fake.files.size).toBe(4);
+    expect(setup.fake.requests.filter(isSearch)).toHaveLength(2);
   });
 
   it('escapes quotes and backslashes in the key, which a step name may hold', async () => {
@@ -70,8 +51,8 @@ describe('GoogleDrive.put with an idempotency key', () => {
     const first = await drive().put(file, { idempotencyKey: key });
     const second = await drive().put(file, { idempotencyKey: key });
     expect(second.url).toBe(first.url);
-    expect(fake.files.size).toBe(1);
-    const q = fake.requests.find(isSearch)!.query.q![0]!;
+    expect(setup.fake.files.size).toBe(1);
+    const q = setup.fake.requests.find(isSearch)!.query.q![0]!;
     expect(q).toBe(String.raw`appProperties has { key='stepwire_key' and value='run-4:it\'s a \\ step' }`);
     expect(parseAppPropertyQuery(q).value).toBe(key);
   });
@@ -81,17 +62,17 @@ describe('GoogleDrive.put with an idempotency key', () => {
     const first = await drive().put(file, { idempotencyKey: key });
     const second = await drive().put(file, { idempotencyKey: key });
     expect(second.url).toBe(first.url);
-    const stored = [...fake.files.values()][0]!.appProperties['stepwire_key']!;
+    const stored = [...setup.fake.files.values()][0]!.appProperties['stepwire_key']!;
     expect(stored).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(fake.files.size).toBe(1);
+    expect(setup.fake.files.size).toBe(1);
   });
 
   it('finds the file of an upload whose answer was lost, instead of uploading it again', async () => {
-    fake.faults.push({ match: isUpload, status: 503, apply: true });
+    setup.fake.faults.push({ match: isUpload, status: 503, apply: true });
     const stored = await drive().put(file, { idempotencyKey: 'run-6:upload' });
-    expect(fake.requests.filter(isUpload)).toHaveLength(1);
-    expect(fake.requests.filter(isSearch)).toHaveLength(2);
-    expect(fake.files.size).toBe(1);
+    expect(setup.fake.requests.filter(isUpload)).toHaveLength(1);
+    expect(setup.fake.requests.filter(isSearch)).toHaveLength(2);
+    expect(setup.fake.files.size).toBe(1);
     expect(stored.url).toBe(`https://drive.google.com/file/d/file1/view?usp=drivesdk`);
   });
 
@@ -116,6 +97,6 @@ describe('GoogleDrive.put with an idempotency key', () => {
     });
     const run = await engine.run('upload');
     expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
-    expect([...fake.files.values()][0]!.appProperties).toEqual({ stepwire_key: `${run.id}:put` });
+    expect([...setup.fake.files.values()][0]!.appProperties).toEqual({ stepwire_key: `${run.id}:put` });
   });
 });

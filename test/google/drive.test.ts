@@ -1,37 +1,14 @@
 import { drive as buildDriveClient } from '@googleapis/drive';
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GoogleDrive, type DriveClient, type GoogleDriveOptions } from '../../src/adapters/google/index.js';
 import { CancelledError, UpstreamError } from '../../src/errors/index.js';
-import { parseMultipart, startFakeDrive, type FakeDrive } from '../fakes/google-drive.js';
-import type { RecordedRequest } from '../fakes/google-sheets.js';
+import { parseMultipart } from '../fakes/google-drive.js';
+import { isUpload, useFakeDrive } from './drive-setup.js';
 
-let fake: FakeDrive;
-let auth: OAuth2Client;
+const setup = useFakeDrive();
 
-beforeAll(async () => {
-  fake = await startFakeDrive();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  fake.reset();
-  fake.addFolder('folder-1');
-});
+const store = (options: Partial<GoogleDriveOptions> = {}): GoogleDrive => setup.store(options);
 
-function store(options: Partial<GoogleDriveOptions> = {}): GoogleDrive {
-  return new GoogleDrive({
-    auth,
-    rootUrl: fake.url,
-    retry: { attempts: 3, baseMs: 1, capMs: 10 },
-    ...options,
-  });
-}
-
-const isUpload = (r: RecordedRequest): boolean => r.method === 'POST' && r.path === '/upload/drive/v3/files';
 const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x0d, 0x0a, 0x2d, 0x2d, 0x80]);
 
 describe('GoogleDrive.put', () => {
@@ -43,7 +20,7 @@ describe('GoogleDrive.put', () => {
       data: PDF,
     });
     expect(stored.url).toBe('https://drive.google.com/file/d/file1/view?usp=drivesdk');
-    const upload = fake.requests.find(isUpload)!;
+    const upload = setup.fake.requests.find(isUpload)!;
     expect(upload.query.uploadType).toEqual(['multipart']);
     expect(upload.query.supportsAllDrives).toEqual(['true']);
     expect(upload.query.fields).toEqual(['id,webViewLink']);
@@ -55,7 +32,7 @@ describe('GoogleDrive.put', () => {
     });
     expect(media!.headers['content-type']).toBe('application/pdf');
     expect(new Uint8Array(media!.body)).toEqual(PDF);
-    const file = fake.files.get('file1')!;
+    const file = setup.fake.files.get('file1')!;
     expect(file.parents).toEqual(['folder-1']);
     expect(new Uint8Array(file.data)).toEqual(PDF);
   });
@@ -68,7 +45,7 @@ describe('GoogleDrive.put', () => {
       contentType: 'application/octet-stream',
       data: view,
     });
-    const file = fake.files.get('file1')!;
+    const file = setup.fake.files.get('file1')!;
     expect(file.parents).toEqual(['folder-1']);
     expect(new Uint8Array(file.data)).toEqual(view);
   });
@@ -87,7 +64,7 @@ describe('GoogleDrive.put', () => {
   });
 
   it('retries 429, rate-limit 403 and 5xx with a fresh body each time', async () => {
-    fake.faults.push(
+    setup.fake.faults.push(
       { match: isUpload, status: 429, retryAfter: '0' },
       {
         match: isUpload,
@@ -99,11 +76,11 @@ describe('GoogleDrive.put', () => {
     );
     const drive = store();
     await drive.put({ name: 'r.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF });
-    expect(fake.requests.filter(isUpload)).toHaveLength(3);
-    expect(new Uint8Array([...fake.files.values()][0]!.data)).toEqual(PDF);
+    expect(setup.fake.requests.filter(isUpload)).toHaveLength(3);
+    expect(new Uint8Array([...setup.fake.files.values()][0]!.data)).toEqual(PDF);
 
-    fake.requests.length = 0;
-    fake.faults.push(
+    setup.fake.requests.length = 0;
+    setup.fake.faults.push(
       { match: isUpload, status: 500 },
       { match: isUpload, status: 500 },
       { match: isUpload, status: 500 },
@@ -113,7 +90,7 @@ describe('GoogleDrive.put', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).retryable).toBe(true);
-    expect(fake.requests.filter(isUpload)).toHaveLength(3);
+    expect(setup.fake.requests.filter(isUpload)).toHaveLength(3);
   });
 
   it('names a missing or unshared folder and does not retry it', async () => {
@@ -127,17 +104,17 @@ describe('GoogleDrive.put', () => {
     );
     expect((missing as UpstreamError).retryable).toBe(false);
 
-    fake.addFolder('locked');
-    fake.deny('locked');
+    setup.fake.addFolder('locked');
+    setup.fake.deny('locked');
     const denied = await store()
       .put({ name: 'a.pdf', folder: 'locked', contentType: 'application/pdf', data: PDF })
       .catch((e: unknown) => e);
     expect((denied as Error).message).toMatch(/Share the folder with the service account/);
-    expect(fake.requests.filter(isUpload)).toHaveLength(2);
+    expect(setup.fake.requests.filter(isUpload)).toHaveLength(2);
   });
 
   it('cancels through the signal', async () => {
-    fake.faults.push({ match: isUpload, status: 200, delayMs: 2000 });
+    setup.fake.faults.push({ match: isUpload, status: 200, delayMs: 2000 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const error = await store()
@@ -150,8 +127,12 @@ describe('GoogleDrive.put', () => {
   });
 
   it('accepts an already-built drive client', async () => {
-    const client: DriveClient = buildDriveClient({ version: 'v3', auth: auth as never, rootUrl: fake.url });
-    const stored = await new GoogleDrive({ client, rootUrl: fake.url }).put({
+    const client: DriveClient = buildDriveClient({
+      version: 'v3',
+      auth: setup.auth as never,
+      rootUrl: setup.fake.url,
+    });
+    const stored = await new GoogleDrive({ client, rootUrl: setup.fake.url }).put({
       name: 'c.txt',
       folder: 'folder-1',
       contentType: 'text/plain',

@@ -1,20 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LimitError, ScriptError } from '../../src/errors/index.js';
-import {
-  DEFAULT_SCRIPT_LIMITS,
-  QuickJsSandbox,
-  type EntityData,
-  type ScriptSandbox,
-} from '../../src/script/index.js';
-import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
+import { DEFAULT_SCRIPT_LIMITS, type EntityData, type ScriptSandbox } from '../../src/script/index.js';
+import { bothSandboxes, failure } from './helpers.js';
 
-const workerSandbox = new WorkerSandbox();
-afterAll(() => workerSandbox.close());
-
-const sandboxes: [string, ScriptSandbox][] = [
-  ['QuickJsSandbox', new QuickJsSandbox()],
-  ['WorkerSandbox', workerSandbox],
-];
+const sandboxes = bothSandboxes();
 
 function entity(names: string[], rows: unknown[][]): EntityData {
   return { columns: names.map((name) => ({ name, type: 'ANY' })), rows };
@@ -32,15 +21,6 @@ function run(
     outputs: ['out'],
     limits: { ...DEFAULT_SCRIPT_LIMITS, timeoutMs: 5000, ...(maxOutputBytes ? { maxOutputBytes } : {}) },
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the run to fail');
 }
 
 const COPY = "writeEntity('out', getEntity('t'))";

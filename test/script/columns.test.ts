@@ -1,21 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_SCRIPT_LIMITS,
-  QuickJsSandbox,
-  type EntityData,
-  type ScriptSandbox,
-} from '../../src/script/index.js';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCRIPT_LIMITS, type EntityData, type ScriptSandbox } from '../../src/script/index.js';
 import { columnarEntity } from '../../src/script/entity-data.js';
 import { columnsRead } from '../../src/script/reads.js';
-import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
+import { bothSandboxes } from './helpers.js';
 
-const workerSandbox = new WorkerSandbox();
-afterAll(() => workerSandbox.close());
-
-const sandboxes: [string, ScriptSandbox][] = [
-  ['QuickJsSandbox', new QuickJsSandbox()],
-  ['WorkerSandbox', workerSandbox],
-];
+const sandboxes = bothSandboxes();
 
 const columns = ['id', 'name', 'amount'].map((name) => ({ name, type: 'ANY' }));
 const t = {

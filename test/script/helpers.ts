@@ -1,8 +1,12 @@
+import { afterAll } from 'vitest';
+import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
 import {
   DEFAULT_SCRIPT_LIMITS,
+  QuickJsSandbox,
   type EntityData,
   type ScriptInput,
   type ScriptLimits,
+  type ScriptSandbox,
 } from '../../src/script/index.js';
 
 export const orders: EntityData = {
@@ -28,4 +32,27 @@ export function input(source: string, limits: Partial<ScriptLimits> = {}): Scrip
     outputs: ['totals'],
     limits: { ...DEFAULT_SCRIPT_LIMITS, timeoutMs: 1500, ...limits },
   };
+}
+
+/**
+ * The two sandboxes every sandbox test runs against, by name, for `describe.each`: QuickJS on this
+ * thread and in a worker. The worker is closed after the file's tests.
+ */
+export function bothSandboxes(): [string, ScriptSandbox][] {
+  const workerSandbox = new WorkerSandbox();
+  afterAll(() => workerSandbox.close());
+  return [
+    ['QuickJsSandbox', new QuickJsSandbox()],
+    ['WorkerSandbox', workerSandbox],
+  ];
+}
+
+/** The error a promise rejects with; fails the test when it resolves. */
+export async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the run to fail');
 }

@@ -1,25 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LimitError, ScriptError } from '../../src/errors/index.js';
-import { QuickJsSandbox, type ScriptSandbox } from '../../src/script/index.js';
-import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
-import { input } from './helpers.js';
+import { bothSandboxes, failure, input } from './helpers.js';
 
-const workerSandbox = new WorkerSandbox();
-afterAll(() => workerSandbox.close());
-
-const sandboxes: [string, ScriptSandbox][] = [
-  ['QuickJsSandbox', new QuickJsSandbox()],
-  ['WorkerSandbox', workerSandbox],
-];
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the run to fail');
-}
+const sandboxes = bothSandboxes();
 
 describe.each(sandboxes)('%s', (_name, sandbox) => {
   it.each([
