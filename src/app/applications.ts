@@ -63,6 +63,21 @@ export class Applications {
     return this.#host.options.storage.delete('applications', name);
   }
 
+  /** The forms of the stored applications that run `workflow`, each with its application's name. @internal */
+  async formsRunning(workflow: string): Promise<{ application: string; form: string }[]> {
+    const forms: { application: string; form: string }[] = [];
+    for (const { key, value } of await this.#host.options.storage.list<Application>('applications'))
+      for (const screen of value.screens)
+        for (const component of screen.components.flat())
+          if (
+            component.type === 'form' &&
+            component.form.job.type === 'sync' &&
+            component.form.job.workflow_name === workflow
+          )
+            forms.push({ application: key, form: component.name });
+    return forms;
+  }
+
   /** The runtime of a stored application: screens with their data, form submissions, redirects. */
   async open(name: string): Promise<AppRuntime> {
     return new AppRuntime(this.#host, name, await this.get(name));

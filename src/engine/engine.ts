@@ -146,7 +146,10 @@ export class Engine {
       this.options.storage,
       (p, m, a) => this.actions.has(p, m, a),
       ready,
-      async (name) => (await this.triggers.list()).filter((t) => t.workflow_name === name).map((t) => t.name),
+      async (name) => ({
+        triggers: (await this.triggers.list()).filter((t) => t.workflow_name === name).map((t) => t.name),
+        forms: await this.applications.formsRunning(name),
+      }),
     );
     this.scripts = new ScriptRegistry(this.options.storage, ready);
     this.#sandbox = options.sandbox ?? new QuickJsSandbox();

@@ -13,6 +13,7 @@ import { planWorkflow, type Plan } from './plan.js';
 import { depthProblem } from './json-value.js';
 import { selfCallIssues, selfReachIssues } from './child-runs.js';
 import { KeyedLock } from '../locks/keyed-lock.js';
+import { listNames, quoteName } from '../schema/issues.js';
 
 /** A stored workflow ready to run: its plan and its compiled input schema. @internal */
 export interface PreparedWorkflow {
@@ -21,6 +22,18 @@ export interface PreparedWorkflow {
   checkedAt: number;
   plan: Plan;
   input: CompiledSchema | undefined;
+}
+
+/** What refers to a workflow by name and so keeps it from being deleted. @internal */
+export interface WorkflowUsers {
+  /** Names of the triggers that start it. */
+  triggers: string[];
+  /** The application forms that run it. */
+  forms: { application: string; form: string }[];
+}
+
+function describeForm(use: { application: string; form: string }): string {
+  return `${quoteName(use.form)} of application ${quoteName(use.application)}`;
 }
 
 /** How long a cached definition is trusted before it is compared with storage again, in ms. @internal */
@@ -34,7 +47,7 @@ export class WorkflowRegistry {
   #storage: StorageAdapter;
   #hasAction: (provider: string, module: string, action: string) => boolean;
   #ready: () => Promise<void>;
-  #usedBy: (name: string) => Promise<string[]>;
+  #usedBy: (name: string) => Promise<WorkflowUsers>;
   #prepared = new Map<string, PreparedWorkflow>();
   /** Plans of definition snapshots, by their JSON. */
   #snapshots = new Map<string, Plan>();
@@ -49,7 +62,7 @@ export class WorkflowRegistry {
     storage: StorageAdapter,
     hasAction: (provider: string, module: string, action: string) => boolean,
     ready: () => Promise<void>,
-    usedBy: (name: string) => Promise<string[]> = () => Promise.resolve([]),
+    usedBy: (name: string) => Promise<WorkflowUsers> = () => Promise.resolve({ triggers: [], forms: [] }),
   ) {
     this.#storage = storage;
     this.#hasAction = hasAction;
@@ -104,16 +117,29 @@ export class WorkflowRegistry {
 
   /**
    * Deletes a workflow; resolves with whether it existed.
-   * @throws {@link StepwireError} `conflict` when triggers start it (delete them first), naming them.
+   * @throws {@link StepwireError} `conflict` when triggers start it or application forms run it
+   *   (delete or change them first), naming them.
    */
   async delete(name: string): Promise<boolean> {
     await this.#ready();
-    const users = await this.#usedBy(name);
-    if (users.length > 0)
+    const { triggers, forms } = await this.#usedBy(name);
+    if (triggers.length + forms.length > 0) {
+      const uses = [
+        ...(triggers.length > 0
+          ? [
+              `started by ${triggers.length === 1 ? 'trigger' : 'triggers'} ${listNames(triggers.map(quoteName))}`,
+            ]
+          : []),
+        ...(forms.length > 0
+          ? [`run by ${forms.length === 1 ? 'form' : 'forms'} ${listNames(forms.map(describeForm))}`]
+          : []),
+      ];
+      const them = triggers.length + forms.length === 1 ? 'it' : 'them';
       throw new StepwireError(
         'conflict',
-        `workflow "${name}" is started by ${users.length === 1 ? 'trigger' : 'triggers'} ${users.map((user) => `"${user}"`).join(', ')}: delete ${users.length === 1 ? 'it' : 'them'} first`,
+        `workflow ${quoteName(name)} is ${uses.join(' and ')}: ${forms.length > 0 ? 'change or delete' : 'delete'} ${them} first`,
       );
+    }
     this.#prepared.delete(name);
     return this.#storage.delete('workflows', name);
   }
