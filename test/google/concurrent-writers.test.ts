@@ -1,20 +1,10 @@
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GoogleSheets } from '../../src/adapters/google/index.js';
 import { Engine, WriteRejectedError, type CellValue } from '../../src/index.js';
-import { startFakeSheets, type FakeSheets, type RecordedRequest } from '../fakes/google-sheets.js';
+import { type RecordedRequest } from '../fakes/google-sheets.js';
+import { useFakeSheets } from './sheets-setup.js';
 
-let fake: FakeSheets;
-let auth: OAuth2Client;
-
-beforeAll(async () => {
-  fake = await startFakeSheets();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
+const api = useFakeSheets();
 
 const customers = {
   name: 'customers',
@@ -30,17 +20,17 @@ const customers = {
 const COUNT = 30;
 
 beforeEach(() => {
-  fake.reset();
+  api.fake.reset();
   const rows: CellValue[][] = [['id', 'name', 'city', 'notes']];
   for (let id = 1; id <= COUNT; id++) rows.push([id, `Customer ${id}`, 'Unknown', `note ${id}`]);
-  fake.addSpreadsheet('crm', { customers: rows });
+  api.fake.addSpreadsheet('crm', { customers: rows });
 });
 
-/** An engine of its own (its own adapter, lock and cache) on the shared fake, like another process. */
+/** An engine of its own (its own adapter, lock and cache) on the shared api.fake, like another process. */
 async function engine(): Promise<Engine> {
   const spreadsheets = new GoogleSheets({
-    auth,
-    rootUrl: fake.url,
+    auth: api.auth,
+    rootUrl: api.fake.url,
     retry: { attempts: 3, baseMs: 1, capMs: 5 },
   });
   const created = new Engine({ spreadsheets });
@@ -60,7 +50,7 @@ describe('two engines writing one Google sheet', () => {
     const odd = Array.from({ length: COUNT / 2 }, (_, i) => 2 * i + 1);
     const even = odd.map((id) => id + 1);
     await Promise.all([writer(a, odd, 'Oslo'), writer(b, even, 'Rome')]);
-    const cells = fake.sheet('crm', 'customers')!.cells;
+    const cells = api.fake.sheet('crm', 'customers')!.cells;
     expect(cells).toHaveLength(COUNT + 1);
     for (let id = 1; id <= COUNT; id++)
       expect(cells[id]).toEqual([id, `Customer ${id}`, `${id % 2 ? 'Oslo' : 'Rome'} ${id}`, `note ${id}`]);
@@ -69,36 +59,36 @@ describe('two engines writing one Google sheet', () => {
   it('finds a key again when another writer moved its row between the check and the write', async () => {
     const [a] = await Promise.all([engine()]);
     let once = false;
-    fake.arrivals.push((r) => {
+    api.fake.arrivals.push((r) => {
       if (once || !isKeyCheck(r)) return;
       once = true;
-      fake.edit('crm', 'customers', (sheet) => {
+      api.fake.edit('crm', 'customers', (sheet) => {
         sheet.cells.splice(1, 0, [100, 'Inserted', 'Elsewhere']);
         sheet.rowCount++;
       });
     });
     await a.catalog.update('customers', [{ id: 5, city: 'Lisbon' }]);
-    const cells = fake.sheet('crm', 'customers')!.cells;
+    const cells = api.fake.sheet('crm', 'customers')!.cells;
     expect(cells[6]).toEqual([5, 'Customer 5', 'Lisbon', 'note 5']);
     expect(cells.filter((row) => row[2] === 'Lisbon')).toHaveLength(1);
   });
 
   it('reports a key that vanished between the check and the write, and writes no other row', async () => {
     const a = await engine();
-    fake.arrivals.push((r) => {
+    api.fake.arrivals.push((r) => {
       if (isKeyCheck(r))
-        fake.edit('crm', 'customers', (sheet) => {
+        api.fake.edit('crm', 'customers', (sheet) => {
           const at = sheet.cells.findIndex((row) => row[0] === 5);
           if (at > 0) sheet.cells.splice(at, 1);
         });
     });
-    const before = fake.sheet('crm', 'customers')!.cells.filter((row) => row[0] !== 5);
+    const before = api.fake.sheet('crm', 'customers')!.cells.filter((row) => row[0] !== 5);
     const error = await a.catalog.update('customers', [{ id: 5, city: 'Lisbon' }]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WriteRejectedError);
     expect((error as WriteRejectedError).code).toBe('write_conflict');
     expect((error as WriteRejectedError).issues[0]!.message).toContain(
       '(id=5), which no row of "customers" holds',
     );
-    expect(fake.sheet('crm', 'customers')!.cells).toEqual(before);
+    expect(api.fake.sheet('crm', 'customers')!.cells).toEqual(before);
   });
 });

@@ -1,20 +1,9 @@
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GoogleSheets } from '../../src/adapters/google/index.js';
 import { Engine } from '../../src/index.js';
-import { startFakeSheets, type FakeSheets } from '../fakes/google-sheets.js';
+import { useFakeSheets } from './sheets-setup.js';
 
-let fake: FakeSheets;
-let auth: OAuth2Client;
-
-beforeAll(async () => {
-  fake = await startFakeSheets();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
+const api = useFakeSheets();
 
 // Date cells as Google holds them in an en_US spreadsheet with the default date formats.
 const DAY = { serial: 45306, text: '1/15/2024' };
@@ -22,14 +11,16 @@ const AT = { serial: 45306.572916666664, text: '1/15/2024 13:45:00' };
 
 describe('GoogleSheets date cells', () => {
   it('reads date cells as serial numbers, so DATE and DATETIME columns read them and STRING columns get the serial as text', async () => {
-    fake.addSpreadsheet('book', {
+    api.fake.addSpreadsheet('book', {
       S: [
         ['id', 'day', 'at', 'note'],
         [1, DAY, AT, DAY],
         [2, '2024-02-01', '2024-02-01T08:00:00Z', 'text'],
       ],
     });
-    const engine = new Engine({ spreadsheets: new GoogleSheets({ auth, rootUrl: fake.url }) });
+    const engine = new Engine({
+      spreadsheets: new GoogleSheets({ auth: api.auth, rootUrl: api.fake.url }),
+    });
     await engine.catalog.registerEntity({
       name: 'e',
       columns: [
@@ -47,7 +38,7 @@ describe('GoogleSheets date cells', () => {
       [1, '2024-01-15', '2024-01-15T13:45:00.000Z', '45306'],
       [2, '2024-02-01', '2024-02-01T08:00:00.000Z', 'text'],
     ]);
-    const read = fake.requests.find((r) => r.path.includes('/values'))!;
+    const read = api.fake.requests.find((r) => r.path.includes('/values'))!;
     expect(read.query.valueRenderOption).toEqual(['UNFORMATTED_VALUE']);
     expect(read.query.dateTimeRenderOption).toEqual(['SERIAL_NUMBER']);
   });

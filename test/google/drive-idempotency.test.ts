@@ -4,9 +4,9 @@ import { Engine } from '../../src/index.js';
 import { parseAppPropertyQuery } from '../fakes/google-drive.js';
 import { isSearch, isUpload, useFakeDrive } from './drive-setup.js';
 
-const setup = useFakeDrive();
+const api = useFakeDrive();
 
-const drive = (): GoogleDrive => setup.store();
+const drive = (): GoogleDrive => api.store();
 
 const file = {
   name: 'invoice.pdf',
@@ -21,14 +21,14 @@ describe('GoogleDrive.put with an idempotency key', () => {
     // A second adapter, as in another process after a redelivery: it knows nothing in memory.
     const second = await drive().put(file, { idempotencyKey: 'run-1:upload' });
     expect(second.url).toBe(first.url);
-    expect([...setup.fake.files.values()]).toHaveLength(1);
-    expect(setup.fake.requests.filter(isUpload)).toHaveLength(1);
-    expect([...setup.fake.files.values()][0]!.appProperties).toEqual({ stepwire_key: 'run-1:upload' });
+    expect([...api.fake.files.values()]).toHaveLength(1);
+    expect(api.fake.requests.filter(isUpload)).toHaveLength(1);
+    expect([...api.fake.files.values()][0]!.appProperties).toEqual({ stepwire_key: 'run-1:upload' });
   });
 
   it('searches with the documented appProperties query before uploading', async () => {
     await drive().put(file, { idempotencyKey: 'run-2:upload' });
-    const search = setup.fake.requests.find(isSearch)!;
+    const search = api.fake.requests.find(isSearch)!;
     expect(search.query.q).toEqual([`appProperties has { key='stepwire_key' and value='run-2:upload' }`]);
     expect(search.query.corpora).toEqual(['allDrives']);
     expect(search.query.includeItemsFromAllDrives).toEqual(['true']);
@@ -42,8 +42,8 @@ describe('GoogleDrive.put with an idempotency key', () => {
     await store.put(file);
     await store.put(file);
     expect(a.url).not.toBe(b.url);
-    expect(setup.fake.files.size).toBe(4);
-    expect(setup.fake.requests.filter(isSearch)).toHaveLength(2);
+    expect(api.fake.files.size).toBe(4);
+    expect(api.fake.requests.filter(isSearch)).toHaveLength(2);
   });
 
   it('escapes quotes and backslashes in the key, which a step name may hold', async () => {
@@ -51,8 +51,8 @@ describe('GoogleDrive.put with an idempotency key', () => {
     const first = await drive().put(file, { idempotencyKey: key });
     const second = await drive().put(file, { idempotencyKey: key });
     expect(second.url).toBe(first.url);
-    expect(setup.fake.files.size).toBe(1);
-    const q = setup.fake.requests.find(isSearch)!.query.q![0]!;
+    expect(api.fake.files.size).toBe(1);
+    const q = api.fake.requests.find(isSearch)!.query.q![0]!;
     expect(q).toBe(String.raw`appProperties has { key='stepwire_key' and value='run-4:it\'s a \\ step' }`);
     expect(parseAppPropertyQuery(q).value).toBe(key);
   });
@@ -62,17 +62,17 @@ describe('GoogleDrive.put with an idempotency key', () => {
     const first = await drive().put(file, { idempotencyKey: key });
     const second = await drive().put(file, { idempotencyKey: key });
     expect(second.url).toBe(first.url);
-    const stored = [...setup.fake.files.values()][0]!.appProperties['stepwire_key']!;
+    const stored = [...api.fake.files.values()][0]!.appProperties['stepwire_key']!;
     expect(stored).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(setup.fake.files.size).toBe(1);
+    expect(api.fake.files.size).toBe(1);
   });
 
   it('finds the file of an upload whose answer was lost, instead of uploading it again', async () => {
-    setup.fake.faults.push({ match: isUpload, status: 503, apply: true });
+    api.fake.faults.push({ match: isUpload, status: 503, apply: true });
     const stored = await drive().put(file, { idempotencyKey: 'run-6:upload' });
-    expect(setup.fake.requests.filter(isUpload)).toHaveLength(1);
-    expect(setup.fake.requests.filter(isSearch)).toHaveLength(2);
-    expect(setup.fake.files.size).toBe(1);
+    expect(api.fake.requests.filter(isUpload)).toHaveLength(1);
+    expect(api.fake.requests.filter(isSearch)).toHaveLength(2);
+    expect(api.fake.files.size).toBe(1);
     expect(stored.url).toBe(`https://drive.google.com/file/d/file1/view?usp=drivesdk`);
   });
 
@@ -97,6 +97,6 @@ describe('GoogleDrive.put with an idempotency key', () => {
     });
     const run = await engine.run('upload');
     expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
-    expect([...setup.fake.files.values()][0]!.appProperties).toEqual({ stepwire_key: `${run.id}:put` });
+    expect([...api.fake.files.values()][0]!.appProperties).toEqual({ stepwire_key: `${run.id}:put` });
   });
 });

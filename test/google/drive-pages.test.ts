@@ -3,9 +3,9 @@ import { GoogleDrive } from '../../src/adapters/google/index.js';
 import type { RecordedRequest } from '../fakes/google-sheets.js';
 import { isSearch, isUpload, useFakeDrive } from './drive-setup.js';
 
-const setup = useFakeDrive();
+const api = useFakeDrive();
 
-const drive = (): GoogleDrive => setup.store();
+const drive = (): GoogleDrive => api.store();
 
 const file = {
   name: 'invoice.pdf',
@@ -22,28 +22,28 @@ const emptyPage = (token = 'offset:0'): { match: (r: RecordedRequest) => boolean
 describe('GoogleDrive key search over several pages', () => {
   it('follows nextPageToken past an empty first page and finds the file of a redelivered upload', async () => {
     const first = await drive().put(file, { idempotencyKey: 'run-1:upload' });
-    setup.fake.requests.length = 0;
-    setup.fake.faults.push(emptyPage());
+    api.fake.requests.length = 0;
+    api.fake.faults.push(emptyPage());
     const second = await drive().put(file, { idempotencyKey: 'run-1:upload' });
     expect(second.url).toBe(first.url);
-    expect(setup.fake.files.size).toBe(1);
-    const searches = setup.fake.requests.filter(isSearch);
+    expect(api.fake.files.size).toBe(1);
+    const searches = api.fake.requests.filter(isSearch);
     expect(searches.map((r) => r.query.pageToken ?? null)).toEqual([null, ['offset:0']]);
     expect(searches[0]!.query.fields).toEqual(['nextPageToken,incompleteSearch,files(id,webViewLink)']);
-    expect(setup.fake.requests.filter(isUpload)).toHaveLength(0);
+    expect(api.fake.requests.filter(isUpload)).toHaveLength(0);
   });
 
   it('stops after a bounded number of pages and uploads', async () => {
-    for (let i = 0; i < 20; i++) setup.fake.faults.push(emptyPage());
+    for (let i = 0; i < 20; i++) api.fake.faults.push(emptyPage());
     await drive().put(file, { idempotencyKey: 'run-2:upload' });
-    expect(setup.fake.requests.filter(isSearch)).toHaveLength(10);
-    expect(setup.fake.files.size).toBe(1);
+    expect(api.fake.requests.filter(isSearch)).toHaveLength(10);
+    expect(api.fake.files.size).toBe(1);
   });
 
   it('uploads once when the last page says the search was incomplete and found nothing', async () => {
-    setup.fake.faults.push({ match: isSearch, body: JSON.stringify({ incompleteSearch: true, files: [] }) });
+    api.fake.faults.push({ match: isSearch, body: JSON.stringify({ incompleteSearch: true, files: [] }) });
     await drive().put(file, { idempotencyKey: 'run-3:upload' });
-    expect(setup.fake.requests.filter(isSearch)).toHaveLength(1);
-    expect(setup.fake.requests.filter(isUpload)).toHaveLength(1);
+    expect(api.fake.requests.filter(isSearch)).toHaveLength(1);
+    expect(api.fake.requests.filter(isUpload)).toHaveLength(1);
   });
 });

@@ -5,9 +5,9 @@ import { CancelledError, UpstreamError } from '../../src/errors/index.js';
 import { parseMultipart } from '../fakes/google-drive.js';
 import { isUpload, useFakeDrive } from './drive-setup.js';
 
-const setup = useFakeDrive();
+const api = useFakeDrive();
 
-const store = (options: Partial<GoogleDriveOptions> = {}): GoogleDrive => setup.store(options);
+const store = (options: Partial<GoogleDriveOptions> = {}): GoogleDrive => api.store(options);
 
 const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x0d, 0x0a, 0x2d, 0x2d, 0x80]);
 
@@ -20,7 +20,7 @@ describe('GoogleDrive.put', () => {
       data: PDF,
     });
     expect(stored.url).toBe('https://drive.google.com/file/d/file1/view?usp=drivesdk');
-    const upload = setup.fake.requests.find(isUpload)!;
+    const upload = api.fake.requests.find(isUpload)!;
     expect(upload.query.uploadType).toEqual(['multipart']);
     expect(upload.query.supportsAllDrives).toEqual(['true']);
     expect(upload.query.fields).toEqual(['id,webViewLink']);
@@ -32,7 +32,7 @@ describe('GoogleDrive.put', () => {
     });
     expect(media!.headers['content-type']).toBe('application/pdf');
     expect(new Uint8Array(media!.body)).toEqual(PDF);
-    const file = setup.fake.files.get('file1')!;
+    const file = api.fake.files.get('file1')!;
     expect(file.parents).toEqual(['folder-1']);
     expect(new Uint8Array(file.data)).toEqual(PDF);
   });
@@ -45,7 +45,7 @@ describe('GoogleDrive.put', () => {
       contentType: 'application/octet-stream',
       data: view,
     });
-    const file = setup.fake.files.get('file1')!;
+    const file = api.fake.files.get('file1')!;
     expect(file.parents).toEqual(['folder-1']);
     expect(new Uint8Array(file.data)).toEqual(view);
   });
@@ -64,7 +64,7 @@ describe('GoogleDrive.put', () => {
   });
 
   it('retries 429, rate-limit 403 and 5xx with a fresh body each time', async () => {
-    setup.fake.faults.push(
+    api.fake.faults.push(
       { match: isUpload, status: 429, retryAfter: '0' },
       {
         match: isUpload,
@@ -76,11 +76,11 @@ describe('GoogleDrive.put', () => {
     );
     const drive = store();
     await drive.put({ name: 'r.pdf', folder: 'folder-1', contentType: 'application/pdf', data: PDF });
-    expect(setup.fake.requests.filter(isUpload)).toHaveLength(3);
-    expect(new Uint8Array([...setup.fake.files.values()][0]!.data)).toEqual(PDF);
+    expect(api.fake.requests.filter(isUpload)).toHaveLength(3);
+    expect(new Uint8Array([...api.fake.files.values()][0]!.data)).toEqual(PDF);
 
-    setup.fake.requests.length = 0;
-    setup.fake.faults.push(
+    api.fake.requests.length = 0;
+    api.fake.faults.push(
       { match: isUpload, status: 500 },
       { match: isUpload, status: 500 },
       { match: isUpload, status: 500 },
@@ -90,7 +90,7 @@ describe('GoogleDrive.put', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).retryable).toBe(true);
-    expect(setup.fake.requests.filter(isUpload)).toHaveLength(3);
+    expect(api.fake.requests.filter(isUpload)).toHaveLength(3);
   });
 
   it('names a missing or unshared folder and does not retry it', async () => {
@@ -104,17 +104,17 @@ describe('GoogleDrive.put', () => {
     );
     expect((missing as UpstreamError).retryable).toBe(false);
 
-    setup.fake.addFolder('locked');
-    setup.fake.deny('locked');
+    api.fake.addFolder('locked');
+    api.fake.deny('locked');
     const denied = await store()
       .put({ name: 'a.pdf', folder: 'locked', contentType: 'application/pdf', data: PDF })
       .catch((e: unknown) => e);
     expect((denied as Error).message).toMatch(/Share the folder with the service account/);
-    expect(setup.fake.requests.filter(isUpload)).toHaveLength(2);
+    expect(api.fake.requests.filter(isUpload)).toHaveLength(2);
   });
 
   it('cancels through the signal', async () => {
-    setup.fake.faults.push({ match: isUpload, status: 200, delayMs: 2000 });
+    api.fake.faults.push({ match: isUpload, status: 200, delayMs: 2000 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const error = await store()
@@ -129,10 +129,10 @@ describe('GoogleDrive.put', () => {
   it('accepts an already-built drive client', async () => {
     const client: DriveClient = buildDriveClient({
       version: 'v3',
-      auth: setup.auth as never,
-      rootUrl: setup.fake.url,
+      auth: api.auth as never,
+      rootUrl: api.fake.url,
     });
-    const stored = await new GoogleDrive({ client, rootUrl: setup.fake.url }).put({
+    const stored = await new GoogleDrive({ client, rootUrl: api.fake.url }).put({
       name: 'c.txt',
       folder: 'folder-1',
       contentType: 'text/plain',

@@ -1,23 +1,13 @@
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GoogleSheets } from '../../src/adapters/google/index.js';
 import { Engine } from '../../src/index.js';
-import { startFakeSheets, type FakeSheets, type RecordedRequest } from '../fakes/google-sheets.js';
+import { type RecordedRequest } from '../fakes/google-sheets.js';
+import { useFakeSheets } from './sheets-setup.js';
 
-let fake: FakeSheets;
-let auth: OAuth2Client;
-
-beforeAll(async () => {
-  fake = await startFakeSheets();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
+const api = useFakeSheets();
 beforeEach(() => {
-  fake.reset();
-  fake.addSpreadsheet('book', {
+  api.fake.reset();
+  api.fake.addSpreadsheet('book', {
     S: [
       ['id', 'name'],
       [1, 'a'],
@@ -28,13 +18,17 @@ beforeEach(() => {
 const isValuesGet = (r: RecordedRequest): boolean => r.method === 'GET' && r.path.includes('/values');
 
 async function arrived(match: (r: RecordedRequest) => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !fake.requests.some(match); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 200 && !api.fake.requests.some(match); i++) await new Promise((r) => setTimeout(r, 5));
 }
 
 describe('GoogleSheets read cache and writes in flight', () => {
   it('does not cache a read answered after an append of the same sheet, so the append shows and its key is enforced', async () => {
     const engine = new Engine({
-      spreadsheets: new GoogleSheets({ auth, rootUrl: fake.url, cache: { ttlMs: 60_000 } }),
+      spreadsheets: new GoogleSheets({
+        auth: api.auth,
+        rootUrl: api.fake.url,
+        cache: { ttlMs: 60_000 },
+      }),
     });
     await engine.catalog.registerEntity({
       name: 'e',
@@ -45,9 +39,9 @@ describe('GoogleSheets read cache and writes in flight', () => {
       primary_key: ['id'],
       spreadsheet_config: { spreadsheet_id: 'book', sheet_name: 'S', origin: { row: 0, col: 0 } },
     });
-    fake.requests.length = 0;
+    api.fake.requests.length = 0;
     // The read reaches Google before the append, and its answer (the rows before the append) comes back after it.
-    fake.faults.push({ match: isValuesGet, late: true, delayMs: 300 });
+    api.fake.faults.push({ match: isValuesGet, late: true, delayMs: 300 });
     const slowRead = engine.catalog.getEntity({ entity_name: 'e', operation: {} });
     await arrived(isValuesGet);
     expect(await engine.catalog.append('e', [{ id: 2, name: 'b' }])).toEqual({ written: 1 });
@@ -60,7 +54,7 @@ describe('GoogleSheets read cache and writes in flight', () => {
     ]);
     const again = await engine.catalog.append('e', [{ id: 2, name: 'dup' }]).catch((e: unknown) => e);
     expect(again).toMatchObject({ code: 'write_conflict' });
-    expect(fake.sheet('book', 'S')!.cells).toEqual([
+    expect(api.fake.sheet('book', 'S')!.cells).toEqual([
       ['id', 'name'],
       [1, 'a'],
       [2, 'b'],
@@ -68,9 +62,13 @@ describe('GoogleSheets read cache and writes in flight', () => {
   });
 
   it('still caches a read answered before any write', async () => {
-    const sheets = new GoogleSheets({ auth, rootUrl: fake.url, cache: { ttlMs: 60_000 } });
+    const sheets = new GoogleSheets({
+      auth: api.auth,
+      rootUrl: api.fake.url,
+      cache: { ttlMs: 60_000 },
+    });
     const range = { spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 };
-    fake.faults.push({ match: isValuesGet, late: true, delayMs: 50 });
+    api.fake.faults.push({ match: isValuesGet, late: true, delayMs: 50 });
     await sheets.read([range]);
     expect(await sheets.read([range])).toEqual([
       [
@@ -78,6 +76,6 @@ describe('GoogleSheets read cache and writes in flight', () => {
         [1, 'a'],
       ],
     ]);
-    expect(fake.requests.filter(isValuesGet)).toHaveLength(1);
+    expect(api.fake.requests.filter(isValuesGet)).toHaveLength(1);
   });
 });

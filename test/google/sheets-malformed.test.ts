@@ -1,30 +1,20 @@
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GoogleSheets } from '../../src/adapters/google/index.js';
 import type { RangeRequest } from '../../src/adapters/types.js';
 import { UpstreamError } from '../../src/errors/index.js';
-import { startFakeSheets, type FakeSheets, type RecordedRequest } from '../fakes/google-sheets.js';
+import { type RecordedRequest } from '../fakes/google-sheets.js';
+import { useFakeSheets } from './sheets-setup.js';
 
-let fake: FakeSheets;
-let auth: OAuth2Client;
-
-beforeAll(async () => {
-  fake = await startFakeSheets();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
+const api = useFakeSheets();
 beforeEach(() => {
-  fake.reset();
-  fake.addSpreadsheet('book', { S: [['id'], [1]], T: [['t']] });
+  api.fake.reset();
+  api.fake.addSpreadsheet('book', { S: [['id'], [1]], T: [['t']] });
 });
 
 function adapter(): GoogleSheets {
   return new GoogleSheets({
-    auth,
-    rootUrl: fake.url,
+    auth: api.auth,
+    rootUrl: api.fake.url,
     retry: { attempts: 3, baseMs: 1, capMs: 10 },
     cache: { ttlMs: 60_000 },
   });
@@ -56,15 +46,15 @@ describe('GoogleSheets malformed answers', () => {
     'fails a read answered 200 with %s, not retried and not cached',
     async (_, body, contentType) => {
       const sheets = adapter();
-      fake.faults.push(contentType ? { body, contentType } : { body });
+      api.fake.faults.push(contentType ? { body, contentType } : { body });
       const error = await rejection(sheets.read([S]));
       expect(error).toBeInstanceOf(UpstreamError);
       expect(error.retryable).toBe(false);
       expect(error.message).toMatch(/spreadsheet "book", sheet "S".*malformed answer/);
-      expect(fake.requests).toHaveLength(1);
+      expect(api.fake.requests).toHaveLength(1);
       // Nothing was cached: the next read asks Google again and gets the sheet.
       expect(await sheets.read([S])).toEqual([[['id'], [1]]]);
-      expect(fake.requests).toHaveLength(2);
+      expect(api.fake.requests).toHaveLength(2);
     },
   );
 
@@ -73,7 +63,7 @@ describe('GoogleSheets malformed answers', () => {
     ['with fewer valueRanges than ranges', '{"spreadsheetId":"book","valueRanges":[{"values":[["a"]]}]}'],
   ])('fails a batchGet answered %s', async (_, body) => {
     const sheets = adapter();
-    fake.faults.push({ body });
+    api.fake.faults.push({ body });
     const error = await rejection(sheets.read([S, T]));
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.message).toMatch(/malformed answer: .*for 2 ranges/);
@@ -81,7 +71,7 @@ describe('GoogleSheets malformed answers', () => {
   });
 
   it('reads a range answered without values as empty', async () => {
-    fake.faults.push({ body: '{"range":"S!A1:ZZZ","majorDimension":"ROWS"}' });
+    api.fake.faults.push({ body: '{"range":"S!A1:ZZZ","majorDimension":"ROWS"}' });
     expect(await adapter().read([S])).toEqual([[]]);
   });
 
@@ -92,20 +82,24 @@ describe('GoogleSheets malformed answers', () => {
       { sheets: [{ properties: { title: 'S', gridProperties: { rowCount: 9, columnCount: 2 } } }] },
     ],
   ])('fails an append before any write when spreadsheets.get answers %s', async (_, answer) => {
-    fake.faults.push({ match: isPropertiesGet, body: JSON.stringify(answer) });
+    api.fake.faults.push({ match: isPropertiesGet, body: JSON.stringify(answer) });
     const error = await rejection(adapter().append({ ...S, row: 1, values: [[2]] }));
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.message).toMatch(/malformed answer: sheet "S" lacks sheetId or gridProperties/);
-    expect(fake.requests.filter(isBatchUpdate)).toHaveLength(0);
-    expect(fake.sheet('book', 'S')!.cells).toEqual([['id'], [1]]);
+    expect(api.fake.requests.filter(isBatchUpdate)).toHaveLength(0);
+    expect(api.fake.sheet('book', 'S')!.cells).toEqual([['id'], [1]]);
   });
 
   it('reports a spreadsheets.get answered 200 with HTML as malformed, not as sheet_not_found', async () => {
-    fake.faults.push({ match: isPropertiesGet, body: '<html>sign in</html>', contentType: 'text/html' });
+    api.fake.faults.push({
+      match: isPropertiesGet,
+      body: '<html>sign in</html>',
+      contentType: 'text/html',
+    });
     const error = await rejection(adapter().append({ ...S, row: 1, values: [[2]] }));
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.code).not.toBe('sheet_not_found');
     expect(error.message).toContain('no sheets list');
-    expect(fake.requests.filter(isBatchUpdate)).toHaveLength(0);
+    expect(api.fake.requests.filter(isBatchUpdate)).toHaveLength(0);
   });
 });

@@ -1,24 +1,14 @@
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GoogleSheets } from '../../src/adapters/google/index.js';
 import type { CellValue, UpdateRequest } from '../../src/adapters/types.js';
 import { SheetError, UpstreamError } from '../../src/errors/index.js';
-import { startFakeSheets, type FakeSheets, type RecordedRequest } from '../fakes/google-sheets.js';
+import { type RecordedRequest } from '../fakes/google-sheets.js';
+import { useFakeSheets } from './sheets-setup.js';
 
-let fake: FakeSheets;
-let auth: OAuth2Client;
-
-beforeAll(async () => {
-  fake = await startFakeSheets();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
+const api = useFakeSheets();
 beforeEach(() => {
-  fake.reset();
-  fake.addSpreadsheet('book', { People: TABLE });
+  api.fake.reset();
+  api.fake.addSpreadsheet('book', { People: TABLE });
 });
 
 const TABLE: CellValue[][] = [
@@ -32,7 +22,11 @@ const TABLE: CellValue[][] = [
 ];
 
 function adapter(): GoogleSheets {
-  return new GoogleSheets({ auth, rootUrl: fake.url, retry: { attempts: 3, baseMs: 1, capMs: 5 } });
+  return new GoogleSheets({
+    auth: api.auth,
+    rootUrl: api.fake.url,
+    retry: { attempts: 3, baseMs: 1, capMs: 5 },
+  });
 }
 
 const isBatchUpdate = (r: RecordedRequest): boolean => r.method === 'POST' && r.path.endsWith(':batchUpdate');
@@ -58,9 +52,9 @@ describe('GoogleSheets.update', () => {
         ],
       }),
     );
-    const updates = fake.requests.filter(isBatchUpdate);
+    const updates = api.fake.requests.filter(isBatchUpdate);
     expect(updates).toHaveLength(1);
-    const sheetId = fake.sheet('book', 'People')!.sheetId;
+    const sheetId = api.fake.sheet('book', 'People')!.sheetId;
     expect(updates[0]!.json.requests).toEqual([
       {
         updateCells: {
@@ -78,7 +72,7 @@ describe('GoogleSheets.update', () => {
       },
       { deleteDimension: { range: { sheetId, dimension: 'ROWS', startIndex: 2, endIndex: 5 } } },
     ]);
-    expect(fake.sheet('book', 'People')!.cells).toEqual([
+    expect(api.fake.sheet('book', 'People')!.cells).toEqual([
       ['id', 'name', 'note'],
       [1, 'Ada L.', '=1+1'],
       [],
@@ -87,10 +81,10 @@ describe('GoogleSheets.update', () => {
   });
 
   it('reads the expected cells again right before sending, and sends nothing when they moved', async () => {
-    fake.arrivals.push((r) => {
+    api.fake.arrivals.push((r) => {
       // Another writer inserts a row at the top just as the adapter looks at the keys.
       if (r.method === 'GET' && /!A3:A5$/.test(r.path))
-        fake.edit('book', 'People', (sheet) => {
+        api.fake.edit('book', 'People', (sheet) => {
           sheet.cells.splice(1, 0, [0, 'Zero']);
           sheet.rowCount++;
         });
@@ -110,38 +104,38 @@ describe('GoogleSheets.update', () => {
     expect(error).toBeInstanceOf(SheetError);
     expect((error as SheetError).code).toBe('rows_moved');
     expect((error as SheetError).message).toContain('cell A3 holds 1 where 2 was found before');
-    expect(fake.requests.filter(isBatchUpdate)).toHaveLength(0);
+    expect(api.fake.requests.filter(isBatchUpdate)).toHaveLength(0);
   });
 
   it('checks a delete whose answer was lost by reading the grid back, and does not delete twice', async () => {
-    fake.faults.push({ match: isBatchUpdate, status: 503, reason: 'UNAVAILABLE', apply: true });
+    api.fake.faults.push({ match: isBatchUpdate, status: 503, reason: 'UNAVAILABLE', apply: true });
     await adapter().update(request({ deleteRows: [1], expect: [{ row: 1, col: 0, values: [1] }] }));
-    expect(fake.requests.filter(isBatchUpdate)).toHaveLength(1);
-    expect(fake.sheet('book', 'People')!.cells.slice(0, 2)).toEqual([
+    expect(api.fake.requests.filter(isBatchUpdate)).toHaveLength(1);
+    expect(api.fake.sheet('book', 'People')!.cells.slice(0, 2)).toEqual([
       ['id', 'name', 'note'],
       [2, 'Grace'],
     ]);
   });
 
   it('sends a cell update again after a lost answer: writing the same cells twice is harmless', async () => {
-    fake.faults.push({ match: isBatchUpdate, status: 500, apply: true });
+    api.fake.faults.push({ match: isBatchUpdate, status: 500, apply: true });
     await adapter().update(
       request({ cells: [{ row: 3, col: 2, values: ['y'] }], expect: [{ row: 3, col: 0, values: [3] }] }),
     );
-    expect(fake.requests.filter(isBatchUpdate)).toHaveLength(2);
-    expect(fake.sheet('book', 'People')!.cells[3]).toEqual([3, 'Linus', 'y']);
+    expect(api.fake.requests.filter(isBatchUpdate)).toHaveLength(2);
+    expect(api.fake.sheet('book', 'People')!.cells[3]).toEqual([3, 'Linus', 'y']);
   });
 
   it('says the outcome is unknown when the grid changed by something else than the delete', async () => {
-    fake.faults.push({ match: isBatchUpdate, status: 503, reason: 'UNAVAILABLE' });
-    fake.arrivals.push((r) => {
-      if (isBatchUpdate(r)) fake.edit('book', 'People', (sheet) => (sheet.rowCount += 7));
+    api.fake.faults.push({ match: isBatchUpdate, status: 503, reason: 'UNAVAILABLE' });
+    api.fake.arrivals.push((r) => {
+      if (isBatchUpdate(r)) api.fake.edit('book', 'People', (sheet) => (sheet.rowCount += 7));
     });
     const error = await adapter()
       .update(request({ deleteRows: [1], expect: [{ row: 1, col: 0, values: [1] }] }))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).message).toMatch(/outcome of the update of sheet "People" .* is unknown/);
-    expect(fake.sheet('book', 'People')!.cells[1]).toEqual([1, 'Ada', '=kept']);
+    expect(api.fake.sheet('book', 'People')!.cells[1]).toEqual([1, 'Ada', '=kept']);
   });
 });

@@ -1,6 +1,5 @@
 import { sheets as buildSheetsClient } from '@googleapis/sheets';
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MemorySpreadsheets } from '../../src/adapters/memory/index.js';
 import type { CellValue } from '../../src/adapters/types.js';
 import {
@@ -9,27 +8,18 @@ import {
   type SheetsClient,
 } from '../../src/adapters/google/index.js';
 import { CancelledError, SheetError, UpstreamError } from '../../src/errors/index.js';
-import { startFakeSheets, type FakeSheets, type RecordedRequest } from '../fakes/google-sheets.js';
+import { type RecordedRequest } from '../fakes/google-sheets.js';
+import { useFakeSheets } from './sheets-setup.js';
 
-let fake: FakeSheets;
-let auth: OAuth2Client;
-
-beforeAll(async () => {
-  fake = await startFakeSheets();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
+const api = useFakeSheets();
 beforeEach(() => {
-  fake.reset();
+  api.fake.reset();
 });
 
 const fastRetry = { attempts: 4, baseMs: 1, capMs: 20 };
 
 function adapter(options: Partial<GoogleSheetsOptions> = {}): GoogleSheets {
-  return new GoogleSheets({ auth, rootUrl: fake.url, retry: fastRetry, ...options });
+  return new GoogleSheets({ auth: api.auth, rootUrl: api.fake.url, retry: fastRetry, ...options });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<any> {
@@ -50,15 +40,15 @@ const PEOPLE: CellValue[][] = [
 
 describe('GoogleSheets.read', () => {
   it('reads an open-ended range unformatted, with the sheet name quoted, empty cells as null', async () => {
-    fake.addSpreadsheet('book', { 'My Sheet': PEOPLE });
+    api.fake.addSpreadsheet('book', { 'My Sheet': PEOPLE });
     const [rows] = await adapter().read([{ spreadsheet_id: 'book', sheet_name: 'My Sheet', row: 0, col: 0 }]);
     expect(rows).toEqual(PEOPLE);
-    expect(fake.requests).toHaveLength(1);
-    const request = fake.requests[0]!;
+    expect(api.fake.requests).toHaveLength(1);
+    const request = api.fake.requests[0]!;
     expect(request.path).toBe("/v4/spreadsheets/book/values/'My Sheet'!A1:ZZZ");
     expect(request.query.valueRenderOption).toEqual(['UNFORMATTED_VALUE']);
     expect(request.query.dateTimeRenderOption).toEqual(['SERIAL_NUMBER']);
-    expect(request.headers.authorization).toBe(`Bearer ${fake.token}`);
+    expect(request.headers.authorization).toBe(`Bearer ${api.fake.token}`);
   });
 
   it('asks only for the needed rectangle and matches the memory adapter', async () => {
@@ -69,7 +59,7 @@ describe('GoogleSheets.read', () => {
       [null, null, null, 8],
       [9],
     ];
-    fake.addSpreadsheet('book', { S: seed });
+    api.fake.addSpreadsheet('book', { S: seed });
     const memory = new MemorySpreadsheets({ book: { S: seed } });
     const ranges = [
       { spreadsheet_id: 'book', sheet_name: 'S', row: 1, col: 1, rows: 2, cols: 2 },
@@ -82,33 +72,33 @@ describe('GoogleSheets.read', () => {
       // Google leaves out trailing empty rows, which the interface allows.
       expect(await google.read([range])).toEqual(memory.read([range]).map(trimRows));
     }
-    expect(fake.requests.map((r) => r.path.split('!')[1])).toEqual(['B2:C3', 'C2:D', 'B3:4', 'A4:ZZZ']);
+    expect(api.fake.requests.map((r) => r.path.split('!')[1])).toEqual(['B2:C3', 'C2:D', 'B3:4', 'A4:ZZZ']);
   });
 
   it('batches several ranges of one spreadsheet into one values.batchGet, in request order', async () => {
-    fake.addSpreadsheet('book', { S: PEOPLE, "It's": [['x', 'y']] });
-    fake.addSpreadsheet('other', { T: [['t']] });
+    api.fake.addSpreadsheet('book', { S: PEOPLE, "It's": [['x', 'y']] });
+    api.fake.addSpreadsheet('other', { T: [['t']] });
     const result = await adapter().read([
       { spreadsheet_id: 'book', sheet_name: "It's", row: 0, col: 0 },
       { spreadsheet_id: 'other', sheet_name: 'T', row: 0, col: 0 },
       { spreadsheet_id: 'book', sheet_name: 'S', row: 1, col: 1, rows: 1, cols: 1 },
     ]);
     expect(result).toEqual([[['x', 'y']], [['t']], [['Ada']]]);
-    const batch = fake.requests.filter((r) => r.path.endsWith('values:batchGet'));
+    const batch = api.fake.requests.filter((r) => r.path.endsWith('values:batchGet'));
     expect(batch).toHaveLength(1);
     expect(batch[0]!.query.ranges).toEqual(["'It''s'!A1:ZZZ", "'S'!B2:B2"]);
-    expect(fake.requests).toHaveLength(2);
+    expect(api.fake.requests).toHaveLength(2);
   });
 
   it('returns [] for an empty range without asking Google', async () => {
     expect(await adapter().read([{ spreadsheet_id: 'x', sheet_name: 'S', row: 0, col: 0, rows: 0 }])).toEqual(
       [[]],
     );
-    expect(fake.requests).toHaveLength(0);
+    expect(api.fake.requests).toHaveLength(0);
   });
 
   it('reports a missing sheet or spreadsheet as SheetError sheet_not_found with its location', async () => {
-    fake.addSpreadsheet('book', { S: PEOPLE });
+    api.fake.addSpreadsheet('book', { S: PEOPLE });
     const sheetMissing = await rejection(
       adapter().read([{ spreadsheet_id: 'book', sheet_name: 'Nope', row: 0, col: 0 }]),
     );
@@ -131,24 +121,24 @@ describe('GoogleSheets.read', () => {
     );
     expect(inBatch.code).toBe('sheet_not_found');
     expect(inBatch.location.sheet_name).toBe('Missing');
-    expect(fake.requests.length).toBe(3);
+    expect(api.fake.requests.length).toBe(3);
   });
 
   it('explains a 403 as a sharing problem', async () => {
-    fake.addSpreadsheet('book', { S: PEOPLE });
-    fake.deny('book');
+    api.fake.addSpreadsheet('book', { S: PEOPLE });
+    api.fake.deny('book');
     const error = await rejection(
       adapter().read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]),
     );
     expect(error).toBeInstanceOf(SheetError);
     expect(error.code).toBe('permission_denied');
     expect(error.message).toMatch(/share the spreadsheet with the service account/);
-    expect(fake.requests).toHaveLength(1);
+    expect(api.fake.requests).toHaveLength(1);
   });
 
   it('retries 429 (waiting its Retry-After) and 5xx, and the googleapis client does not retry on its own', async () => {
-    fake.addSpreadsheet('book', { S: PEOPLE });
-    fake.faults.push(
+    api.fake.addSpreadsheet('book', { S: PEOPLE });
+    api.fake.faults.push(
       { status: 429, reason: 'RESOURCE_EXHAUSTED', retryAfter: '0.15' },
       { status: 503, reason: 'UNAVAILABLE' },
     );
@@ -158,43 +148,43 @@ describe('GoogleSheets.read', () => {
     ]);
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
     expect(rows).toEqual(PEOPLE);
-    expect(fake.requests).toHaveLength(3);
+    expect(api.fake.requests).toHaveLength(3);
 
-    fake.requests.length = 0;
-    fake.faults.push({ status: 500 });
+    api.fake.requests.length = 0;
+    api.fake.faults.push({ status: 500 });
     const error = await rejection(
       adapter({ retry: { attempts: 1 } }).read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]),
     );
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('"book"');
-    expect(fake.requests).toHaveLength(1);
+    expect(api.fake.requests).toHaveLength(1);
   });
 
   it('gives up after the configured attempts', async () => {
-    fake.addSpreadsheet('book', { S: PEOPLE });
-    for (let i = 0; i < 4; i++) fake.faults.push({ status: 502 });
+    api.fake.addSpreadsheet('book', { S: PEOPLE });
+    for (let i = 0; i < 4; i++) api.fake.faults.push({ status: 502 });
     const error = await rejection(
       adapter().read([{ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 }]),
     );
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.status).toBe(502);
-    expect(fake.requests).toHaveLength(4);
+    expect(api.fake.requests).toHaveLength(4);
   });
 
   it('retries an answer slower than timeoutMs', async () => {
-    fake.addSpreadsheet('book', { S: PEOPLE });
-    fake.faults.push({ status: 200, delayMs: 500 });
+    api.fake.addSpreadsheet('book', { S: PEOPLE });
+    api.fake.faults.push({ status: 200, delayMs: 500 });
     const [rows] = await adapter({ timeoutMs: 100 }).read([
       { spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 },
     ]);
     expect(rows).toEqual(PEOPLE);
-    expect(fake.requests).toHaveLength(2);
+    expect(api.fake.requests).toHaveLength(2);
   });
 
   it('stops with a CancelledError when the signal aborts', async () => {
-    fake.addSpreadsheet('book', { S: PEOPLE });
-    fake.faults.push({ status: 200, delayMs: 2000 });
+    api.fake.addSpreadsheet('book', { S: PEOPLE });
+    api.fake.faults.push({ status: 200, delayMs: 2000 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const error = await rejection(
@@ -206,15 +196,19 @@ describe('GoogleSheets.read', () => {
   });
 
   it('accepts an API key as auth and an already-built client', async () => {
-    fake.addSpreadsheet('book', { S: PEOPLE });
-    const [byKey] = await new GoogleSheets({ auth: fake.apiKey, rootUrl: fake.url }).read([
+    api.fake.addSpreadsheet('book', { S: PEOPLE });
+    const [byKey] = await new GoogleSheets({ auth: api.fake.apiKey, rootUrl: api.fake.url }).read([
       { spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0, rows: 1 },
     ]);
     expect(byKey).toEqual([PEOPLE[0]]);
-    expect(fake.requests[0]!.query.key).toEqual([fake.apiKey]);
+    expect(api.fake.requests[0]!.query.key).toEqual([api.fake.apiKey]);
 
     // The client packages bundle their own google-auth-library copy, whose types differ from the top-level one.
-    const client: SheetsClient = buildSheetsClient({ version: 'v4', auth: auth as never, rootUrl: fake.url });
+    const client: SheetsClient = buildSheetsClient({
+      version: 'v4',
+      auth: api.auth as never,
+      rootUrl: api.fake.url,
+    });
     const [byClient] = await new GoogleSheets({ client }).read([
       { spreadsheet_id: 'book', sheet_name: 'S', row: 1, col: 1, rows: 1, cols: 1 },
     ]);
@@ -224,25 +218,25 @@ describe('GoogleSheets.read', () => {
 
 describe('GoogleSheets read cache', () => {
   it('serves repeated reads from the cache and drops a sheet’s entries on its own append and write', async () => {
-    fake.addSpreadsheet('book', { S: [['id'], [1]], T: [['t']] });
+    api.fake.addSpreadsheet('book', { S: [['id'], [1]], T: [['t']] });
     const sheets = adapter({ cache: { ttlMs: 60_000 } });
     const s = { spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 };
     const t = { spreadsheet_id: 'book', sheet_name: 'T', row: 0, col: 0 };
     for (let i = 0; i < 5; i++) await sheets.read([s, t]);
-    expect(fake.requests.filter(isValuesRead)).toHaveLength(1);
+    expect(api.fake.requests.filter(isValuesRead)).toHaveLength(1);
 
     await sheets.append({ spreadsheet_id: 'book', sheet_name: 'S', row: 2, col: 0, values: [[2]] });
     expect(await sheets.read([s])).toEqual([[['id'], [1], [2]]]);
     await sheets.read([t]);
-    expect(fake.requests.filter(isValuesRead)).toHaveLength(2);
+    expect(api.fake.requests.filter(isValuesRead)).toHaveLength(2);
 
     await sheets.write({ spreadsheet_id: 'book', sheet_name: 'S', row: 1, col: 0, values: [[10]] });
     expect(await sheets.read([s])).toEqual([[['id'], [10], [2]]]);
-    expect(fake.requests.filter(isValuesRead)).toHaveLength(3);
+    expect(api.fake.requests.filter(isValuesRead)).toHaveLength(3);
   });
 
   it('expires entries after ttlMs and hands out copies', async () => {
-    fake.addSpreadsheet('book', { S: [['id']] });
+    api.fake.addSpreadsheet('book', { S: [['id']] });
     const sheets = adapter({ cache: { ttlMs: 50 } });
     const s = { spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0 };
     const [first] = await sheets.read([s]);
@@ -250,7 +244,7 @@ describe('GoogleSheets read cache', () => {
     expect(await sheets.read([s])).toEqual([[['id']]]);
     await new Promise((resolve) => setTimeout(resolve, 70));
     await sheets.read([s]);
-    expect(fake.requests.filter(isValuesRead)).toHaveLength(2);
+    expect(api.fake.requests.filter(isValuesRead)).toHaveLength(2);
   });
 });
 
@@ -261,7 +255,7 @@ describe('GoogleSheets.write', () => {
       [1, 2],
       [3, 4],
     ];
-    fake.addSpreadsheet('book', { S: seed }, { rowCount: 4, columnCount: 3 });
+    api.fake.addSpreadsheet('book', { S: seed }, { rowCount: 4, columnCount: 3 });
     const memory = new MemorySpreadsheets({ book: { S: seed } });
     const requests = [
       { spreadsheet_id: 'book', sheet_name: 'S', row: 1, col: 1, values: [['=1+1', null], [true]] },
@@ -272,15 +266,15 @@ describe('GoogleSheets.write', () => {
       await google.write(request);
       memory.write(request);
     }
-    expect(fake.sheet('book', 'S')!.cells).toEqual(memory.cells('book', 'S')!.map((row) => trimRow(row)));
-    const updates = fake.requests.filter((r) => r.method === 'PUT');
+    expect(api.fake.sheet('book', 'S')!.cells).toEqual(memory.cells('book', 'S')!.map((row) => trimRow(row)));
+    const updates = api.fake.requests.filter((r) => r.method === 'PUT');
     expect(updates[0]!.path).toBe("/v4/spreadsheets/book/values/'S'!B2:C3");
     expect(updates[0]!.query.valueInputOption).toEqual(['RAW']);
     expect(updates[0]!.json.values).toEqual([
       ['=1+1', ''],
       [true, ''],
     ]);
-    expect(fake.sheet('book', 'S')!.rowCount).toBeGreaterThanOrEqual(6);
+    expect(api.fake.sheet('book', 'S')!.rowCount).toBeGreaterThanOrEqual(6);
   });
 });
 

@@ -1,24 +1,14 @@
-import { OAuth2Client } from 'google-auth-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GoogleSheets } from '../../src/adapters/google/index.js';
 import { UpstreamError } from '../../src/errors/index.js';
 import { Engine } from '../../src/index.js';
-import { startFakeSheets, type FakeSheets, type RecordedRequest } from '../fakes/google-sheets.js';
+import { type RecordedRequest } from '../fakes/google-sheets.js';
+import { useFakeSheets } from './sheets-setup.js';
 
-let fake: FakeSheets;
-let auth: OAuth2Client;
-
-beforeAll(async () => {
-  fake = await startFakeSheets();
-  auth = new OAuth2Client();
-  auth.setCredentials({ access_token: fake.token });
-});
-afterAll(async () => {
-  await fake.close();
-});
+const api = useFakeSheets();
 beforeEach(() => {
-  fake.reset();
-  fake.addSpreadsheet('book', {
+  api.fake.reset();
+  api.fake.addSpreadsheet('book', {
     S: [
       ['id', 'name'],
       [1, 'a'],
@@ -34,7 +24,11 @@ const isBatchUpdate = (r: RecordedRequest): boolean => r.method === 'POST' && r.
 const isValuesUpdate = (r: RecordedRequest): boolean => r.method === 'PUT';
 
 function adapter(): GoogleSheets {
-  return new GoogleSheets({ auth, rootUrl: fake.url, retry: { attempts: 3, baseMs: 1, capMs: 5 } });
+  return new GoogleSheets({
+    auth: api.auth,
+    rootUrl: api.fake.url,
+    retry: { attempts: 3, baseMs: 1, capMs: 5 },
+  });
 }
 
 async function engine(): Promise<Engine> {
@@ -73,16 +67,16 @@ describe('GoogleSheets write answers are checked', () => {
     'fails an append answered 200 with %s, saying the outcome is unknown, and does not resend',
     async (_, fault) => {
       const e = await engine();
-      fake.faults.push({ match: isBatchUpdate, ...fault });
+      api.fake.faults.push({ match: isBatchUpdate, ...fault });
       const error = await e.catalog.append('e', [{ id: 2, name: 'b' }]).catch((x: unknown) => x);
       expectUnknownOutcome(error, 'append');
-      expect(fake.requests.filter(isBatchUpdate)).toHaveLength(1);
-      expect(fake.sheet('book', 'S')!.cells).toEqual(SHEET);
+      expect(api.fake.requests.filter(isBatchUpdate)).toHaveLength(1);
+      expect(api.fake.sheet('book', 'S')!.cells).toEqual(SHEET);
     },
   );
 
   it('fails an append whose answer has fewer replies than requests', async () => {
-    fake.faults.push({ match: isBatchUpdate, body: '{"spreadsheetId":"book","replies":[]}' });
+    api.fake.faults.push({ match: isBatchUpdate, body: '{"spreadsheetId":"book","replies":[]}' });
     const error = await adapter()
       .append({ spreadsheet_id: 'book', sheet_name: 'S', row: 2, col: 0, values: [[2, 'b']] })
       .catch((x: unknown) => x);
@@ -95,32 +89,32 @@ describe('GoogleSheets write answers are checked', () => {
     ['delete', [{ id: 1 }]],
   ] as const)('fails a write by key (%s) answered 200 with HTML', async (mode, rows) => {
     const e = await engine();
-    fake.faults.push({ match: isBatchUpdate, body: '<html>ok</html>', contentType: 'text/html' });
+    api.fake.faults.push({ match: isBatchUpdate, body: '<html>ok</html>', contentType: 'text/html' });
     const error = await e.catalog.write([{ entity: 'e', rows: [...rows], mode }]).catch((x: unknown) => x);
     expectUnknownOutcome(error, 'update');
-    expect(fake.requests.filter(isBatchUpdate)).toHaveLength(1);
-    expect(fake.sheet('book', 'S')!.cells).toEqual(SHEET);
+    expect(api.fake.requests.filter(isBatchUpdate)).toHaveLength(1);
+    expect(api.fake.sheet('book', 'S')!.cells).toEqual(SHEET);
   });
 
   it.each(BODIES)('fails a replace (values.update) answered 200 with %s', async (_, fault) => {
     const e = await engine();
-    fake.faults.push({ match: isValuesUpdate, ...fault });
+    api.fake.faults.push({ match: isValuesUpdate, ...fault });
     const error = await e.catalog
       .write([{ entity: 'e', rows: [{ id: 1, name: 'CHANGED' }], mode: 'replace' }])
       .catch((x: unknown) => x);
     expectUnknownOutcome(error, 'write');
-    expect(fake.requests.filter(isValuesUpdate)).toHaveLength(1);
+    expect(api.fake.requests.filter(isValuesUpdate)).toHaveLength(1);
   });
 
   it('fails a write whose grid-growing batchUpdate is answered 200 with HTML, before writing', async () => {
-    fake.reset();
-    fake.addSpreadsheet('book', { S: [['id']] }, { rowCount: 2, columnCount: 1 });
-    fake.faults.push({ match: isBatchUpdate, body: '<html>ok</html>', contentType: 'text/html' });
+    api.fake.reset();
+    api.fake.addSpreadsheet('book', { S: [['id']] }, { rowCount: 2, columnCount: 1 });
+    api.fake.faults.push({ match: isBatchUpdate, body: '<html>ok</html>', contentType: 'text/html' });
     const error = await adapter()
       .write({ spreadsheet_id: 'book', sheet_name: 'S', row: 0, col: 0, values: [[1, 2, 3]] })
       .catch((x: unknown) => x);
     expectUnknownOutcome(error, 'write');
-    expect(fake.requests.filter(isValuesUpdate)).toHaveLength(1);
+    expect(api.fake.requests.filter(isValuesUpdate)).toHaveLength(1);
   });
 
   it('still accepts the documented answers', async () => {
@@ -134,7 +128,7 @@ describe('GoogleSheets write answers are checked', () => {
       deleteRows: [],
       expect: [{ row: 2, col: 0, values: [2] }],
     });
-    expect(fake.sheet('book', 'S')!.cells).toEqual([
+    expect(api.fake.sheet('book', 'S')!.cells).toEqual([
       ['id', 'name'],
       [1, 'A'],
       [2, 'B'],
