@@ -314,11 +314,22 @@ function allGivenOf(m: number): boolean[] {
 }
 const allGiven = new Map<number, boolean[]>();
 
-/** A cell value as a message shows it: as JSON, but NaN, Infinity and big integers as themselves. */
+/**
+ * A cell value as a message shows it: as JSON cut after 200 characters (a value can be any size),
+ * NaN and Infinity as themselves, a big integer with its `n`, a value JSON cannot hold (a cycle, a
+ * big integer inside) by its kind.
+ */
 function cellText(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : 'a Date';
-  return JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    return describeValue(value);
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /** A string starting with a printable ASCII character, so never blank: kept as it is. */

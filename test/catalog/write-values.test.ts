@@ -78,4 +78,36 @@ describe('the size of what a refused write says', () => {
       `row 1 of "wide" repeats primary key (c0="${'k'.repeat(200)}…") of row 2 of sheet "s"`,
     );
   });
+
+  it('cuts a long wrong value after 200 characters', async () => {
+    const { engine } = await engineWithE();
+    const error = await rejection(engine.catalog.upsert('e', [{ id: 'x'.repeat(100_000) }]));
+    expect(error.issues[0]!.message).toBe(
+      `row 1 of "e": column "id" must be NUMBER, got "${'x'.repeat(199)}…`,
+    );
+  });
+});
+
+describe('values JSON cannot hold', () => {
+  it('refuses a cycle or a big integer inside a cell value as write_rejected, naming the column', async () => {
+    const { engine, sheets } = await engineWithE();
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const write of [
+      () => engine.catalog.upsert('e', [{ id: 1, s: cycle }]),
+      () =>
+        engine.catalog.append('e', [
+          { id: 1, s: 'fine' },
+          { id: 2, s: { n: 1n } },
+        ]),
+      () => engine.catalog.append('e', [{ id: 1, s: [2n] }]),
+    ]) {
+      const error = await rejection(write());
+      expect(error.code).toBe('write_rejected');
+      expect(error.message).toMatch(/column "s" must be STRING, got an (object|array)$/);
+    }
+    const bigint = await rejection(engine.catalog.append('e', [{ id: 5n }]));
+    expect(bigint.issues[0]!.message).toBe('row 1 of "e": column "id" must be NUMBER, got 5n');
+    expect(sheets.cells('b', 's')).toEqual([['id', 'd', 'dt', 's']]);
+  });
 });
