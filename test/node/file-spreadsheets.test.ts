@@ -231,6 +231,35 @@ describe('FileSpreadsheets: cell types', () => {
     ]);
   });
 
+  it('.xlsx deletes the row holding a filled-down formula; the formulas below keep their text', async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('people');
+    sheet.addRow(['id', 'amount', 'double']);
+    for (const id of [1, 2, 3]) sheet.addRow([id, id * 10]);
+    // A fill-down, as Excel stores it: C2 holds the formula, C3:C4 point at it.
+    sheet.fillFormula('C2:C4', 'B2*2', [20, 40, 60]);
+    await workbook.xlsx.writeFile(join(dir, 'crm.xlsx'));
+    const engine = new Engine({ spreadsheets: new FileSpreadsheets({ dir }) });
+    await engine.catalog.registerEntity({
+      name: 'people',
+      columns: [
+        { name: 'id', type: 'NUMBER' },
+        { name: 'amount', type: 'NUMBER' },
+      ],
+      primary_key: ['id'],
+      spreadsheet_config: { ...people, origin: { row: 0, col: 0 } },
+    });
+    expect(await engine.catalog.delete('people', [{ id: 1 }])).toEqual({ written: 1 });
+    const saved = new ExcelJS.Workbook();
+    await saved.xlsx.readFile(join(dir, 'crm.xlsx'));
+    const after = saved.getWorksheet('people')!;
+    expect([2, 3].map((row) => [after.getCell(row, 1).value, after.getCell(row, 3).formula])).toEqual([
+      [2, 'B3*2'],
+      [3, 'B4*2'],
+    ]);
+    expect(after.getCell(4, 1).value).toBeNull();
+  });
+
   it('.csv reads back what it wrote, quoting text that would read as a number or boolean', async () => {
     await seedCsv(dir, 'crm', { people: [['id']] });
     const sheets = new FileSpreadsheets({ dir });

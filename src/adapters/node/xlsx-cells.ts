@@ -3,7 +3,7 @@
  * inserts and cell writes that keep the rest of the workbook.
  * @module
  */
-import type { CellValue as ExcelValue, Workbook, Worksheet } from 'exceljs';
+import type { Cell, CellValue as ExcelValue, Workbook, Worksheet } from 'exceljs';
 import { importOptional, namedExport } from '../import-optional.js';
 import { bottomUp, firstMismatch, rowsMoved } from '../sheet-update.js';
 import type { CellValue, UpdateRequest } from '../types.js';
@@ -143,7 +143,30 @@ export function updateWorksheet(sheet: Worksheet, request: UpdateRequest): void 
   });
   if (mismatch) throw rowsMoved(request, mismatch);
   for (const run of request.cells) setCells(sheet, run.row, run.col, [run.values]);
+  if (request.deleteRows.length > 0) unshareFormulas(sheet);
   for (const row of bottomUp(request.deleteRows)) sheet.spliceRows(row + 1, 1);
+}
+
+/**
+ * Turns the sheet's shared formulas (a formula filled down, as Excel stores it: the first cell
+ * holds it, the others point there) into plain ones, each the formula its cell shows. Deleting the
+ * first cell's row would otherwise leave the others pointing at nothing, and the workbook could not
+ * be saved; and a formula keeps its text when its row moves up, shared or not.
+ */
+function unshareFormulas(sheet: Worksheet): void {
+  const shared: { cell: Cell; formula: string; result: unknown }[] = [];
+  sheet.eachRow((row) =>
+    row.eachCell((cell) => {
+      const value = cell.value;
+      if (typeof value !== 'object' || value === null || !('sharedFormula' in value || 'shareType' in value))
+        return;
+      // A copy whose first cell is missing (a damaged file) has no formula to show: left as it is.
+      if (cell.formula)
+        shared.push({ cell, formula: cell.formula, result: (value as { result?: unknown }).result });
+    }),
+  );
+  for (const { cell, formula, result } of shared)
+    cell.value = result === undefined ? { formula } : ({ formula, result } as ExcelValue);
 }
 
 /** The plain cell value of an exceljs value. */
