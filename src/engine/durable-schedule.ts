@@ -153,7 +153,10 @@ function advanceRun(
     case 'timeout':
       finish(
         'failed',
-        { code: 'limit_exceeded', message: 'the run took longer than its time limit (limits.runTimeoutMs)' },
+        {
+          code: 'limit_exceeded',
+          message: 'the run took longer than its time limit (its timeoutMs, else limits.runTimeoutMs)',
+        },
         null,
       );
       return { record, state, events, jobs };

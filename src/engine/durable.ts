@@ -4,6 +4,7 @@
  * completion of its job commit together; a worker that dies loses only the step it was running.
  * @module
  */
+import { EventFeed } from './event-feed.js';
 import type { Delivery, DurableRun, QueueWorker, RunQueue, StepJob } from '../adapters/queue.js';
 import { NotFoundError, StepwireError } from '../errors/index.js';
 import type { Plan, PlannedStep, RunServices } from './plan-types.js';
@@ -104,17 +105,8 @@ export class DurableRuns {
     const timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
     change.jobs.push({ job: { run: id, step: TIMER, attempt: 1 }, delayMs: timeoutMs });
     this.#plans.set(id, plan);
-    const events: RunEvent[] = [];
-    let wake: (() => void) | undefined;
-    let ended = false;
-    const result = this.follow(id, (event) => {
-      options.onEvent?.(event);
-      events.push(event);
-      wake?.();
-    }).finally(() => {
-      ended = true;
-      wake?.();
-    });
+    const events = new EventFeed(options.onEvent);
+    const result = this.follow(id, (event) => events.push(event)).finally(() => events.end());
     try {
       await this.#queue.begin(id, change);
     } catch (error) {
@@ -133,17 +125,7 @@ export class DurableRuns {
       else signal.addEventListener('abort', onAbort, { once: true });
       void result.finally(() => signal.removeEventListener('abort', onAbort));
     }
-    const iterable: AsyncIterable<RunEvent> = {
-      async *[Symbol.asyncIterator]() {
-        for (;;) {
-          while (events.length > 0) yield events.shift()!;
-          if (ended) return;
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      },
-    };
-    return { id, events: iterable, result };
+    return { id, events, result };
   }
 
   /**

@@ -12,6 +12,8 @@ import { setOwn } from '../schema/own.js';
 import { MAX_TIMER_MS } from '../retry/index.js';
 import { QuickJsSandbox, type ScriptSandbox } from '../script/index.js';
 import { Applications } from '../app/applications.js';
+import { EventFeed } from './event-feed.js';
+import { describeValue } from '../schema/issues.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
 import { Execution, checkRunOptions, type RunOptions } from './run.js';
 import type { RunServices } from './plan-types.js';
@@ -64,7 +66,11 @@ export interface RunHandle {
    * `result` is its record once it ends.
    */
   replayed: boolean;
-  /** Every event of the run, in order; the iteration ends when the run finishes. */
+  /**
+   * Every event of the run, in order; the iteration ends when the run finishes. Each iteration, at
+   * once with others or after them, gives every event from the first. A start that a run key
+   * replayed has none.
+   */
   events: AsyncIterable<RunEvent>;
   /** The finished run record. */
   result: Promise<RunRecord>;
@@ -188,10 +194,12 @@ export class Engine {
    * Runs a workflow to its end and resolves with its run record, succeeded or failed.
    * @throws {@link ValidationError} when the input is invalid (no step runs, no record is kept);
    *   {@link NotFoundError} when there is no such workflow; a `StepwireError` with code `closed`
-   *   after {@link Engine.close}; a `TypeError` naming `timeoutMs`, `concurrency` or `signal` when one is not valid.
+   *   after {@link Engine.close}; a `TypeError` naming the workflow name, `timeoutMs`, `concurrency`,
+   *   `signal`, `onEvent` or `traceparent` when one is not valid.
    */
   async run(name: string, input?: unknown, options: RunOptions = {}): Promise<RunRecord> {
     this.#open('run');
+    requireString(name, 'engine.run: the workflow name');
     checkRunOptions(options);
     if (options.key !== undefined || this.#durable) return (await this.start(name, input, options)).result;
     // The launch is part of what close() waits for, so no run begins once close() has resolved.
@@ -208,9 +216,11 @@ export class Engine {
    * A child run (`run_workflow`) is cancelled by its id in the process executing it; its step then fails
    * with the child's `cancelled`.
    * @throws {@link NotFoundError} when there is no such run; a `StepwireError` with code `conflict` for
-   *   a child run of a durable run executing in another process (cancel its parent, which cancels it).
+   *   a child run of a durable run executing in another process (cancel its parent, which cancels it);
+   *   a `TypeError` when `id` is no string.
    */
   async cancel(id: string): Promise<boolean> {
+    requireString(id, 'engine.cancel: the run id');
     await this.ready();
     // Runs executing in this process, child runs of a durable run's steps included.
     const live = this.#live.get(id);
@@ -245,46 +255,30 @@ export class Engine {
    * const record = await handle.result;
    * ```
    * @throws a `StepwireError` with code `closed` after {@link Engine.close}; a `TypeError` naming
-   *   `timeoutMs`, `concurrency` or `signal` when one is not valid.
+   *   the workflow name, `timeoutMs`, `concurrency`, `signal`, `onEvent` or `traceparent` when one is
+   *   not valid.
    */
   async start(name: string, input?: unknown, options: RunOptions = {}): Promise<RunHandle> {
     this.#open('start');
+    requireString(name, 'engine.start: the workflow name');
     checkRunOptions(options);
     return this.#admit(this.#start(name, input, options));
   }
 
   async #start(name: string, input: unknown, options: RunOptions): Promise<RunHandle> {
     if (this.#durable) return this.#startDurable(this.#durable, name, input, options);
-    const queue: RunEvent[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
+    const events = new EventFeed(options.onEvent);
     const execution = await this.#prepare(name, input, {
       ...options,
-      onEvent: (event) => {
-        options.onEvent?.(event);
-        queue.push(event);
-        wake?.();
-      },
+      onEvent: (event) => events.push(event),
     });
     if (options.key !== undefined) {
-      const earlier = await this.#runKeys.claim(name, options.key, execution.id, options.trigger);
+      const timeoutMs = options.timeoutMs ?? this.options.limits.runTimeoutMs;
+      const earlier = await this.#runKeys.claim(name, options.key, execution.id, timeoutMs, options.trigger);
       if (earlier !== undefined) return { ...this.#runKeys.replay(earlier), replayed: true };
     }
-    const result = this.#launch(execution).finally(() => {
-      finished = true;
-      wake?.();
-    });
+    const result = this.#launch(execution).finally(() => events.end());
     if (options.key !== undefined) this.#runKeys.track(execution.id, result);
-    const events: AsyncIterable<RunEvent> = {
-      async *[Symbol.asyncIterator]() {
-        for (;;) {
-          while (queue.length > 0) yield queue.shift()!;
-          if (finished) return;
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      },
-    };
     return { id: execution.id, events, result, replayed: false };
   }
 
@@ -298,8 +292,10 @@ export class Engine {
     const { plan, input: value } = await this.#prepareRun(name, input);
     const id = globalThis.crypto.randomUUID();
     if (options.key !== undefined) {
-      const earlier = await this.#runKeys.claim(name, options.key, id, options.trigger);
-      if (earlier !== undefined) return { ...this.#runKeys.replay(earlier), replayed: true };
+      const timeoutMs = options.timeoutMs ?? this.options.limits.runTimeoutMs;
+      const earlier = await this.#runKeys.claim(name, options.key, id, timeoutMs, options.trigger);
+      if (earlier !== undefined)
+        return { ...this.#runKeys.replay(earlier, (runId) => durable.follow(runId)), replayed: true };
     }
     const started = await durable.start(plan, value, options, id);
     if (options.key !== undefined) this.#runKeys.track(id, started.result);
@@ -447,8 +443,9 @@ export class Engine {
     };
   }
 
-  /** A run record by id. @throws {@link NotFoundError} */
+  /** A run record by id. @throws {@link NotFoundError}; a `TypeError` when `id` is no string. */
   async getRun(id: string): Promise<RunRecord> {
+    requireString(id, 'engine.getRun: the run id');
     await this.ready();
     const record = await this.options.storage.get<RunRecord>('runs', id);
     if (!record) throw new NotFoundError('run', id);
@@ -606,4 +603,9 @@ function checkWorkOptions(options: WorkOptions): void {
     throw new TypeError(`triggers must be true or false, got ${got(triggers)}`);
   if (onError !== undefined && typeof onError !== 'function')
     throw new TypeError(`onError must be a function, got ${got(onError)}`);
+}
+
+/** A TypeError naming `what` when `value` is no string (what TypeScript stops, a JavaScript caller may pass). */
+function requireString(value: unknown, what: string): asserts value is string {
+  if (typeof value !== 'string') throw new TypeError(`${what} must be a string, got ${describeValue(value)}`);
 }

@@ -37,7 +37,10 @@ export interface DeliveredStep {
 export interface RunOptions {
   /** Cancels the run: no further step starts, and running steps are told to stop. */
   signal?: AbortSignal;
-  /** Called with every event of the run, in order, while it runs. */
+  /**
+   * Called with every event of the run, in order, while it runs. An error it throws is ignored:
+   * the run and `handle.events` go on with every event.
+   */
   onEvent?: (event: RunEvent) => void;
   /** Time the whole run may take, in ms. @default limits.runTimeoutMs */
   timeoutMs?: number;
@@ -810,7 +813,7 @@ export class Execution {
     if (this.#timedOut && !this.#userSignal?.aborted) {
       return {
         code: 'limit_exceeded',
-        message: `the run took longer than its time limit (limits.runTimeoutMs)`,
+        message: 'the run took longer than its time limit (its timeoutMs, else limits.runTimeoutMs)',
       };
     }
     return { code: 'cancelled', message: 'the run was cancelled' };
@@ -992,7 +995,13 @@ type Retried = Attempted & { retryDelay?: number };
 export function checkRunOptions(options: RunOptions): void {
   if (typeof options !== 'object' || options === null)
     throw new TypeError(`run options must be an object, got ${options === null ? 'null' : typeof options}`);
-  const { timeoutMs, concurrency, signal } = options;
+  const { timeoutMs, concurrency, signal, onEvent, traceparent } = options;
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    throw new TypeError(`onEvent must be a function, got ${describeOption(onEvent)}`);
+  if (traceparent !== undefined && typeof traceparent !== 'string')
+    throw new TypeError(
+      `traceparent must be a string (a W3C traceparent header), got ${describeOption(traceparent)}`,
+    );
   // Checked before anything is stored: a run that could not listen to its signal would stay `running`.
   if (
     signal !== undefined &&
