@@ -116,6 +116,8 @@ function advanceRun(
       const { summary } = items;
       const error = { code: 'stopped', message: `${ended} before this item finished` };
       for (const [index, attempt] of items.running) {
+        // Its attempts count in the step's, as its entry in `failures` says.
+        items.attempts += attempt;
         summary.failed += 1;
         if (summary.failures.length < LISTED_ITEM_FAILURES)
           summary.failures.push({ index, attempts: attempt, error });

@@ -102,7 +102,9 @@ export async function runForEach(
     return { output: null, error: { code: ITEMS_LOST, message }, attempts };
   }
   if (failedItem) return { output: null, error: failedItem, attempts };
-  const stopped = notStarted < items.length ? host.stopReason() : null;
+  // A stop fails the step when it kept items from starting, or cut started ones short (they failed
+  // because of it, not on their own, whatever on_error says); not when every item had succeeded.
+  const stopped = notStarted < items.length || ledger.summary.failed > 0 ? host.stopReason() : null;
   if (stopped) {
     const message = `${stopped.message}; ${notStarted} of ${items.length} items had started`;
     return { output: null, error: { ...stopped, message }, attempts };

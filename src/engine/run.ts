@@ -293,7 +293,11 @@ export class Execution {
     let timer = arm();
     try {
       failure = await this.#schedule();
-      if (failure) status = failure.code === 'cancelled' ? 'cancelled' : 'failed';
+      // Cancelled only when the run itself was: a step failing with `cancelled` (a child run cancelled
+      // by its id, an action's own error) fails the run, as on the queue.
+      if (failure)
+        status =
+          failure.code === 'cancelled' && this.#signal.aborted && !this.#timedOut ? 'cancelled' : 'failed';
     } catch (error) {
       failure = toRunError(error);
       status = 'failed';
@@ -418,8 +422,9 @@ export class Execution {
       duration_ms: finished - started,
       at: record.finished_at,
     });
-    // A lost item is the engine's fault, not the step's: it fails the run whatever on_error says.
-    if (planned.onError === 'fail' || code === ITEMS_LOST) return runError;
+    // A lost item is the engine's fault, not the step's, and a step the run's stop cut short did not
+    // fail on its own: either fails the run whatever on_error says (the run's error names the step).
+    if (planned.onError === 'fail' || code === ITEMS_LOST || this.#signal.aborted) return runError;
     const output = { error: { code, message } };
     this.#outputs[planned.index] = output;
     record.output = output;

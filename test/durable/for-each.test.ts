@@ -213,6 +213,8 @@ describe('for_each on the durable queue: one job per item', () => {
       skipped: 14,
       failures: [{ index: 5, error: { code: 'stopped' } }],
     });
+    // The step's attempts sum its items', the one cut short included.
+    expect(record.steps[0]!.attempts).toBe(6);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls.has(`${handle.id}:each:6`)).toBe(false);
     expect(aborted.has(`${handle.id}:each:5`)).toBe(true);
