@@ -6,6 +6,7 @@
 import { LimitError, StepwireError, type Issue } from '../errors/index.js';
 import { RUN_WORKFLOW } from '../actions/run-workflow.js';
 import { findReferences, type Workflow } from '../schema/index.js';
+import { parsePath } from '../schema/path.js';
 import type { RunRecord } from './record.js';
 
 /** Deepest nesting of child runs: a run started directly is at depth 0, its children at depth 1. */
@@ -41,11 +42,19 @@ export function childFailure(record: RunRecord): StepwireError {
   );
 }
 
-/** The workflows a definition runs by a literal `workflow_name`, with the path of each. @internal */
+/**
+ * The workflows a definition runs by a literal `workflow_name` that no wire may replace, with the
+ * path of each. @internal
+ */
 export function calledWorkflows(workflow: Workflow): { name: string; path: string }[] {
   const calls: { name: string; path: string }[] = [];
+  // A wire into a step's root or its `workflow_name` may set the name at run time (wired values win):
+  // like a reference, that name is not known before the run.
+  const wired = new Set(
+    workflow.wires.filter((wire) => mayWireName(wire.target_data_path)).map((wire) => wire.target_name),
+  );
   workflow.steps.forEach((step, index) => {
-    if (step.type !== 'l2') return;
+    if (step.type !== 'l2' || wired.has(step.name)) return;
     const { provider, module, action, input_data } = step.l2_data;
     if (
       provider !== RUN_WORKFLOW.provider ||
@@ -58,6 +67,12 @@ export function calledWorkflows(workflow: Workflow): { name: string; path: strin
       calls.push({ name, path: `steps[${index}].l2_data.input_data.workflow_name` });
   });
   return calls;
+}
+
+function mayWireName(path: string | undefined): boolean {
+  if (path === undefined) return true;
+  const parsed = parsePath(path);
+  return parsed.ok && (parsed.segments.length === 0 || parsed.segments[0] === 'workflow_name');
 }
 
 /** The issues of `run_workflow` steps that run their own workflow. Pure: no I/O. @internal */

@@ -157,6 +157,42 @@ describe('platform/workflows/run_workflow', () => {
     });
   });
 
+  it('does not follow a workflow_name a wire may set at run time: the wired name is the one that runs', async () => {
+    const engine = new Engine();
+    engine.actions.stub('acme/math/double', (input) => (input as { n: number }).n * 2);
+    await engine.workflows.create(doubler);
+    await engine.workflows.create(caller('a', 'b', { n: 2 }));
+    // b names "a" (which runs b), but the wire from its step "pick" sets the name when it runs.
+    const pick = {
+      name: 'pick',
+      type: 'l2' as const,
+      l2_data: {
+        provider: 'platform',
+        module: 'dummy',
+        action: 'dummy_task',
+        input_data: { workflow_name: 'doubler' },
+      },
+    };
+    const b = caller('b', 'a', { n: 2 });
+    b.steps.unshift(pick);
+    b.wires = [
+      {
+        source_name: 'pick',
+        source_data_path: 'workflow_name',
+        target_name: 'child',
+        target_data_path: 'workflow_name',
+      },
+    ];
+    await engine.workflows.create(b);
+    const record = await engine.run('a', {});
+    expect(record).toMatchObject({ status: 'succeeded', output: { doubled: 4 } });
+    // A wire into another field leaves the literal name known: the cycle is refused.
+    b.wires = [{ source_name: 'pick', target_name: 'child', target_data_path: 'input' }];
+    expect(await refused(engine.workflows.replace(b))).toEqual([
+      'cycle steps[1].l2_data.input_data.workflow_name: workflow "b" can reach itself: b -> a -> b',
+    ]);
+  });
+
   it('refuses one of two workflows made at once that would reach each other (one engine)', async () => {
     const engine = new Engine();
     for (const make of [
