@@ -56,9 +56,10 @@ export const DummyTaskInputSchema = z.custom<Record<string, unknown>>(isDummyTas
 
 /**
  * Input of `platform/workflows/run_workflow`: the workflow to run as a child run and its input (`{}`
- * when absent). The step's output is the child run's output.
+ * when absent), nothing else: a misspelt `input` would run the child on its defaults without a word.
+ * The step's output is the child run's output.
  */
-export const RunWorkflowInputSchema = z.object({
+export const RunWorkflowInputSchema = z.strictObject({
   workflow_name: z.string().min(1),
   input: z.unknown().optional(),
 });

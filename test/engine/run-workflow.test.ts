@@ -193,6 +193,26 @@ describe('platform/workflows/run_workflow', () => {
     ]);
   });
 
+  it('refuses a run_workflow input with a field it does not know (a misspelt input)', async () => {
+    const engine = new Engine();
+    const misspelt = caller('typo', 'doubler', {});
+    misspelt.steps[0] = {
+      name: 'child',
+      type: 'l2',
+      l2_data: {
+        provider: 'platform',
+        module: 'workflows',
+        action: 'run_workflow',
+        input_data: { workflow_name: 'doubler', inptu: { n: 2 } },
+      },
+    };
+    await engine.workflows.create(misspelt);
+    const record = await engine.run('typo', {});
+    expect(record.error).toMatchObject({ code: 'validation_failed', step: 'child' });
+    expect(record.error!.message).toContain('unknown property "inptu"');
+    expect((await engine.listRuns({ workflow: 'doubler' })).runs).toEqual([]);
+  });
+
   it('refuses one of two workflows made at once that would reach each other (one engine)', async () => {
     const engine = new Engine();
     for (const make of [
