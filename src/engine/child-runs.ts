@@ -18,6 +18,9 @@ export interface RunLineage {
   chain: readonly string[];
 }
 
+/** What {@link childChain} says, found inside the messages that wrap it. */
+const DEPTH_MESSAGE = /workflow "[^"]*" would run at depth \d+, deeper than \d+: .*$/s;
+
 /**
  * The chain of a child run of `name` started by a run whose chain is `chain`.
  * @throws {@link LimitError} naming the chain when the child would be deeper than {@link MAX_RUN_DEPTH}.
@@ -33,9 +36,15 @@ export function childChain(chain: readonly string[], name: string): readonly str
   return next;
 }
 
-/** The error of a child run that did not succeed, with the child's code. @internal */
+/**
+ * The error of a child run that did not succeed, with the child's code. A depth limit met further
+ * down is told once, the chain it names saying the way there, not wrapped in one sentence per
+ * ancestor. @internal
+ */
 export function childFailure(record: RunRecord): StepwireError {
-  const reason = record.error?.message ?? 'no reason given';
+  const message = record.error?.message ?? 'no reason given';
+  const depth = record.error?.code === 'limit_exceeded' ? DEPTH_MESSAGE.exec(message) : null;
+  const reason = depth ? depth[0] : message;
   return new StepwireError(
     record.error?.code ?? 'step_failed',
     `child run ${record.id} of workflow "${record.workflow}" ${record.status}: ${reason}`,

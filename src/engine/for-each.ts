@@ -135,7 +135,7 @@ export function itemsOf(value: unknown, reference: string): unknown[] {
     {
       code: 'invalid_for_each',
       path: 'for_each',
-      message: `for_each ${reference} resolved to ${found}, not an array or a data table with columns and rows`,
+      message: `${reference} resolved to ${found}, not an array or a data table with columns and rows`,
     },
   ]);
 }

@@ -600,7 +600,7 @@ export class Execution {
     }
     const stepDeadline = Date.now() + step.timeout_ms;
     const deadline = runDeadline === undefined ? stepDeadline : Math.min(runDeadline, stepDeadline);
-    return this.#raceTimeout(step, step.timeout_ms, (signal) =>
+    return this.#raceTimeout(step.timeout_ms, (signal) =>
       type.run(
         planned,
         data,
@@ -629,11 +629,7 @@ export class Execution {
     }
   }
 
-  async #raceTimeout<T>(
-    step: Step,
-    timeoutMs: number,
-    work: (signal: AbortSignal) => T,
-  ): Promise<Awaited<T>> {
+  async #raceTimeout<T>(timeoutMs: number, work: (signal: AbortSignal) => T): Promise<Awaited<T>> {
     const timer = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([this.#signal, timer]);
     let onAbort!: () => void;
@@ -643,7 +639,7 @@ export class Execution {
           timer.aborted && !this.#signal.aborted
             ? new LimitError(
                 'timeout_ms',
-                `step "${step.name}" took longer than its timeout of ${timeoutMs} ms`,
+                `the step took longer than its timeout of ${timeoutMs} ms (timeout_ms)`,
               )
             : this.#abortError(),
         );

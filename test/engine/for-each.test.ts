@@ -235,7 +235,9 @@ describe('for_each', () => {
     const run = await engine.run('loop', { list: 'abc' });
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({ code: 'validation_failed', step: 'each' });
-    expect(run.error!.message).toContain('for_each {{input.list}} resolved to string');
+    expect(run.error!.message).toBe(
+      'step "each" failed: for_each: {{input.list}} resolved to string, not an array or a data table with columns and rows',
+    );
   });
 
   it('reads a data table whose columns are names, as write_entity does, into objects by those names', async () => {
