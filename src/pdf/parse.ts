@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { ValidationError } from '../errors/index.js';
 import { cleanText } from './clean-text.js';
 import { safeLink } from './format.js';
 import { dataTableBlock, tableAsLines } from './table-value.js';
@@ -44,8 +45,16 @@ interface TableBuilder {
 }
 
 /**
+ * Most elements open inside one another. Real templates nest a few levels; a template nesting
+ * thousands (`'<div>'.repeat(200000)`) would hold the process for seconds in the parser, whose cost
+ * grows with the depth at every tag, before any time limit could be checked.
+ */
+export const MAX_TEMPLATE_DEPTH = 256;
+
+/**
  * Parses the HTML subset into blocks. Markers are replaced after parsing, inside text only, so a
  * value is always text, never markup. Unsupported tags keep their text; script/style are dropped.
+ * @throws {@link ValidationError} at `template` when elements nest deeper than {@link MAX_TEMPLATE_DEPTH}.
  * @internal
  */
 export function parseTemplate(template: string, values: ReadonlyMap<string, ResolvedValue>): ParsedTemplate {
@@ -73,22 +82,24 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
     if (text !== '') out.push({ kind: 'text', text, ...style() });
   };
 
-  const placeValue = (value: ResolvedValue, out: Inline[]): void => {
-    if (value.kind === 'table') {
-      if (table) {
-        tableAsLines(value.table).forEach((line, i) => {
-          if (i > 0) out.push({ kind: 'break' });
-          pushText(cleanText(line), out);
-        });
-      } else out.push({ kind: 'table', table: value.table });
-      return;
-    }
-    cleanText(value.text)
+  /** A value's text: a newline is a line break, a tab a space. */
+  const placeText = (text: string, out: Inline[]): void => {
+    cleanText(text)
       .split(/\r\n|\r|\n/)
       .forEach((line, i) => {
         if (i > 0) out.push({ kind: 'break' });
         pushText(line.replace(/[\t\f]/g, ' '), out);
       });
+  };
+
+  const placeValue = (value: ResolvedValue, out: Inline[]): void => {
+    if (value.kind === 'text') return placeText(value.text, out);
+    if (!table) return void out.push({ kind: 'table', table: value.table });
+    // A table inside a table cell: its lines, each a line of the cell.
+    tableAsLines(value.table).forEach((line, i) => {
+      if (i > 0) out.push({ kind: 'break' });
+      placeText(line, out);
+    });
   };
 
   const processText = (): void => {
@@ -159,9 +170,18 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
     if (block.header.length + block.body.length > 0) blocks.push(block);
   };
 
+  let depth = 0;
   const parser = new Parser(
     {
       onopentag(name, attribs) {
+        if (++depth > MAX_TEMPLATE_DEPTH)
+          throw new ValidationError([
+            {
+              code: 'too_deep',
+              path: 'template',
+              message: `the template nests elements more than ${MAX_TEMPLATE_DEPTH} deep (at a <${name}>); close the elements it opens`,
+            },
+          ]);
         processText();
         if (name === 'title') return void (inTitle = true);
         if (DROPPED.has(name)) return void dropDepth++;
@@ -204,6 +224,7 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
         pending += text;
       },
       onclosetag(name) {
+        depth--;
         processText();
         if (name === 'title') return void (inTitle = false);
         if (DROPPED.has(name)) return void (dropDepth = Math.max(0, dropDepth - 1));

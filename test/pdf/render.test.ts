@@ -162,6 +162,21 @@ describe('renderPdf: variables', () => {
     expect(issues[2]!.message).toContain('"c"');
   });
 
+  it('refuses elements nested more than 256 deep at once, naming the template; void and implied closes do not count', async () => {
+    const started = performance.now();
+    const issues = await validationIssues(renderPdf({ template: '<div>'.repeat(200_000) + 'x' }));
+    expect(performance.now() - started).toBeLessThan(5_000); // it took 7.7 s of blocked process before
+    expect(issues).toEqual([
+      {
+        code: 'too_deep',
+        path: 'template',
+        message: 'the template nests elements more than 256 deep (at a <div>); close the elements it opens',
+      },
+    ]);
+    const fine = '<div>'.repeat(255) + '<br>'.repeat(1000) + '<p>a'.repeat(1000) + '</div>'.repeat(255);
+    expect((await renderPdf({ template: fine })).length).toBeGreaterThan(0);
+  });
+
   it('rejects an unsupported template_type', async () => {
     const issues = await validationIssues(renderPdf({ template: 'x', template_type: 'markdown' as 'html' }));
     expect(issues[0]!.path).toBe('template_type');

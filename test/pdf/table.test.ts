@@ -89,6 +89,23 @@ describe('renderPdf: TABLE variables', () => {
     expect(textLines(out)).toEqual(['Start', 'c', 'v', 'end']);
   });
 
+  itWithPoppler(
+    'prints a TABLE value inside a table cell as lines, its newlines and tabs as line breaks and spaces',
+    async () => {
+      const value = {
+        columns: [{ name: 'a' }, { name: 'b' }],
+        rows: [
+          ['L1\nL2', 'z'],
+          ['tab\there', 'cr\rx'],
+        ],
+      };
+      const out = pdfText(await renderPdf(tableInput(value, '<table><tr><td>[[.t]]</td></tr></table>')));
+      expect(out).not.toContain('?');
+      // pdftotext reads the bold header line without its spaces.
+    expect(textLines(out)).toEqual(['a|b', 'L1', 'L2 | z', 'tab here | cr', 'x']);
+    },
+  );
+
   it('makes is_url cells link annotations', async () => {
     const bytes = await renderPdf(
       tableInput({ columns, rows: [['a', 1, 1, 'https://example.com/path?q=1', null]] }),
