@@ -127,17 +127,41 @@ function buildHeaders(raw: unknown, issues: Issue[]): Headers {
       });
       continue;
     }
-    try {
-      headers.set(name, String(value));
-    } catch {
+    if (CONNECTION_HEADERS.has(name.toLowerCase())) {
       issues.push({
         code: 'invalid_header',
         path: at,
-        message: `"${name}" is not a valid header name, or its value holds a line break`,
+        message: `header "${name}" belongs to the connection, which sets it; a step cannot`,
       });
+      continue;
+    }
+    try {
+      headers.set(name, String(value));
+    } catch {
+      issues.push({ code: 'invalid_header', path: at, message: headerProblem(name, String(value)) });
     }
   }
   return headers;
+}
+
+/**
+ * Headers of the connection and the body's framing: fetch sets them (or refuses them when sending,
+ * which would look like a network error and be retried).
+ */
+const CONNECTION_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'content-length',
+  'expect',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Why `Headers` refused a header: its name, a line break or NUL, or a character beyond Latin-1. */
+function headerProblem(name: string, value: string): string {
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `"${name}" is not a valid header name`;
+  if (/[\r\n\0]/.test(value)) return `the value of header "${name}" holds a line break or NUL`;
+  return `the value of header "${name}" holds a character a header cannot carry (beyond U+00FF)`;
 }
 
 function buildBody(

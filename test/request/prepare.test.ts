@@ -49,6 +49,46 @@ describe('request_data', () => {
     expect(requests[0]?.url).toBe('https://api.example.com/v1/items:batchGet');
   });
 
+  it('refuses headers of the connection and says what is wrong with a header, before sending anything', async () => {
+    const issues = await issuesOf({
+      url: 'https://api.example.com/upload',
+      method: 'PUT',
+      body: 'abc',
+      headers: {
+        'Transfer-Encoding': 'chunked',
+        'content-length': '3',
+        Expect: '100-continue',
+        Upgrade: 'h2c',
+        'Keep-Alive': 'timeout=5',
+        Connection: 'close',
+        'x-wide': 'Ā',
+        'x-split': 'a\r\nb',
+        'bad name': 'x',
+      },
+    });
+    const connection = (name: string) =>
+      `header "${name}" belongs to the connection, which sets it; a step cannot`;
+    expect(issues.map((issue) => [issue.code, issue.path, issue.message])).toEqual([
+      ['invalid_header', 'request_data.headers.Transfer-Encoding', connection('Transfer-Encoding')],
+      ['invalid_header', 'request_data.headers.content-length', connection('content-length')],
+      ['invalid_header', 'request_data.headers.Expect', connection('Expect')],
+      ['invalid_header', 'request_data.headers.Upgrade', connection('Upgrade')],
+      ['invalid_header', 'request_data.headers.Keep-Alive', connection('Keep-Alive')],
+      ['invalid_header', 'request_data.headers.Connection', connection('Connection')],
+      [
+        'invalid_header',
+        'request_data.headers.x-wide',
+        'the value of header "x-wide" holds a character a header cannot carry (beyond U+00FF)',
+      ],
+      [
+        'invalid_header',
+        'request_data.headers.x-split',
+        'the value of header "x-split" holds a line break or NUL',
+      ],
+      ['invalid_header', 'request_data.headers.bad name', '"bad name" is not a valid header name'],
+    ]);
+  });
+
   it('lists every problem at once', async () => {
     const issues = await issuesOf({
       url: 'not a url',
