@@ -101,6 +101,29 @@ describe('SlackChat with a bot token', () => {
     expect(slack.requests).toHaveLength(2);
   });
 
+  it('counts the answer body in timeoutMs: a body that never ends is a timeout, retried', async () => {
+    slack.fail({ status: 200, dripMs: 50 }, { status: 200, dripMs: 50 });
+    const started = Date.now();
+    const error = await rejection(
+      bot({ timeoutMs: 300, retry: { attempts: 2, baseMs: 1, capMs: 1 } }).send({
+        channel: 'general',
+        message: 'x',
+      }),
+    );
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as Error).message).toContain('no answer within 300 ms');
+    expect(slack.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('refuses an answer over 1 MiB without reading it all, and does not retry it', async () => {
+    slack.fail({ status: 200, body: `{"ok":true,"ts":"1.2","pad":"${'x'.repeat(2 * 1024 * 1024)}"}` });
+    const error = await rejection(bot().send({ channel: 'general', message: 'x' }));
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as Error).message).toContain('the answer (HTTP 200) is larger than 1048576 bytes');
+    expect(slack.requests).toHaveLength(1);
+  });
+
   it('stops with a CancelledError when the signal aborts', async () => {
     // Retry-After makes the wait 10 s for sure (a jittered wait could be shorter than the 50 ms below).
     slack.fail({ status: 500, retryAfter: '10' }, { status: 500 }, { status: 500 });

@@ -24,6 +24,8 @@ export interface SlackFault {
   retryAfter?: string;
   /** Wait this long (ms) before answering. */
   delayMs?: number;
+  /** Send the headers, then one space of body every this many ms, never ending. */
+  dripMs?: number;
 }
 
 /** The fake Slack server. */
@@ -87,6 +89,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       if (res.destroyed) return;
       const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
       if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+      if (fault.dripMs) {
+        res.writeHead(fault.status, headers);
+        const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), fault.dripMs);
+        res.on('close', () => clearInterval(drip));
+        return;
+      }
       res.writeHead(fault.status, headers).end(fault.body ?? '');
       return;
     }

@@ -2,7 +2,8 @@
  * One JSON POST with the shared retry rules, on ky. Used by the chat adapters.
  * @module
  */
-import ky, { TimeoutError } from 'ky';
+import ky from 'ky';
+import { readLimited } from '../../bytes/read-limited.js';
 import { isStepwireError, UpstreamError } from '../../errors/index.js';
 import { parseRetryAfter, withRetry, type RetryPolicy, type RetryVerdict } from '../../retry/index.js';
 
@@ -51,33 +52,51 @@ export function classifyChatError(error: unknown): RetryVerdict {
   return { retry: !isStepwireError(error) };
 }
 
-/** POSTs `body` as JSON, retrying 429, 5xx, timeouts and network failures within `policy`. @internal */
+/** The largest answer read: chat APIs answer a few hundred bytes; a larger one is not theirs. @internal */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * POSTs `body` as JSON, retrying 429, 5xx, timeouts and network failures within `policy`. The
+ * timeout covers the whole answer, its body included, and the body is read up to
+ * {@link MAX_ANSWER_BYTES}. @internal
+ */
 export function postJson<T>(options: PostJsonOptions<T>): Promise<T> {
   const client = ky.create({
     retry: 0,
     throwHttpErrors: false,
-    timeout: options.timeoutMs,
+    timeout: false,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return withRetry(
     async function postAttempt() {
+      const deadline = options.timeoutMs === false ? undefined : AbortSignal.timeout(options.timeoutMs);
+      const signals = [options.signal, deadline].filter((signal) => signal !== undefined);
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
       let response: Response;
-      let text: string;
+      let bytes: Uint8Array | undefined;
       try {
         response = await client.post(options.url, {
           json: options.body,
           ...(options.headers ? { headers: options.headers } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
+          ...(signal ? { signal } : {}),
         });
-        text = await response.text();
+        bytes = response.body
+          ? await readLimited(response.body, MAX_ANSWER_BYTES, signal)
+          : new Uint8Array(0);
       } catch (error) {
         if (isStepwireError(error) || options.signal?.aborted) throw error;
-        const reason =
-          error instanceof TimeoutError
-            ? `no answer within ${String(options.timeoutMs)} ms`
-            : describe(error);
+        const reason = deadline?.aborted
+          ? `no answer within ${String(options.timeoutMs)} ms`
+          : describe(error);
         throw new UpstreamError(`${options.what} failed: ${reason}`, undefined, { cause: error });
       }
+      if (bytes === undefined)
+        throw new UpstreamError(
+          `${options.what} failed: the answer (HTTP ${response.status}) is larger than ${MAX_ANSWER_BYTES} bytes`,
+          response.status,
+          { retryable: false },
+        );
+      const text = new TextDecoder().decode(bytes);
       const answer: PostAnswer = { status: response.status, headers: response.headers, text };
       if (answer.status === 429 || answer.status >= 500) {
         const afterMs = parseRetryAfter(answer.headers.get('retry-after'));
