@@ -7,6 +7,7 @@ import type { StorageAdapter } from '../adapters/types.js';
 import { StepwireError, ValidationError } from '../errors/index.js';
 import type { RunEvent, RunRecord } from './record.js';
 import { interruptedRecord } from './interrupted.js';
+import { LONE_SURROGATE, holdsLoneSurrogate } from '../schema/well-formed.js';
 
 /** Longest run key. */
 export const RUN_KEY_MAX = 255;
@@ -160,8 +161,8 @@ function checkKey(key: unknown): asserts key is string {
         ? `must have 1 to ${RUN_KEY_MAX} characters`
         : /\p{Cc}/u.test(key)
           ? 'must not hold control characters'
-          : /[\uD800-\uDFFF]/u.test(key)
-            ? 'must be well-formed text (it holds half of a surrogate pair)'
+          : holdsLoneSurrogate(key)
+            ? LONE_SURROGATE
             : undefined;
   if (problem)
     throw new ValidationError([{ code: 'invalid_key', path: 'key', message: `the run key ${problem}` }]);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LONE_SURROGATE, holdsLoneSurrogate } from './well-formed.js';
 import { WRITE_MODES } from './steps/atlas.js';
 import { isDummyTaskInput } from './dummy-input.js';
 
@@ -28,9 +29,15 @@ export const UploadFileInputSchema = z.object({
   file_data: z.union([z.string(), z.instanceof(Uint8Array)], {
     error: 'file_data must be base64 text or bytes',
   }),
-  file_name: z.string().min(1),
+  file_name: z
+    .string()
+    .min(1)
+    .refine((name) => !holdsLoneSurrogate(name), `file_name ${LONE_SURROGATE}`),
   file_type: z.string().min(1).optional(),
-  folder_id: z.string().optional(),
+  folder_id: z
+    .string()
+    .refine((folder) => !holdsLoneSurrogate(folder), `folder_id ${LONE_SURROGATE}`)
+    .optional(),
 });
 
 /** Output of `upload_file`: where the file can be opened. */

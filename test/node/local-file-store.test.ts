@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalFileStore } from '../../src/adapters/node/index.js';
-import { Engine, ValidationError } from '../../src/index.js';
+import { Engine, MemoryFileStore, ValidationError } from '../../src/index.js';
 import { describeFileStoreContract } from '../../src/testing/index.js';
 
 let dir: string;
@@ -63,6 +63,74 @@ describe('LocalFileStore', () => {
       ValidationError,
     );
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('refuses a name over 220 bytes, half a surrogate pair, or a path too long, naming the field; stores 220 bytes', async () => {
+    const store = new LocalFileStore({ dir });
+    const file = (name: string, folder?: string) => ({
+      name,
+      ...(folder === undefined ? {} : { folder }),
+      contentType: 'text/plain',
+      data: new Uint8Array([1]),
+    });
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => expect.fail('expected a refusal'),
+        (error: unknown) => (error as ValidationError).issues,
+      );
+    expect(await refusal(store.put(file('n'.repeat(221))))).toEqual([
+      {
+        code: 'invalid_file_name',
+        path: 'file_name',
+        message: 'a name may have at most 220 bytes of UTF-8, this one has 221',
+      },
+    ]);
+    expect(await refusal(store.put(file('é'.repeat(111))))).toMatchObject([{ path: 'file_name' }]);
+    expect(await refusal(store.put(file('report-\uD800.txt')))).toEqual([
+      {
+        code: 'invalid_file_name',
+        path: 'file_name',
+        message: 'a name must be well-formed text (it holds half of a surrogate pair)',
+      },
+    ]);
+    expect(await refusal(store.put(file('x.txt', Array(30).fill('f'.repeat(200)).join('/'))))).toMatchObject([
+      { code: 'invalid_file_name', path: 'folder_id' },
+    ]);
+    expect(await readdir(dir)).toEqual([]);
+    await store.put(file('n'.repeat(220)));
+    expect(await readdir(dir)).toEqual(['n'.repeat(220)]);
+  });
+
+  it('fails an upload_file step whose name holds half a surrogate pair at once, naming file_name, storing nothing', async () => {
+    const memory = new MemoryFileStore();
+    const engine = new Engine({ files: { local: new LocalFileStore({ dir }), memory } });
+    for (const provider of ['local', 'memory']) {
+      await engine.workflows.replace({
+        name: 'upload',
+        steps: [
+          {
+            name: 'put',
+            type: 'l2',
+            l2_data: {
+              provider,
+              module: 'files',
+              action: 'upload_file',
+              input_data: { file_data: btoa('x'), file_name: '{{input.name}}' },
+            },
+            retry: { attempts: 3, backoff_ms: 1 },
+          },
+        ],
+        wires: [],
+      });
+      const run = await engine.run('upload', { name: 'report-\uD800.txt' });
+      expect(run.error).toMatchObject({ code: 'validation_failed', step: 'put' });
+      expect(run.error!.message).toContain(
+        'file_name must be well-formed text (it holds half of a surrogate pair)',
+      );
+      expect(run.steps[0]!.attempts).toBe(1);
+    }
+    expect(await readdir(dir)).toEqual([]);
+    expect(memory.files).toEqual([]);
   });
 
   it('is the file store of upload_file steps named by their provider; file_data takes base64', async () => {

@@ -1,4 +1,6 @@
 import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
+import { ValidationError } from '../../errors/index.js';
+import { LONE_SURROGATE, holdsLoneSurrogate } from '../../schema/well-formed.js';
 
 /** Options of {@link MemoryFileStore}. */
 export interface MemoryFileStoreOptions {
@@ -41,6 +43,14 @@ export class MemoryFileStore implements FileStore {
    * `idempotencyKey` already used, stores nothing and returns the first put's url.
    */
   put(file: FileInput, options: CallOptions = {}): StoredFile {
+    for (const [field, text] of [
+      ['file_name', file.name],
+      ['folder_id', file.folder ?? ''],
+    ] as const)
+      if (holdsLoneSurrogate(text))
+        throw new ValidationError([
+          { code: 'invalid_file_name', path: field, message: `a name ${LONE_SURROGATE}` },
+        ]);
     const key = options.idempotencyKey;
     const earlier = key === undefined ? undefined : this.#byKey.get(key);
     if (earlier) return { ...earlier };

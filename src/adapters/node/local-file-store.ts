@@ -7,6 +7,7 @@ import { contentTypeOf } from '../content-type.js';
 import { replaceFile } from './atomic-write.js';
 import { RecentResults } from '../recent-results.js';
 import type { CallOptions, FileInput, FileStore, StoredFile } from '../types.js';
+import { LONE_SURROGATE, holdsLoneSurrogate } from '../../schema/well-formed.js';
 
 /** Folder inside `dir` that holds one small record per idempotency key used; refused as a name. */
 const KEYS_FOLDER = '.stepwire-keys';
@@ -65,6 +66,11 @@ export class LocalFileStore implements FileStore {
     const path = join(this.#dir, ...parts);
     if (!path.startsWith(this.#dir + sep))
       throw invalid('file_name', 'the file would be stored outside the folder');
+    if (Buffer.byteLength(path) > MAX_PATH_BYTES)
+      throw invalid(
+        file.folder ? 'folder_id' : 'file_name',
+        `the file's path would have more than ${MAX_PATH_BYTES} bytes, more than file systems take`,
+      );
     const key = options.idempotencyKey;
     return this.#recent.run(key, async () => {
       const earlier = key === undefined ? undefined : await this.#recorded(key);
@@ -142,8 +148,21 @@ export function safeName(name: string, field: string): string {
   if (/[/\\]/.test(name)) throw invalid(field, `"${name}" may not contain "/" or "\\"`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f]/.test(name)) throw invalid(field, 'control characters are not allowed in names');
+  if (holdsLoneSurrogate(name)) throw invalid(field, `a name ${LONE_SURROGATE}`);
+  const bytes = new TextEncoder().encode(name).length;
+  if (bytes > MAX_NAME_BYTES)
+    throw invalid(field, `a name may have at most ${MAX_NAME_BYTES} bytes of UTF-8, this one has ${bytes}`);
   return name;
 }
+
+/**
+ * Longest name of a file or folder, in bytes of UTF-8: file systems allow 255, and a file is first
+ * written under a temporary name made longer by a suffix (pid, random part).
+ */
+export const MAX_NAME_BYTES = 220;
+
+/** Longest path of a stored file, in bytes of UTF-8 (Linux takes 4,096, with the temporary suffix). */
+const MAX_PATH_BYTES = 4000;
 
 function safeSegments(folder: string, field: string): string[] {
   return folder
