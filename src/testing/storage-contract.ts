@@ -94,6 +94,26 @@ export function describeStorageContract(options: StorageContractOptions): void {
       expect(await storage.getText('workflows', 'missing')).toBeUndefined();
     });
 
+    test('getText gives a run record whose text holds U+0000 or half of a surrogate pair', async (storage) => {
+      if (!storage.getText) return;
+      const record = { id: 'r', workflow: 'w', status: 'succeeded', started_at: '2026-01-01T00:00:00.000Z' };
+      for (const odd of ['a\u0000b', 'a\ud800b']) {
+        await storage.put('runs', 'r', { ...record, output: { s: odd, [odd]: 1 } });
+        expect(JSON.parse((await storage.getText('runs', 'r'))!)).toEqual(await storage.get('runs', 'r'));
+      }
+    });
+
+    test('lists keys by code point, as Postgres collate "C" does', async (storage) => {
+      for (const key of ['\uffff', '😀', 'é', 'z']) await storage.put('scripts', key, key);
+      expect((await storage.list('scripts')).map((entry) => entry.key)).toEqual(['z', 'é', '\uffff', '😀']);
+    });
+
+    test('stores undefined as null', async (storage) => {
+      await storage.put('scripts', 'u', undefined);
+      expect(await storage.get('scripts', 'u')).toBeNull();
+      expect(await storage.list('scripts')).toEqual([{ key: 'u', value: null }]);
+    });
+
     test('a key holding U+0000 that was never stored is absent', async (storage) => {
       await storage.put('workflows', 'a', { n: 1 });
       await storage.put('runs', 'a', { id: 'a' });

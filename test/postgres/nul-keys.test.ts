@@ -68,20 +68,31 @@ describe.each(targets)('ids holding U+0000 on %s', (_, open) => {
     }
   });
 
-  it('refuses to store a key holding U+0000, naming the key', async () => {
+  it('refuses to store a key holding U+0000 or half of a surrogate pair, naming the key', async () => {
     const db = await open();
     const storage: StorageAdapter = db.storage;
     try {
-      for (const collection of ['workflows', 'runs'] as const) {
-        const error = await Promise.resolve(storage.put(collection, 'a\u0000b', { n: 1 })).catch(
-          (e: unknown) => e,
-        );
-        expect(error).toMatchObject({
-          name: 'ValidationError',
-          issues: [{ code: 'invalid_key', path: 'key', message: expect.stringContaining('U+0000') }],
-        });
-        expect(await storage.list(collection)).toEqual([]);
-      }
+      for (const collection of ['workflows', 'runs'] as const)
+        for (const key of ['a\u0000b', 'a\ud800b', 'a\udc00b']) {
+          const error = await Promise.resolve(storage.put(collection, key, { n: 1 })).catch(
+            (e: unknown) => e,
+          );
+          expect(error).toMatchObject({
+            name: 'ValidationError',
+            issues: [
+              {
+                code: 'invalid_key',
+                path: 'key',
+                message:
+                  'a stored key must not hold U+0000 or half of a surrogate pair (Postgres text cannot)',
+              },
+            ],
+          });
+          expect(await storage.list(collection)).toEqual([]);
+        }
+      // Two keys that would arrive as one (both halves become U+FFFD): the stored one is not the other.
+      await storage.put('workflows', 'a\ufffdb', { n: 2 });
+      expect(await storage.get('workflows', 'a\ud800b')).toBeUndefined();
     } finally {
       await db.close();
     }

@@ -33,8 +33,8 @@ export class MemoryStorage implements StorageAdapter {
   put(collection: Collection, key: string, value: unknown, options: PutOptions = {}): boolean {
     const entries = this.#collection(collection);
     if (options.ifAbsent && entries.has(key)) return false;
-    // JSON has no text for `undefined` (or a function): the key then reads as `undefined`.
-    const json = toJson(value) as string;
+    // JSON has no text for `undefined` (or a function): stored as `null`, as Postgres stores it.
+    const json = toJson(value) ?? 'null';
     entries.set(key, json);
     if (collection === 'runs') this.#runFields.set(key, { ...listedFields(value, json), key });
     return true;
@@ -49,7 +49,7 @@ export class MemoryStorage implements StorageAdapter {
   /** A copy of every entry, ordered by key. */
   list<T = unknown>(collection: Collection): { key: string; value: T }[] {
     return [...this.#collection(collection).entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a], [b]) => byCodePoint(a, b))
       .map(([key, json]) => ({ key, value: JSON.parse(json) as T }));
   }
 
@@ -96,4 +96,23 @@ function listedFields(value: unknown, json: string | undefined): ListedFields {
   const parsed: unknown = json === undefined ? undefined : JSON.parse(json);
   const record = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   return { workflow: record.workflow, status: record.status, started_at: record.started_at };
+}
+
+/**
+ * Orders text by code point, as Postgres does (`collate "C"` on UTF-8): UTF-16 order differs past
+ * U+FFFF, whose surrogates sort below U+E000-U+FFFF.
+ */
+function byCodePoint(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const surrogateX = x >= 0xd800 && x <= 0xdfff;
+    const surrogateY = y >= 0xd800 && y <= 0xdfff;
+    // A surrogate starts a code point above every one a single unit holds.
+    if (surrogateX !== surrogateY) return surrogateX ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
 }

@@ -25,7 +25,7 @@ import type {
 import type { Connection } from './connect.js';
 import type { Tables } from './tables.js';
 import { runColumns } from '../run-list.js';
-import { holdsNul } from './storage.js';
+import { unstorableText } from './storage.js';
 
 export type { QueueWorker } from '../queue.js';
 
@@ -125,7 +125,7 @@ class BossQueue implements PostgresQueue {
   ): Promise<RunChange | undefined> {
     const { boss, module } = await this.#boss();
     // No run's id holds U+0000 (Postgres text cannot): such a run does not exist.
-    if (holdsNul(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
+    if (unstorableText(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
     // Decided on the run as loaded, written only if nothing changed it since: no locking read.
     const guess = loaded?.version === undefined ? undefined : decide(loaded);
     return this.#db.transaction().execute(async (tx) => {
@@ -155,7 +155,7 @@ class BossQueue implements PostgresQueue {
     decide: (run: RunState) => StateChange | undefined,
   ): Promise<StateChange | undefined> {
     const { boss, module } = await this.#boss();
-    if (holdsNul(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
+    if (unstorableText(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
     return this.#db.transaction().execute(async (tx) => {
       const row = await tx
         .selectFrom('runs')
@@ -201,7 +201,7 @@ class BossQueue implements PostgresQueue {
   }
 
   async items(id: string, step: string): Promise<ItemResult[]> {
-    if (holdsNul(id) || holdsNul(step)) return [];
+    if (unstorableText(id) || unstorableText(step)) return [];
     const rows = await this.#db
       .selectFrom('step_results')
       .select([
@@ -230,7 +230,7 @@ class BossQueue implements PostgresQueue {
 
   async load(id: string, log?: unknown[]): Promise<DurableRun | undefined> {
     await this.#boss();
-    if (holdsNul(id)) return undefined;
+    if (unstorableText(id)) return undefined;
     const row = log
       ? await this.#logAndLoad(id, log)
       : await this.#db
@@ -278,7 +278,7 @@ class BossQueue implements PostgresQueue {
   }
 
   async events(id: string, after: number): Promise<LoggedEvent[]> {
-    if (holdsNul(id)) return [];
+    if (unstorableText(id)) return [];
     const rows = await this.#db
       .selectFrom('run_events')
       .select(['seq', sql<string>`event::text`.as('event')])
@@ -338,7 +338,7 @@ class BossQueue implements PostgresQueue {
 
   async log(id: string, events: unknown[]): Promise<void> {
     await this.#boss();
-    if (holdsNul(id)) return;
+    if (unstorableText(id)) return;
     const text = JSON.stringify(events);
     await sql`
       with counted as (

@@ -5,6 +5,7 @@ import { checkRunQuery, runColumns, runCursor } from '../run-list.js';
 import type { CallOptions, Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
 import { TAKES_JSON_TEXT, toJson } from '../json-text.js';
 import type { Tables } from './tables.js';
+import { holdsLoneSurrogate } from '../../schema/well-formed.js';
 
 /**
  * Storage in a Postgres schema (server or PGlite), made by `openPostgres`: run records in the `runs`
@@ -27,7 +28,7 @@ export class PostgresStorage implements StorageAdapter {
 
   /** The value under `key`, or `undefined`. */
   async get<T = unknown>(collection: Collection, key: string, options?: CallOptions): Promise<T | undefined> {
-    if (holdsNul(key)) return undefined;
+    if (unstorableText(key)) return undefined;
     if (collection !== 'runs') {
       const text = await this.getText(collection, key, options);
       return text === undefined ? undefined : (JSON.parse(text) as T);
@@ -45,7 +46,7 @@ export class PostgresStorage implements StorageAdapter {
    * run as {@link PostgresStorage.get} gives it (a durable run whose progress or status columns lead).
    */
   async getText(collection: Collection, key: string, options?: CallOptions): Promise<string | undefined> {
-    if (holdsNul(key)) return undefined;
+    if (unstorableText(key)) return undefined;
     if (collection !== 'runs') {
       const row = await this.#open()
         .selectFrom('definitions')
@@ -57,11 +58,16 @@ export class PostgresStorage implements StorageAdapter {
     }
     const row = await this.#open()
       .selectFrom('runs')
-      .select([RECORD_TEXT, RUN_STATUS, sql<string | null>`${sql.ref('record')}->>'status'`.as('recorded')])
+      .select([RECORD_TEXT, RUN_STATUS])
       .where('id', '=', key)
       .where('progress', 'is', null)
       .executeTakeFirst(abortable(options));
-    if (row === undefined || (row.status === 'running' && row.recorded === 'queued')) return undefined;
+    if (row === undefined) return undefined;
+    // A durable run a worker took is `running` in its column before its record says so. The record's
+    // status is read here, not by `record->>'status'`: Postgres would decode every string of the
+    // record, and refuses one holding U+0000 or half of a surrogate pair.
+    if (row.status === 'running' && (JSON.parse(row.json) as { status?: unknown }).status === 'queued')
+      return undefined;
     return row.json;
   }
 
@@ -69,15 +75,16 @@ export class PostgresStorage implements StorageAdapter {
    * Stores a JSON copy of `value`; a run record's workflow, status and times also go into their columns.
    * A durable run's row belongs to its queue (its state, events and jobs go with the record): `put`
    * leaves it as it is and returns false, so an engine without the queue never rewrites a run in flight.
-   * @throws a `ValidationError` naming `key` when it holds U+0000, which Postgres text cannot hold.
+   * @throws a `ValidationError` naming `key` when it holds U+0000 or half of a surrogate pair, which
+   *   Postgres text cannot hold.
    */
   async put(collection: Collection, key: string, value: unknown, options: PutOptions = {}): Promise<boolean> {
-    if (holdsNul(key))
+    if (unstorableText(key))
       throw new ValidationError([
         {
           code: 'invalid_key',
           path: 'key',
-          message: 'a stored key must not hold U+0000 (Postgres text cannot)',
+          message: 'a stored key must not hold U+0000 or half of a surrogate pair (Postgres text cannot)',
         },
       ]);
     const json = jsonOf(value);
@@ -129,7 +136,7 @@ export class PostgresStorage implements StorageAdapter {
 
   /** Removes `key`; returns whether it existed. */
   async delete(collection: Collection, key: string, options?: CallOptions): Promise<boolean> {
-    if (holdsNul(key)) return false;
+    if (unstorableText(key)) return false;
     const query =
       collection === 'runs'
         ? this.#open().deleteFrom('runs').where('id', '=', key)
@@ -163,7 +170,7 @@ export class PostgresStorage implements StorageAdapter {
   async listRuns<T = unknown>(query: RunQuery, options?: CallOptions): Promise<RunPage<T>> {
     const { workflow, status, limit, after } = checkRunQuery(query);
     // No stored run holds U+0000 in its workflow or status (the columns are text).
-    if (holdsNul(workflow) || holdsNul(status)) return { runs: [] };
+    if (unstorableText(workflow) || unstorableText(status)) return { runs: [] };
     let select = this.#open()
       .selectFrom('runs')
       .select(['id', RECORD_TEXT, PROGRESS_TEXT, RUN_STATUS])
@@ -235,11 +242,12 @@ function time(iso: string | null): RawBuilder<string | null> {
 }
 
 /**
- * Whether a key or filter holds U+0000: Postgres text cannot, so nothing stored matches it (and
- * sending it would fail the statement). @internal
+ * Whether a key or filter holds what Postgres text cannot: U+0000 (sending it would fail the
+ * statement) or half of a surrogate pair (it would arrive as U+FFFD, so two keys would name one
+ * row). Nothing stored matches it. @internal
  */
-export function holdsNul(text: string | undefined): boolean {
-  return text !== undefined && text.includes('\u0000');
+export function unstorableText(text: string | undefined): boolean {
+  return text !== undefined && (text.includes('\u0000') || holdsLoneSurrogate(text));
 }
 
 function abortable(options: CallOptions | undefined): { signal: AbortSignal } | undefined {
