@@ -18,6 +18,7 @@ import { importOptional } from '../../src/adapters/import-optional.js';
 import { openPostgres, StorageError } from '../../src/adapters/postgres/index.js';
 import { MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { StepwireError } from '../../src/errors/index.js';
+import { Engine } from '../../src/index.js';
 import { reachServer, testSchemas, underCi } from './server.js';
 
 const url = await reachServer();
@@ -66,6 +67,12 @@ describe('openPostgres arguments', () => {
       /target "mysql:\/\/root:\*\*\*\*@localhost\/db" is neither/,
     );
     await expect(openPostgres({} as never)).rejects.toThrow(TypeError);
+    await expect(openPostgres({ pool: {} } as never)).rejects.toThrow(
+      new TypeError('openPostgres: { pool } must be a node-postgres Pool (with connect and query)'),
+    );
+    await expect(openPostgres({ pglite: 'x' } as never)).rejects.toThrow(
+      new TypeError('openPostgres: { pglite } must be a PGlite instance (with query and transaction)'),
+    );
   });
 
   it('says which package is missing, how to install it, and what to pass instead', async () => {
@@ -148,6 +155,18 @@ describe('in-memory PGlite', () => {
     });
   });
 
+  it('engine.work() on a closed database reports closed to onError, and leaves nothing running', async () => {
+    const db = await openPostgres();
+    await db.close();
+    const errors: string[] = [];
+    const engine = new Engine({ storage: db.storage, queue: db.queue });
+    const worker = await engine.work({ onError: (error) => errors.push((error as Error).message) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await worker.stop();
+    expect(errors).toContain('the queue was closed');
+    // (A PGlite listener started after the close rejected unhandled, ending the process.)
+  });
+
   it('leaves a PGlite it was given open, unless told to close it', async () => {
     const pglite = await PGlite.create();
     const first = await openPostgres({ pglite }, { schema: 'one' });
@@ -191,6 +210,42 @@ describe('a PGlite directory', () => {
     writeFileSync(join(project, 'orders.csv'), 'id\n1\n');
     await expect(openPostgres(project)).rejects.toThrow(/holds other files \(orders\.csv\) and no database/);
     expect(readdirSync(project)).toEqual(['orders.csv']);
+  });
+
+  it('says a path that is a file, or lies under one, cannot be a database directory', async () => {
+    const file = join(temp, 'a-file');
+    writeFileSync(file, 'x');
+    for (const path of [file, join(file, 'db')])
+      await expect(openPostgres(path)).rejects.toThrow(
+        new TypeError(
+          `openPostgres: the directory path "${path}" cannot be a database directory: it is a file, or lies under one`,
+        ),
+      );
+  });
+
+  it('reports a directory PGlite cannot write as unavailable, naming it', async () => {
+    const dir = join(temp, 'read-only');
+    mkdirSync(dir, { mode: 0o500 });
+    const error = await failure(openPostgres(dir));
+    expect(error).toMatchObject({ name: 'StorageError', code: 'unavailable' });
+    expect((error as Error).message).toMatch(
+      new RegExp(`^could not open the PGlite directory "${dir}": \\S`),
+    );
+    expect((error as Error).message).not.toContain('undefined');
+  });
+
+  it('creates the database afresh where a creation was cut short (PGlite files, no PG_VERSION)', async () => {
+    const dir = join(temp, 'cut-short');
+    const first = await openPostgres(dir);
+    await first.close();
+    // What a process killed while PGlite wrote a new database leaves: its files but PG_VERSION.
+    rmSync(join(dir, 'PG_VERSION'));
+    rmSync(join(dir, 'base'), { recursive: true });
+    const db = await openPostgres(dir);
+    await db.storage.put('workflows', 'w', { name: 'w' });
+    expect(await db.storage.get('workflows', 'w')).toEqual({ name: 'w' });
+    await db.close();
+    expect(existsSync(join(dir, 'PG_VERSION'))).toBe(true);
   });
 });
 

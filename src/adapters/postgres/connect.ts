@@ -4,7 +4,7 @@
  * optional peers, imported on first use.
  * @module
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   Kysely,
@@ -60,10 +60,16 @@ export async function connect(target: PostgresTarget | undefined, closeClient: b
       );
     return embedded(target);
   }
-  if (typeof target === 'object' && target !== null && 'pool' in target && target.pool)
+  if (typeof target === 'object' && target !== null && 'pool' in target && target.pool) {
+    if (!hasMethods(target.pool, ['connect', 'query']))
+      throw new TypeError('openPostgres: { pool } must be a node-postgres Pool (with connect and query)');
     return server(target.pool, 'the Postgres pool passed as { pool }', closeClient);
-  if (typeof target === 'object' && target !== null && 'pglite' in target && target.pglite)
+  }
+  if (typeof target === 'object' && target !== null && 'pglite' in target && target.pglite) {
+    if (!hasMethods(target.pglite, ['query', 'transaction']))
+      throw new TypeError('openPostgres: { pglite } must be a PGlite instance (with query and transaction)');
     return pglite(target.pglite, 'the PGlite database passed as { pglite }', closeClient);
+  }
   throw new TypeError(
     'openPostgres: target must be a postgres:// URL, a directory path, { pool }, { pglite } or nothing',
   );
@@ -134,11 +140,19 @@ async function embedded(dir: string | undefined): Promise<Connection> {
   const PGlite = namedExport<PGliteClass>(module, 'PGlite');
   if (dir === undefined) return pglite(await PGlite.create(), 'the in-memory PGlite database', true);
   const path = resolve(dir);
-  mkdirSync(path, { recursive: true });
+  makeDirectory(path);
   refuseForeign(path);
   const lock = lockDirectory(path);
   try {
-    const connection = await pglite(await PGlite.create(path), `the PGlite directory "${path}"`, true);
+    // Checked again under the lock: a creation another process had cut short is cleared.
+    clearCutShortCreation(path);
+    const where = `the PGlite directory "${path}"`;
+    const client = await PGlite.create(path).catch((error: unknown) => {
+      throw new StorageError('unavailable', `could not open ${where}: ${reasonOf(error)}`, where, {
+        cause: error,
+      });
+    });
+    const connection = await pglite(client, where, true);
     return {
       ...connection,
       close: () => connection.close().finally(() => lock.release()),
@@ -163,14 +177,77 @@ async function pglite(client: PGliteClient, where: string, owned: boolean): Prom
   return { db, where, close, client: { kind: 'pglite', pglite: client } };
 }
 
+/** Creates the database directory, or says why it cannot be one. */
+function makeDirectory(path: string): void {
+  try {
+    mkdirSync(path, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'it is a file, or lies under one'
+        : `it cannot be created (${reasonOf(error)})`;
+    throw new TypeError(`openPostgres: the directory path "${path}" cannot be a database directory: ${why}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * What PGlite writes into a directory it creates a database in, `PG_VERSION` last: a directory
+ * holding only these and no `PG_VERSION` is a creation cut short (its process killed), holding no
+ * data yet.
+ */
+const PGLITE_ENTRIES: ReadonlySet<string> = new Set([
+  'base',
+  'global',
+  'pg_commit_ts',
+  'pg_dynshmem',
+  'pg_hba.conf',
+  'pg_ident.conf',
+  'pg_logical',
+  'pg_multixact',
+  'pg_notify',
+  'pg_replslot',
+  'pg_serial',
+  'pg_snapshots',
+  'pg_stat',
+  'pg_stat_tmp',
+  'pg_subtrans',
+  'pg_tblspc',
+  'pg_twophase',
+  'pg_wal',
+  'pg_xact',
+  'postgresql.auto.conf',
+  'postgresql.conf',
+]);
+
+/** The entries of a directory but its lock files. */
+function entriesOf(path: string): string[] {
+  return readdirSync(path).filter((name) => !name.startsWith(LOCK_FILE));
+}
+
+/** True when `entries` (no `PG_VERSION` among them) are what a creation cut short leaves. */
+function cutShort(entries: readonly string[]): boolean {
+  return entries.length > 0 && entries.every((name) => PGLITE_ENTRIES.has(name));
+}
+
+/** Removes what a creation cut short left, so the database is created afresh (under the lock). */
+function clearCutShortCreation(path: string): void {
+  if (existsSync(resolve(path, 'PG_VERSION'))) return;
+  const entries = entriesOf(path);
+  if (!cutShort(entries)) return;
+  for (const name of entries) rmSync(resolve(path, name), { recursive: true, force: true });
+}
+
 /**
  * Refuses a directory that holds other files and no database (`PG_VERSION`), so a mistyped path
- * never fills a project folder with database files.
+ * never fills a project folder with database files. A creation cut short is not refused.
  */
 function refuseForeign(path: string): void {
   if (existsSync(resolve(path, 'PG_VERSION'))) return;
-  const others = readdirSync(path).filter((name) => !name.startsWith(LOCK_FILE));
-  if (others.length > 0)
+  const others = entriesOf(path);
+  if (others.length > 0 && !cutShort(others))
     throw new TypeError(
       `openPostgres: the directory "${path}" holds other files (${others.slice(0, 3).join(', ')}) and no database:` +
         ' give a new or empty directory, or one a previous openPostgres made',
@@ -187,4 +264,21 @@ function redact(url: string): string {
   } catch {
     return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:****@');
   }
+}
+
+/** What an error says; PGlite's file system errors carry only an errno code. */
+function reasonOf(error: unknown): string {
+  const { message, code, errno } = (error ?? {}) as { message?: unknown; code?: unknown; errno?: unknown };
+  if (typeof message === 'string' && message !== '' && message !== 'undefined') return message;
+  if (typeof code === 'string') return code;
+  return errno === undefined ? String(error) : `file system error ${String(errno)}`;
+}
+
+/** True when `value` is an object with a function under each name. */
+function hasMethods(value: unknown, names: readonly string[]): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
+  );
 }

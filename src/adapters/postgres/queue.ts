@@ -291,7 +291,12 @@ class BossQueue implements PostgresQueue {
 
   watch(listener: (runId: string, status?: string) => void): () => void {
     this.#listeners.add(listener);
-    this.#unlisten ??= this.#listen();
+    // Once closed nothing is listened to (the database is gone; a follower then polls and fails).
+    if (!this.#closed && !this.#unlisten) {
+      const unlisten = this.#listen();
+      unlisten.catch(() => undefined); // a listener that cannot start is not an unhandled rejection
+      this.#unlisten = unlisten;
+    }
     return () => void this.#listeners.delete(listener);
   }
 
@@ -546,6 +551,12 @@ async function listenOnPool(
   let stopped = false;
   let current: PgClient | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  // Tries again in a second, unless the pool was ended; the timer keeps no process alive.
+  const again = (): void => {
+    if (stopped || (pool as unknown as { ending?: boolean }).ending) return;
+    retry = setTimeout(() => void connect(), 1000);
+    (retry as { unref?: () => void }).unref?.();
+  };
   const connect = async (): Promise<void> => {
     if (stopped) return;
     try {
@@ -557,11 +568,11 @@ async function listenOnPool(
       client.on('error', () => {
         client.release(true);
         if (current === client) current = undefined;
-        retry = setTimeout(() => void connect(), 1000);
+        again();
       });
       await client.query(`LISTEN "${channel}"`);
     } catch {
-      retry = setTimeout(() => void connect(), 1000);
+      again();
     }
   };
   await connect();
