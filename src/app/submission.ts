@@ -6,10 +6,11 @@
 import type { StorageAdapter } from '../adapters/types.js';
 import { hexOf, sha256 } from '../bytes/hex.js';
 import { sleep } from '../retry/index.js';
+import { SUBMISSION_FIELD } from '../schema/application.js';
 import type { WriteOutcome } from './write-job.js';
 
 /** The form field that carries a form's one-time submission token. @internal */
-export const SUBMISSION = '_submission';
+export const SUBMISSION = SUBMISSION_FIELD;
 
 /** What storage keeps per delete submission: taken at `at`, and once the row is gone, the output. */
 interface StoredDelete {

@@ -102,6 +102,9 @@ export const ComponentSchema = z.discriminatedUnion('type', [
   ButtonComponentSchema,
 ]);
 
+/** The hidden field of a form's one-time submission token; no item may fill it. */
+export const SUBMISSION_FIELD = '_submission';
+
 /** A screen: its url segment and rows of components. */
 export const ScreenSchema = z.object({
   url: z
@@ -157,6 +160,24 @@ export const ApplicationSchema = z
               'duplicate_component',
             );
           names.add(component.name);
+          // A component's name is a segment of its address (a form posts to .../forms/<name>).
+          if (component.name === '.' || component.name === '..')
+            addIssue(
+              ctx,
+              [...path, 'name'],
+              `component name "${component.name}" cannot be a segment of the form's address`,
+              'invalid_name',
+            );
+          if (component.type === 'form')
+            component.form.form_items.forEach((item, i) => {
+              if ((item.name ?? item.label) === SUBMISSION_FIELD)
+                addIssue(
+                  ctx,
+                  [...path, 'form', 'form_items', i, item.name === undefined ? 'label' : 'name'],
+                  `"${SUBMISSION_FIELD}" is the field of the form's submission token; name the item otherwise`,
+                  'reserved_name',
+                );
+            });
           for (const { at, value } of screenValues(component))
             for (const match of value.matchAll(/\{\{([^{}]*)\}\}/g))
               if (!/^query_params\.[^.[\]{}\s]+$/.test(match[1]!.trim()))

@@ -473,6 +473,18 @@ const cases: Case[] = [
     'component name "title" is used more than once on screen "home"',
   ),
   A(
+    'a component named ".." (a segment of its address)',
+    (b) => (b.screens[0].components[1][0].name = '..'),
+    'screens[0].components[1][0].name',
+    'component name ".." cannot be a segment of the form\'s address',
+  ),
+  A(
+    'a form item filling the submission token field',
+    (b) => (b.screens[0].components[1][0].form.form_items[0].label = '_submission'),
+    'screens[0].components[1][0].form.form_items[0].label',
+    '"_submission" is the field of the form\'s submission token; name the item otherwise',
+  ),
+  A(
     'unknown component type',
     (b) => (b.screens[1].components[0][0].type = 'chart'),
     'screens[1].components[0][0].type',
