@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError, isStepwireError, type Issue } from '../errors/index.js';
 import type { AppHost } from './host.js';
 import type { RunRecord } from '../schema/index.js';
-import type { Application, Component, FormItem, Screen } from '../schema/index.js';
+import type { Application, Component, Entity, FormItem, Screen } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
 import { describeValue } from '../schema/issues.js';
 import { itemProperty } from './form.js';
@@ -10,6 +10,7 @@ import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
 import { resolveGrid } from './grid.js';
 import { SUBMISSION, deleteOnce, isToken, submissionDigest } from './submission.js';
 import { prefill, submitWrite, writeItems } from './write-job.js';
+import { writeFormIssues } from './check-entities.js';
 import type { ResolvedComponent, ResolvedForm, ResolvedScreen, ScreenQuery, SubmitResult } from './types.js';
 
 /** What a re-rendered form shows: the submitted values and the errors. */
@@ -102,6 +103,10 @@ export class AppRuntime {
     const job = form.form.job;
     if (job.type === 'write') {
       const entity = await this.#host.catalog.getDefinition(job.entity_name);
+      // The entity may have changed since the application was stored (another primary key): a form
+      // that no longer fits it would write another row than the one it shows. It writes nothing.
+      const stale = staleFormIssues(form, job, entity);
+      if (stale.length > 0) return failure('failed', stale, null);
       const coerced = coerceForm(writeItems(items, entity, job), posted);
       if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
       // A field sent empty empties its cell; a field not sent at all leaves its cell as it is.
@@ -204,6 +209,13 @@ export class AppRuntime {
     const entity = await this.#host.catalog.getDefinition(job.entity_name);
     const items = writeItems(component.form.form_items, entity, job);
     if (state) return resolveForm(component, items, state);
+    if (staleFormIssues(component, job, entity).length > 0)
+      return resolveForm(component, items, {
+        component: component.name,
+        values: {},
+        itemErrors: new Map(),
+        formError: STALE_FORM,
+      });
     const shown = await prefill(this.#host, job, query);
     return resolveForm(component, items, {
       component: component.name,
@@ -341,4 +353,17 @@ export function plainFailure(run: RunRecord | null): string {
   return run
     ? `Something went wrong while processing this form. Reference: run ${run.id}.`
     : 'Something went wrong while processing this form.';
+}
+
+/** What a write form that no longer fits its entity says on the screen. */
+const STALE_FORM =
+  'This form cannot be used: the records it edits have changed since the application was made.';
+
+/** The problems of a write form against its entity as it is now; none while the form still fits it. */
+function staleFormIssues(
+  component: Extract<Component, { type: 'form' }>,
+  job: Extract<Component, { type: 'form' }>['form']['job'] & { type: 'write' },
+  entity: Entity,
+): Issue[] {
+  return writeFormIssues(component, job, new Map([[entity.name, entity]]), `form "${component.name}"`);
 }

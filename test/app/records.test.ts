@@ -126,6 +126,22 @@ describe('a form that edits the row its address names', () => {
     expect(spreadsheets.cells('shop', 'customers')![2]).toEqual([2, 'Grace Hopper', 'Arlington']);
   });
 
+  it('writes nothing, and says so, once its entity has another primary key than the form was made for', async () => {
+    const { app, engine, spreadsheets } = await setUp();
+    const customers = await engine.catalog.getDefinition('customers');
+    await engine.catalog.upsertEntity({ ...customers, primary_key: ['name'] });
+    const before = spreadsheets.cells('shop', 'customers');
+    const result = await app.submit('customer', 'edit', { name: 'Ada', city: 'Changed' }, { id: '2' });
+    expect(result).toMatchObject({ ok: false, reason: 'failed', run: null });
+    expect(!result.ok && result.errors[0]!.message).toContain('"id", which is not a primary-key column');
+    expect(spreadsheets.cells('shop', 'customers')).toEqual(before);
+    const edit = formOf(await app.screen('customer', { id: '2' }), 'edit');
+    expect(edit.error).toBe(
+      'This form cannot be used: the records it edits have changed since the application was made.',
+    );
+    expect(edit.items.map((i) => i.value)).toEqual([null, null]);
+  });
+
   it('empties a cell whose field was sent empty', async () => {
     const { app, spreadsheets } = await setUp();
     await app.submit('customer', 'edit', { name: 'Ada', city: '' }, { id: '1' });
