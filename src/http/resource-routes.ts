@@ -173,6 +173,9 @@ export const RESOURCE_ROUTES = [
     responses: {
       303: { description: 'Redirect to the next screen.' },
       400: html('The form body could not be read.'),
+      403: html(
+        'The browser says the form was sent from another site (Sec-Fetch-Site: cross-site): nothing ran.',
+      ),
       404: html('No such application, screen or form.'),
       413: html('The form is larger than the limit.'),
       415: html('The form is not urlencoded or multipart.'),

@@ -58,6 +58,13 @@ export async function handleScreenRoute(
       allow: isForm ? 'POST' : 'GET',
     });
   }
+  // A page of another site may make a signed-in browser post a form (cross-site request forgery):
+  // the browser says so in Sec-Fetch-Site, and nothing runs.
+  if (isForm && request.headers.get('sec-fetch-site') === 'cross-site')
+    return html(
+      403,
+      renderMessagePage('Forbidden', 'A form of this application can only be sent from its own pages.'),
+    );
   try {
     const app = await engine.applications.open(params.app);
     if (!isForm)

@@ -43,3 +43,28 @@ describe('form bodies with a Content-Encoding', () => {
     expect((await engine.listRuns({})).runs).toEqual([]);
   });
 });
+
+describe('a form sent from another site', () => {
+  it('is refused with a 403 page when the browser says cross-site, and nothing runs; same-site and none go on', async () => {
+    const { engine } = await appEngine();
+    const handler = createHandler(engine);
+    const post = (site?: string) =>
+      handler(
+        new Request('http://localhost/applications/shop/screens/notes/forms/add', {
+          method: 'POST',
+          body: 'note=hello&amount=1',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            ...(site ? { 'sec-fetch-site': site } : {}),
+          },
+        }),
+      );
+    const refused = await post('cross-site');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await refused.text()).toContain('A form of this application can only be sent from its own pages.');
+    expect((await engine.listRuns({})).runs).toEqual([]);
+    for (const site of ['same-origin', 'same-site', 'none', undefined])
+      expect((await post(site)).status).toBe(303);
+  });
+});
