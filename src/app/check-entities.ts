@@ -77,11 +77,16 @@ export function writeFormIssues(
   const columns = entity.columns.map((c) => c.name).join(', ');
   const keyed = new Set(Object.keys(job.key ?? {}));
   const filled = new Set<string>();
+  /** Items a person may leave empty (or not send), by the column they fill. */
+  const optional = new Map<string, string>();
   component.form.form_items.forEach((item, i) => {
     const property = itemProperty(item);
     const path = `${at}.form.form_items[${i}]`;
     const column = entity.columns.find((c) => c.name === property);
     filled.add(property);
+    // Key columns are required whatever the item says (see writeItems); a box is never empty.
+    if (!item.required && item.type !== 'boolean' && !entity.primary_key.includes(property))
+      optional.set(property, item.label);
     if (!column)
       issues.push({
         code: 'unknown_column',
@@ -134,6 +139,13 @@ export function writeFormIssues(
         code: 'unknown_output',
         path: `${at}.form.do.redirect_data.url`,
         message: `redirect uses {{output.${field}}}, but ${form} outputs only the row it writes (${written.join(', ')}) and written`,
+      });
+    else if (optional.has(field) && !keyed.has(field))
+      // Left empty, the value is null and the redirect cannot be built: after the row was written.
+      issues.push({
+        code: 'optional_output',
+        path: `${at}.form.do.redirect_data.url`,
+        message: `redirect uses {{output.${field}}}, which item "${optional.get(field)!}" may leave empty, so the row would be written and the redirect fail: make the item required`,
       });
   }
   return issues;

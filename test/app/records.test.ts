@@ -451,6 +451,22 @@ describe('checking the config when it is stored', () => {
     await expect(engine.applications.get('bad')).rejects.toThrow();
   });
 
+  it('refuses a redirect {{output.x}} an optional item fills: the row would be written, then the redirect fail', async () => {
+    expect(
+      await put((app) => {
+        edit(app).form.do.redirect_data.url = '/screens/customer?id={{output.id}}&c={{output.city}}';
+      }),
+    ).toEqual([
+      'screens[0].components[0][0].form.do.redirect_data.url: redirect uses {{output.city}}, which item "City" may leave empty, so the row would be written and the redirect fail: make the item required',
+    ]);
+    // Required, it is always there.
+    const { engine } = await setUp();
+    const config = recordsApp();
+    edit(config).form.do.redirect_data.url = '/screens/customer?id={{output.id}}&c={{output.city}}';
+    edit(config).form.form_items[1]!.required = true;
+    await engine.applications.put('fine', config);
+  });
+
   it('refuses an unknown entity, a redirect output that is no column, and a grid naming unknown columns', async () => {
     expect(
       await put((app) => {
