@@ -174,6 +174,13 @@ export interface StorageAdapter {
    *   not a `next` this method returned.
    */
   listRuns?<T = unknown>(query: RunQuery, options?: CallOptions): MaybePromise<RunPage<T>>;
+  /**
+   * Optional: true when no other process can use this storage (an embedded database directory,
+   * locked while open). A run not on a queue that such storage holds as `running` when an engine
+   * opens it can then be executing nowhere, and is marked `interrupted` also by an engine with a
+   * queue (which otherwise leaves the runs it finds alone: another process may be running them).
+   */
+  readonly exclusive?: boolean;
 }
 
 /** Filters and paging of {@link StorageAdapter.listRuns}. */

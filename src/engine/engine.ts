@@ -187,7 +187,10 @@ export class Engine {
    * waits for this on its own; call it to do the work up front.
    */
   ready(): Promise<void> {
-    return (this.#ready ??= this.#durable ? Promise.resolve() : this.#recoverInterrupted());
+    // With a queue, runs found running may be running in another process, unless none can use the
+    // storage (an embedded directory): then its runs not on the queue are stopped for good.
+    return (this.#ready ??=
+      this.#durable && !this.options.storage.exclusive ? Promise.resolve() : this.#recoverInterrupted());
   }
 
   /**

@@ -212,6 +212,38 @@ describe('a PGlite directory', () => {
     expect(readdirSync(project)).toEqual(['orders.csv']);
   });
 
+  it('marks a run not on the queue that it holds as running interrupted, also for an engine with a queue', async () => {
+    const running = {
+      id: 'r1',
+      workflow: 'w',
+      status: 'running',
+      input: {},
+      output: null,
+      error: null,
+      started_at: '2026-01-01T00:00:00.000Z',
+      finished_at: null,
+      steps: [],
+    };
+    // A directory is locked to this process: a run its process left running runs nowhere.
+    const dir = await openPostgres(join(temp, 'left-running'));
+    expect(dir.storage.exclusive).toBe(true);
+    await dir.storage.put('runs', 'r1', running);
+    const engine = new Engine({ storage: dir.storage, queue: dir.queue });
+    expect(await engine.getRun('r1')).toMatchObject({
+      status: 'interrupted',
+      error: { code: 'interrupted' },
+    });
+    await dir.close();
+    // In memory (or on a server) another engine may be running it: an engine with a queue leaves it.
+    const shared = await openPostgres();
+    expect(shared.storage.exclusive).toBe(false);
+    await shared.storage.put('runs', 'r1', running);
+    expect(await new Engine({ storage: shared.storage, queue: shared.queue }).getRun('r1')).toMatchObject({
+      status: 'running',
+    });
+    await shared.close();
+  });
+
   it('says a path that is a file, or lies under one, cannot be a database directory', async () => {
     const file = join(temp, 'a-file');
     writeFileSync(file, 'x');

@@ -31,6 +31,8 @@ export interface Connection {
   close(): Promise<void>;
   /** The driver's client below `db`, for the queue: a pool (with its URL when openPostgres made it) or PGlite. */
   client: { kind: 'pool'; pool: PostgresPool; url?: string } | { kind: 'pglite'; pglite: PGliteClient };
+  /** True for an embedded directory: it is locked, so no other process uses the database. */
+  exclusive?: boolean;
 }
 
 type PoolClass = new (config: {
@@ -156,6 +158,7 @@ async function embedded(dir: string | undefined): Promise<Connection> {
     return {
       ...connection,
       close: () => connection.close().finally(() => lock.release()),
+      exclusive: true,
     };
   } catch (error) {
     lock.release();

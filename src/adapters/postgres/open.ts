@@ -86,7 +86,12 @@ export async function openPostgres(
   }
   let closing: Promise<void> | undefined;
   const scoped = connection.db.withSchema(schema);
-  const storage = new PostgresStorage(scoped, connection.where, () => closing !== undefined);
+  const storage = new PostgresStorage(
+    scoped,
+    connection.where,
+    () => closing !== undefined,
+    connection.exclusive === true,
+  );
   const queue = postgresQueue(connection, schema, scoped, timing);
   const close = async () => {
     try {

@@ -19,11 +19,18 @@ export class PostgresStorage implements StorageAdapter {
   readonly #where: string;
   readonly #isClosed: () => boolean;
 
-  /** @internal Made by `openPostgres`: `db` is scoped to the schema; `isClosed` tells when it was closed. */
-  constructor(db: Kysely<Tables>, where: string, isClosed: () => boolean) {
+  /** True on an embedded directory, which is locked to this process while open. */
+  readonly exclusive: boolean;
+
+  /**
+   * @internal Made by `openPostgres`: `db` is scoped to the schema; `isClosed` tells when it was
+   * closed; `exclusive` when it is an embedded directory.
+   */
+  constructor(db: Kysely<Tables>, where: string, isClosed: () => boolean, exclusive = false) {
     this.#db = db;
     this.#where = where;
     this.#isClosed = isClosed;
+    this.exclusive = exclusive;
   }
 
   /** The value under `key`, or `undefined`. */
