@@ -102,7 +102,7 @@ describe('renderPdf: TABLE variables', () => {
       const out = pdfText(await renderPdf(tableInput(value, '<table><tr><td>[[.t]]</td></tr></table>')));
       expect(out).not.toContain('?');
       // pdftotext reads the bold header line without its spaces.
-    expect(textLines(out)).toEqual(['a|b', 'L1', 'L2 | z', 'tab here | cr', 'x']);
+      expect(textLines(out)).toEqual(['a|b', 'L1', 'L2 | z', 'tab here | cr', 'x']);
     },
   );
 
