@@ -242,6 +242,10 @@ function normalizeBase(basePath: string | undefined): string {
   return base === '' || base.startsWith('/') ? base : `/${base}`;
 }
 
+/**
+ * A component name as a part of HTML ids, one to one: letters and digits kept, any other character
+ * (`-` and `_` included) as `_<hex>_`, so two names never share an id, and `-` only separates.
+ */
 function slug(name: string): string {
-  return name.replace(/[^A-Za-z0-9-]/g, (ch) => `_${ch.codePointAt(0)!.toString(16)}`);
+  return name.replace(/[^A-Za-z0-9]/gu, (ch) => `_${ch.codePointAt(0)!.toString(16)}_`);
 }

@@ -100,3 +100,31 @@ describe('renderScreen', () => {
     for (const href of hrefs) expect(href).toMatch(/^\/evil\.com\/applications\/%3Cb%3E%22shop\/screens\//);
   });
 });
+
+describe('HTML ids', () => {
+  it('are unique on a screen whatever its form names: é9 and น, a and a-0', async () => {
+    const { engine } = await appEngine();
+    const form = (name: string) => ({
+      name,
+      type: 'form',
+      form: {
+        form_items: [
+          { label: 'Note', name: 'note', type: 'text' },
+          { label: 'Amount', name: 'amount', type: 'number' },
+        ],
+        job: { type: 'sync', workflow_name: 'note' },
+      },
+    });
+    await engine.applications.put('names', {
+      start_screen_url: 's',
+      screens: [{ url: 's', components: [['é9', '\u0e99', 'a', 'a-0'].map(form)] }],
+    });
+    const app = await engine.applications.open('names');
+    const html = renderScreen('names', await app.screen('s'));
+    const ids = [...html.matchAll(/ id="([^"]+)"/g)].map((match) => match[1]);
+    expect(ids.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain('f-a-0');
+    expect(ids).toContain('f-a_2d_0-0');
+  });
+});
