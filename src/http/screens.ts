@@ -99,9 +99,10 @@ export async function handleScreenRoute(
 
 /** The string fields of a urlencoded or multipart body, read up to `limit` bytes; or an error answer. */
 async function readForm(request: Request, limit: number): Promise<Record<string, string> | Response> {
-  const type = (request.headers.get('content-type') ?? '').toLowerCase();
-  const urlencoded = type.startsWith('application/x-www-form-urlencoded');
-  if (!urlencoded && !type.startsWith('multipart/form-data')) {
+  const header = (request.headers.get('content-type') ?? '').toLowerCase();
+  const type = header.split(';', 1)[0]!.trim();
+  const urlencoded = type === 'application/x-www-form-urlencoded';
+  if (!urlencoded && type !== 'multipart/form-data') {
     return html(
       415,
       renderMessagePage(

@@ -68,3 +68,22 @@ describe('a form sent from another site', () => {
       expect((await post(site)).status).toBe(303);
   });
 });
+
+describe('the media type of a form', () => {
+  it('is matched whole: a type that only starts like a form type is a 415 page', async () => {
+    const { engine } = await appEngine();
+    const handler = createHandler(engine);
+    const post = (type: string) =>
+      handler(
+        new Request('http://localhost/applications/shop/screens/notes/forms/add', {
+          method: 'POST',
+          body: 'note=hello&amount=1',
+          headers: { 'content-type': type },
+        }),
+      );
+    expect((await post('application/x-www-form-urlencodedXYZ')).status).toBe(415);
+    expect((await post('multipart/form-data-ish; boundary=x')).status).toBe(415);
+    expect((await engine.listRuns({})).runs).toEqual([]);
+    expect((await post('Application/X-WWW-Form-Urlencoded ; charset=UTF-8')).status).toBe(303);
+  });
+});
