@@ -53,8 +53,11 @@ export async function resolveGrid(
     page_size: pageSize,
     page_number: page,
   });
+  // A person using the screen sees a plain sentence; the read's own words name columns and sheets.
   const error = read.body.error?.is_error
-    ? (read.body.error.errors ?? ['the entity could not be read']).join('; ')
+    ? (read.body.error.errors ?? []).some((message) => message.startsWith('operation.'))
+      ? 'This list cannot be shown for the values in the address of the screen.'
+      : 'This list could not be read.'
     : null;
   const rows = read.body.table.rows ?? [];
   let hasNext = false;

@@ -268,6 +268,12 @@ describe('a grid with an operation', () => {
       rows: [],
       error: 'This list needs "id" in the address of the screen, and it is not there.',
     });
+    // A value the column cannot hold: a plain sentence, not the read's words about value_type.
+    const wrong = (await app.screen('customer', { id: 'abc' })).rows[1]![0]!;
+    expect(wrong).toMatchObject({
+      rows: [],
+      error: 'This list cannot be shown for the values in the address of the screen.',
+    });
   });
 });
 
