@@ -196,16 +196,10 @@ describe('platform/workflows/run_workflow', () => {
 
   it('refuses a run_workflow input with a field it does not know (a misspelt input)', async () => {
     const engine = new Engine();
-    const misspelt = caller('typo', 'doubler', {});
-    misspelt.steps[0] = {
-      name: 'child',
-      type: 'l2',
-      l2_data: {
-        provider: 'platform',
-        module: 'workflows',
-        action: 'run_workflow',
-        input_data: { workflow_name: 'doubler', inptu: { n: 2 } },
-      },
+    const misspelt = caller('typo', 'doubler');
+    (misspelt.steps[0] as { l2_data: { input_data: unknown } }).l2_data.input_data = {
+      workflow_name: 'doubler',
+      inptu: { n: 2 },
     };
     await engine.workflows.create(misspelt);
     const record = await engine.run('typo', {});
