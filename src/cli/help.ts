@@ -27,7 +27,7 @@ every entity once. Prints each problem as "<file>: <path>: <message>".
 
 Exit codes: 0 valid, 1 problems found, 2 usage error.`,
 
-  run: `Usage: stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR]
+  run: `Usage: stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR] [--schema NAME]
 
 Runs a workflow of the project and prints a line per step as it finishes and a
 timeline of the run at its end, then the output as JSON on standard output. Files
@@ -38,6 +38,8 @@ Options:
   -o, --out DIR     where stored files are written (default: ./out)
       --db URL|DIR  keep definitions and the run record in this database: a
                     postgres:// URL or a folder (embedded); default: memory
+      --schema NAME the Postgres schema of the project's tables, with --db
+                    (default: stepwire)
   -h, --help        show this help
 
 Exit codes: 0 succeeded, 1 failed (or invalid project or input), 2 usage error.`,

@@ -12,7 +12,7 @@ import { runTimelineText } from '../pictures/index.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 
 /**
- * `stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR]`: a line per step as it
+ * `stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR] [--schema NAME]`: a line per step as it
  * finishes, then the output as JSON on standard output; exit 0 succeeded, 1 failed. With `--db` the
  * run record is kept in that database.
  * @internal
@@ -21,7 +21,12 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals, help } = parseCommand(
     'run',
     args,
-    { input: { type: 'string', short: 'i' }, out: { type: 'string', short: 'o' }, db: { type: 'string' } },
+    {
+      input: { type: 'string', short: 'i' },
+      out: { type: 'string', short: 'o' },
+      db: { type: 'string' },
+      schema: { type: 'string' },
+    },
     { min: 2, max: 2 },
   );
   if (help) return (io.out(HELP['run']!), EXIT.ok);
@@ -29,7 +34,10 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const input = await readInput(values['input'] as string | undefined);
   const outDir = (values['out'] as string | undefined) ?? 'out';
   await requireFolder(dir);
-  const database = await openDatabase(dir, values['db'] as string | undefined, 'memory');
+  const schema = values['schema'] as string | undefined;
+  if (schema !== undefined && values['db'] === undefined)
+    throw new UsageError('--schema names a schema of the database --db gives; give --db too', 'run');
+  const database = await openDatabase(dir, values['db'] as string | undefined, 'memory', schema);
   const sandbox = new WorkerSandbox();
   try {
     const written: string[] = [];

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, serveProcess, tempDir, type Served } from './helpers.js';
+import { ROOT, serveProcess, stepwire, tempDir, type Served } from './helpers.js';
+import { openPostgres } from '../../src/adapters/postgres/index.js';
 import { reachServer, testSchemas } from '../postgres/server.js';
 
 const url = await reachServer();
@@ -78,4 +79,34 @@ describe.skipIf(url === undefined)('stepwire worker beside stepwire serve --no-w
     expect(await worker.stop()).toBe(0);
     expect(worker.stdout()).toContain('stopping');
   }, 180_000);
+
+  it('stepwire run --db URL --schema NAME keeps its run in that schema; --schema without --db is a usage error', async () => {
+    const app = join(temp.dir, 'run-schema');
+    cpSync('examples/app', app, { recursive: true });
+    const schema = schemas.next();
+    const input = JSON.stringify({ id: 601, name: 'Run Rita', city: 'Kyiv' });
+    const ran = await stepwire([
+      'run',
+      app,
+      'add_customer',
+      '--input',
+      input,
+      '--db',
+      url!,
+      '--schema',
+      schema,
+    ]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const db = await openPostgres(url!, { schema });
+    try {
+      expect((await db.storage.list<{ status: string }>('runs')).map((run) => run.value.status)).toEqual([
+        'succeeded',
+      ]);
+    } finally {
+      await db.close();
+    }
+    const alone = await stepwire(['run', app, 'add_customer', '--input', input, '--schema', schema]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--schema names a schema of the database --db gives; give --db too');
+  }, 120_000);
 });
