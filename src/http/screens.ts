@@ -70,6 +70,11 @@ export async function handleScreenRoute(
     if (!isForm)
       return html(200, renderScreen(app.name, await app.screen(params.screen, query), { basePath }));
 
+    // An unknown screen or form is 404 before the body is read (as the rows route answers an unknown entity).
+    const screen = app.application.screens.find((s) => s.url === params.screen);
+    if (!screen) throw new NotFoundError('screen', `${app.name}/${params.screen}`);
+    const form = screen.components.flat().find((c) => c.name === params.form);
+    if (form?.type !== 'form') throw new NotFoundError('form', `${params.screen}/${params.form!}`);
     const values = await readForm(request, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     if (values instanceof Response) return values;
     const result = await app.submit(params.screen, params.form!, values, query, {

@@ -87,3 +87,24 @@ describe('the media type of a form', () => {
     expect((await post('Application/X-WWW-Form-Urlencoded ; charset=UTF-8')).status).toBe(303);
   });
 });
+
+describe('an unknown screen or form', () => {
+  it('is a 404 page before the body is looked at: its content type and size do not matter', async () => {
+    const { engine } = await appEngine();
+    const handler = createHandler(engine, { maxBodyBytes: 10 });
+    for (const path of [
+      '/applications/shop/screens/notes/forms/nope',
+      '/applications/shop/screens/nope/forms/add',
+    ]) {
+      const response = await handler(
+        new Request(`http://localhost${path}`, {
+          method: 'POST',
+          body: JSON.stringify({ big: 'x'.repeat(100) }),
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    }
+  });
+});
