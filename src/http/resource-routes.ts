@@ -152,8 +152,9 @@ export const RESOURCE_ROUTES = [
       500: html('The screen could not be shown: a page with the reason.'),
     },
     problems: [],
-    action: ({ engine, request, params, query, options }) =>
-      handleScreenRoute(engine, request, { app: params.name, screen: params.url, query: query() }, options),
+    // The screen reads the query string itself: a record schema would drop a parameter named __proto__.
+    action: ({ engine, request, params, options }) =>
+      handleScreenRoute(engine, request, { app: params.name, screen: params.url }, options),
   }),
   defineRoute({
     method: 'POST',
@@ -186,11 +187,11 @@ export const RESOURCE_ROUTES = [
       503: html('The engine is closed (shutting down): nothing ran; send the form again.'),
     },
     problems: [],
-    action: ({ engine, request, params, query, options }) =>
+    action: ({ engine, request, params, options }) =>
       handleScreenRoute(
         engine,
         request,
-        { app: params.name, screen: params.url, form: params.component, query: query() },
+        { app: params.name, screen: params.url, form: params.component },
         options,
       ),
   }),

@@ -108,3 +108,23 @@ describe('an unknown screen or form', () => {
     }
   });
 });
+
+describe('query parameters of a screen over HTTP', () => {
+  it('keep one named __proto__, as app.screen does', async () => {
+    const { engine } = await appEngine();
+    await engine.applications.put('proto', {
+      start_screen_url: 's',
+      screens: [
+        {
+          url: 's',
+          components: [[{ name: 't', type: 'text', text: { contents: 'got {{query_params.__proto__}}' } }]],
+        },
+      ],
+    });
+    const response = await createHandler(engine)(
+      new Request('http://localhost/applications/proto/screens/s?__proto__=hello&__proto__=second'),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('got hello');
+  });
+});
