@@ -37,9 +37,21 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe('openPostgres arguments', () => {
-  it('refuses a schema name it would have to quote, naming options.schema', async () => {
-    for (const schema of ['Stepwire', 'a-b', 'pg_catalog', '', '1st', 'x'.repeat(46), 'a;drop schema public'])
+  it('refuses a schema name it would have to quote, or a system one, naming options.schema', async () => {
+    for (const schema of [
+      'Stepwire',
+      'a-b',
+      'pg_catalog',
+      'information_schema',
+      '',
+      '1st',
+      'x'.repeat(46),
+      'a;drop schema public',
+    ])
       await expect(openPostgres(undefined, { schema })).rejects.toThrow(/options\.schema/);
+    // Only the name itself is the system's.
+    const db = await openPostgres(undefined, { schema: 'information_schema_copy' });
+    await db.close();
   });
 
   it('refuses queue timings the queue would not take, naming the option, before opening anything', async () => {

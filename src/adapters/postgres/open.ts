@@ -41,7 +41,7 @@ export interface PostgresDatabase {
 }
 
 /** Unquoted Postgres identifiers stepwire accepts as a schema name (no quoting, no case folding). */
-const SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,44}$/;
+const SCHEMA_NAME = /^(?!pg_|information_schema$)[a-z_][a-z0-9_]{0,44}$/;
 
 /**
  * Opens (and creates or migrates) a stepwire database: a Postgres server, an embedded PGlite
@@ -110,7 +110,8 @@ function normalize(options: PostgresOptions): Required<Omit<PostgresOptions, 'qu
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema))
     throw new TypeError(
       `openPostgres: options.schema ${JSON.stringify(schema)} is not a schema name stepwire accepts:` +
-        ' lowercase letters, digits and _, starting with a letter or _, at most 45 characters, not starting with pg_',
+        ' lowercase letters, digits and _, starting with a letter or _, at most 45 characters, not starting with pg_' +
+        ' and not information_schema (both are the system catalog)',
     );
   if (typeof closeClient !== 'boolean')
     throw new TypeError('openPostgres: options.closeClient must be a boolean');
