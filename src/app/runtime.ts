@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError, isStepwireError, type Issue } from '../errors/index.js';
 import type { AppHost } from './host.js';
 import type { RunRecord } from '../schema/index.js';
-import type { Application, Component, Entity, FormItem, Screen } from '../schema/index.js';
+import type { Application, Component, Entity, FormItem, Screen, WriteJob } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
 import { describeValue } from '../schema/issues.js';
 import { itemProperty } from './form.js';
@@ -362,7 +362,7 @@ const STALE_FORM =
 /** The problems of a write form against its entity as it is now; none while the form still fits it. */
 function staleFormIssues(
   component: Extract<Component, { type: 'form' }>,
-  job: Extract<Component, { type: 'form' }>['form']['job'] & { type: 'write' },
+  job: WriteJob,
   entity: Entity,
 ): Issue[] {
   return writeFormIssues(component, job, new Map([[entity.name, entity]]), `form "${component.name}"`);
