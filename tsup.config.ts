@@ -11,9 +11,13 @@ export const ENTRIES = {
   testing: 'src/testing/index.ts',
 };
 
-/** Extra files that are not subpaths: the worker thread of `WorkerSandbox` (found beside `dist/node.*`) and the CLI. */
+/**
+ * Extra files that are not subpaths: the worker thread of `WorkerSandbox` and the child process of
+ * `IsolatedVmSandbox` (found beside `dist/node.*`), and the CLI.
+ */
 const INTERNAL = {
   'script-worker': 'src/adapters/node/script-worker.ts',
+  'isolated-vm-worker': 'src/adapters/node/isolated-vm-worker.ts',
   cli: 'src/cli/main.ts',
 };
 

@@ -27,116 +27,221 @@ export interface RunState {
   guestCells: number;
   writes: Record<string, Record<string, unknown>[]>;
   encoded: Map<string, EncodedEntity>;
+  /** Where set, every accepted write is also kept as the guest packed it, in call order. */
+  packed?: PackedWrite[];
 }
 
-/** Evaluates the prelude in a fresh context and hands it the host functions of this run. @internal */
-export function installPrelude(context: QuickJSContext, input: ScriptInput, state: RunState): void {
+/** One accepted `writeEntity` call as the guest packed it (see `hostWrite`), to decode elsewhere. @internal */
+export interface PackedWrite {
+  name: string;
+  kind: number;
+  json: string;
+  buffers: ArrayBufferLike[];
+}
+
+/** The rows of packed writes, by output entity, as the run that accepted them had them. @internal */
+export function unpackWrites(
+  outputs: readonly string[],
+  packed: readonly PackedWrite[],
+): Record<string, Record<string, unknown>[]> {
+  const writes: Record<string, Record<string, unknown>[]> = Object.fromEntries(
+    outputs.map((name) => [name, []]),
+  );
+  for (const { name, kind, json, buffers } of packed) {
+    const decoded =
+      kind === 2
+        ? decodePacked(
+            name,
+            json,
+            buffers.map((b) => new Uint8Array(b)),
+          )
+        : decodeWrite(name, kind, json);
+    if ('problem' in decoded) throw new StepwireError('script_output', decoded.problem);
+    const target = writes[name];
+    if (target === undefined) throw new StepwireError('script_output', `no output entity "${name}"`);
+    if (target.length === 0) writes[name] = decoded.rows;
+    else for (const row of decoded.rows) target.push(row);
+  }
+  return writes;
+}
+
+/** The three host functions the prelude calls, on plain values; each sandbox binds them its own way. @internal */
+export interface RunHost {
+  /** `hostGet(name, part)`: an entity's header or a column's metadata as JSON text, or a column's buffer. */
+  get(name: string, part: number): string | ArrayBufferLike;
+  /**
+   * `hostWrite(name, kind, json, ...buffers)`: `json` as the guest gave it (not a string when the rows'
+   * own `toJSON` made none); returns the problem with the rows, or `undefined` once they are kept.
+   * `uncopiedBytes` counts buffers a binding did not copy, being past the output limit already.
+   */
+  write(
+    name: string,
+    kind: number,
+    json: unknown,
+    buffers: readonly ArrayBufferLike[],
+    uncopiedBytes?: number,
+  ): string | undefined;
+  /** `hostLog(level, line)`: false once the log cap is reached. */
+  log(level: string, line: string): boolean;
+}
+
+/** A fresh {@link RunState} for `input`. @internal */
+export function newRunState(input: ScriptInput): RunState {
+  return {
+    fatal: undefined,
+    interrupted: false,
+    outputBytes: 0,
+    inputBytes: 0,
+    logChars: 0,
+    logs: [],
+    guestCells: 0,
+    writes: Object.fromEntries(input.outputs.map((name) => [name, []])),
+    encoded: new Map(),
+  };
+}
+
+/** The JSON text of the prelude's `namesJson` argument: the run's input and output names. @internal */
+export function preludeNames(input: ScriptInput): string {
+  return JSON.stringify({ i: Object.keys(input.inputs), o: input.outputs });
+}
+
+/** The host functions of one run: they copy inputs out, read writes back and keep logs in `state`. @internal */
+export function runHost(input: ScriptInput, state: RunState): RunHost {
   const { limits } = input;
   const maxLog = limits.maxLogBytes ?? 64 * 1024;
+  return {
+    get(name, part) {
+      let encoded = state.encoded.get(name);
+      if (encoded === undefined) {
+        const entity = input.inputs[name];
+        if (entity === undefined || !Object.hasOwn(input.inputs, name)) throw new Error(`no input ${name}`);
+        encoded = encodingOf(entity);
+        state.encoded.set(name, encoded);
+      }
+      const column = part < -1 ? -2 - part : part;
+      if (column >= encoded.entity.columns.length) throw new Error(`no column ${column} in ${name}`);
+      if (part >= 0) {
+        const buffer = encodedColumn(encoded, part).buffer;
+        if (buffer === undefined) throw new Error(`no binary column ${part} in ${name}`);
+        state.inputBytes += buffer.byteLength;
+        return buffer;
+      }
+      let text: string;
+      try {
+        if (part === -1) {
+          const names = encoded.entity.columns.map((c) => c.name);
+          const read = columnsRead(input.source, names);
+          text = entityHeader(encoded, read);
+          state.guestCells += encoded.n * (read === undefined ? names.length : read.filter(Boolean).length);
+        } else {
+          const { kind, extra } = encodedColumn(encoded, column);
+          text = JSON.stringify({ k: kind, d: extra });
+        }
+      } catch (error) {
+        state.fatal = new StepwireError(
+          'script_input',
+          `input entity "${name}" cannot be copied into the script as JSON: ${String(error)}`,
+        );
+        throw error;
+      }
+      state.inputBytes += text.length;
+      return text;
+    },
+    write(name, kind, json, buffers, uncopiedBytes = 0) {
+      // What the rows' own toJSON made of them may be no JSON text at all (`undefined`).
+      if (typeof json !== 'string')
+        return (
+          `writeEntity("${name}"): rows must be an array of objects keyed by column name or a data ` +
+          `table {columns, rows}; their toJSON gave ${typeof json}`
+        );
+      let size = json.length + uncopiedBytes;
+      for (const buffer of buffers) size += buffer.byteLength;
+      state.outputBytes += size;
+      if (state.outputBytes > limits.maxOutputBytes) {
+        state.fatal ??= new LimitError(
+          'script.output',
+          `script wrote more than its output limit of ${limits.maxOutputBytes} bytes ` +
+            '(JSON text, 8 bytes per packed number, 4 per packed string index)',
+        );
+        return state.fatal.message;
+      }
+      let decoded: DecodedWrite;
+      try {
+        decoded =
+          kind === 2
+            ? decodePacked(
+                name,
+                json,
+                buffers.map((b) => new Uint8Array(b)),
+              )
+            : decodeWrite(name, kind, json);
+      } catch {
+        // Never a host exception for what a script handed over, however odd.
+        decoded = { problem: `writeEntity("${name}"): the rows could not be read back` };
+      }
+      if ('problem' in decoded) return decoded.problem;
+      state.packed?.push({ name, kind, json, buffers: [...buffers] });
+      const target = state.writes[name] as Record<string, unknown>[];
+      if (decoded.rows.length > 0)
+        state.guestCells += decoded.rows.length * Object.keys(decoded.rows[0]!).length;
+      // The decoded rows are new: the first write takes them as they are.
+      if (target.length === 0) state.writes[name] = decoded.rows;
+      else for (const row of decoded.rows) target.push(row);
+      return undefined;
+    },
+    log(level, line) {
+      if (state.logChars >= maxLog) return false;
+      const text = level === 'warn' || level === 'error' ? `[${level}] ${line}` : line;
+      const room = maxLog - state.logChars;
+      if (text.length >= room) {
+        state.logs.push(text.slice(0, room), `[logs truncated at ${maxLog} characters]`);
+        state.logChars = maxLog;
+        return false;
+      }
+      state.logs.push(text);
+      state.logChars += text.length;
+      return true;
+    },
+  };
+}
+
+/** Evaluates the prelude in a fresh QuickJS context and hands it the host functions of this run. @internal */
+export function installPrelude(context: QuickJSContext, input: ScriptInput, state: RunState): void {
+  const host = runHost(input, state);
   const handles: QuickJSHandle[] = [];
   try {
     handles.push(
       context.newFunction('hostGet', (nameHandle, partHandle) => {
-        const name = context.getString(nameHandle);
-        const part = context.getNumber(partHandle);
-        let encoded = state.encoded.get(name);
-        if (encoded === undefined) {
-          const entity = input.inputs[name];
-          if (entity === undefined || !Object.hasOwn(input.inputs, name)) throw new Error(`no input ${name}`);
-          encoded = encodingOf(entity);
-          state.encoded.set(name, encoded);
-        }
-        const column = part < -1 ? -2 - part : part;
-        if (column >= encoded.entity.columns.length) throw new Error(`no column ${column} in ${name}`);
-        if (part >= 0) {
-          const buffer = encodedColumn(encoded, part).buffer;
-          if (buffer === undefined) throw new Error(`no binary column ${part} in ${name}`);
-          state.inputBytes += buffer.byteLength;
-          return context.newArrayBuffer(buffer);
-        }
-        let text: string;
-        try {
-          if (part === -1) {
-            const names = encoded.entity.columns.map((c) => c.name);
-            const read = columnsRead(input.source, names);
-            text = entityHeader(encoded, read);
-            state.guestCells += encoded.n * (read === undefined ? names.length : read.filter(Boolean).length);
-          } else {
-            const { kind, extra } = encodedColumn(encoded, column);
-            text = JSON.stringify({ k: kind, d: extra });
-          }
-        } catch (error) {
-          state.fatal = new StepwireError(
-            'script_input',
-            `input entity "${name}" cannot be copied into the script as JSON: ${String(error)}`,
-          );
-          throw error;
-        }
-        state.inputBytes += text.length;
-        return context.newString(text);
+        const got = host.get(context.getString(nameHandle), context.getNumber(partHandle));
+        return typeof got === 'string' ? context.newString(got) : context.newArrayBuffer(got);
       }),
       context.newFunction('hostWrite', (nameHandle, kindHandle, jsonHandle, ...bufferHandles) => {
         const name = context.getString(nameHandle);
-        const kind = context.getNumber(kindHandle);
-        // What the rows' own toJSON made of them may be no JSON text at all (`undefined`).
-        if (context.typeof(jsonHandle) !== 'string')
-          return context.newString(
-            `writeEntity("${name}"): rows must be an array of objects keyed by column name or a data ` +
-              `table {columns, rows}; their toJSON gave ${context.typeof(jsonHandle)}`,
-          );
-        const json = context.getString(jsonHandle);
-        const buffers: Uint8Array[] = [];
-        let size = json.length;
+        const json = context.typeof(jsonHandle) === 'string' ? context.getString(jsonHandle) : undefined;
+        const buffers: ArrayBuffer[] = [];
+        let size = json?.length ?? 0;
+        let uncopied = 0;
         for (const handle of bufferHandles) {
           const view = context.getArrayBuffer(handle);
           try {
             size += view.value.byteLength;
-            if (state.outputBytes + size <= limits.maxOutputBytes) buffers.push(view.value.slice());
+            // Past the output limit the write fails on its size alone: nothing more is copied.
+            if (state.outputBytes + size <= input.limits.maxOutputBytes)
+              buffers.push(view.value.slice().buffer);
+            else uncopied += view.value.byteLength;
           } finally {
             view.dispose();
           }
         }
-        state.outputBytes += size;
-        if (state.outputBytes > limits.maxOutputBytes) {
-          state.fatal ??= new LimitError(
-            'script.output',
-            `script wrote more than its output limit of ${limits.maxOutputBytes} bytes ` +
-              '(JSON text, 8 bytes per packed number, 4 per packed string index)',
-          );
-          return context.newString(state.fatal.message);
-        }
-        let decoded: DecodedWrite;
-        try {
-          decoded = kind === 2 ? decodePacked(name, json, buffers) : decodeWrite(name, kind, json);
-        } catch {
-          // Never a host exception for what a script handed over, however odd.
-          decoded = { problem: `writeEntity("${name}"): the rows could not be read back` };
-        }
-        if ('problem' in decoded) return context.newString(decoded.problem);
-        const target = state.writes[name] as Record<string, unknown>[];
-        if (decoded.rows.length > 0)
-          state.guestCells += decoded.rows.length * Object.keys(decoded.rows[0]!).length;
-        // The decoded rows are new: the first write takes them as they are.
-        if (target.length === 0) state.writes[name] = decoded.rows;
-        else for (const row of decoded.rows) target.push(row);
-        return undefined;
+        const problem = host.write(name, context.getNumber(kindHandle), json, buffers, uncopied);
+        return problem === undefined ? undefined : context.newString(problem);
       }),
-      context.newFunction('hostLog', (levelHandle, lineHandle) => {
-        if (state.logChars >= maxLog) return context.false;
-        const level = context.getString(levelHandle);
-        const line = context.getString(lineHandle);
-        const text = level === 'warn' || level === 'error' ? `[${level}] ${line}` : line;
-        const room = maxLog - state.logChars;
-        if (text.length >= room) {
-          state.logs.push(text.slice(0, room), `[logs truncated at ${maxLog} characters]`);
-          state.logChars = maxLog;
-          return context.false;
-        }
-        state.logs.push(text);
-        state.logChars += text.length;
-        return context.true;
-      }),
-      context.newString(JSON.stringify({ i: Object.keys(input.inputs), o: input.outputs })),
+      context.newFunction('hostLog', (levelHandle, lineHandle) =>
+        host.log(context.getString(levelHandle), context.getString(lineHandle))
+          ? context.true
+          : context.false,
+      ),
+      context.newString(preludeNames(input)),
     );
     const prelude = context.unwrapResult(
       context.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global' }),

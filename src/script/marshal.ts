@@ -40,6 +40,29 @@ export interface EncodedEntity {
   columns: (EncodedColumn | undefined)[];
 }
 
+/** An entity with every column encoded, to send whole to another process. @internal */
+export interface PreEncodedEntity {
+  columns: EntityData['columns'];
+  /** Number of rows. */
+  n: number;
+  encoded: EncodedColumn[];
+}
+
+/** Encodes every column of `entity` (the catalog's tables reuse their encodings across runs). @internal */
+export function preEncode(entity: EntityData): PreEncodedEntity {
+  const encoding = encodingOf(entity);
+  return {
+    columns: entity.columns,
+    n: encoding.n,
+    encoded: entity.columns.map((_, c) => encodedColumn(encoding, c)),
+  };
+}
+
+/** The {@link EncodedEntity} of an entity encoded by {@link preEncode}. @internal */
+export function fromPreEncoded(entity: PreEncodedEntity): EncodedEntity {
+  return { entity: { columns: entity.columns, rows: [] }, n: entity.n, columns: entity.encoded };
+}
+
 /** A dictionary is abandoned once it holds more distinct values than this share of the rows. */
 function dictionaryLimit(rowCount: number): number {
   return (rowCount >>> 1) + 16;

@@ -240,3 +240,23 @@ function errorOfWire(wire: WireError): StepwireError {
       return new StepwireError(wire.code ?? 'script_failed', wire.message);
   }
 }
+
+/** Refuses limits that are not positive finite numbers (`invalid_limit`, naming the limit). @internal */
+export function checkLimits(limits: ScriptLimits): void {
+  for (const key of ['timeoutMs', 'memoryBytes', 'stackBytes', 'maxOutputBytes'] as const) {
+    const value = limits[key];
+    if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
+      throw new StepwireError(
+        'invalid_limit',
+        `script limit ${key} must be a positive number, got ${String(value)}`,
+      );
+    }
+  }
+}
+
+/** The lines of a script source, counted by `\n`. @internal */
+export function countLines(source: string): number {
+  let lines = 1;
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lines++;
+  return lines;
+}

@@ -15,9 +15,11 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { ScriptError, StepwireError } from '../errors/index.js';
-import { installPrelude, type RunState } from './host-functions.js';
+import { installPrelude, newRunState, type RunState } from './host-functions.js';
 import {
   cancelledError,
+  checkLimits,
+  countLines,
   guestError,
   keepLogs,
   memoryError,
@@ -166,18 +168,6 @@ export class QuickJsSandbox implements ScriptSandbox {
   }
 }
 
-function checkLimits(limits: ScriptLimits): void {
-  for (const key of ['timeoutMs', 'memoryBytes', 'stackBytes', 'maxOutputBytes'] as const) {
-    const value = limits[key];
-    if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
-      throw new StepwireError(
-        'invalid_limit',
-        `script limit ${key} must be a positive number, got ${String(value)}`,
-      );
-    }
-  }
-}
-
 function memoryPages(memoryBytes: number): number {
   return Math.min(MAX_PAGES, Math.max(MIN_PAGES, Math.ceil((memoryBytes + HEADROOM_BYTES) / PAGE)));
 }
@@ -228,17 +218,7 @@ function runOnce(
   const refusedBefore = refusals.count;
   /** Whether the WebAssembly memory refused to grow during this run: its heap is full. */
   const exhausted = (): boolean => refusals.count > refusedBefore;
-  const state: RunState = {
-    fatal: undefined,
-    interrupted: false,
-    outputBytes: 0,
-    inputBytes: 0,
-    logChars: 0,
-    logs: [],
-    guestCells: 0,
-    writes: Object.fromEntries(input.outputs.map((name) => [name, []])),
-    encoded: new Map(),
-  };
+  const state: RunState = newRunState(input);
   const deadline = Date.now() + limits.timeoutMs;
   const runtime = idle.runtime;
   let context: QuickJSContext | undefined;
@@ -361,10 +341,4 @@ function dumpSafely(context: QuickJSContext, handle: QuickJSHandle): unknown {
   } catch {
     return UNREADABLE;
   }
-}
-
-function countLines(source: string): number {
-  let lines = 1;
-  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lines++;
-  return lines;
 }

@@ -1,4 +1,5 @@
 import { afterAll } from 'vitest';
+import { IsolatedVmSandbox } from '../../src/adapters/node/isolated-vm-sandbox.js';
 import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
 import {
   DEFAULT_SCRIPT_LIMITS,
@@ -40,10 +41,12 @@ export function input(source: string, limits: Partial<ScriptLimits> = {}): Scrip
  */
 export function bothSandboxes(): [string, ScriptSandbox][] {
   const workerSandbox = new WorkerSandbox();
-  afterAll(() => workerSandbox.close());
+  const isolatedVmSandbox = new IsolatedVmSandbox();
+  afterAll(() => Promise.all([workerSandbox.close(), isolatedVmSandbox.close()]));
   return [
     ['QuickJsSandbox', new QuickJsSandbox()],
     ['WorkerSandbox', workerSandbox],
+    ['IsolatedVmSandbox', isolatedVmSandbox],
   ];
 }
 

@@ -5,6 +5,7 @@
  */
 export { LocalFileStore, type LocalFileStoreOptions } from './local-file-store.js';
 export { WorkerSandbox, type WorkerSandboxOptions } from './worker-sandbox.js';
+export { IsolatedVmSandbox, type IsolatedVmSandboxOptions } from './isolated-vm-sandbox.js';
 export { nodeResolver } from './dns-resolver.js';
 export { FileSpreadsheets, type FileSpreadsheetsOptions } from './file-spreadsheets.js';
 export { parseCsv } from './csv.js';

@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { PackedWrite } from '../../script/host-functions.js';
+import type { PreEncodedEntity } from '../../script/marshal.js';
 import type { WireError } from '../../script/outcome.js';
 import type { ScriptInput, ScriptResult } from '../../script/types.js';
 
@@ -11,10 +13,15 @@ import type { ScriptInput, ScriptResult } from '../../script/types.js';
 export interface ScriptWorkerRequest {
   id: number;
   input: Omit<ScriptInput, 'signal'>;
+  /**
+   * The inputs encoded by column, for a worker in another process (`input.inputs` then holds only
+   * their columns); its reply then carries the writes as packed.
+   */
+  encoded?: Record<string, PreEncodedEntity>;
 }
 
 /** The answer to one request, or the thread saying it is ready for work. @internal */
 export type ScriptWorkerReply =
   | { ready: true }
-  | { id: number; ok: true; result: ScriptResult }
+  | { id: number; ok: true; result: ScriptResult; packed?: PackedWrite[] | undefined }
   | { id: number; ok: false; error: WireError };

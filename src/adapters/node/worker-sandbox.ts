@@ -7,9 +7,10 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { LimitError, StepwireError } from '../../errors/index.js';
-import { cancelledError, fromWireError, memoryError, timeoutError } from '../../script/outcome.js';
+import { StepwireError } from '../../errors/index.js';
+import { memoryError } from '../../script/outcome.js';
 import type { ScriptInput, ScriptResult, ScriptSandbox } from '../../script/types.js';
+import { ScriptPool, type ScriptWorker, type WorkerEvents } from './script-pool.js';
 import type { ScriptWorkerReply, ScriptWorkerRequest } from './script-worker-protocol.js';
 
 /** Options of {@link WorkerSandbox}. */
@@ -30,22 +31,6 @@ interface Entry {
   eval: boolean;
 }
 
-interface Job {
-  id: number;
-  input: ScriptInput;
-  resolve: (result: ScriptResult) => void;
-  reject: (error: unknown) => void;
-  /** Stops listening for a cancel while the job waits in line; called when it leaves the line. */
-  unqueue: () => void;
-}
-
-interface Slot {
-  worker: Worker;
-  /** Set once the thread has loaded QuickJS; the kill timer only covers script time. */
-  ready: boolean;
-  job: (Job & { cleanup: () => void }) | undefined;
-}
-
 const DEFAULT_RESOURCE_LIMITS: ResourceLimits = {
   maxOldGenerationSizeMb: 256,
   maxYoungGenerationSizeMb: 32,
@@ -60,168 +45,61 @@ const DEFAULT_RESOURCE_LIMITS: ResourceLimits = {
  * Call {@link WorkerSandbox.close} to end the threads (idle threads never keep the process alive).
  */
 export class WorkerSandbox implements ScriptSandbox {
-  readonly #poolSize: number;
-  readonly #killGraceMs: number;
-  readonly #resourceLimits: ResourceLimits;
-  readonly #entry: Entry;
-  readonly #slots = new Set<Slot>();
-  readonly #queue: Job[] = [];
-  #nextId = 1;
-  #closed = false;
+  readonly #pool: ScriptPool;
 
   constructor(options: WorkerSandboxOptions = {}) {
-    this.#poolSize = Math.max(1, Math.floor(options.poolSize ?? 1));
-    this.#killGraceMs = options.killGraceMs ?? 1000;
-    this.#resourceLimits = options.resourceLimits ?? DEFAULT_RESOURCE_LIMITS;
-    this.#entry =
+    const resourceLimits = options.resourceLimits ?? DEFAULT_RESOURCE_LIMITS;
+    const entry =
       options.workerUrl === undefined ? defaultEntry() : { script: options.workerUrl, eval: false };
+    this.#pool = new ScriptPool({
+      name: 'WorkerSandbox',
+      poolSize: options.poolSize ?? 1,
+      killGraceMs: options.killGraceMs ?? 1000,
+      spawn: (events) => spawnThread(entry, resourceLimits, events),
+    });
   }
 
   /** Runs the script in a worker thread; see `ScriptSandbox.run`. */
   run(input: ScriptInput): Promise<ScriptResult> {
-    if (this.#closed)
-      return Promise.reject(new StepwireError('sandbox_closed', 'the WorkerSandbox is closed'));
-    if (input.signal?.aborted) return Promise.reject(cancelledError());
-    const { signal } = input;
-    return new Promise<ScriptResult>((resolve, reject) => {
-      // A job cancelled while it waits in line leaves the line at once and never runs.
-      const onAbort = (): void => {
-        const at = this.#queue.indexOf(job);
-        if (at === -1) return;
-        this.#queue.splice(at, 1);
-        reject(cancelledError());
-      };
-      const job: Job = {
-        id: this.#nextId++,
-        input,
-        resolve,
-        reject,
-        unqueue: () => signal?.removeEventListener('abort', onAbort),
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(job);
-      this.#dispatch();
-    });
+    return this.#pool.run(input);
   }
 
   /** Terminates every worker thread; queued and running runs fail. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    for (const job of this.#queue.splice(0)) {
-      job.unqueue();
-      job.reject(new StepwireError('sandbox_closed', 'the WorkerSandbox is closed'));
-    }
-    const slots = [...this.#slots];
-    for (const slot of slots)
-      this.#discard(slot, new StepwireError('sandbox_closed', 'the WorkerSandbox is closed'));
-    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  close(): Promise<void> {
+    return this.#pool.close();
   }
+}
 
-  #dispatch(): void {
-    while (this.#queue.length > 0) {
-      const slots = [...this.#slots];
-      const idle = slots.find((slot) => slot.ready && slot.job === undefined);
-      if (idle !== undefined) {
-        this.#start(idle, this.#queue.shift() as Job);
-        continue;
-      }
-      // Start threads up to the pool size while runs wait; each takes the queue once ready.
-      const starting = slots.filter((slot) => !slot.ready).length;
-      if (starting >= this.#queue.length || this.#slots.size >= this.#poolSize) return;
-      this.#spawn();
-    }
-  }
-
-  #spawn(): Slot {
-    const worker = new Worker(this.#entry.script, {
-      eval: this.#entry.eval,
-      execArgv: [],
-      resourceLimits: this.#resourceLimits,
-      stdout: false,
-      stderr: false,
-    });
-    const slot: Slot = { worker, ready: false, job: undefined };
-    worker.unref();
-    worker.on('message', (reply: ScriptWorkerReply) => {
-      if ('ready' in reply) {
-        slot.ready = true;
-        this.#dispatch();
-        return;
-      }
-      const job = slot.job;
-      if (job === undefined || job.id !== reply.id) return;
-      this.#finish(slot);
-      if (reply.ok) job.resolve(reply.result);
-      else job.reject(fromWireError(reply.error));
-    });
-    worker.on('error', (error: Error & { code?: string }) => {
-      const job = slot.job;
-      const failure =
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY' && job !== undefined
-          ? memoryError(job.input.limits)
-          : new StepwireError('script_worker_failed', `the script worker failed: ${error.message}`, {
-              cause: error,
-            });
-      this.#discard(slot, failure);
-    });
-    worker.on('exit', (code) => {
-      this.#discard(
-        slot,
-        new StepwireError('script_worker_failed', `the script worker exited with code ${code}`),
-      );
-    });
-    this.#slots.add(slot);
-    return slot;
-  }
-
-  #start(slot: Slot, job: Job): void {
-    job.unqueue();
-    const { signal, ...input } = job.input;
-    if (signal?.aborted) {
-      job.reject(cancelledError());
-      return;
-    }
-    const killer = setTimeout(() => {
-      this.#discard(slot, timeoutError(job.input.limits));
-    }, job.input.limits.timeoutMs + this.#killGraceMs);
-    const onAbort = (): void => this.#discard(slot, cancelledError());
-    signal?.addEventListener('abort', onAbort, { once: true });
-    slot.job = {
-      ...job,
-      cleanup: () => {
-        clearTimeout(killer);
-        signal?.removeEventListener('abort', onAbort);
-      },
-    };
-    slot.worker.ref();
-    try {
-      slot.worker.postMessage({ id: job.id, input } satisfies ScriptWorkerRequest);
-    } catch (error) {
-      this.#discard(
-        slot,
-        new StepwireError('script_input', `the script input cannot be sent to the worker: ${String(error)}`),
-      );
-    }
-  }
-
-  /** Marks a slot idle after a reply and runs the next queued job. */
-  #finish(slot: Slot): void {
-    slot.job?.cleanup();
-    slot.job = undefined;
-    slot.worker.unref();
-    queueMicrotask(() => this.#dispatch());
-  }
-
-  /** Removes a slot for good, terminating its thread and failing its job with `error`. */
-  #discard(slot: Slot, error: StepwireError | LimitError): void {
-    if (!this.#slots.delete(slot)) return;
-    const job = slot.job;
-    slot.job = undefined;
-    job?.cleanup();
-    void slot.worker.terminate();
-    job?.reject(error);
-    if (!this.#closed) queueMicrotask(() => this.#dispatch());
-  }
+/** Starts a worker thread running `QuickJsSandbox`. */
+function spawnThread(entry: Entry, resourceLimits: ResourceLimits, events: WorkerEvents): ScriptWorker {
+  const worker = new Worker(entry.script, {
+    eval: entry.eval,
+    execArgv: [],
+    resourceLimits,
+    stdout: false,
+    stderr: false,
+  });
+  worker.on('message', (reply: ScriptWorkerReply) => events.message(reply));
+  worker.on('error', (error: Error & { code?: string }) => {
+    events.failed((limits) =>
+      error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? memoryError(limits)
+        : new StepwireError('script_worker_failed', `the script worker failed: ${error.message}`, {
+            cause: error,
+          }),
+    );
+  });
+  worker.on('exit', (code) => {
+    events.failed(
+      () => new StepwireError('script_worker_failed', `the script worker exited with code ${code}`),
+    );
+  });
+  return {
+    send: (request: ScriptWorkerRequest) => worker.postMessage(request),
+    stop: async () => void (await worker.terminate()),
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+  };
 }
 
 /**

@@ -1,0 +1,274 @@
+/**
+ * The inside of `IsolatedVmSandbox`'s child processes: transform scripts run in V8 isolates of the
+ * `isolated-vm` package, with the prelude `QuickJsSandbox` uses.
+ * @internal
+ * @module
+ */
+
+import { createRequire } from 'node:module';
+import type * as Ivm from 'isolated-vm';
+import { ScriptError, StepwireError } from '../../errors/index.js';
+import {
+  newRunState,
+  preludeNames,
+  runHost,
+  type PackedWrite,
+  type RunState,
+} from '../../script/host-functions.js';
+import { fromPreEncoded, type PreEncodedEntity } from '../../script/marshal.js';
+import {
+  cancelledError,
+  checkLimits,
+  countLines,
+  guestError,
+  keepLogs,
+  memoryError,
+  stackError,
+  timeoutError,
+  UNREADABLE,
+  type ScriptPlace,
+} from '../../script/outcome.js';
+import { PRELUDE_FILENAME, PRELUDE_SOURCE } from '../../script/prelude.js';
+import type { ScriptInput, ScriptResult } from '../../script/types.js';
+
+/** The runner the guest hands back: `0` runs the script, `1` reads how its promise settled. */
+type Runner = Ivm.Reference<(step: number, source: string) => Outcome>;
+
+/** What one runner step reports: the script threw, or ended (`settled` once its promise did). */
+interface Outcome {
+  thrown?: DumpedError;
+  /** 0: no promise or fulfilled; 1: still pending; 2: rejected (`thrown` says with what). */
+  settled: number;
+}
+
+/** A thrown value as the guest copied it out: `p` a primitive, else an object's parts. */
+interface DumpedError {
+  p?: unknown;
+  o?: unknown;
+  name?: unknown;
+  message?: unknown;
+  stack?: unknown;
+  unreadable?: boolean;
+}
+
+/**
+ * The guest code after the prelude: it captures the built-ins it needs before the script can touch
+ * them and returns the runner. The script runs as a classic script through an indirect `eval` with
+ * a `sourceURL` naming its file, so its stack frames read `transform.js:LINE:COLUMN`.
+ */
+const RUNNER_SOURCE = String.raw`
+  var indirectEval = eval, then = Promise.prototype.then, apply = Reflect.apply, parse = JSON.parse;
+  var stringify = JSON.stringify, StringCtor = String, settled = 0, reason;
+  function read(value, key) {
+    try { var got = value[key]; return typeof got === 'string' ? got : undefined; } catch (e) { return undefined; }
+  }
+  function dump(value) {
+    try {
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+        return { p: typeof value === 'symbol' || typeof value === 'bigint' ? StringCtor(value) : value };
+      }
+      var plain;
+      try { plain = parse(stringify(value)); } catch (e) { plain = undefined; }
+      return { o: plain, name: read(value, 'name'), message: read(value, 'message'), stack: read(value, 'stack') };
+    } catch (e) {
+      return { unreadable: true };
+    }
+  }
+  return function (step, source) {
+    if (step === 1) return settled === 2 ? { settled: 2, thrown: dump(reason) } : { settled: settled };
+    var value;
+    try { value = indirectEval(source); } catch (e) { return { settled: 0, thrown: dump(e) }; }
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return { settled: 0 };
+    try {
+      apply(then, value, [function () { settled = 0; }, function (e) { settled = 2; reason = e; }]);
+      settled = 1;
+    } catch (e) {
+      settled = 0;
+    }
+    return { settled: 0 };
+  };`;
+
+const MIB = 1024 * 1024;
+
+/**
+ * Runs transform scripts in V8 isolates of `isolated-vm`, in this process: each run gets a fresh
+ * context in an isolate kept for later runs after a run that ended normally. Used inside the child
+ * processes of `IsolatedVmSandbox`, which started Node with `--no-node-snapshot` (isolated-vm needs
+ * it) and which a script that crashes V8 takes down alone.
+ * @internal
+ */
+export class IsolateRunner {
+  readonly #ivm: typeof Ivm;
+  /** Idle isolates per memory limit in MiB, one each. */
+  readonly #idle = new Map<number, Ivm.Isolate>();
+
+  constructor() {
+    this.#ivm = createRequire(import.meta.url)('isolated-vm') as typeof Ivm;
+  }
+
+  /**
+   * Runs `input.source` once; see `ScriptSandbox.run`. With `encoded`, the inputs come encoded by
+   * column and the writes go back packed too (`packed`, with `writes` left empty).
+   */
+  async run(
+    input: ScriptInput,
+    encoded?: Record<string, PreEncodedEntity>,
+  ): Promise<ScriptResult & { packed?: PackedWrite[] }> {
+    checkLimits(input.limits);
+    const mebibytes = Math.max(8, Math.ceil(input.limits.memoryBytes / MIB));
+    const isolate = this.#idle.get(mebibytes) ?? new this.#ivm.Isolate({ memoryLimit: mebibytes });
+    this.#idle.delete(mebibytes);
+    let reusable = false;
+    try {
+      const result = await runOnce(this.#ivm, isolate, input, encoded);
+      reusable = true;
+      return result;
+    } catch (error) {
+      // A script error leaves the isolate as sound as a success does; a limit may not.
+      reusable = error instanceof ScriptError;
+      throw error;
+    } finally {
+      if (reusable && !isolate.isDisposed && !this.#idle.has(mebibytes)) this.#idle.set(mebibytes, isolate);
+      else if (!isolate.isDisposed) isolate.dispose();
+    }
+  }
+}
+
+async function runOnce(
+  ivm: typeof Ivm,
+  isolate: Ivm.Isolate,
+  input: ScriptInput,
+  encoded: Record<string, PreEncodedEntity> | undefined,
+): Promise<ScriptResult & { packed?: PackedWrite[] }> {
+  const { limits, signal } = input;
+  const filename = input.filename ?? 'script.js';
+  // The name V8 reports in stack frames: a sourceURL ends at white space.
+  const frameFile = filename.replace(/\s/g, '_');
+  const source = input.source.includes('\r') ? input.source.replace(/\r(?!\n)/g, '\n') : input.source;
+  const place: ScriptPlace = { filename: frameFile, source, lineCount: countLines(source) };
+  const state: RunState = newRunState(input);
+  if (encoded !== undefined) {
+    for (const [name, entity] of Object.entries(encoded)) state.encoded.set(name, fromPreEncoded(entity));
+    state.packed = [];
+  }
+  const deadline = Date.now() + limits.timeoutMs;
+  /** Whether this run disposed its isolate, a cancel having come. */
+  let cancelled = false;
+  const onAbort = (): void => {
+    cancelled = true;
+    if (!isolate.isDisposed) isolate.dispose();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let context: Ivm.Context | undefined;
+  let runner: Runner | undefined;
+  const timeout = (): number => Math.max(1, deadline - Date.now());
+  try {
+    // Compiled here first for its syntax errors, which name the line (`[transform.js:2:9]`).
+    try {
+      (await isolate.compileScript(source, { filename: frameFile })).release();
+    } catch (error) {
+      if (isolate.isDisposed || !(error instanceof SyntaxError)) throw error;
+      throw syntaxError(error, frameFile, place);
+    }
+    context = await isolate.createContext();
+    const host = runHost(input, state);
+    runner = (await context.evalClosure(
+      `(${PRELUDE_SOURCE})($0, $1, $2, $3);${RUNNER_SOURCE}`,
+      [
+        new ivm.Callback((name: string, part: number) => host.get(name, part)),
+        new ivm.Callback((name: string, kind: number, json: unknown, ...buffers: ArrayBuffer[]) =>
+          host.write(name, kind, json, buffers),
+        ),
+        new ivm.Callback((level: string, line: string) => host.log(level, line)),
+        preludeNames(input),
+      ],
+      { filename: PRELUDE_FILENAME, timeout: timeout(), result: { reference: true } },
+    )) as Runner;
+    const script = `${source}\n//# sourceURL=${frameFile}`;
+    let outcome = await step(runner, 0, script, timeout());
+    if (outcome.thrown === undefined) outcome = await step(runner, 1, '', timeout());
+    if (state.fatal !== undefined) throw state.fatal;
+    if (signal?.aborted) throw cancelledError();
+    if (outcome.thrown !== undefined) throw thrownError(outcome.thrown, place, input);
+    if (outcome.settled === 1)
+      throw new ScriptError('the promise the script ended with never settled: nothing resolves it');
+    if (Date.now() > deadline) throw timeoutError(limits);
+    if (state.packed !== undefined) return { writes: {}, logs: state.logs, packed: state.packed };
+    return { writes: state.writes, logs: state.logs };
+  } catch (error) {
+    throw keepLogs(failure(error, state, input, cancelled, deadline), state.logs);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    runner?.release();
+    if (!isolate.isDisposed) context?.release();
+  }
+}
+
+function step(runner: Runner, kind: number, source: string, timeout: number): Promise<Outcome> {
+  return runner.apply(undefined, [kind, source], { timeout, result: { copy: true } }) as Promise<Outcome>;
+}
+
+/** The stepwire error a run failing with `error` ends with. */
+function failure(
+  error: unknown,
+  state: RunState,
+  input: ScriptInput,
+  cancelled: boolean,
+  deadline: number,
+): StepwireError {
+  if (state.fatal !== undefined) return state.fatal;
+  if (cancelled || input.signal?.aborted === true) return cancelledError();
+  if (error instanceof StepwireError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/memory limit/i.test(message)) return memoryError(input.limits);
+  if (/timed out/i.test(message) || Date.now() > deadline) return timeoutError(input.limits);
+  return new ScriptError(`the script engine failed: ${message}`);
+}
+
+/** A syntax error of the script, at the line V8 names in its message. */
+function syntaxError(error: SyntaxError, frameFile: string, place: ScriptPlace): ScriptError {
+  const suffix = ` [${frameFile}:`;
+  const at = error.message.lastIndexOf(suffix);
+  const position = at === -1 ? null : /^(\d+):\d+\]$/.exec(error.message.slice(at + suffix.length));
+  const message = position === null ? error.message : error.message.slice(0, at);
+  const line = position === null ? undefined : Math.min(Number(position[1]), place.lineCount);
+  return new ScriptError(`SyntaxError: ${message}`, line);
+}
+
+/** The stepwire error of a value the script threw (or its promise rejected with). */
+function thrownError(dumped: DumpedError, place: ScriptPlace, input: ScriptInput): StepwireError {
+  if (dumped.unreadable === true) return guestError(UNREADABLE, place, input.limits);
+  if (!('o' in dumped)) return guestError(dumped.p, place, input.limits);
+  if (dumped.name === 'RangeError' && dumped.message === 'Maximum call stack size exceeded')
+    return stackError(input.limits);
+  const plain = dumped.o;
+  const named = dumped.name !== undefined || dumped.message !== undefined;
+  // An array or a value JSON could not copy goes as it came when it has no name and no message.
+  if (!named && !(plain !== null && typeof plain === 'object' && !Array.isArray(plain)))
+    return guestError(plain ?? {}, place, input.limits);
+  const thrown: Record<string, unknown> =
+    plain !== null && typeof plain === 'object' && !Array.isArray(plain)
+      ? (plain as Record<string, unknown>)
+      : {};
+  if (dumped.name !== undefined) thrown['name'] = dumped.name;
+  if (dumped.message !== undefined) thrown['message'] = dumped.message;
+  delete thrown['stack'];
+  if (typeof dumped.stack === 'string') thrown['lineNumber'] = stackLine(dumped.stack, place.filename);
+  return guestError(thrown, place, input.limits);
+}
+
+/** The line of the innermost frame of the script in a V8 stack (`at f (transform.js:3:7)`). */
+function stackLine(stack: string, filename: string): number | undefined {
+  const marker = `${filename}:`;
+  for (const frame of stack.split('\n')) {
+    const text = frame.trim();
+    if (!text.startsWith('at ')) continue;
+    const at = text.lastIndexOf(marker);
+    if (at === -1) continue;
+    const before = text[at - 1];
+    if (before !== '(' && before !== ' ') continue;
+    const position = /^(\d+):\d+\)?$/.exec(text.slice(at + marker.length));
+    if (position !== null) return Number(position[1]);
+  }
+  return undefined;
+}
