@@ -3,7 +3,8 @@
  * ratio to the same map in plain JavaScript, over the rows as objects kept in an array (as a trusted
  * function is handed them), measured in the same run:
  * - the transform step end to end through `engine.run`, with a trusted function
- *   (`engine.scripts.register`) and with a stored script (the QuickJS sandbox), and their phases
+ *   (`engine.scripts.register`) and with a stored script (the QuickJS sandbox, and
+ *   `IsolatedVmSandbox`: V8 isolates in a child process), and their phases
  *   replayed through the catalog (reading the input, the function or the sandbox, the write);
  * - the sandbox alone, its phases timed inside the script;
  * - two naive ways, for scale: QuickJS and `node:vm`, each with row objects as JSON in and out.
@@ -17,7 +18,13 @@ import { pathToFileURL } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import { newQuickJSWASMModuleFromVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { Engine, MemorySpreadsheets, type TransformContext } from '../src/index.js';
-import { QuickJsSandbox, type EntityData, type ScriptLimits } from '../src/script/index.js';
+import { IsolatedVmSandbox } from '../src/adapters/node/isolated-vm-sandbox.js';
+import {
+  QuickJsSandbox,
+  type EntityData,
+  type ScriptLimits,
+  type ScriptSandbox,
+} from '../src/script/index.js';
 import { columnarEntity, rowObjectsOf } from '../src/script/entity-data.js';
 import { median, printTable } from './util.js';
 
@@ -146,12 +153,13 @@ function of(times: number[]): Timing {
 }
 
 /** An engine over an in-memory book holding the orders and an empty totals sheet. */
-async function shop(rows: unknown[][]): Promise<Engine> {
+async function shop(rows: unknown[][], sandbox?: ScriptSandbox): Promise<Engine> {
   const sheets = new MemorySpreadsheets({
     bench: { orders: [NAMES, ...(rows as string[][])], totals: [['id', 'total', 'region']] },
   });
   const engine = new Engine({
     spreadsheets: sheets,
+    ...(sandbox === undefined ? {} : { sandbox }),
     limits: {
       maxRowsPerWrite: 1_000_000,
       scriptTimeoutMs: 60_000,
@@ -227,13 +235,18 @@ function naiveVm(objects: Record<string, unknown>[]): () => void {
 export async function run(): Promise<void> {
   const rows = orderRows();
   const engine = await shop(rows);
+  const isolates = new IsolatedVmSandbox();
+  const engineV8 = await shop(rows, isolates);
   const entity: EntityData = { columns: NAMES.map((name) => ({ name, type: 'ANY' })), rows };
   const sandbox = new QuickJsSandbox();
   const input = { source: SCRIPT, inputs: { orders: entity }, outputs: ['totals'], limits: LIMITS };
   const kept = plainMap(rows).length;
 
-  for (const name of ['trusted', 'stored']) {
-    const check = await engine.run(name);
+  for (const [name, check] of [
+    ['trusted', await engine.run('trusted')],
+    ['stored', await engine.run('stored')],
+    ['stored (isolated-vm)', await engineV8.run('stored')],
+  ] as const) {
     if (check.status !== 'succeeded')
       throw new Error(`the ${name} step failed: ${JSON.stringify(check.error)}`);
   }
@@ -245,12 +258,14 @@ export async function run(): Promise<void> {
       trusted: () => engine.run('trusted'),
       stored: () => engine.run('stored'),
       alone: () => sandbox.run(input),
+      storedV8: () => engineV8.run('stored'),
+      aloneV8: () => isolates.run(input),
       naive: await naiveQuickJs(objects),
       vm: naiveVm(objects),
     },
     RUNS,
   );
-  const { plainObjects, plain, trusted, stored, alone, naive, vm } = times;
+  const { plainObjects, plain, trusted, stored, alone, storedV8, aloneV8, naive, vm } = times;
 
   // Phases, replayed through the catalog as the step does them.
   const phases = { read: [] as number[], fn: [] as number[], sandbox: [] as number[], write: [] as number[] };
@@ -313,6 +328,8 @@ export async function run(): Promise<void> {
       line('  the loop (interpreted)', of(inside[1]!)),
       line('  writeEntity (packing, copy, host rows)', of(inside[2]!)),
       line('  outside the script (runtime, encoding, teardown)', of(inside[3]!)),
+      line('step, stored script in IsolatedVmSandbox, end to end (target <= 25x)', storedV8),
+      line('  IsolatedVmSandbox alone, from row arrays (V8 isolate in a child process)', aloneV8),
       line('naive QuickJS, JSON in and out (issue 20 puts it at 61x)', naive),
       line('naive node:vm, JSON in and out (no isolation; issue 20: 13x)', vm),
     ],
@@ -325,6 +342,7 @@ export async function run(): Promise<void> {
     `stored script on issue 20's scale (naive QuickJS = ${NAIVE_QUICKJS_IN_ISSUE}x): ` +
       `${(['best', 'median', 'amortized'] as const).map((key) => scaled(stored, key)).join(', ')} (target <= 25x)`,
   );
+  await isolates.close();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { CancelledError } from '../../src/errors/index.js';
+import { CancelledError, StepwireError } from '../../src/errors/index.js';
 import { WorkerSandbox } from '../../src/adapters/node/worker-sandbox.js';
 import { input } from './helpers.js';
 
@@ -48,6 +48,24 @@ describe('WorkerSandbox line of waiting runs', () => {
       });
     } finally {
       await fresh.close();
+    }
+  });
+
+  it('fails the runs waiting for a thread that cannot start, rather than starting threads forever', async () => {
+    const broken = new WorkerSandbox({
+      workerUrl: new URL('file:///nonexistent/script-worker.js'),
+      poolSize: 2,
+    });
+    try {
+      const errors = await Promise.all(
+        [input('1'), input('2'), input('3')].map((one) => broken.run(one).catch((e: unknown) => e)),
+      );
+      for (const error of errors) {
+        expect((error as StepwireError).code).toBe('script_worker_failed');
+        expect((error as Error).message).toMatch(/^the script worker failed: Cannot find module/);
+      }
+    } finally {
+      await broken.close();
     }
   });
 });

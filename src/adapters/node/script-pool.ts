@@ -200,7 +200,10 @@ export class ScriptPool {
     queueMicrotask(() => this.#dispatch());
   }
 
-  /** Removes a slot for good, stopping its worker and failing its job with `error`. */
+  /**
+   * Removes a slot for good, stopping its worker and failing its job with `error`. A worker that
+   * failed before it was ready fails the runs waiting for it too: another would fail the same way.
+   */
   #discard(slot: Slot, error: (limits: ScriptLimits) => StepwireError): void {
     if (!this.#slots.delete(slot)) return;
     const job = slot.job;
@@ -208,6 +211,11 @@ export class ScriptPool {
     job?.cleanup();
     void slot.worker.stop();
     job?.reject(error(job.input.limits));
+    if (!slot.ready && [...this.#slots].every((other) => !other.ready))
+      for (const waiting of this.#queue.splice(0)) {
+        waiting.unqueue();
+        waiting.reject(error(waiting.input.limits));
+      }
     if (!this.#closed) queueMicrotask(() => this.#dispatch());
   }
 }

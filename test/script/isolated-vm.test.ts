@@ -1,0 +1,192 @@
+import { runInNewContext } from 'node:vm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { IsolatedVmSandbox } from '../../src/adapters/node/isolated-vm-sandbox.js';
+import { Engine, MemorySpreadsheets } from '../../src/index.js';
+import { LimitError, StepwireError } from '../../src/errors/index.js';
+import { failure, input } from './helpers.js';
+
+// What IsolatedVmSandbox does beyond what every sandbox does (the shared suites run it too, through
+// bothSandboxes): V8's own globals, child processes that a crash takes down alone, the engine.
+const sandbox = new IsolatedVmSandbox({ killGraceMs: 500 });
+afterAll(() => sandbox.close());
+
+async function logsOf(source: string): Promise<string[]> {
+  return (await sandbox.run(input(source))).logs;
+}
+
+describe('IsolatedVmSandbox isolation', () => {
+  it("exposes only V8's own globals (its console replaced) plus getEntity and writeEntity", async () => {
+    const [names] = await logsOf('console.log(Object.getOwnPropertyNames(globalThis).sort().join(","))');
+    // A fresh node:vm context holds the same V8's built-ins, console included, and nothing of Node's.
+    const standard = new Set(runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[]);
+    const extra = (names ?? '').split(',').filter((name) => !standard.has(name));
+    expect(extra.sort()).toEqual(['getEntity', 'writeEntity']);
+  });
+
+  it('has no process, require, fetch, timers or host objects, and refuses import()', async () => {
+    const logs = await logsOf(
+      "console.log([typeof process, typeof require, typeof fetch, typeof setTimeout, typeof Buffer, typeof module].join(' '));" +
+        "import('fs').then(() => console.log('loaded'), (e) => console.log('refused', e.message))",
+    );
+    expect(logs).toEqual([
+      'undefined undefined undefined undefined undefined undefined',
+      'refused Not supported',
+    ]);
+  });
+
+  it('reaches only the guest global through Function constructors', async () => {
+    const logs = await logsOf(`const g = Function('return this')();
+console.log(g === globalThis, getEntity.constructor === Function, getEntity.constructor('return typeof process')());`);
+    expect(logs).toEqual(['true true undefined']);
+  });
+
+  it('starts every run with fresh globals: 200 runs leave nothing behind', async () => {
+    const source = "globalThis.big = 'x'.repeat(200000) + Math.random(); Array.prototype.polluted = 1;";
+    for (let i = 0; i < 200; i++) await sandbox.run(input(source, { memoryBytes: 8 * 1024 * 1024 }));
+    expect(await logsOf('console.log(typeof big, [].polluted)')).toEqual(['undefined undefined']);
+  });
+
+  it('does not let a script replacing JSON, Promise.prototype.then or Error.prepareStackTrace change its outcome', async () => {
+    const result = await sandbox.run(
+      input(`JSON.parse = () => ({}); JSON.stringify = () => '[]';
+Promise.prototype.then = function () { throw new Error('replaced'); };
+writeEntity('totals', getEntity('orders').slice(0, 1));`),
+    );
+    expect(result.writes['totals']).toEqual([{ id: 1, region: 'eu', amount: 10 }]);
+    // The stack it makes is no V8 stack: the error keeps its message, without a line.
+    const error = await failure(sandbox.run(input('Error.prepareStackTrace = () => 5;\n\nnull.x;')));
+    expect(error.message).toBe("TypeError: Cannot read properties of null (reading 'x')");
+  });
+});
+
+describe('IsolatedVmSandbox host protection', () => {
+  it('fails a script that makes V8 end its process for want of memory, and runs the next one', async () => {
+    // A Map grown past the limit makes V8 abort the whole process, not just the isolate: only the
+    // child process dies.
+    const error = await failure(
+      sandbox.run(
+        input('const m = new Map(); for (let i = 0; ; i++) m.set(i, { i });', {
+          memoryBytes: 16 * 1024 * 1024,
+          timeoutMs: 30_000,
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(LimitError);
+    expect(error.message).toBe('script exceeded its memory limit of 16 MiB');
+    expect(await logsOf("console.log('next')")).toEqual(['next']);
+  }, 60_000);
+
+  it('keeps the host event loop responsive while a script spins or waits', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const spin = await failure(sandbox.run(input('while (true) {}', { timeoutMs: 600 })));
+    const wait = await failure(
+      sandbox.run(input('Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)', { timeoutMs: 600 })),
+    );
+    clearInterval(timer);
+    expect([(spin as LimitError).limit, (wait as LimitError).limit]).toEqual([
+      'script.timeout',
+      'script.timeout',
+    ]);
+    expect(ticks).toBeGreaterThan(20);
+  });
+
+  it('stops a run when its signal aborts mid-run, and runs the next one', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const error = await failure(
+      sandbox.run({ ...input('while (true) {}', { timeoutMs: 10_000 }), signal: controller.signal }),
+    );
+    expect(error.name).toBe('CancelledError');
+    expect((await sandbox.run(input("writeEntity('totals', [{ ok: 1 }])"))).writes['totals']).toEqual([
+      { ok: 1 },
+    ]);
+  });
+
+  it('runs scripts side by side in a pool of processes', async () => {
+    const pool = new IsolatedVmSandbox({ poolSize: 2 });
+    try {
+      const started = Date.now();
+      const busy = 'const end = Date.now() + 400; while (Date.now() < end) {} console.log("done")';
+      const results = await Promise.all([pool.run(input(busy)), pool.run(input(busy))]);
+      expect(results.map((result) => result.logs)).toEqual([['done'], ['done']]);
+      // One process would take 800 ms; two take about 400 each, side by side (start-up aside).
+      expect(Date.now() - started).toBeLessThan(800 + 3000);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails runs with the reason when its child process cannot start', async () => {
+    const broken = new IsolatedVmSandbox({ workerUrl: new URL('file:///nonexistent/isolated-vm-worker.js') });
+    try {
+      const error = await failure(broken.run(input('1')));
+      expect(error).toBeInstanceOf(StepwireError);
+      expect((error as StepwireError).code).toBe('script_worker_failed');
+      expect(error.message).toBe('the script process exited with code 1');
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('refuses runs once closed', async () => {
+    const closed = new IsolatedVmSandbox();
+    await closed.close();
+    const error = await failure(closed.run(input('1')));
+    expect((error as StepwireError).code).toBe('sandbox_closed');
+    expect(error.message).toBe('the IsolatedVmSandbox is closed');
+  });
+});
+
+describe('IsolatedVmSandbox in an engine', () => {
+  it('runs a stored transform step over a sheet and writes its rows', async () => {
+    const sheets = new MemorySpreadsheets({
+      book: {
+        orders: [['id', 'amount'], ...Array.from({ length: 1000 }, (_, i) => [String(i), String(i % 10)])],
+        big: [['id', 'amount']],
+      },
+    });
+    const engine = new Engine({ spreadsheets: sheets, sandbox });
+    const at = (sheet_name: string) => ({ spreadsheet_id: 'book', sheet_name, origin: { row: 0, col: 0 } });
+    for (const name of ['orders', 'big'])
+      await engine.catalog.registerEntity({
+        name,
+        columns: [
+          { name: 'id', type: 'NUMBER' },
+          { name: 'amount', type: 'NUMBER' },
+        ],
+        primary_key: ['id'],
+        spreadsheet_config: at(name),
+      });
+    await engine.scripts.put(
+      'big.js',
+      "writeEntity('big', getEntity('orders').filter((o) => o.amount >= 8));\nconsole.log('kept', 200);",
+    );
+    await engine.workflows.create({
+      name: 'big-orders',
+      steps: [
+        {
+          name: 'keep',
+          type: 'atlas',
+          atlas_data: {
+            action: 'transform',
+            input_data: { language: 'javascript', code_file: 'big.js' },
+            input_entities: [{ name: 'orders' }],
+            output_entities: [{ name: 'big', write_mode: 'replace' }],
+          },
+        },
+      ],
+      wires: [],
+    });
+    const run = await engine.run('big-orders');
+    expect(run.status).toBe('succeeded');
+    const read = { entity_name: 'big', operation: {}, page_size: 1000 };
+    const rows = (await engine.catalog.getEntity(read)).body.table.rows;
+    expect(rows).toHaveLength(200);
+    expect(rows.slice(0, 3)).toEqual([
+      [8, 8],
+      [9, 9],
+      [18, 8],
+    ]);
+  });
+});
