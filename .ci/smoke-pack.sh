@@ -26,7 +26,12 @@ console.log('smoke engine read ok');
 # The worker-thread sandbox finds its worker file inside the installed package, from ESM and CJS.
 sandbox_check='const input = { source: "writeEntity(\"out\", getEntity(\"in\").map((r) => ({ n: r.n * 2 })))", inputs: { in: { columns: [{ name: "n", type: "NUMBER" }], rows: [[1], [2]] } }, outputs: ["out"], limits: { timeoutMs: 5000, memoryBytes: 64 * 1024 * 1024, stackBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024 } };
 const sandbox = new WorkerSandbox();
-sandbox.run(input).then((result) => { if (JSON.stringify(result.writes.out) !== "[{\"n\":2},{\"n\":4}]") throw new Error("sandbox gave " + JSON.stringify(result)); console.log("worker sandbox ok"); return sandbox.close(); });'
+sandbox.run(input).then((result) => { if (JSON.stringify(result.writes.out) !== "[{\"n\":2},{\"n\":4}]") throw new Error("sandbox gave " + JSON.stringify(result)); console.log(sandbox.constructor.name + " ok"); return sandbox.close(); });'
 node --input-type=module -e "import { WorkerSandbox } from 'stepwire/node'; $sandbox_check"
 node -e "const { WorkerSandbox } = require('stepwire/node'); $sandbox_check"
+# The V8-isolate sandbox finds its child process's file inside the installed package too, once the
+# optional peer isolated-vm is installed (its prebuilt binary; no compiler needed).
+npm install --no-audit --no-fund isolated-vm@6.2.0 >/dev/null
+node --input-type=module -e "import { IsolatedVmSandbox } from 'stepwire/node'; ${sandbox_check//WorkerSandbox/IsolatedVmSandbox}"
+node -e "const { IsolatedVmSandbox } = require('stepwire/node'); ${sandbox_check//WorkerSandbox/IsolatedVmSandbox}"
 npx --no-install stepwire --version

@@ -28,6 +28,7 @@ every entity once. Prints each problem as "<file>: <path>: <message>".
 Exit codes: 0 valid, 1 problems found, 2 usage error.`,
 
   run: `Usage: stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR] [--schema NAME]
+                    [--sandbox NAME]
 
 Runs a workflow of the project and prints a line per step as it finishes and a
 timeline of the run at its end, then the output as JSON on standard output. Files
@@ -40,6 +41,9 @@ Options:
                     postgres:// URL or a folder (embedded); default: memory
       --schema NAME the Postgres schema of the project's tables, with --db
                     (default: stepwire)
+      --sandbox NAME where scripts run: quickjs (QuickJS in worker threads, the
+                    default) or isolated-vm (V8 isolates in child processes, several
+                    times faster; needs npm install isolated-vm)
   -h, --help        show this help
 
 Exit codes: 0 succeeded, 1 failed (or invalid project or input), 2 usage error.`,
@@ -53,7 +57,7 @@ stepwire serve runs them.
 Exit codes: 0 ok, 1 invalid project, 2 usage error.`,
 
   serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--out DIR] [--db URL|DIR | --memory]
-                      [--concurrency N] [--no-work]
+                      [--concurrency N] [--no-work] [--sandbox NAME]
 
 Serves the HTTP API of the project and its application screens, logging each request.
 Stored files are served under /files/ (and written to --out when given). Definitions and
@@ -71,11 +75,15 @@ Options:
       --memory      keep everything in memory and leave the files alone
       --concurrency N  steps executed here at once, 1 to 256 (default: 4)
       --no-work     only queue runs; "stepwire worker" processes execute them
+      --sandbox NAME  where scripts run: quickjs (QuickJS in worker threads, the
+                    default) or isolated-vm (V8 isolates in child processes, several
+                    times faster; needs npm install isolated-vm)
   -h, --help        show this help
 
 Exit codes: 0 stopped, 1 invalid project or port in use, 2 usage error.`,
 
   worker: `Usage: stepwire worker <dir> [--db URL|DIR] [--schema NAME] [--concurrency N] [--no-triggers]
+                       [--sandbox NAME]
 
 Executes the steps of durable runs queued in the database, and fires the project's
 triggers (each schedule slot and row change starts one run, whatever the number of
@@ -90,6 +98,9 @@ Options:
       --schema NAME      the Postgres schema of the project's tables (default: stepwire)
   -c, --concurrency N    steps executed at once, 1 to 256 (default: 4)
       --no-triggers      leave the triggers to other processes
+      --sandbox NAME     where scripts run: quickjs (QuickJS in worker threads, the
+                         default) or isolated-vm (V8 isolates in child processes, several
+                         times faster; needs npm install isolated-vm)
   -h, --help             show this help
 
 Exit codes: 0 stopped, 1 invalid project or database, 2 usage error.`,

@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { loadProject } from '../node/project.js';
 import { openDatabase } from './database.js';
-import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { RunEvent } from '../engine/record.js';
 import { HELP } from './help.js';
+import { openSandbox } from './sandbox.js';
 import { EXIT, UsageError, parseCommand, requireFolder, type CliIo } from './io.js';
 import { formatJson, formatMs, printIssues, printWarnings } from './report.js';
 import { runTimelineText } from '../pictures/index.js';
@@ -26,6 +26,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
       out: { type: 'string', short: 'o' },
       db: { type: 'string' },
       schema: { type: 'string' },
+      sandbox: { type: 'string' },
     },
     { min: 2, max: 2 },
   );
@@ -37,8 +38,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const schema = values['schema'] as string | undefined;
   if (schema !== undefined && values['db'] === undefined)
     throw new UsageError('--schema names a schema of the database --db gives; give --db too', 'run');
+  const sandbox = openSandbox(values['sandbox'], 'run');
   const database = await openDatabase(dir, values['db'] as string | undefined, 'memory', schema);
-  const sandbox = new WorkerSandbox();
   try {
     const written: string[] = [];
     const project = await loadProject(dir, {

@@ -2,12 +2,12 @@ import { serve } from '../node/serve.js';
 import { openDatabase } from './database.js';
 import { describeTrigger } from './triggers.js';
 import { loadProject } from '../node/project.js';
-import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import type { MemoryFileStore } from '../adapters/memory/index.js';
 import { createHandler } from '../http/handler.js';
 import { problem, problemResponse } from '../http/problem.js';
 import { HELP } from './help.js';
+import { openSandbox } from './sandbox.js';
 import { EXIT, UsageError, parseCommand, requireFolder, type CliIo } from './io.js';
 import { formatMs, printWarnings } from './report.js';
 
@@ -31,6 +31,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       out: { type: 'string', short: 'o' },
       db: { type: 'string' },
       schema: { type: 'string' },
+      sandbox: { type: 'string' },
       memory: { type: 'boolean' },
       'no-work': { type: 'boolean' },
       concurrency: { type: 'string' },
@@ -58,13 +59,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     );
   const concurrency = parseConcurrency(values['concurrency'], 'serve');
   await requireFolder(dir);
+  const sandbox = openSandbox(values['sandbox'], 'serve');
   const database = await openDatabase(
     dir,
     values['db'] as string | undefined,
     memory ? 'memory' : 'project',
     values['schema'] as string | undefined,
   );
-  const sandbox = new WorkerSandbox();
   // Listen first, so stored files get addresses on this server; requests wait for the project.
   let inner: ((request: Request) => Promise<Response>) | undefined;
   let server;

@@ -1,8 +1,8 @@
 import { openDatabase } from './database.js';
 import { loadProject } from '../node/project.js';
-import { WorkerSandbox } from '../adapters/node/worker-sandbox.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
 import { HELP } from './help.js';
+import { openSandbox } from './sandbox.js';
 import { EXIT, parseCommand, requireFolder, type CliIo } from './io.js';
 import { printWarnings } from './report.js';
 import { parseConcurrency } from './serve.js';
@@ -21,6 +21,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     {
       db: { type: 'string' },
       schema: { type: 'string' },
+      sandbox: { type: 'string' },
       concurrency: { type: 'string', short: 'c' },
       'no-triggers': { type: 'boolean' },
     },
@@ -30,13 +31,13 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   const dir = positionals[0]!;
   const concurrency = parseConcurrency(values['concurrency'], 'worker');
   await requireFolder(dir);
+  const sandbox = openSandbox(values['sandbox'], 'worker');
   const database = await openDatabase(
     dir,
     values['db'] as string | undefined,
     'project',
     values['schema'] as string | undefined,
   );
-  const sandbox = new WorkerSandbox();
   try {
     const project = await loadProject(dir, {
       engineOptions: {

@@ -113,6 +113,22 @@ describe('stepwire as a process', () => {
     );
   });
 
+  it('run --sandbox isolated-vm: the transform runs in V8 isolates with the output QuickJS gives', async () => {
+    const [quickjs, isolates] = await Promise.all(
+      ['quickjs', 'isolated-vm'].map((sandbox) => {
+        const dir = join(temp.dir, `summary-${sandbox}`);
+        cpSync(join(ROOT, 'examples/summary'), dir, { recursive: true });
+        return stepwire(['run', dir, 'summarize_orders', '--sandbox', sandbox]);
+      }),
+    );
+    expect(quickjs!.code, quickjs!.stderr).toBe(0);
+    expect(isolates!.code, isolates!.stderr).toBe(0);
+    const output = JSON.parse(isolates!.stdout) as { rows_written: number; totals: { rows: unknown[] } };
+    expect(output.rows_written).toBeGreaterThan(0);
+    expect(output.totals.rows).toHaveLength(output.rows_written);
+    expect(isolates!.stdout).toBe(quickjs!.stdout);
+  });
+
   it('types: input and output interfaces of each workflow', async () => {
     const file = join(temp.dir, 'workflows.d.ts');
     const [toFile, toStdout] = await Promise.all([
@@ -140,7 +156,7 @@ describe('stepwire as a process', () => {
 
 describe('stepwire in this process (cheap cases)', () => {
   it('--help on every command prints its usage and exits 0', async () => {
-    for (const command of ['validate', 'run', 'serve', 'types', 'graph']) {
+    for (const command of ['validate', 'run', 'serve', 'worker', 'types', 'graph']) {
       const result = await inProcess([command, '--help']);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(new RegExp(`^Usage: stepwire ${command} <dir>`));
@@ -172,6 +188,14 @@ describe('stepwire in this process (cheap cases)', () => {
       [['run', 'examples/invoices', 'invoice', '--input', '{customer_id:1}'], /--input is not valid JSON/],
       [['run', 'examples/invoices', 'invoice', '--inputs', '{}'], /Unknown option '--inputs'/],
       [['serve', 'examples/app', '--port', 'eighty'], /--port must be a whole number/],
+      [
+        ['run', 'examples/summary', 'summarize_orders', '--sandbox', 'v8'],
+        /--sandbox must be "quickjs" or "isolated-vm", got "v8"/,
+      ],
+      [
+        ['worker', 'examples/summary', '--sandbox', ''],
+        /--sandbox must be "quickjs" or "isolated-vm", got ""/,
+      ],
       [['validate', 'a', 'b'], /unexpected argument "b"/],
       [['types'], /missing arguments/],
       [['graph', 'examples/invoices'], /missing arguments/],

@@ -183,7 +183,7 @@ describe('IsolatedVmSandbox in an engine', () => {
     const read = { entity_name: 'big', operation: {}, page_size: 1000 };
     const rows = (await engine.catalog.getEntity(read)).body.table.rows;
     expect(rows).toHaveLength(200);
-    expect(rows.slice(0, 3)).toEqual([
+    expect(rows?.slice(0, 3)).toEqual([
       [8, 8],
       [9, 9],
       [18, 8],
