@@ -1,3 +1,6 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IsolatedVmSandbox } from '../../src/adapters/node/isolated-vm-sandbox.js';
@@ -9,6 +12,37 @@ import { failure, input } from './helpers.js';
 // bothSandboxes): V8's own globals, child processes that a crash takes down alone, the engine.
 const sandbox = new IsolatedVmSandbox({ killGraceMs: 500 });
 afterAll(() => sandbox.close());
+
+/** The pids of the sandbox's child processes (`isolated-vm-worker`) whose parent is `pid`. */
+function sandboxChildrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes('isolated-vm-worker'))
+      .map((line) => Number.parseInt(line.trim(), 10));
+  } catch {
+    return []; // ps exits 1 when there is none
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `read` every 50 ms until `done` holds of its value, for at most 10 s; the last value read. */
+async function until<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
+  let value = read();
+  for (let waited = 0; !done(value) && waited < 10_000; waited += 50) {
+    await sleep(50);
+    value = read();
+  }
+  return value;
+}
 
 async function logsOf(source: string): Promise<string[]> {
   return (await sandbox.run(input(source))).logs;
@@ -101,6 +135,34 @@ describe('IsolatedVmSandbox host protection', () => {
     expect((await sandbox.run(input("writeEntity('totals', [{ ok: 1 }])"))).writes['totals']).toEqual([
       { ok: 1 },
     ]);
+  });
+
+  it('leaves no child process behind when its host is killed mid-run', async () => {
+    const host = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'isolated-vm-host.ts')],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    try {
+      await new Promise((resolve) => host.stdout.once('data', resolve));
+      const children = await until(
+        () => sandboxChildrenOf(host.pid!),
+        (pids) => pids.length > 0,
+      );
+      expect(children).toHaveLength(1);
+      host.kill('SIGKILL');
+      // The child sees its channel to the host close and ends, its script still spinning.
+      expect(
+        await until(
+          () => alive(children[0]!),
+          (up) => !up,
+        ),
+      ).toBe(false);
+    } finally {
+      host.kill('SIGKILL');
+    }
   });
 
   it('runs scripts side by side in a pool of processes', async () => {
