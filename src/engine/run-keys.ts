@@ -154,18 +154,22 @@ export class RunKeys {
  * into U+FFFD, so two different keys would name one run.
  */
 function checkKey(key: unknown): asserts key is string {
-  const problem =
-    typeof key !== 'string'
-      ? 'must be a string'
-      : key.length === 0 || key.length > 2 * RUN_KEY_MAX || codePoints(key) > RUN_KEY_MAX
-        ? `must have 1 to ${RUN_KEY_MAX} characters`
-        : /\p{Cc}/u.test(key)
-          ? 'must not hold control characters'
-          : holdsLoneSurrogate(key)
-            ? LONE_SURROGATE
-            : undefined;
+  const problem = runKeyProblem(key);
   if (problem)
     throw new ValidationError([{ code: 'invalid_key', path: 'key', message: `the run key ${problem}` }]);
+}
+
+/** What is wrong with `key` as a run key (`must have 1 to 255 characters`), or undefined. @internal */
+export function runKeyProblem(key: unknown): string | undefined {
+  return typeof key !== 'string'
+    ? 'must be a string'
+    : key.length === 0 || key.length > 2 * RUN_KEY_MAX || codePoints(key) > RUN_KEY_MAX
+      ? `must have 1 to ${RUN_KEY_MAX} characters`
+      : /\p{Cc}/u.test(key)
+        ? 'must not hold control characters'
+        : holdsLoneSurrogate(key)
+          ? LONE_SURROGATE
+          : undefined;
 }
 
 function codePoints(text: string): number {

@@ -7,7 +7,7 @@
 import type { StorageAdapter } from '../adapters/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { tableRow } from '../catalog/sheet-mapping.js';
-import { NotFoundError, StepwireError } from '../errors/index.js';
+import { NotFoundError, StepwireError, ValidationError } from '../errors/index.js';
 import { setOwn } from '../schema/own.js';
 import type { Trigger } from '../schema/index.js';
 import type { RunRecord } from './record.js';
@@ -95,7 +95,11 @@ export async function fireDue(host: FireHost, now: Date): Promise<TriggerFiring[
   for (const trigger of await host.triggers.list()) {
     try {
       if (trigger.type === 'schedule') fired.push(...(await fireSchedule(host, trigger, now)));
-      else if (trigger.type === 'entity') fired.push(...(await pollEntity(host, trigger, now)));
+      else if (trigger.type === 'entity') {
+        const polled = await pollEntity(host, trigger, now);
+        fired.push(...polled.fired);
+        failures.push(...polled.failures);
+      }
     } catch (error) {
       failures.push({ trigger: trigger.name, error });
     }
@@ -182,6 +186,8 @@ interface EntityShape {
 interface EntityRows {
   rows: Record<string, Record<string, unknown>>;
   shape: EntityShape;
+  /** Keys held by more than one row, left out of `rows`, with how many rows hold each. */
+  shared: Map<string, number>;
 }
 
 /** The stored state when it belongs to this trigger (not to a deleted one of the same name). */
@@ -189,38 +195,47 @@ function stateOf<S extends TriggerState>(trigger: StoredTrigger, state: S | unde
   return state && (state.trigger === undefined || state.trigger === trigger.created_at) ? state : undefined;
 }
 
+/** What one trigger did in a tick: the starts it made, and the rows it could not start a run for. */
+interface Fired {
+  fired: TriggerFiring[];
+  failures: { trigger: string; error: unknown }[];
+}
+
+const NONE: Fired = { fired: [], failures: [] };
+
 async function pollEntity(
   host: FireHost,
   trigger: Extract<StoredTrigger, { type: 'entity' }>,
   now: Date,
-): Promise<TriggerFiring[]> {
+): Promise<Fired> {
   const { entity_name, events, interval_seconds = DEFAULT_INTERVAL_S } = trigger.entity_data;
   const state = stateOf(trigger, await host.storage.get<EntitySnapshot>('trigger_state', trigger.name));
-  if (state && now.getTime() - Date.parse(state.polled_at) < interval_seconds * 1000) return [];
+  if (state && now.getTime() - Date.parse(state.polled_at) < interval_seconds * 1000) return NONE;
   if (!state) {
     // The first poll only records what is there.
     const read = await rowsOrNothing(host.catalog, entity_name);
     if (read) await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, read));
-    return [];
+    return NONE;
   }
   // One engine compares a snapshot and writes the next: two doing it at once could write their
   // snapshots in either order, and a row state one of them fired would fire again after an older one.
   const claims = await claimPoll(host, trigger, state.polled_at, now);
-  if (!claims) return [];
+  if (!claims) return NONE;
   try {
     const current = stateOf(trigger, await host.storage.get<EntitySnapshot>('trigger_state', trigger.name));
     // Another engine compared this snapshot and wrote the next one while this one waited.
-    if (current?.polled_at !== state.polled_at) return [];
+    if (current?.polled_at !== state.polled_at) return NONE;
     const read = await rowsOrNothing(host.catalog, entity_name);
-    if (!read) return [];
+    if (!read) return NONE;
     const rows = read.rows;
     const same = comparison(state, read.shape);
     if (!same) {
       // A new primary key: the rows are keyed anew, so they are recorded again, as on the first poll.
       await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, read));
-      return [];
+      return NONE;
     }
     const fired: TriggerFiring[] = [];
+    const failures: { trigger: string; error: unknown }[] = [];
     const fire = async (event: 'created' | 'updated' | 'deleted', key: string) => {
       if (!events.includes(event)) return;
       const row = rows[key] ?? null;
@@ -230,16 +245,30 @@ async function pollEntity(
       // (closed, open, closed) starts a run again.
       const runKey = `${event}:${state.polled_at}:${hash(key)}:${hash(JSON.stringify(previous))}:${hash(JSON.stringify(row))}`;
       const input = triggerInput(trigger, { event, key: JSON.parse(key) as unknown, row, previous });
-      fired.push(await startFor(host, trigger, input, runKey));
+      try {
+        fired.push(await startFor(host, trigger, input, runKey));
+      } catch (error) {
+        // A row whose values the workflow's input refuses fails alone, once per row state; anything
+        // else (storage, a deleted workflow) stops the poll, and the next one compares this snapshot again.
+        if (!(error instanceof ValidationError)) throw error;
+        failures.push({ trigger: trigger.name, error: rowFailure(error, event, key) });
+      }
     };
     for (const key of Object.keys(rows)) {
       const before = state.rows[key];
       if (before === undefined) await fire('created', key);
       else if (!same(before, rows[key]!)) await fire('updated', key);
     }
-    for (const key of Object.keys(state.rows)) if (!Object.hasOwn(rows, key)) await fire('deleted', key);
-    await host.storage.put('trigger_state', trigger.name, snapshotOf(trigger, now, read));
-    return fired;
+    for (const key of Object.keys(state.rows))
+      if (!Object.hasOwn(rows, key) && !read.shared.has(key)) await fire('deleted', key);
+    // A shared key keeps its last known row, to compare with once one row holds it again.
+    const next = snapshotOf(trigger, now, read);
+    for (const key of read.shared.keys())
+      if (Object.hasOwn(state.rows, key)) setOwn(next.rows, key, state.rows[key]);
+    if (read.shared.size > 0)
+      failures.push({ trigger: trigger.name, error: sharedKeys(entity_name, read.shared) });
+    await host.storage.put('trigger_state', trigger.name, next);
+    return { fired, failures };
   } finally {
     // A claim left behind (storage failing here) runs out after POLL_LEASE_MS.
     for (const claim of claims)
@@ -281,7 +310,7 @@ async function claimPoll(
 
 /** The snapshot of an entity trigger's rows, read at `now`. */
 function snapshotOf(trigger: StoredTrigger, now: Date, { rows, shape }: EntityRows): EntitySnapshot {
-  return { trigger: trigger.created_at, polled_at: now.toISOString(), rows, shape };
+  return { trigger: trigger.created_at, polled_at: now.toISOString(), rows: { ...rows }, shape };
 }
 
 /**
@@ -336,15 +365,42 @@ async function rowsByKey(catalog: Catalog, entityName: string): Promise<EntityRo
   for (const column of entity.columns) setOwn(shape.columns, column.name, column.type);
   const keyIndexes = entity.primary_key.map((k) => entity.columns.findIndex((c) => c.name === k));
   const rows: Record<string, Record<string, unknown>> = {};
+  const shared = new Map<string, number>();
   for (let i = 0; i < table.length; i++) {
     const values = tableRow(table, i);
+    // A row with an empty key cell has no identity yet (a row being typed in): it counts once its key is filled.
+    if (keyIndexes.some((c) => values[c] === null || values[c] === undefined)) continue;
     const row: Record<string, unknown> = {};
     entity.columns.forEach((column, c) => setOwn(row, column.name, values[c] ?? null));
     const key: Record<string, unknown> = {};
-    keyIndexes.forEach((c) => setOwn(key, entity.columns[c]!.name, values[c] ?? null));
-    setOwn(rows, JSON.stringify(key), row);
+    keyIndexes.forEach((c) => setOwn(key, entity.columns[c]!.name, values[c]));
+    const text = JSON.stringify(key);
+    if (shared.has(text)) shared.set(text, shared.get(text)! + 1);
+    else if (Object.hasOwn(rows, text)) {
+      shared.set(text, 2);
+      delete rows[text];
+    } else setOwn(rows, text, row);
   }
-  return { rows, shape };
+  return { rows, shape, shared };
+}
+
+/**
+ * The error of a poll that found keys held by several rows: their changes cannot be told apart, so
+ * they are held at their last known state until each row has its own key.
+ */
+function sharedKeys(entityName: string, shared: Map<string, number>): StepwireError {
+  const listed = [...shared].slice(0, 5).map(([key, count]) => `${key} (${count} rows)`);
+  const more = shared.size > listed.length ? ` and ${shared.size - listed.length} more` : '';
+  return new StepwireError(
+    'ambiguous_key',
+    `entity "${entityName}" has rows that share a primary key, so their changes cannot be told apart: ` +
+      `${listed.join(', ')}${more}; give each row its own key (until then these keys fire nothing)`,
+  );
+}
+
+/** The error of a row whose run input the workflow refused, naming the row by its key and event. */
+function rowFailure(error: ValidationError, event: string, key: string): ValidationError {
+  return new ValidationError(error.issues, `the ${event} row ${key}: ${error.message}`, { cause: error });
 }
 
 /** A short stable hash of text (two FNV-1a 32-bit passes), for run keys of bounded length. */

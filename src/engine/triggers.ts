@@ -227,7 +227,11 @@ function entityIssue(
     return issue.path === key ? { ...issue, path: eventPath, message: what } : undefined;
   const rest = issue.path.slice(keyPath('', key).length);
   const direct = /^(?:\.[^.[]+|\["(?:[^"\\]|\\.)*"\])$/.test(rest);
-  const holds = rest === '' ? SHAPE_CODES.has(issue.code) : direct && PROPERTY_CODES.has(issue.code);
+  // At the property itself: its type, or whether the input may have it at all (`additionalProperties`).
+  const holds =
+    rest === ''
+      ? SHAPE_CODES.has(issue.code) || PROPERTY_CODES.has(issue.code)
+      : direct && PROPERTY_CODES.has(issue.code);
   if (!holds) return undefined;
   const message = `${key} holds the columns of entity "${entity}": ${formatIssue(issue)}`;
   return { ...issue, path: 'entity_data.entity_name', message };

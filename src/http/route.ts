@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
+import { runKeyProblem } from '../engine/run-keys.js';
+import { ValidationError } from '../errors/index.js';
 import type { ResolvedHandlerOptions } from './options.js';
 
 /** Methods the API uses. @internal */
@@ -139,6 +141,21 @@ export const noContent = (): Response => new Response(null, { status: 204 });
 /** Path parameters of a route naming one resource: `{name}`. @internal */
 export function nameParam(resource: string) {
   return z.object({ name: z.string().describe(`${resource} name (URL-encoded)`) });
+}
+
+/**
+ * The `Idempotency-Key` header of a request, or null without one; a value that is no run key is a
+ * 400 naming the header. @internal
+ */
+export function idempotencyKey(request: Request): string | null {
+  const key = request.headers.get('idempotency-key');
+  const problem = key === null ? undefined : runKeyProblem(key);
+  if (problem)
+    throw new ValidationError(
+      [{ code: 'invalid_key', path: 'Idempotency-Key', message: `the Idempotency-Key header ${problem}` }],
+      `Invalid Idempotency-Key header: it ${problem}`,
+    );
+  return key;
 }
 
 /** The `Idempotency-Key` header of the routes that start runs. @internal */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HttpProblem, problem } from './problem.js';
 import { StoredTriggerSchema, TriggerSchema } from '../schema/index.js';
 import { jsonOf, mediaType, readBytes } from './body.js';
-import { IDEMPOTENCY_KEY, defineRoute, json, nameParam, noContent } from './route.js';
+import { IDEMPOTENCY_KEY, defineRoute, idempotencyKey, json, nameParam, noContent } from './route.js';
 import type { Engine } from '../engine/engine.js';
 import { startFor, triggerInput } from '../engine/trigger-fire.js';
 import type { StoredTrigger } from '../engine/triggers.js';
@@ -110,7 +110,7 @@ export const TRIGGER_ROUTES = [
             { code: 'invalid_type', path: '', message: 'the body must be a JSON object' },
           ]),
         );
-      const key = request.headers.get('idempotency-key') ?? `delivery:${crypto.randomUUID()}`;
+      const key = idempotencyKey(request) ?? `delivery:${crypto.randomUUID()}`;
       const fired = await startFor(
         hookHost(engine, request.headers.get('traceparent') ?? undefined),
         trigger,

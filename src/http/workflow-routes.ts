@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { RUN_STATUSES, RunRecordSchema, WorkflowSchema } from '../schema/index.js';
-import { IDEMPOTENCY_KEY, defineRoute, json, jsonText, nameParam, noContent } from './route.js';
+import {
+  IDEMPOTENCY_KEY,
+  defineRoute,
+  idempotencyKey,
+  json,
+  jsonText,
+  nameParam,
+  noContent,
+} from './route.js';
 
 const enc = encodeURIComponent;
 const WORKFLOW_BODY = {
@@ -126,7 +134,7 @@ export const WORKFLOW_ROUTES = [
     responses: { 200: { description: 'The run record.', schema: RunRecordSchema } },
     problems: [400, 404, 413, 415, 503],
     action: async ({ engine, request, params, body, options }) => {
-      const key = request.headers.get('idempotency-key');
+      const key = idempotencyKey(request);
       // A run with a key outlives its request: the client that went away (a timeout) sends the key
       // again to get the run, which must not have been cancelled meanwhile.
       const run = await engine.start(params.name, await body(), {

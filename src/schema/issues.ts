@@ -51,10 +51,23 @@ const TYPE_NAMES: Record<string, string> = {
   record: 'an object',
 };
 
+/**
+ * What a message calls the value at `path`: its property name, or for an array item its array's
+ * name and index (`events[0]`, not `0`); `value` at the root.
+ */
+function fieldName(path: readonly PropertyKey[]): string {
+  const last = path.length - 1;
+  if (last < 0) return 'value';
+  if (typeof path[last] !== 'number') return String(path[last]);
+  let from = last;
+  while (from > 0 && typeof path[from - 1] === 'number') from--;
+  return formatPath(path.slice(Math.max(0, from - 1)));
+}
+
 /** Turns one zod issue into a stepwire {@link Issue} with a message a person understands. @internal */
 export function toIssue(issue: z.core.$ZodIssue, input: unknown): Issue {
   const path = formatPath(issue.path);
-  const field = issue.path.length > 0 ? String(issue.path[issue.path.length - 1]) : 'value';
+  const field = fieldName(issue.path);
   switch (issue.code) {
     case 'invalid_type': {
       const received = valueAt(input, issue.path);

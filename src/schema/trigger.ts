@@ -17,8 +17,8 @@ export const ScheduleTriggerSchema = z.strictObject({
   ...base,
   type: z.literal('schedule'),
   schedule_data: z.strictObject({
-    cron: z.string().min(1),
-    timezone: z.string().min(1).optional(),
+    cron: z.string().min(1).max(1000),
+    timezone: z.string().min(1).max(100).optional(),
   }),
 });
 

@@ -235,7 +235,23 @@ describe('webhook requests', () => {
     const handler = createHandler(engine);
     const empty = await call(handler, 'POST', '/hooks/open', { who: 'x' }, { 'idempotency-key': '' });
     expect(empty.status).toBe(400);
-    expect(empty.body.errors).toContainEqual(expect.objectContaining({ code: 'invalid_key' }));
+    expect(empty.body.errors).toEqual([
+      {
+        code: 'invalid_key',
+        path: 'Idempotency-Key',
+        message: 'the Idempotency-Key header must have 1 to 255 characters',
+      },
+    ]);
+    // The route that runs a workflow names the header the same way.
+    const long = await call(
+      handler,
+      'POST',
+      '/workflows/notify/runs',
+      { who: 'x' },
+      { 'idempotency-key': 'k'.repeat(256) },
+    );
+    expect(long.status).toBe(400);
+    expect(long.body.errors).toEqual(empty.body.errors);
     for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
       const answer = await call(handler, 'POST', '/hooks/open', '{"who":"x"}', { 'content-type': type });
       expect(answer.status, type).toBe(415);
@@ -275,6 +291,17 @@ describe('trigger definitions', () => {
     );
     expect((await issues(schedule('0 0 L * *')))[0]?.message).toBe(
       '"0 0 L * *" is not a five-field cron (minute hour day month weekday): the day of month field has "L"',
+    );
+    // Text past any real cron or zone is refused by its length, not quoted back whole.
+    expect(await issues(schedule('0 9 * * 1', 'Europe/'.repeat(2000)))).toEqual([
+      {
+        code: 'too_big',
+        path: 'schedule_data.timezone',
+        message: 'timezone must be at most 100 characters',
+      },
+    ]);
+    expect((await issues(schedule('1,'.repeat(1000) + '1 * * * *')))[0]?.message).toBe(
+      'cron must be at most 1000 characters',
     );
     for (const zone of ['+01:00', '-0500', 'Mars/Olympus'])
       expect(await issues(schedule('0 9 * * 1', zone)), zone).toContainEqual(

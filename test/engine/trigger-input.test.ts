@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Engine, MemorySpreadsheets, ValidationError } from '../../src/index.js';
+import { Engine, MemorySpreadsheets, TriggerFireError, ValidationError } from '../../src/index.js';
 import { settle } from './settle.js';
 
 /** An engine with entity `items` (id, status) and a workflow `flow` taking `input_schema`. */
@@ -200,5 +200,74 @@ describe('a trigger’s input_data is checked against the workflow when the trig
         previous: { id: 1, status: 'open' },
       },
     ]);
+  });
+
+  it('entity: an input schema that allows no key or no row property is refused when the trigger is created', async () => {
+    const { engine } = await setUp({
+      type: 'object',
+      properties: { event: {}, previous: {} },
+      additionalProperties: false,
+    });
+    const error = (await engine.triggers
+      .create({
+        name: 'changes',
+        type: 'entity',
+        workflow_name: 'flow',
+        entity_data: { entity_name: 'items', events: ['created'] },
+      })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues.map((i) => `${i.path} ${i.code}`).sort()).toEqual([
+      'entity_data.entity_name unknown_property',
+      'entity_data.entity_name unknown_property',
+    ]);
+    expect(error.issues.map((i) => i.message).sort()).toEqual([
+      expect.stringMatching(/^key holds the columns of entity "items": key: unknown property "key"/),
+      expect.stringMatching(/^row holds the columns of entity "items": row: unknown property "row"/),
+    ]);
+  });
+
+  it('entity: a row whose values the input refuses fails alone; the rows after it fire, and it fails once', async () => {
+    const { engine, spreadsheets, seen } = await setUp({
+      type: 'object',
+      properties: {
+        row: { type: ['object', 'null'], properties: { status: { type: 'string', maxLength: 6 } } },
+      },
+    });
+    await engine.triggers.create({
+      name: 'changes',
+      type: 'entity',
+      workflow_name: 'flow',
+      entity_data: { entity_name: 'items', events: ['created'], interval_seconds: 1 },
+    });
+    const t0 = Date.now();
+    await engine.tick(new Date(t0));
+    spreadsheets.setSheet('book', 'items', [
+      ['id', 'status'],
+      [1, 'open'],
+      [2, 'far too long'],
+      [3, 'open'],
+    ]);
+    const error = (await engine.tick(new Date(t0 + 2000)).catch((e: unknown) => e)) as TriggerFireError;
+    expect(error).toBeInstanceOf(TriggerFireError);
+    expect(error.failures).toHaveLength(1);
+    expect(error.failures[0]!.trigger).toBe('changes');
+    expect((error.failures[0]!.error as Error).message).toMatch(
+      /^the created row \{"id":2\}: .*row\.status: .*at most 6 characters/,
+    );
+    // The other row fired, in this tick.
+    expect(error.fired).toHaveLength(1);
+    // The next poll compares with what this one read: row 2 does not fail again; a new row fires.
+    spreadsheets.setSheet('book', 'items', [
+      ['id', 'status'],
+      [1, 'open'],
+      [2, 'far too long'],
+      [3, 'open'],
+      [4, 'new'],
+    ]);
+    const next = await engine.tick(new Date(t0 + 4000));
+    expect(next).toHaveLength(1);
+    await settle(engine);
+    expect((seen as { row: { id: number } }[]).map((input) => input.row.id).sort()).toEqual([3, 4]);
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { IsolatedVmSandbox } from '../../src/adapters/node/isolated-vm-sandbox.js';
 import { Engine, MemorySpreadsheets } from '../../src/index.js';
 import { LimitError, StepwireError } from '../../src/errors/index.js';
+import { QuickJsSandbox, type EntityData, type ScriptInput } from '../../src/script/index.js';
 import { failure, input } from './helpers.js';
 
 // What IsolatedVmSandbox does beyond what every sandbox does (the shared suites run it too, through
@@ -90,6 +91,73 @@ writeEntity('totals', getEntity('orders').slice(0, 1));`),
     // The stack it makes is no V8 stack: the error keeps its message, without a line.
     const error = await failure(sandbox.run(input('Error.prepareStackTrace = () => 5;\n\nnull.x;')));
     expect(error.message).toBe("TypeError: Cannot read properties of null (reading 'x')");
+  });
+});
+
+describe('IsolatedVmSandbox outcomes as in QuickJS', () => {
+  const quickjs = new QuickJsSandbox();
+  /** The writes and logs, or the error message, of a run in both sandboxes. */
+  const both = (run: ScriptInput) =>
+    Promise.all(
+      [quickjs, sandbox].map((one) =>
+        one.run(run).then(
+          (result) => result as unknown,
+          (error: unknown) => (error as Error).message,
+        ),
+      ),
+    );
+
+  it('has no WebAssembly, whose memories the memory limit would not count', async () => {
+    expect(await logsOf('console.log(typeof WebAssembly, typeof globalThis.WebAssembly)')).toEqual([
+      'undefined undefined',
+    ]);
+  });
+
+  it('lets a promise the script rejected and dropped be, as QuickJS does', async () => {
+    const [inQuickJs, inV8] = await both(
+      input("Promise.reject(new Error('dropped'));\nwriteEntity('totals', [{ ok: 1 }]);"),
+    );
+    expect(inV8).toEqual({ writes: { totals: [{ ok: 1 }] }, logs: [] });
+    expect(inV8).toEqual(inQuickJs);
+    // The promise the script ends with still decides its outcome.
+    const error = await failure(
+      sandbox.run(input("Promise.reject(new Error('dropped'));\nPromise.reject(new Error('last'));")),
+    );
+    expect(error.message).toBe('line 2: Error: last');
+  });
+
+  it('lets no work a run leaves behind reach the next run', async () => {
+    await sandbox.run(
+      input(
+        'Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20).value.then(() => { while (true) {} });\n' +
+          'new FinalizationRegistry(() => { while (true) {} }).register({}, 1);',
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    expect(await logsOf("console.log('next')")).toEqual(['next']);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("keeps the runner out of a script function's reach through caller", async () => {
+    const logs = await logsOf('function f() { return f.caller; }\nconsole.log(String(f()));');
+    expect(logs).toEqual(['null']);
+  });
+
+  it('gives input cells JSON cannot carry as JSON gives them', async () => {
+    const cells: EntityData = {
+      columns: [{ name: 'v', type: 'ANY' }],
+      rows: [[() => 1], [Symbol('s')], [{ toJSON: () => 'json' }], [new Date(0)]],
+    };
+    const [inQuickJs, inV8] = await both({
+      ...input("writeEntity('totals', getEntity('cells'))"),
+      inputs: { cells },
+    });
+    expect(inV8).toEqual({
+      writes: { totals: [{ v: null }, { v: null }, { v: 'json' }, { v: '1970-01-01T00:00:00.000Z' }] },
+      logs: [],
+    });
+    expect(inV8).toEqual(inQuickJs);
   });
 });
 

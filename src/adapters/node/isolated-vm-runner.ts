@@ -31,8 +31,8 @@ import {
 import { PRELUDE_FILENAME, PRELUDE_SOURCE } from '../../script/prelude.js';
 import type { ScriptInput, ScriptResult } from '../../script/types.js';
 
-/** The runner the guest hands back: `0` runs the script, `1` reads how its promise settled. */
-type Runner = Ivm.Reference<(step: number, source: string) => Outcome>;
+/** The runner the guest hands back: step `0` runs the script, `1` says how it ended. */
+type Runner = Ivm.Reference<(step: number, source: string) => Outcome | 0>;
 
 /** What one runner step reports: the script threw, or ended (`settled` once its promise did). */
 interface Outcome {
@@ -58,7 +58,9 @@ interface DumpedError {
  */
 const RUNNER_SOURCE = String.raw`
   var indirectEval = eval, then = Promise.prototype.then, apply = Reflect.apply, parse = JSON.parse;
-  var stringify = JSON.stringify, StringCtor = String, settled = 0, reason;
+  var stringify = JSON.stringify, StringCtor = String, ended, settled = 0, reason;
+  // WebAssembly memories lie outside the isolate's memory limit (and QuickJS has no WebAssembly).
+  delete globalThis.WebAssembly;
   function read(value, key) {
     try { var got = value[key]; return typeof got === 'string' ? got : undefined; } catch (e) { return undefined; }
   }
@@ -74,33 +76,37 @@ const RUNNER_SOURCE = String.raw`
       return { unreadable: true };
     }
   }
-  return function (step, source) {
-    if (step === 1) return settled === 2 ? { settled: 2, thrown: dump(reason) } : { settled: settled };
+  function run(source) {
     var value;
-    try { value = indirectEval(source); } catch (e) { return { settled: 0, thrown: dump(e) }; }
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return { settled: 0 };
+    try { value = indirectEval(source); } catch (e) { return { thrown: dump(e) }; }
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return {};
     try {
       apply(then, value, [function () { settled = 0; }, function (e) { settled = 2; reason = e; }]);
       settled = 1;
     } catch (e) {
       settled = 0;
     }
-    return { settled: 0 };
+    return {};
+  }
+  // Step 0 runs the script; step 1 says how it ended, once its promise jobs have run.
+  return function (step, source) {
+    if (step === 0) { ended = run(source); return 0; }
+    if (ended === undefined) return { settled: 0, thrown: { unreadable: true } };
+    if (ended.thrown !== undefined) return { settled: 0, thrown: ended.thrown };
+    return settled === 2 ? { settled: 2, thrown: dump(reason) } : { settled: settled };
   };`;
 
 const MIB = 1024 * 1024;
 
 /**
- * Runs transform scripts in V8 isolates of `isolated-vm`, in this process: each run gets a fresh
- * context in an isolate kept for later runs after a run that ended normally. Used inside the child
- * processes of `IsolatedVmSandbox`, which started Node with `--no-node-snapshot` (isolated-vm needs
- * it) and which a script that crashes V8 takes down alone.
+ * Runs transform scripts in V8 isolates of `isolated-vm`, in this process, a fresh isolate for each
+ * run: work a script leaves behind (a promise job, a finalizer, an `Atomics.waitAsync`) cannot reach
+ * the next run. Used inside the child processes of `IsolatedVmSandbox`, which started Node with
+ * `--no-node-snapshot` (isolated-vm needs it) and which a script that crashes V8 takes down alone.
  * @internal
  */
 export class IsolateRunner {
   readonly #ivm: typeof Ivm;
-  /** Idle isolates per memory limit in MiB, one each. */
-  readonly #idle = new Map<number, Ivm.Isolate>();
 
   constructor() {
     this.#ivm = createRequire(import.meta.url)('isolated-vm') as typeof Ivm;
@@ -116,20 +122,11 @@ export class IsolateRunner {
   ): Promise<ScriptResult & { packed?: PackedWrite[] }> {
     checkLimits(input.limits);
     const mebibytes = Math.max(8, Math.ceil(input.limits.memoryBytes / MIB));
-    const isolate = this.#idle.get(mebibytes) ?? new this.#ivm.Isolate({ memoryLimit: mebibytes });
-    this.#idle.delete(mebibytes);
-    let reusable = false;
+    const isolate = new this.#ivm.Isolate({ memoryLimit: mebibytes });
     try {
-      const result = await runOnce(this.#ivm, isolate, input, encoded);
-      reusable = true;
-      return result;
-    } catch (error) {
-      // A script error leaves the isolate as sound as a success does; a limit may not.
-      reusable = error instanceof ScriptError;
-      throw error;
+      return await runOnce(this.#ivm, isolate, input, encoded);
     } finally {
-      if (reusable && !isolate.isDisposed && !this.#idle.has(mebibytes)) this.#idle.set(mebibytes, isolate);
-      else if (!isolate.isDisposed) isolate.dispose();
+      if (!isolate.isDisposed) isolate.dispose();
     }
   }
 }
@@ -173,7 +170,8 @@ async function runOnce(
     context = await isolate.createContext();
     const host = runHost(input, state);
     runner = (await context.evalClosure(
-      `(${PRELUDE_SOURCE})($0, $1, $2, $3);${RUNNER_SOURCE}`,
+      // Strict, so a script function's `caller` never reaches the runner.
+      `'use strict';(${PRELUDE_SOURCE})($0, $1, $2, $3);${RUNNER_SOURCE}`,
       [
         new ivm.Callback((name: string, part: number) => host.get(name, part)),
         new ivm.Callback((name: string, kind: number, json: unknown, ...buffers: ArrayBuffer[]) =>
@@ -185,8 +183,14 @@ async function runOnce(
       { filename: PRELUDE_FILENAME, timeout: timeout(), result: { reference: true } },
     )) as Runner;
     const script = `${source}\n//# sourceURL=${frameFile}`;
-    let outcome = await step(runner, 0, script, timeout());
-    if (outcome.thrown === undefined) outcome = await step(runner, 1, '', timeout());
+    // A promise the script rejected and left without a handler makes isolated-vm fail the call that
+    // ran its jobs; QuickJS lets such a promise be, and so does this: the steps are asked again.
+    await callInto(isolate, deadline, () => runner!.apply(undefined, [0, script], { timeout: timeout() }));
+    let outcome: Outcome | undefined;
+    for (let asked = 0; outcome === undefined && asked < 3; asked++)
+      outcome = await callInto(isolate, deadline, () => step(runner!, 1, timeout()));
+    if (outcome === undefined)
+      throw new ScriptError('the script engine failed: the run did not say how it ended');
     if (state.fatal !== undefined) throw state.fatal;
     if (signal?.aborted) throw cancelledError();
     if (outcome.thrown !== undefined) throw thrownError(outcome.thrown, place, input);
@@ -204,8 +208,27 @@ async function runOnce(
   }
 }
 
-function step(runner: Runner, kind: number, source: string, timeout: number): Promise<Outcome> {
-  return runner.apply(undefined, [kind, source], { timeout, result: { copy: true } }) as Promise<Outcome>;
+function step(runner: Runner, kind: number, timeout: number): Promise<Outcome> {
+  return runner.apply(undefined, [kind, ''], { timeout, result: { copy: true } }) as Promise<Outcome>;
+}
+
+/**
+ * Runs `call`; undefined when it failed with the value of a promise the script rejected and left
+ * unhandled (isolated-vm throws it once the call's promise jobs have run). A disposed isolate (its
+ * memory limit, a cancel) or a call at the deadline (its time limit) fails as it did; the time limit
+ * is told by the clock, as a script may reject with any text.
+ */
+async function callInto<T>(
+  isolate: Ivm.Isolate,
+  deadline: number,
+  call: () => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isolate.isDisposed || Date.now() >= deadline - 5) throw error;
+    return undefined;
+  }
 }
 
 /** The stepwire error a run failing with `error` ends with. */

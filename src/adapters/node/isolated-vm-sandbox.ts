@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { StepwireError } from '../../errors/index.js';
 import { unpackWrites } from '../../script/host-functions.js';
-import { preEncode } from '../../script/marshal.js';
+import { ColumnKind, preEncode, type PreEncodedEntity } from '../../script/marshal.js';
 import { memoryError } from '../../script/outcome.js';
-import type { ScriptInput, ScriptResult, ScriptSandbox } from '../../script/types.js';
+import type { EntityData, ScriptInput, ScriptResult, ScriptSandbox } from '../../script/types.js';
 import { ScriptPool, type ScriptWorker, type WorkerEvents } from './script-pool.js';
 import type { ScriptWorkerReply, ScriptWorkerRequest } from './script-worker-protocol.js';
 
@@ -73,7 +73,7 @@ export class IsolatedVmSandbox implements ScriptSandbox {
       spawn: (events) => spawnProcess(entry, events),
       // Inputs go encoded by column and writes come back packed: copying binary columns between
       // processes costs a fraction of copying row objects.
-      request: (id, input) => ({
+      request: (id, input, encoded) => ({
         id,
         input: {
           ...input,
@@ -84,9 +84,7 @@ export class IsolatedVmSandbox implements ScriptSandbox {
             ]),
           ),
         },
-        encoded: Object.fromEntries(
-          Object.entries(input.inputs).map(([name, entity]) => [name, preEncode(entity)]),
-        ),
+        encoded: encoded as Record<string, PreEncodedEntity>,
       }),
       result: (reply, input) =>
         reply.packed === undefined
@@ -96,13 +94,39 @@ export class IsolatedVmSandbox implements ScriptSandbox {
   }
 
   /** Runs the script in a child process; see `ScriptSandbox.run`. */
-  run(input: ScriptInput): Promise<ScriptResult> {
-    return this.#pool.run(input);
+  async run(input: ScriptInput): Promise<ScriptResult> {
+    // Encoded here, so an input that cannot be copied fails the run alone, before any process.
+    const encoded: Record<string, PreEncodedEntity> = {};
+    for (const [name, entity] of Object.entries(input.inputs)) encoded[name] = encodeInput(name, entity);
+    return this.#pool.run(input, encoded);
   }
 
   /** Ends every child process; queued and running runs fail with `sandbox_closed`. */
   close(): Promise<void> {
     return this.#pool.close();
+  }
+}
+
+/**
+ * An input entity encoded to cross to the child: values only JSON can carry (a `VALUES` column) as
+ * the JSON the guest would get, as `QuickJsSandbox` gives them (a function or a symbol is `null`).
+ */
+function encodeInput(name: string, entity: EntityData): PreEncodedEntity {
+  try {
+    const encoded = preEncode(entity);
+    // New column objects: the catalog's tables keep their encodings for later runs.
+    encoded.encoded = encoded.encoded.map((column) =>
+      column.kind === ColumnKind.VALUES
+        ? { ...column, extra: JSON.parse(JSON.stringify(column.extra)) as unknown }
+        : column,
+    );
+    return encoded;
+  } catch (error) {
+    throw new StepwireError(
+      'script_input',
+      `input entity "${name}" cannot be copied into the script as JSON: ${String(error)}`,
+      { cause: error },
+    );
   }
 }
 

@@ -38,8 +38,8 @@ export interface ScriptPoolOptions {
   poolSize: number;
   killGraceMs: number;
   spawn: (events: WorkerEvents) => ScriptWorker;
-  /** The request sent for a run (default: the input without its signal). */
-  request?: (id: number, input: Omit<ScriptInput, 'signal'>) => ScriptWorkerRequest;
+  /** The request sent for a run (default: the input without its signal); `prepared` as `run` was given it. */
+  request?: (id: number, input: Omit<ScriptInput, 'signal'>, prepared: unknown) => ScriptWorkerRequest;
   /** The result of a run from its reply (default: the reply's result). */
   result?: (reply: Extract<ScriptWorkerReply, { ok: true }>, input: ScriptInput) => ScriptResult;
 }
@@ -47,6 +47,7 @@ export interface ScriptPoolOptions {
 interface Job {
   id: number;
   input: ScriptInput;
+  prepared: unknown;
   resolve: (result: ScriptResult) => void;
   reject: (error: unknown) => void;
   /** Stops listening for a cancel while the job waits in line; called when it leaves the line. */
@@ -67,13 +68,15 @@ export class ScriptPool {
   readonly #queue: Job[] = [];
   #nextId = 1;
   #closed = false;
+  /** Workers that failed before they were ready since one last was. */
+  #failedStarts = 0;
 
   constructor(options: ScriptPoolOptions) {
     this.#options = { ...options, poolSize: Math.max(1, Math.floor(options.poolSize)) };
   }
 
-  /** Runs the script in a worker once one is free. */
-  run(input: ScriptInput): Promise<ScriptResult> {
+  /** Runs the script in a worker once one is free; `prepared` goes to the `request` option. */
+  run(input: ScriptInput, prepared?: unknown): Promise<ScriptResult> {
     if (this.#closed) return Promise.reject(this.#closedError());
     if (input.signal?.aborted) return Promise.reject(cancelledError());
     const { signal } = input;
@@ -88,6 +91,7 @@ export class ScriptPool {
       const job: Job = {
         id: this.#nextId++,
         input,
+        prepared,
         resolve,
         reject,
         unqueue: () => signal?.removeEventListener('abort', onAbort),
@@ -135,6 +139,7 @@ export class ScriptPool {
       message: (reply) => {
         if ('ready' in reply) {
           slot.ready = true;
+          this.#failedStarts = 0;
           this.#dispatch();
           // Kept alive while it started for a run; idle, it lets the process exit.
           if (slot.job === undefined) slot.worker.unref();
@@ -179,7 +184,7 @@ export class ScriptPool {
     };
     slot.worker.ref();
     try {
-      slot.worker.send(this.#options.request?.(job.id, input) ?? { id: job.id, input });
+      slot.worker.send(this.#options.request?.(job.id, input, job.prepared) ?? { id: job.id, input });
     } catch (error) {
       this.#discard(
         slot,
@@ -201,8 +206,9 @@ export class ScriptPool {
   }
 
   /**
-   * Removes a slot for good, stopping its worker and failing its job with `error`. A worker that
-   * failed before it was ready fails the runs waiting for it too: another would fail the same way.
+   * Removes a slot for good, stopping its worker and failing its job with `error`. When more workers
+   * than the pool holds have failed before they were ready, one after the other, the runs waiting
+   * fail too: another worker would fail the same way (an entry that does not load).
    */
   #discard(slot: Slot, error: (limits: ScriptLimits) => StepwireError): void {
     if (!this.#slots.delete(slot)) return;
@@ -211,7 +217,7 @@ export class ScriptPool {
     job?.cleanup();
     void slot.worker.stop();
     job?.reject(error(job.input.limits));
-    if (!slot.ready && [...this.#slots].every((other) => !other.ready))
+    if (!slot.ready && ++this.#failedStarts > this.#options.poolSize)
       for (const waiting of this.#queue.splice(0)) {
         waiting.unqueue();
         waiting.reject(error(waiting.input.limits));
