@@ -10,6 +10,7 @@ import { LimitError, StepwireError } from '../errors/index.js';
 import { decodePacked, decodeWrite, type DecodedWrite } from './decode.js';
 import { encodedColumn, encodingOf, entityHeader, type EncodedEntity } from './marshal.js';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE } from './prelude.js';
+import { setOwn } from '../schema/own.js';
 import { columnsRead } from './reads.js';
 import type { ScriptInput } from './types.js';
 
@@ -48,19 +49,10 @@ export function unpackWrites(
     outputs.map((name) => [name, []]),
   );
   for (const { name, kind, json, buffers } of packed) {
-    const decoded =
-      kind === 2
-        ? decodePacked(
-            name,
-            json,
-            buffers.map((b) => new Uint8Array(b)),
-          )
-        : decodeWrite(name, kind, json);
+    const decoded = decodeRows(name, kind, json, buffers);
     if ('problem' in decoded) throw new StepwireError('script_output', decoded.problem);
-    const target = writes[name];
-    if (target === undefined) throw new StepwireError('script_output', `no output entity "${name}"`);
-    if (target.length === 0) writes[name] = decoded.rows;
-    else for (const row of decoded.rows) target.push(row);
+    if (!Object.hasOwn(writes, name)) throw new StepwireError('script_output', `no output entity "${name}"`);
+    addRows(writes, name, decoded.rows);
   }
   return writes;
 }
@@ -83,6 +75,33 @@ export interface RunHost {
   ): string | undefined;
   /** `hostLog(level, line)`: false once the log cap is reached. */
   log(level: string, line: string): boolean;
+}
+
+/** The rows of one `hostWrite` call: packed by column (`kind` 2) or as JSON. */
+function decodeRows(
+  name: string,
+  kind: number,
+  json: string,
+  buffers: readonly ArrayBufferLike[],
+): DecodedWrite {
+  return kind === 2
+    ? decodePacked(
+        name,
+        json,
+        buffers.map((b) => new Uint8Array(b)),
+      )
+    : decodeWrite(name, kind, json);
+}
+
+/** Adds decoded rows to an output's writes; the rows are new, so the first write takes them as they are. */
+function addRows(
+  writes: Record<string, Record<string, unknown>[]>,
+  name: string,
+  rows: Record<string, unknown>[],
+): void {
+  const target = writes[name]!;
+  if (target.length === 0) setOwn(writes, name, rows);
+  else for (const row of rows) target.push(row);
 }
 
 /** A fresh {@link RunState} for `input`. @internal */
@@ -167,26 +186,16 @@ export function runHost(input: ScriptInput, state: RunState): RunHost {
       }
       let decoded: DecodedWrite;
       try {
-        decoded =
-          kind === 2
-            ? decodePacked(
-                name,
-                json,
-                buffers.map((b) => new Uint8Array(b)),
-              )
-            : decodeWrite(name, kind, json);
+        decoded = decodeRows(name, kind, json, buffers);
       } catch {
         // Never a host exception for what a script handed over, however odd.
         decoded = { problem: `writeEntity("${name}"): the rows could not be read back` };
       }
       if ('problem' in decoded) return decoded.problem;
       state.packed?.push({ name, kind, json, buffers: [...buffers] });
-      const target = state.writes[name] as Record<string, unknown>[];
       if (decoded.rows.length > 0)
         state.guestCells += decoded.rows.length * Object.keys(decoded.rows[0]!).length;
-      // The decoded rows are new: the first write takes them as they are.
-      if (target.length === 0) state.writes[name] = decoded.rows;
-      else for (const row of decoded.rows) target.push(row);
+      addRows(state.writes, name, decoded.rows);
       return undefined;
     },
     log(level, line) {
