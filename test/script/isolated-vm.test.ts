@@ -113,6 +113,28 @@ describe('IsolatedVmSandbox outcomes as in QuickJS', () => {
     ]);
   });
 
+  it('makes plain buffers only: resizable and growable ones would lie outside the memory limit', async () => {
+    const logs = await logsOf(`const b = new ArrayBuffer(0, { maxByteLength: 2 ** 30 });
+class Big extends ArrayBuffer { constructor() { super(16, { maxByteLength: 2 ** 30 }); } }
+const s = Reflect.construct(SharedArrayBuffer, [8, { maxByteLength: 2 ** 30 }]);
+console.log(b.resizable, new Big().resizable, new Big() instanceof Big, s.growable, s instanceof SharedArrayBuffer);
+console.log(Object.getPrototypeOf(new Uint8Array(2).buffer).constructor === ArrayBuffer, ArrayBuffer.isView(new Uint8Array(1)));`);
+    expect(logs).toEqual(['false false true false true', 'true true']);
+  });
+
+  it('ends a run whose process grows past its memory limit outside the heap (ICU objects)', async () => {
+    const error = await failure(
+      sandbox.run(
+        input("const a = []; for (;;) a.push(new Intl.DateTimeFormat('en', { timeZone: 'UTC' }));", {
+          memoryBytes: 16 * 1024 * 1024,
+          timeoutMs: 30_000,
+        }),
+      ),
+    );
+    expect((error as LimitError).limit).toBe('script.memory');
+    expect(await logsOf("console.log('next')")).toEqual(['next']);
+  }, 60_000);
+
   it('lets a promise the script rejected and dropped be, as QuickJS does', async () => {
     const [inQuickJs, inV8] = await both(
       input("Promise.reject(new Error('dropped'));\nwriteEntity('totals', [{ ok: 1 }]);"),

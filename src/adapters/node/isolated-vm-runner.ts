@@ -59,8 +59,24 @@ interface DumpedError {
 const RUNNER_SOURCE = String.raw`
   var indirectEval = eval, then = Promise.prototype.then, apply = Reflect.apply, parse = JSON.parse;
   var stringify = JSON.stringify, StringCtor = String, ended, settled = 0, reason;
-  // WebAssembly memories lie outside the isolate's memory limit (and QuickJS has no WebAssembly).
+  // WebAssembly memories and resizable or growable buffers lie outside the isolate's memory limit
+  // (QuickJS has neither): WebAssembly goes, and the buffer constructors make plain buffers only.
   delete globalThis.WebAssembly;
+  function plainBuffers(Original, name) {
+    var construct = Reflect.construct, proto = Original.prototype;
+    var Plain = function (length) {
+      if (new.target === undefined) throw new TypeError('Constructor ' + name + " requires 'new'");
+      return construct(Original, [length], new.target === Plain ? Original : new.target);
+    };
+    Object.defineProperty(Plain, 'name', { value: name });
+    Object.defineProperty(Plain, 'prototype', { value: proto });
+    if (Original.isView) Object.defineProperty(Plain, 'isView', { value: Original.isView, writable: true, configurable: true });
+    Object.defineProperty(Plain, Symbol.species, { get: function () { return this; }, configurable: true });
+    Object.defineProperty(proto, 'constructor', { value: Plain, writable: true, configurable: true });
+    Object.defineProperty(globalThis, name, { value: Plain, writable: true, configurable: true });
+  }
+  plainBuffers(ArrayBuffer, 'ArrayBuffer');
+  plainBuffers(SharedArrayBuffer, 'SharedArrayBuffer');
   function read(value, key) {
     try { var got = value[key]; return typeof got === 'string' ? got : undefined; } catch (e) { return undefined; }
   }
@@ -97,6 +113,10 @@ const RUNNER_SOURCE = String.raw`
   };`;
 
 const MIB = 1024 * 1024;
+/** Memory a run's process may grow by past the run's `memoryBytes` before the run ends as out of memory. */
+const RSS_MARGIN_BYTES = 256 * MIB;
+/** How often a run's process memory is looked at. */
+const RSS_CHECK_MS = 20;
 
 /**
  * Runs transform scripts in V8 isolates of `isolated-vm`, in this process, a fresh isolate for each
@@ -149,13 +169,20 @@ async function runOnce(
     state.packed = [];
   }
   const deadline = Date.now() + limits.timeoutMs;
-  /** Whether this run disposed its isolate, a cancel having come. */
-  let cancelled = false;
-  const onAbort = (): void => {
-    cancelled = true;
+  /** Why this run disposed its isolate, when it did. */
+  let ended: 'cancelled' | 'memory' | undefined;
+  const end = (why: 'cancelled' | 'memory'): void => {
+    ended ??= why;
     if (!isolate.isDisposed) isolate.dispose();
   };
+  const onAbort = (): void => end('cancelled');
   signal?.addEventListener('abort', onAbort, { once: true });
+  // Memory V8 does not count against the isolate (ICU's objects, a heap past its limit) still counts
+  // against the process: past the limit and a margin, the run ends as out of memory.
+  const ceiling = process.memoryUsage.rss() + limits.memoryBytes + RSS_MARGIN_BYTES;
+  const watch = setInterval(() => {
+    if (process.memoryUsage.rss() > ceiling) end('memory');
+  }, RSS_CHECK_MS);
   let context: Ivm.Context | undefined;
   let runner: Runner | undefined;
   const timeout = (): number => Math.max(1, deadline - Date.now());
@@ -200,8 +227,9 @@ async function runOnce(
     if (state.packed !== undefined) return { writes: {}, logs: state.logs, packed: state.packed };
     return { writes: state.writes, logs: state.logs };
   } catch (error) {
-    throw keepLogs(failure(error, state, input, cancelled, deadline), state.logs);
+    throw keepLogs(failure(error, state, input, ended, isolate), state.logs);
   } finally {
+    clearInterval(watch);
     signal?.removeEventListener('abort', onAbort);
     runner?.release();
     if (!isolate.isDisposed) context?.release();
@@ -212,11 +240,15 @@ function step(runner: Runner, kind: number, timeout: number): Promise<Outcome> {
   return runner.apply(undefined, [kind, ''], { timeout, result: { copy: true } }) as Promise<Outcome>;
 }
 
+/** What {@link callInto} throws when isolated-vm ended a call at its time limit. */
+const TIMED_OUT: unique symbol = Symbol('timed out');
+
 /**
  * Runs `call`; undefined when it failed with the value of a promise the script rejected and left
  * unhandled (isolated-vm throws it once the call's promise jobs have run). A disposed isolate (its
- * memory limit, a cancel) or a call at the deadline (its time limit) fails as it did; the time limit
- * is told by the clock, as a script may reject with any text.
+ * memory limit, a cancel) fails as it did; isolated-vm's own time limit throws {@link TIMED_OUT}.
+ * The time limit is told by its message and the clock together: a script may reject with any text,
+ * but not at a time of its choosing past the deadline.
  */
 async function callInto<T>(
   isolate: Ivm.Isolate,
@@ -226,7 +258,13 @@ async function callInto<T>(
   try {
     return await call();
   } catch (error) {
-    if (isolate.isDisposed || Date.now() >= deadline - 5) throw error;
+    if (isolate.isDisposed) throw error;
+    if (
+      Date.now() >= deadline - 5 &&
+      error instanceof Error &&
+      error.message === 'Script execution timed out.'
+    )
+      throw TIMED_OUT;
     return undefined;
   }
 }
@@ -236,15 +274,16 @@ function failure(
   error: unknown,
   state: RunState,
   input: ScriptInput,
-  cancelled: boolean,
-  deadline: number,
+  ended: 'cancelled' | 'memory' | undefined,
+  isolate: Ivm.Isolate,
 ): StepwireError {
   if (state.fatal !== undefined) return state.fatal;
-  if (cancelled || input.signal?.aborted === true) return cancelledError();
+  if (ended === 'cancelled' || input.signal?.aborted === true) return cancelledError();
   if (error instanceof StepwireError) return error;
+  // Told by what happened, not by the error's text, which a script may choose (a rejection).
+  if (ended === 'memory' || isolate.isDisposed) return memoryError(input.limits);
+  if (error === TIMED_OUT) return timeoutError(input.limits);
   const message = error instanceof Error ? error.message : String(error);
-  if (/memory limit/i.test(message)) return memoryError(input.limits);
-  if (/timed out/i.test(message) || Date.now() > deadline) return timeoutError(input.limits);
   return new ScriptError(`the script engine failed: ${message}`);
 }
 

@@ -34,18 +34,19 @@ const OUT_OF_MEMORY = /out of memory|is_heap_oom = 1|Reached heap limit/i;
  * Runs transform scripts in V8 isolates of the `isolated-vm` package (an optional peer dependency:
  * `npm install isolated-vm`; Node only), at V8's speed: a transform over 100,000 rows runs several
  * times faster than in `QuickJsSandbox`, with the same `getEntity`, `writeEntity` and `console`.
- * Each run gets a fresh context (its own globals and built-ins) in an isolate its child process
- * reuses after a run that ended normally.
+ * Each run gets an isolate of its own, thrown away after it, with no `WebAssembly` and plain
+ * (neither resizable nor growable) buffers, whose memory the isolate's limit would not count.
  *
  * The isolates live in child processes started with `--no-node-snapshot` (isolated-vm needs it),
  * each running one script at a time: a script that makes V8 give up its process (some allocations
  * past the memory limit do) ends only that process, and the run fails with `script.memory`. A run
  * past `timeoutMs + killGraceMs`, or cancelled, has its process killed; the next run starts another.
+ * A process that grew by 512 MiB since it started retires after its run.
  *
  * Limits: `timeoutMs` as V8's termination of the script (promise jobs included); `memoryBytes` as
- * the isolate's memory limit, in whole MiB, at least 8 MiB (isolated-vm documents it as a guideline
- * a determined script may pass by 2-3x before its isolate is disposed); `stackBytes` is not
- * adjustable: V8's own stack (about 1 MiB) applies. `maxOutputBytes` and `maxLogBytes` as in
+ * the isolate's heap limit, in whole MiB, at least 8 MiB, and the process's own memory as a backstop:
+ * a run whose process grows past `memoryBytes` + 256 MiB fails with `script.memory`; `stackBytes`
+ * is not adjustable: V8's own stack (about 1 MiB) applies. `maxOutputBytes` and `maxLogBytes` as in
  * `QuickJsSandbox`. Call {@link IsolatedVmSandbox.close} to end the processes (idle ones never keep
  * the host alive).
  */

@@ -147,7 +147,8 @@ export class ScriptPool {
         }
         const job = slot.job;
         if (job === undefined || job.id !== reply.id) return;
-        this.#finish(slot);
+        if (reply.retire === true) this.#retire(slot);
+        else this.#finish(slot);
         if (!reply.ok) job.reject(fromWireError(reply.error));
         else if (this.#options.result === undefined) job.resolve(reply.result);
         else {
@@ -195,6 +196,15 @@ export class ScriptPool {
           ),
       );
     }
+  }
+
+  /** Ends a worker that asked to retire, after its reply: its job is done, another worker takes the next. */
+  #retire(slot: Slot): void {
+    slot.job?.cleanup();
+    slot.job = undefined;
+    this.#slots.delete(slot);
+    void slot.worker.stop();
+    queueMicrotask(() => this.#dispatch());
   }
 
   /** Marks a slot idle after a reply and runs the next queued job. */

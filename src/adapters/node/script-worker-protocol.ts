@@ -20,8 +20,11 @@ export interface ScriptWorkerRequest {
   encoded?: Record<string, PreEncodedEntity>;
 }
 
-/** The answer to one request, or the thread saying it is ready for work. @internal */
+/**
+ * The answer to one request, or the worker saying it is ready for work. With `retire`, the worker
+ * takes no more work and ends (its process holds memory a run left). @internal
+ */
 export type ScriptWorkerReply =
   | { ready: true }
-  | { id: number; ok: true; result: ScriptResult; packed?: PackedWrite[] | undefined }
-  | { id: number; ok: false; error: WireError };
+  | { id: number; ok: true; result: ScriptResult; packed?: PackedWrite[] | undefined; retire?: boolean }
+  | { id: number; ok: false; error: WireError; retire?: boolean };
