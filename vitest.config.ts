@@ -23,8 +23,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // isolated-vm (IsolatedVmSandbox) needs Node without its startup snapshot.
-    execArgv: ['--no-node-snapshot'],
     projects: [
       {
         extends: true,
