@@ -184,15 +184,44 @@ function orderRows(layer: number[], depth: number, up: number[][], down: number[
   return rows;
 }
 
-function crossings(rows: number[][], down: number[][], position: number[]): number {
+/**
+ * How many pairs of edges cross between each layer and the next: edges whose ends are in opposite
+ * orders (edges sharing an end never cross). O(E log E) per layer. @internal
+ */
+export function crossings(rows: number[][], down: number[][], position: number[]): number {
   let count = 0;
   for (const row of rows) {
-    const pairs = row.flatMap((v) => down[v]!.map((w) => [position[v]!, position[w]!] as const));
-    for (let i = 0; i < pairs.length; i++)
-      for (let j = i + 1; j < pairs.length; j++) {
-        const [a, b] = [pairs[i]!, pairs[j]!];
-        if ((a[0] - b[0]) * (a[1] - b[1]) < 0) count += 1;
+    // Two edges cross when their ends are in opposite orders: the inversions of the lower ends once
+    // the edges are sorted by their upper ends (then lower ends, so edges sharing an end never count).
+    const edges = row.flatMap((v) => down[v]!.map((w) => [position[v]!, position[w]!] as const));
+    edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    count += inversions(edges.map((edge) => edge[1]));
+  }
+  return count;
+}
+
+/** Pairs i < j with `values[i] > values[j]`, by merge sort: O(n log n). */
+function inversions(values: number[]): number {
+  if (values.length < 2) return 0;
+  const buffer = new Array<number>(values.length);
+  let count = 0;
+  for (let width = 1; width < values.length; width *= 2) {
+    for (let low = 0; low < values.length; low += 2 * width) {
+      const middle = Math.min(low + width, values.length);
+      const high = Math.min(low + 2 * width, values.length);
+      let i = low;
+      let j = middle;
+      let k = low;
+      while (i < middle && j < high) {
+        if (values[j]! < values[i]!) {
+          count += middle - i;
+          buffer[k++] = values[j++]!;
+        } else buffer[k++] = values[i++]!;
       }
+      while (i < middle) buffer[k++] = values[i++]!;
+      while (j < high) buffer[k++] = values[j++]!;
+    }
+    for (let n = 0; n < values.length; n++) values[n] = buffer[n]!;
   }
   return count;
 }

@@ -14,13 +14,26 @@ export interface RunSpan {
 
 /** From the run's start to its end, or to `now` (default: the latest time in the record) while it goes on. @internal */
 export function runSpan(record: RunRecord, now?: Date | number): RunSpan {
-  const start = Date.parse(record.started_at);
-  const times = record.steps.flatMap((s) => [s.started_at, s.finished_at]).filter((t) => t !== null);
-  const latest = Math.max(start, ...times.map((t) => Date.parse(t)));
-  const end = record.finished_at
-    ? Math.max(Date.parse(record.finished_at), latest)
-    : Math.max(latest, now === undefined ? latest : Number(now));
+  const times = record.steps
+    .flatMap((s) => [timeOf(s.started_at), timeOf(s.finished_at)])
+    .filter((t) => t !== undefined);
+  // A record whose times do not parse (written by hand, or by another tool) still draws, from 0.
+  const start = timeOf(record.started_at) ?? (times.length > 0 ? Math.min(...times) : 0);
+  const latest = Math.max(start, ...times);
+  const until = now === undefined ? undefined : Number(now);
+  const finished = timeOf(record.finished_at);
+  const end =
+    finished !== undefined
+      ? Math.max(finished, latest)
+      : Math.max(latest, until !== undefined && Number.isFinite(until) ? until : latest);
   return { start, end, length: Math.max(1, end - start) };
+}
+
+/** The epoch ms of an ISO time, or undefined for none or one that does not parse. */
+function timeOf(text: string | null | undefined): number | undefined {
+  if (typeof text !== 'string') return undefined;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /** Where a step's bar starts and ends, and the words beside it. @internal */
@@ -33,8 +46,8 @@ export interface StepSummary {
 
 /** A step's bar and words; a step still running ends at `now`. @internal */
 export function stepSummary(step: StepRecord, now: number): StepSummary {
-  const finished = step.finished_at === null ? now : Date.parse(step.finished_at);
-  const start = step.started_at === null ? finished : Date.parse(step.started_at);
+  const finished = timeOf(step.finished_at) ?? now;
+  const start = timeOf(step.started_at) ?? finished;
   if (step.status === 'skipped') return { start, end: finished, text: 'skipped' };
   const parts: string[] = [
     step.status,

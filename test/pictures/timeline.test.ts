@@ -104,3 +104,26 @@ describe('runTimelineText', () => {
     ]);
   });
 });
+
+describe('timelines of records whose times do not parse', () => {
+  it('draw at once, with no NaN, whatever the record or now holds', () => {
+    const broken = { ...failedRun(), started_at: 'yesterday' };
+    broken.steps[1] = { ...broken.steps[1]!, finished_at: 'soon' };
+    const running = runningRun();
+    for (const [record, now] of [
+      [broken, undefined],
+      [running, Number.NaN],
+      [running, Number.POSITIVE_INFINITY],
+      [running, new Date('not a date')],
+      [running, 'later' as unknown as number],
+    ] as const) {
+      const started = performance.now();
+      const svg = runTimelineSvg(record, now === undefined ? {} : { now });
+      const text = runTimelineText(record, now === undefined ? {} : { now });
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(svg).not.toContain('NaN');
+      expect(text).not.toContain('NaN');
+      expect(byClass(parseXml(svg), 'g', 'step')).toHaveLength(record.steps.length);
+    }
+  });
+});
