@@ -148,13 +148,18 @@ function attemptsUnder(
   };
 }
 
+/** An error code as the built-in ones are: a short identifier (`script_error`, `limit_exceeded`, `http.404`). */
+const SAFE_CODE = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
+
 function endSpan(api: Api, span: Otel.Span, status: string, error: RunError | null): void {
   span.setAttribute(SPAN_ATTRIBUTES.status, status);
   if (error) {
-    span.setAttribute(SPAN_ATTRIBUTES.errorCode, error.code);
     // Only the code (and the failing step's name): messages may quote input values (a validation
-    // message shows the value it refused), and spans never hold values.
-    const message = error.step === undefined ? error.code : `step "${error.step}" failed: ${error.code}`;
+    // message shows the value it refused), and spans never hold values. A code an action made that is
+    // no identifier (it could hold data too) is recorded as `error`.
+    const code = SAFE_CODE.test(error.code) ? error.code : 'error';
+    span.setAttribute(SPAN_ATTRIBUTES.errorCode, code);
+    const message = error.step === undefined ? code : `step "${error.step}" failed: ${code}`;
     span.setStatus({ code: api.SpanStatusCode.ERROR, message });
   } else if (status === 'succeeded') {
     span.setStatus({ code: api.SpanStatusCode.OK });
@@ -166,8 +171,9 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 
 /** The context a run's span starts in: the remote parent of `traceparent`, else the active one. */
 function parentContext(api: Api, traceparent: string | undefined): Otel.Context {
-  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent.trim().toLowerCase());
-  // Version ff is invalid; version 00 has exactly four fields; later versions may add fields.
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent.trim());
+  // Lowercase hex only (W3C Trace Context: a header with uppercase is ignored, as OpenTelemetry's
+  // propagator does). Version ff is invalid; version 00 has exactly four fields; later versions may add fields.
   if (!match || match[1] === 'ff' || (match[1] === '00' && match[5] !== undefined))
     return api.context.active();
   const spanContext = {

@@ -214,6 +214,46 @@ describe('OpenTelemetry spans', () => {
     expect(flaky.map((s) => s.attributes['stepwire.status'])).toEqual(['retried', 'failed']);
   });
 
+  it('records an error code an action made from data as "error", never the data', async () => {
+    const engine = new Engine({
+      actions: [
+        {
+          provider: 'test',
+          module: 'trace',
+          action: 'leaky',
+          input: z.object({ email: z.string() }),
+          run: (input) => {
+            throw Object.assign(new Error('no such customer'), { code: `missing ${input.email}` });
+          },
+        },
+      ],
+    });
+    await engine.workflows.create({
+      name: 'leaky',
+      steps: [
+        {
+          name: 'find',
+          type: 'l2',
+          l2_data: {
+            provider: 'test',
+            module: 'trace',
+            action: 'leaky',
+            input_data: { email: 'alice@example.com' },
+          },
+        },
+      ],
+      wires: [],
+    });
+    const record = await engine.run('leaky');
+    expect(record.error?.code).toBe('missing alice@example.com');
+    const spans = exporter.getFinishedSpans();
+    const [step] = byName(spans, 'step find');
+    const [run] = byName(spans, 'run leaky');
+    expect(step!.attributes['stepwire.error.code']).toBe('error');
+    expect(run!.status.message).toBe('step "find" failed: error');
+    expect(JSON.stringify(spans.map((s) => [s.attributes, s.status]))).not.toContain('alice');
+  });
+
   it('parents the run of a submitted form on the form request', async () => {
     const { engine } = await appEngine();
     const response = await createHandler(engine)(
@@ -316,8 +356,10 @@ describe('OpenTelemetry spans', () => {
     const engine = await tracedEngine();
     await engine.run('traced', { s: 'x' }, { traceparent: `ff-${CALLER_TRACE}-${CALLER_SPAN}-01` });
     await engine.run('traced', { s: 'x' }, { traceparent: `00-${'0'.repeat(32)}-${CALLER_SPAN}-01` });
+    // W3C Trace Context: uppercase hex is not a valid traceparent.
+    await engine.run('traced', { s: 'x' }, { traceparent: TRACEPARENT.toUpperCase() });
     const runs = byName(exporter.getFinishedSpans(), 'run traced');
-    expect(runs).toHaveLength(2);
+    expect(runs).toHaveLength(3);
     for (const run of runs) {
       expect(run.parentSpanContext).toBeUndefined();
       expect(run.spanContext().traceId).not.toBe(CALLER_TRACE);
