@@ -9,6 +9,7 @@ import { openSandbox } from './sandbox.js';
 import { EXIT, UsageError, parseCommand, requireFolder, type CliIo } from './io.js';
 import { formatJson, formatMs, printIssues, printWarnings } from './report.js';
 import { runTimelineText } from '../pictures/index.js';
+import { printable } from '../pictures/text-timeline.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 
 /**
@@ -88,6 +89,14 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
 
 /** The line shown for an event, or nothing. */
 function progressLine(event: RunEvent): string | undefined {
+  const line = progressText(event);
+  if (line === undefined) return undefined;
+  // A script's log may span lines: the lines after its first are indented under it.
+  if (event.type === 'step.log') return line.split('\n').map(printable).join('\n      ');
+  return printable(line);
+}
+
+function progressText(event: RunEvent): string | undefined {
   switch (event.type) {
     case 'step.succeeded':
       return `  ✓ ${event.step.padEnd(16)} ${formatMs(event.duration_ms)}`;

@@ -26,20 +26,21 @@ export function runTimelineText(record: RunRecord, options: RunTimelineTextOptio
   const width = Math.max(10, Math.floor(options.width ?? 40));
   const span = runSpan(record, options.now);
   const column = (ms: number) => Math.round(((ms - span.start) / span.length) * width);
-  const nameWidth = Math.min(24, Math.max(4, ...record.steps.map((s) => [...s.name].length)));
+  const names = record.steps.map((s) => printable(s.name));
+  const nameWidth = Math.min(24, Math.max(4, ...names.map((name) => [...name].length)));
   const lines = [
-    `timeline of run ${record.id}: ${record.status} in ${formatMs(span.end - span.start)}${record.finished_at ? '' : ' so far'}`,
+    `timeline of run ${printable(record.id)}: ${record.status} in ${formatMs(span.end - span.start)}${record.finished_at ? '' : ' so far'}`,
   ];
-  for (const step of record.steps) {
+  for (const [index, step] of record.steps.entries()) {
     const summary = stepSummary(step, span.end);
     const from = Math.min(width - 1, column(summary.start));
     const to = Math.min(width, Math.max(from + 1, column(summary.end)));
     const bar = ' '.repeat(from) + (MARKS[step.status] ?? '▒').repeat(to - from) + ' '.repeat(width - to);
-    lines.push(`  ${fit(step.name, nameWidth)}  ${bar}  ${summary.text}`);
-    if (step.error) lines.push(`  ${' '.repeat(nameWidth)}  ✗ ${step.error.message}`);
+    lines.push(`  ${fit(names[index]!, nameWidth)}  ${bar}  ${summary.text}`);
+    if (step.error) lines.push(`  ${' '.repeat(nameWidth)}  ✗ ${printable(step.error.message)}`);
   }
   if (record.error && !record.steps.some((s) => s.error && s.name === record.error?.step))
-    lines.push(`  ✗ ${record.error.message}`);
+    lines.push(`  ✗ ${printable(record.error.message)}`);
   return lines.join('\n');
 }
 
@@ -48,4 +49,16 @@ function fit(name: string, width: number): string {
   return chars.length > width
     ? `${chars.slice(0, width - 1).join('')}…`
     : name + ' '.repeat(width - chars.length);
+}
+
+/**
+ * Text safe to print on a terminal: control characters (C0 but tab, DEL, C1; an escape sequence
+ * could clear the screen or forge lines) written as `\u001b`. @internal
+ */
+export function printable(text: string): string {
+  return text.replace(
+    // eslint-disable-next-line no-control-regex -- these are exactly the characters to escape
+    /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

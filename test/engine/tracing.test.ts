@@ -223,7 +223,9 @@ describe('OpenTelemetry spans', () => {
           action: 'leaky',
           input: z.object({ email: z.string() }),
           run: (input) => {
-            throw Object.assign(new Error('no such customer'), { code: `missing ${input.email}` });
+            throw Object.assign(new Error('no such customer'), {
+              code: `missing ${(input as { email: string }).email}`,
+            });
           },
         },
       ],

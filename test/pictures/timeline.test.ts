@@ -127,3 +127,20 @@ describe('timelines of records whose times do not parse', () => {
     }
   });
 });
+
+describe('runTimelineText on a terminal', () => {
+  it('writes control characters of names and messages as escapes, so no text can drive the terminal', () => {
+    const record = failedRun();
+    record.steps[0] = { ...record.steps[0]!, name: 'a\u001b[2Jb' };
+    record.steps[3] = {
+      ...record.steps[3]!,
+      error: { code: 'x', message: 'bad\r\n✓ forged line\u009b31m' },
+    };
+    const text = runTimelineText(record);
+    // eslint-disable-next-line no-control-regex -- the characters that must not reach the terminal
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toContain('a\\u001b[2Jb');
+    expect(text).toContain('✗ bad\\u000d\\u000a✓ forged line\\u009b31m');
+    expect(text.split('\n')).toHaveLength(runTimelineText(failedRun()).split('\n').length);
+  });
+});
