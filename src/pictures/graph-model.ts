@@ -4,6 +4,7 @@
  * for_each. Fields newer than the picture (`for_each`, `on_error`) are read defensively.
  * @module
  */
+import { isItemRoot } from '../engine/for-each-shape.js';
 import { STEP_RETRY_ATTEMPTS } from '../retry/index.js';
 import { findReferences, parsePath, type Workflow } from '../schema/index.js';
 
@@ -74,7 +75,8 @@ export function workflowGraph(workflow: Workflow): WorkflowGraph {
       for (const text of stringsIn(value)) {
         for (const { expression } of findReferences(text)) {
           const root = rootOf(expression);
-          if (loop && (root === 'item' || root === 'item_index') && !index.has(root)) continue;
+          // In a for_each step's data, item and item_index are the loop's, even beside a step of that name.
+          if (loop && key !== 'for_each' && root !== undefined && isItemRoot(root)) continue;
           connect(root, to, kind, `{{${expression}}}`);
         }
       }
@@ -82,7 +84,9 @@ export function workflowGraph(workflow: Workflow): WorkflowGraph {
     for (const condition of arrayOf(step['conditions'])) {
       const path = String((condition as { data_path?: unknown })?.data_path ?? '');
       const expression = path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
-      connect(rootOf(expression), to, 'condition', `if ${expression}`);
+      const root = rootOf(expression);
+      if (loop && root !== undefined && isItemRoot(root)) continue;
+      connect(root, to, 'condition', `if ${expression}`);
     }
   });
   for (const wire of workflow.wires) {

@@ -109,6 +109,28 @@ describe('workflowGraphSvg', () => {
     expect(tips('reference').some((t) => t.includes('item'))).toBe(false);
   });
 
+  it("draws no arrow from a step named item into a for_each step's {{item}}: there it is the loop's item", () => {
+    const dummy = (input_data: Record<string, unknown>) => ({
+      type: 'l2' as const,
+      l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data },
+    });
+    const svg = parseXml(
+      workflowGraphSvg({
+        name: 'shadow',
+        steps: [
+          { name: 'item', ...dummy({ list: [1, 2] }) },
+          { name: 'each', ...dummy({ x: '{{item.n}}', i: '{{item_index}}' }), for_each: '{{item.list}}' },
+          { name: 'after', ...dummy({ y: '{{item.list}}' }) },
+        ],
+        wires: [],
+      } as Workflow),
+    );
+    const tips = (kind: string) => byClass(svg, 'path', `edge-${kind}`).map((p) => p.children[0]!.text);
+    // The for_each source and a later step read the step named item; the loop's data does not.
+    expect(tips('for_each')).toEqual(['for_each: {{item.list}}']);
+    expect(tips('reference')).toEqual(['reference: {{item.list}}']);
+  });
+
   it('writes conditions, for_each, on_error and retry into the boxes', () => {
     const svg = parseXml(workflowGraphSvg(thirtySteps()));
     const lines = (kind: string) => byClass(svg, 'text', `line-${kind}`).map(fullText);
