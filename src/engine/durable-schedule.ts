@@ -28,6 +28,11 @@ export interface DurableState {
   chain: string[];
   /** The `for_each` steps whose items are on the queue, by step name. */
   items?: Record<string, ItemsState>;
+  /**
+   * When the run's time limit ends it (ISO): a worker executing a step past it ends the run there,
+   * as the timer job would once a slot is free (missing in runs started before it was kept).
+   */
+  deadline?: string;
 }
 
 /**

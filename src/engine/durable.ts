@@ -27,6 +27,8 @@ export const MAX_DELIVERIES = 8;
 
 /** The step name of the job that enforces a run's time limit. */
 const TIMER = '';
+/** The longest delay `setTimeout` keeps (about 24.8 days); a later deadline is left to the timer job. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How often a process waiting on a run reads its events when no notification came, in ms. */
 const FALLBACK_POLL_MS = 1000;
@@ -92,7 +94,14 @@ export class DurableRuns {
       steps: [],
       ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
     };
-    const state: DurableState = { definition: plan.workflow, enqueued: [], chain: [plan.workflow.name] };
+    const timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
+    const deadline = new Date(startedAt + timeoutMs);
+    const state: DurableState = {
+      definition: plan.workflow,
+      enqueued: [],
+      chain: [plan.workflow.name],
+      ...(Number.isNaN(deadline.getTime()) ? {} : { deadline: deadline.toISOString() }),
+    };
     const change = advance(plan, services, record, state, { kind: 'start' })!;
     // `advance` marks a started run `running`; it stays `queued` until a worker takes a step.
     if (!isFinal(record.status)) record.status = 'queued';
@@ -102,7 +111,6 @@ export class DurableRuns {
       workflow: plan.workflow.name,
       at: record.started_at,
     });
-    const timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
     change.jobs.push({ job: { run: id, step: TIMER, attempt: 1 }, delayMs: timeoutMs });
     this.#plans.set(id, plan);
     const events = new EventFeed(options.onEvent);
@@ -279,7 +287,7 @@ export class DurableRuns {
         { kind: 'lost', job, deliveries: delivery.redelivered + 1 },
         run,
       ));
-    await this.#inFlightDuring(job.run, delivery, async (signal, events) => {
+    await this.#inFlightDuring(job.run, delivery, state.deadline, async (signal, events) => {
       const execution = this.#resume(plan, record, state, signal, events);
       if (planned.forEach) return this.#fanOut(delivery, job, planned, execution, run!);
       const delivered = await execution.runDelivered(planned, job.attempt);
@@ -300,6 +308,7 @@ export class DurableRuns {
   async #inFlightDuring(
     runId: string,
     delivery: Delivery,
+    deadline: string | undefined,
     work: (signal: AbortSignal, events: RunEvent[]) => Promise<() => Promise<unknown>>,
   ): Promise<void> {
     const controller = new AbortController();
@@ -307,15 +316,36 @@ export class DurableRuns {
     let flights = this.#inFlight.get(runId);
     if (!flights) this.#inFlight.set(runId, (flights = new Set()));
     flights.add(controller);
+    // The run's time limit, here too: its timer job waits for a free slot, which this step may hold.
+    let timedOut = false;
+    const left = deadline === undefined ? Number.NaN : Date.parse(deadline) - Date.now();
+    const timer =
+      Number.isFinite(left) && left <= MAX_TIMER_MS
+        ? setTimeout(
+            () => {
+              timedOut = true;
+              controller.abort();
+            },
+            Math.max(0, left),
+          )
+        : undefined;
     try {
-      const commit = await work(signal, []);
+      let commit: (() => Promise<unknown>) | undefined;
+      try {
+        commit = await work(signal, []);
+      } catch (error) {
+        if (!timedOut) throw error;
+      }
+      if (timedOut) return void (await this.#commit(delivery, { kind: 'timeout' }));
       if (delivery.signal.aborted && !controller.signal.aborted) throw new Error('the worker stopped');
-      await commit();
+      await commit!();
     } finally {
+      clearTimeout(timer);
       flights.delete(controller);
       if (flights.size === 0) this.#inFlight.delete(runId);
     }
   }
+
 
   #resume(plan: Plan, record: RunRecord, state: DurableState, signal: AbortSignal, events: RunEvent[]) {
     return Execution.resume(
@@ -375,7 +405,7 @@ export class DurableRuns {
       this.#queue.commitState(job.run, delivery, (current) => advanceItem(plan, current, happening));
     if (delivery.redelivered >= MAX_DELIVERIES)
       return void (await commit({ kind: 'lost', job, deliveries: delivery.redelivered + 1 }));
-    await this.#inFlightDuring(job.run, delivery, async (signal, events) => {
+    await this.#inFlightDuring(job.run, delivery, state.deadline, async (signal, events) => {
       const execution = this.#resume(plan, record, state, signal, events);
       let { retryDelay, ...outcome } = await execution.runItem(planned, items, job.item!, job.attempt);
       const unstorable = outcome.status === 'succeeded' && outputProblem(outcome.output);
