@@ -4,7 +4,6 @@
  * for_each. Fields newer than the picture (`for_each`, `on_error`) are read defensively.
  * @module
  */
-import { isItemRoot } from '../engine/for-each-shape.js';
 import { STEP_RETRY_ATTEMPTS } from '../retry/index.js';
 import { findReferences, parsePath, type Workflow } from '../schema/index.js';
 
@@ -76,7 +75,7 @@ export function workflowGraph(workflow: Workflow): WorkflowGraph {
         for (const { expression } of findReferences(text)) {
           const root = rootOf(expression);
           // In a for_each step's data, item and item_index are the loop's, even beside a step of that name.
-          if (loop && key !== 'for_each' && root !== undefined && isItemRoot(root)) continue;
+          if (loop && key !== 'for_each' && isLoopRoot(root)) continue;
           connect(root, to, kind, `{{${expression}}}`);
         }
       }
@@ -85,7 +84,7 @@ export function workflowGraph(workflow: Workflow): WorkflowGraph {
       const path = String((condition as { data_path?: unknown })?.data_path ?? '');
       const expression = path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
       const root = rootOf(expression);
-      if (loop && root !== undefined && isItemRoot(root)) continue;
+      if (loop && isLoopRoot(root)) continue;
       connect(root, to, 'condition', `if ${expression}`);
     }
   });
@@ -178,4 +177,9 @@ function* stringsIn(value: unknown): Generator<string> {
   else if (Array.isArray(value)) for (const item of value) yield* stringsIn(item);
   else if (value !== null && typeof value === 'object')
     for (const item of Object.values(value)) yield* stringsIn(item);
+}
+
+/** `item` and `item_index`: in a `for_each` step's data and conditions, the loop's own (as the engine reads them). */
+function isLoopRoot(root: string | undefined): boolean {
+  return root === 'item' || root === 'item_index';
 }
