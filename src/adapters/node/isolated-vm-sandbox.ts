@@ -49,6 +49,16 @@ const OUT_OF_MEMORY = /out of memory|is_heap_oom = 1|Reached heap limit/i;
  * is not adjustable: V8's own stack (about 1 MiB) applies. `maxOutputBytes` and `maxLogBytes` as in
  * `QuickJsSandbox`. Call {@link IsolatedVmSandbox.close} to end the processes (idle ones never keep
  * the host alive).
+ *
+ * @example
+ * ```ts
+ * import { Engine } from 'stepwire';
+ * import { IsolatedVmSandbox } from 'stepwire/node';
+ *
+ * const sandbox = new IsolatedVmSandbox();
+ * const engine = new Engine({ sandbox });
+ * // ... and when the engine is done: await sandbox.close();
+ * ```
  */
 export class IsolatedVmSandbox implements ScriptSandbox {
   readonly #pool: ScriptPool;
