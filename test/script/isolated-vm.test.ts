@@ -166,6 +166,21 @@ console.log(Object.getPrototypeOf(new Uint8Array(2).buffer).constructor === Arra
     expect(logs).toEqual(['null']);
   });
 
+  it('reads and writes an entity named __proto__ as any other', async () => {
+    const inputs: Record<string, EntityData> = {};
+    Object.defineProperty(inputs, '__proto__', {
+      value: { columns: [{ name: 'n', type: 'NUMBER' }], rows: [[1], [2]] },
+      enumerable: true,
+    });
+    const [inQuickJs, inV8] = await both({
+      ...input("writeEntity('__proto__', getEntity('__proto__'))"),
+      inputs,
+      outputs: ['__proto__'],
+    });
+    expect(JSON.stringify(inV8)).toBe('{"writes":{"__proto__":[{"n":1},{"n":2}]},"logs":[]}');
+    expect(JSON.stringify(inV8)).toBe(JSON.stringify(inQuickJs));
+  });
+
   it('gives input cells JSON cannot carry as JSON gives them', async () => {
     const cells: EntityData = {
       columns: [{ name: 'v', type: 'ANY' }],

@@ -8,6 +8,7 @@ import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { StepwireError } from '../../errors/index.js';
+import { setOwn } from '../../schema/own.js';
 import { unpackWrites } from '../../script/host-functions.js';
 import { ColumnKind, preEncode, type PreEncodedEntity } from '../../script/marshal.js';
 import { memoryError } from '../../script/outcome.js';
@@ -108,7 +109,8 @@ export class IsolatedVmSandbox implements ScriptSandbox {
   async run(input: ScriptInput): Promise<ScriptResult> {
     // Encoded here, so an input that cannot be copied fails the run alone, before any process.
     const encoded: Record<string, PreEncodedEntity> = {};
-    for (const [name, entity] of Object.entries(input.inputs)) encoded[name] = encodeInput(name, entity);
+    for (const [name, entity] of Object.entries(input.inputs))
+      setOwn(encoded, name, encodeInput(name, entity));
     return this.#pool.run(input, encoded);
   }
 
