@@ -346,7 +346,6 @@ export class DurableRuns {
     }
   }
 
-
   #resume(plan: Plan, record: RunRecord, state: DurableState, signal: AbortSignal, events: RunEvent[]) {
     return Execution.resume(
       plan,

@@ -152,7 +152,8 @@ function axisSvg(
 
 /** A round step (1, 2 or 5 times a power of ten ms) giving at most six ticks. */
 function tickStep(length: number): number {
-  if (!(length > 0 && length < Number.MAX_SAFE_INTEGER)) return Math.max(1, Number.isFinite(length) ? length : 1);
+  if (!(length > 0 && length < Number.MAX_SAFE_INTEGER))
+    return Math.max(1, Number.isFinite(length) ? length : 1);
   for (let power = 1; ; power *= 10)
     for (const unit of [1, 2, 5]) if (length / (unit * power) <= 6) return unit * power;
 }
