@@ -1,49 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Engine, MemorySpreadsheets, TriggerFireError, ValidationError } from '../../src/index.js';
+import { TriggerFireError, ValidationError, type Engine } from '../../src/index.js';
+import { notingEngine } from './noting-engine.js';
 import { settle } from './settle.js';
 
 /** An engine with entity `items` (id, status) and a workflow `flow` taking `input_schema`. */
-async function setUp(inputSchema: Record<string, unknown>) {
-  const spreadsheets = new MemorySpreadsheets({
-    book: {
-      items: [
-        ['id', 'status'],
-        [1, 'open'],
-      ],
-    },
-  });
-  const engine = new Engine({ spreadsheets });
-  const seen: unknown[] = [];
-  engine.actions.register({
-    provider: 'test',
-    module: 'triggers',
-    action: 'note',
-    input: z.looseObject({}),
-    run: (input) => (seen.push((input as { got: unknown }).got), input),
-  });
-  await engine.catalog.registerEntity({
-    name: 'items',
-    columns: [
-      { name: 'id', type: 'NUMBER' },
-      { name: 'status', type: 'STRING' },
-    ],
-    primary_key: ['id'],
-    spreadsheet_config: { spreadsheet_id: 'book', sheet_name: 'items', origin: { row: 0, col: 0 } },
-  });
-  await engine.workflows.create({
-    name: 'flow',
-    steps: [
-      {
-        name: 'note',
-        type: 'l2',
-        l2_data: { provider: 'test', module: 'triggers', action: 'note', input_data: { got: '{{input}}' } },
-      },
-    ],
-    wires: [],
-    workflow_input: { name: 'input', input_schema: inputSchema },
-  });
-  return { engine, spreadsheets, seen };
+function setUp(inputSchema: Record<string, unknown>) {
+  return notingEngine('items', 'status', [[1, 'open']], inputSchema);
 }
 
 /** The issues a refused trigger lists, as `path code`, sorted. */

@@ -1,53 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { Engine, MemorySpreadsheets, TriggerFireError, type TriggerFiring } from '../../src/index.js';
+import { TriggerFireError, type TriggerFiring } from '../../src/index.js';
+import { notingEngine } from './noting-engine.js';
 import { settle } from './settle.js';
 
 /** An engine whose entity trigger on `people` (id, name) records the input of each run it starts. */
 async function setUp() {
-  const spreadsheets = new MemorySpreadsheets({
-    book: {
-      people: [
-        ['id', 'name'],
-        [1, 'alice'],
-        [2, 'bob'],
-      ],
-    },
-  });
-  const engine = new Engine({ spreadsheets });
-  const seen: string[] = [];
-  engine.actions.register({
-    provider: 'test',
-    module: 'triggers',
-    action: 'note',
-    input: z.looseObject({}),
-    run: (input) => {
-      const { got } = input as { got: Record<string, { name?: string } | null> };
-      const { event, key, row, previous } = got;
-      seen.push(`${String(event)} ${JSON.stringify(key)} ${previous?.name ?? '-'} -> ${row?.name ?? '-'}`);
-      return {};
-    },
-  });
-  await engine.catalog.registerEntity({
-    name: 'people',
-    columns: [
-      { name: 'id', type: 'NUMBER' },
-      { name: 'name', type: 'STRING' },
-    ],
-    primary_key: ['id'],
-    spreadsheet_config: { spreadsheet_id: 'book', sheet_name: 'people', origin: { row: 0, col: 0 } },
-  });
-  await engine.workflows.create({
-    name: 'flow',
-    steps: [
-      {
-        name: 'note',
-        type: 'l2',
-        l2_data: { provider: 'test', module: 'triggers', action: 'note', input_data: { got: '{{input}}' } },
-      },
-    ],
-    wires: [],
-  });
+  const {
+    engine,
+    spreadsheets,
+    seen: inputs,
+  } = await notingEngine('people', 'name', [
+    [1, 'alice'],
+    [2, 'bob'],
+  ]);
+  /** Each run's input as `event key previous -> row`. */
+  const seen = () =>
+    (inputs as Record<string, { name?: string } | null>[]).map(
+      ({ event, key, row, previous }) =>
+        `${String(event)} ${JSON.stringify(key)} ${previous?.name ?? '-'} -> ${row?.name ?? '-'}`,
+    );
   await engine.triggers.create({
     name: 'people-changes',
     type: 'entity',
@@ -93,14 +64,14 @@ describe('entity triggers: rows without a key of their own', () => {
       [1, 'carol'],
     ]);
     expect(edited.error).toHaveLength(1);
-    expect(seen).toEqual(['updated {"id":2} bob -> bobby']);
+    expect(seen()).toEqual(['updated {"id":2} bob -> bobby']);
     // One row holds the key again: it compares with the row last known for it.
     const fixed = await poll([
       [2, 'bobby'],
       [1, 'carol'],
     ]);
     expect(fixed.error).toBeUndefined();
-    expect(seen).toEqual(['updated {"id":2} bob -> bobby', 'updated {"id":1} alice -> carol']);
+    expect(seen()).toEqual(['updated {"id":2} bob -> bobby', 'updated {"id":1} alice -> carol']);
   });
 
   it('starts no run for a row whose key cell is empty until its key is filled', async () => {
@@ -124,6 +95,6 @@ describe('entity triggers: rows without a key of their own', () => {
       [3, 'dave'],
       [4, 'erin'],
     ]);
-    expect(seen).toEqual(['created {"id":3} - -> dave', 'created {"id":4} - -> erin']);
+    expect(seen()).toEqual(['created {"id":3} - -> dave', 'created {"id":4} - -> erin']);
   });
 });
