@@ -9,7 +9,7 @@ import type { Delivery, DurableRun, QueueWorker, RunQueue, StepJob } from '../ad
 import { NotFoundError, StepwireError } from '../errors/index.js';
 import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
-import { Execution, type DeliveredStep, type RunOptions } from './run.js';
+import { Execution, RUN_DEADLINE, type DeliveredStep, type RunOptions } from './run.js';
 import {
   advance,
   advanceItem,
@@ -324,7 +324,7 @@ export class DurableRuns {
         ? setTimeout(
             () => {
               timedOut = true;
-              controller.abort();
+              controller.abort(RUN_DEADLINE);
             },
             Math.max(0, left),
           )

@@ -65,6 +65,12 @@ export interface RunOptions {
 
 const PERSIST_EVERY_MS = 250;
 
+/**
+ * The reason a durable run's worker aborts a step's signal with when the run's time limit ends: the
+ * step's span then ends as a timed-out step in process does (`limit_exceeded`, not `cancelled`). @internal
+ */
+export const RUN_DEADLINE: unique symbol = Symbol('the run time limit');
+
 /** One run of one workflow: owns its steps' state, retries, timeouts, events and record. @internal */
 export class Execution {
   readonly id: string;
@@ -811,7 +817,8 @@ export class Execution {
   }
 
   #abortError(): RunError {
-    if (this.#timedOut && !this.#userSignal?.aborted) {
+    const user = this.#userSignal;
+    if ((this.#timedOut && !user?.aborted) || (user?.aborted && user.reason === RUN_DEADLINE)) {
       return {
         code: 'limit_exceeded',
         message: 'the run took longer than its time limit (its timeoutMs, else limits.runTimeoutMs)',

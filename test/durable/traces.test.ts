@@ -6,6 +6,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres/index.js';
+import { z } from 'zod';
 import { Engine } from '../../src/index.js';
 
 const exporter = new InMemorySpanExporter();
@@ -53,4 +54,46 @@ it('joins the spans of a durable run across the engines that executed its steps'
     expect(step.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
   }
   expect(record.traceparent).toBe(`00-${CALLER_TRACE}-${run.spanContext().spanId}-01`);
+});
+
+it('ends the span of a step cut short by the run time limit as limit_exceeded, as in process', async () => {
+  exporter.reset();
+  const engine = new Engine({
+    storage: db.storage,
+    queue: db.queue,
+    actions: [
+      {
+        provider: 'acme',
+        module: 'test',
+        action: 'hold',
+        input: z.object({}),
+        run: (_input, context) =>
+          new Promise((_, reject) =>
+            context.signal.addEventListener('abort', () => reject(new Error('let go'))),
+          ),
+      },
+    ],
+  });
+  await engine.workflows.create({
+    name: 'held_traced',
+    steps: [
+      {
+        name: 'hold',
+        type: 'l2',
+        l2_data: { provider: 'acme', module: 'test', action: 'hold', input_data: {} },
+      },
+    ],
+    wires: [],
+  });
+  const worker = engine.work({ concurrency: 1, triggers: false });
+  try {
+    const record = await (await engine.start('held_traced', {}, { timeoutMs: 300 })).result;
+    expect(record.error).toMatchObject({ code: 'limit_exceeded', step: 'hold' });
+  } finally {
+    await worker.stop();
+  }
+  await engine.close();
+  const step = exporter.getFinishedSpans().find((s) => s.name === 'step hold')!;
+  expect(step.attributes['stepwire.error.code']).toBe('limit_exceeded');
+  expect(step.attributes['stepwire.status']).toBe('failed');
 });
