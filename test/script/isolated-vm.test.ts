@@ -230,6 +230,22 @@ describe('IsolatedVmSandbox host protection', () => {
     expect(ticks).toBeGreaterThan(20);
   });
 
+  it('ends a script that spends its time in host calls at its time limit, without killing its process', async () => {
+    await sandbox.run(input('1'));
+    const children = sandboxChildrenOf(process.pid);
+    expect(children).toHaveLength(1);
+    for (const loop of [
+      "console.log('x')",
+      "writeEntity('totals', [])",
+      "try { getEntity('orders') } catch {}",
+    ]) {
+      const error = await failure(sandbox.run(input(`while (true) ${loop}`, { timeoutMs: 300 })));
+      expect([loop, (error as LimitError).limit]).toEqual([loop, 'script.timeout']);
+    }
+    // V8 misses its termination while the host serves a call; the host ends the run, not the kill.
+    expect(sandboxChildrenOf(process.pid)).toEqual(children);
+  });
+
   it('stops a run when its signal aborts mid-run, and runs the next one', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);

@@ -117,6 +117,11 @@ const MIB = 1024 * 1024;
 const RSS_MARGIN_BYTES = 256 * MIB;
 /** How often a run's process memory is looked at. */
 const RSS_CHECK_MS = 20;
+/**
+ * Time past a run's deadline after which its isolate is disposed: V8's own termination misses a
+ * script that spends its time in host calls (a loop of `console.log`), the host does not.
+ */
+const OVERRUN_MS = 100;
 
 /**
  * Runs transform scripts in V8 isolates of `isolated-vm`, in this process, a fresh isolate for each
@@ -170,8 +175,8 @@ async function runOnce(
   }
   const deadline = Date.now() + limits.timeoutMs;
   /** Why this run disposed its isolate, when it did. */
-  let ended: 'cancelled' | 'memory' | undefined;
-  const end = (why: 'cancelled' | 'memory'): void => {
+  let ended: Ended | undefined;
+  const end = (why: Ended): void => {
     ended ??= why;
     if (!isolate.isDisposed) isolate.dispose();
   };
@@ -183,6 +188,7 @@ async function runOnce(
   const watch = setInterval(() => {
     if (process.memoryUsage.rss() > ceiling) end('memory');
   }, RSS_CHECK_MS);
+  const overrun = setTimeout(() => end('timeout'), limits.timeoutMs + OVERRUN_MS);
   let context: Ivm.Context | undefined;
   let runner: Runner | undefined;
   const timeout = (): number => Math.max(1, deadline - Date.now());
@@ -230,6 +236,7 @@ async function runOnce(
     throw keepLogs(failure(error, state, input, ended, isolate), state.logs);
   } finally {
     clearInterval(watch);
+    clearTimeout(overrun);
     signal?.removeEventListener('abort', onAbort);
     runner?.release();
     if (!isolate.isDisposed) context?.release();
@@ -269,16 +276,20 @@ async function callInto<T>(
   }
 }
 
+/** Why a run disposed its isolate: a cancel, the process's memory, or the script overrunning its time. */
+type Ended = 'cancelled' | 'memory' | 'timeout';
+
 /** The stepwire error a run failing with `error` ends with. */
 function failure(
   error: unknown,
   state: RunState,
   input: ScriptInput,
-  ended: 'cancelled' | 'memory' | undefined,
+  ended: Ended | undefined,
   isolate: Ivm.Isolate,
 ): StepwireError {
   if (state.fatal !== undefined) return state.fatal;
   if (ended === 'cancelled' || input.signal?.aborted === true) return cancelledError();
+  if (ended === 'timeout') return timeoutError(input.limits);
   if (error instanceof StepwireError) return error;
   // Told by what happened, not by the error's text, which a script may choose (a rejection).
   if (ended === 'memory' || isolate.isDisposed) return memoryError(input.limits);
