@@ -1,6 +1,6 @@
 import { ValidationError, type Issue } from '../errors/index.js';
 import { DataTableSchema, type DataTable } from '../schema/data-table.js';
-import { toIssue } from '../schema/issues.js';
+import { toIssues } from '../schema/issues.js';
 import { formatDate, formatNumber, toDate } from './format.js';
 import type { PdfVariable } from './types.js';
 
@@ -147,10 +147,9 @@ function resolveTable(
   const { columns, rows } = value as { columns?: unknown; rows?: unknown };
   const parsed = DataTableSchema.safeParse({ columns, rows: [] });
   if (!parsed.success)
-    for (const issue of parsed.error.issues) {
-      const converted = toIssue(issue, { columns, rows: [] });
-      add(converted.path, converted.code, converted.message);
-    }
+    for (const issue of parsed.error.issues)
+      for (const converted of toIssues(issue, { columns, rows: [] }))
+        add(converted.path, converted.code, converted.message);
   if (rows !== null && !Array.isArray(rows))
     add('rows', 'invalid_type', 'rows must be an array of rows or null');
   else if (rows) {

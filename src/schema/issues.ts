@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ValidationError, formatIssues, type Issue } from '../errors/index.js';
+import { indexPath, keyPath } from './path.js';
 
 /** One problem with its path, the shape of {@link Issue}: in run records and problem details. */
 export const IssueSchema = z.object({
@@ -8,13 +9,13 @@ export const IssueSchema = z.object({
   message: z.string().describe('A sentence a person understands.'),
 });
 
-/** Formats a path of keys and indexes as `a.b[0].c`. @internal */
+/**
+ * Formats a path of keys and indexes as `a.b[0].c`, a key that needs it quoted (`a["x.y"]`), as the
+ * JSON Schema validator writes paths. @internal
+ */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
+  for (const key of path) out = typeof key === 'number' ? indexPath(out, key) : keyPath(out, String(key));
   return out;
 }
 
@@ -64,8 +65,22 @@ function fieldName(path: readonly PropertyKey[]): string {
   return formatPath(path.slice(Math.max(0, from - 1)));
 }
 
+/**
+ * Turns one zod issue into stepwire {@link Issue}s with messages a person understands: one, or one per
+ * unknown property, at the property's own path (as the JSON Schema validator reports them). @internal
+ */
+export function toIssues(issue: z.core.$ZodIssue, input: unknown): Issue[] {
+  if (issue.code !== 'unrecognized_keys') return [toIssue(issue, input)];
+  const parent = formatPath(issue.path);
+  return issue.keys.map((key) => ({
+    code: 'unknown_property',
+    path: keyPath(parent, key),
+    message: `unknown property ${quoteName(key)}; no other properties are allowed here`,
+  }));
+}
+
 /** Turns one zod issue into a stepwire {@link Issue} with a message a person understands. @internal */
-export function toIssue(issue: z.core.$ZodIssue, input: unknown): Issue {
+function toIssue(issue: z.core.$ZodIssue, input: unknown): Issue {
   const path = formatPath(issue.path);
   const field = fieldName(issue.path);
   switch (issue.code) {
@@ -86,12 +101,6 @@ export function toIssue(issue: z.core.$ZodIssue, input: unknown): Issue {
         code: 'invalid_value',
         path,
         message: `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(valueAt(input, issue.path))}`,
-      };
-    case 'unrecognized_keys':
-      return {
-        code: 'unknown_property',
-        path,
-        message: `unknown ${issue.keys.length === 1 ? 'property' : 'properties'} ${issue.keys.map((k) => `"${k}"`).join(', ')}${path ? ` in ${path}` : ''}; no other properties are allowed`,
       };
     case 'too_small': {
       if (issue.origin === 'array')
@@ -188,7 +197,7 @@ export type CheckResult<T> = { ok: true; value: T } | { ok: false; issues: Issue
 export function check<S extends z.ZodType>(schema: S, input: unknown): CheckResult<z.output<S>> {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, issues: result.error.issues.map((issue) => toIssue(issue, input)) };
+  return { ok: false, issues: result.error.issues.flatMap((issue) => toIssues(issue, input)) };
 }
 
 /**

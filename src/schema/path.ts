@@ -100,3 +100,17 @@ export function isWholeReference(text: string): boolean {
 export function unbraced(path: string): string {
   return path.trim().replace(/^\{\{\s*|\s*\}\}$/g, '');
 }
+
+/** A key that can be written after a `.` in a path and read back by `parsePath`. */
+const PLAIN_KEY = /^[^.[\]{}"\s](?:[^.[\]{}"]*[^.[\]{}"\s])?$/;
+
+/** Path of property `key` under `path`: `a.b`, or `a["x.y"]` when the key needs quoting. @internal */
+export function keyPath(path: string, key: string): string {
+  if (PLAIN_KEY.test(key)) return path === '' ? key : `${path}.${key}`;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Path of item `index` under `path`: `a[0]`. @internal */
+export function indexPath(path: string, index: number): string {
+  return `${path}[${index}]`;
+}

@@ -33,6 +33,25 @@ const STRICT = {
   required: ['who'],
 };
 
+describe('a trigger definition names each unknown property at its own path', () => {
+  it('lists every unknown property, at the top level and inside, as the input check does', async () => {
+    const { engine } = await setUp({ type: 'object' });
+    const hook = { name: 'hook', type: 'webhook', workflow_name: 'flow', input_data: {} };
+    expect(await refused(engine, { ...hook, colour: 'red', 'odd.key': 1 })).toEqual([
+      '["odd.key"] unknown_property',
+      'colour unknown_property',
+    ]);
+    const error = (await engine.triggers
+      .create({ ...hook, type: 'schedule', cron: '0 9 * * *', webhook: true })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(error.issues).toContainEqual({
+      code: 'unknown_property',
+      path: 'webhook',
+      message: 'unknown property "webhook"; no other properties are allowed here',
+    });
+  });
+});
+
 describe('a trigger’s input_data is checked against the workflow when the trigger is created', () => {
   it('webhook: what input_data holds must fit (the body may add properties, never remove one)', async () => {
     const { engine } = await setUp(STRICT);

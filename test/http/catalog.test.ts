@@ -199,7 +199,7 @@ describe('POST /catalog/entities/{name}/read', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
-      '',
+      'extra',
       'operation.filters[0].operator',
       'page_size',
     ]);

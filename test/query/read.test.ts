@@ -257,20 +257,20 @@ describe('bad input never throws', () => {
 
   it('refuses extra properties at every level', () => {
     expect(errors({ ...base, extra: 1 })).toEqual([
-      'unknown property "extra"; no other properties are allowed',
+      'extra: unknown property "extra"; no other properties are allowed here',
     ]);
     expect(errors({ ...base, operation: { limit: 1 } })).toEqual([
-      'operation: unknown property "limit" in operation; no other properties are allowed',
+      'operation.limit: unknown property "limit"; no other properties are allowed here',
     ]);
     expect(
       errors({ ...base, operation: { filters: [{ column: 'id', operator: 'IS_NULL', x: 1 }] } })[0],
-    ).toMatch(/^operation\.filters\[0\]: unknown property "x"/);
+    ).toMatch(/^operation\.filters\[0\]\.x: unknown property "x"/);
     expect(errors({ ...base, operation: { select_columns: [{ column: 'id', as: 'x' }] } })[0]).toMatch(
-      /^operation\.select_columns\[0\]: unknown property "as"/,
+      /^operation\.select_columns\[0\]\.as: unknown property "as"/,
     );
     expect(
       errors({ ...base, operation: { order_by: [{ column: 'id', direction: 'ASC', nulls: 'first' }] } })[0],
-    ).toMatch(/^operation\.order_by\[0\]: unknown property "nulls"/);
+    ).toMatch(/^operation\.order_by\[0\]\.nulls: unknown property "nulls"/);
   });
 
   it('refuses wrong types, unknown operators and directions, and missing fields', () => {
