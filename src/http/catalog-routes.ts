@@ -8,7 +8,7 @@ import {
   WriteRowsBodySchema,
 } from '../schema/index.js';
 import { entityRowsOf } from '../catalog/rows.js';
-import { defineRoute, json, nameParam } from './route.js';
+import { LOCATION, defineRoute, json, nameParam } from './route.js';
 
 const enc = encodeURIComponent;
 
@@ -20,7 +20,7 @@ export const CATALOG_ROUTES = [
     name: 'catalog.registerEntity',
     summary: 'Register an entity',
     body: { media: 'json', schema: EntitySchema, required: true, description: 'The entity definition.' },
-    responses: { 201: { description: 'Registered.', schema: EntitySchema } },
+    responses: { 201: { description: 'Registered.', schema: EntitySchema, headers: LOCATION } },
     problems: [400, 409, 413, 415],
     action: async ({ engine, body, options }) => {
       const entity = await engine.catalog.registerEntity(await body());
@@ -34,8 +34,8 @@ export const CATALOG_ROUTES = [
     summary: 'Register or replace an entity',
     body: { media: 'json', schema: EntitySchema, required: true, description: 'The entity definition.' },
     responses: {
-      200: { description: 'Replaced.', schema: EntitySchema },
-      201: { description: 'Registered.', schema: EntitySchema },
+      200: { description: 'Replaced.', schema: EntitySchema, headers: LOCATION },
+      201: { description: 'Registered.', schema: EntitySchema, headers: LOCATION },
     },
     problems: [400, 413, 415],
     action: async ({ engine, body, options }) => {

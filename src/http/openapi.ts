@@ -145,10 +145,19 @@ function operation(route: Route): JsonObject {
 }
 
 function response(answer: RouteResponse): JsonObject {
-  if (!answer.schema) return { description: answer.description };
+  const headers = answer.headers && {
+    headers: Object.fromEntries(
+      Object.entries(answer.headers).map(([name, description]) => [
+        name,
+        { description, schema: { type: 'string' } },
+      ]),
+    ),
+  };
+  if (!answer.schema) return { description: answer.description, ...headers };
   const type = answer.media ?? 'application/json';
   return {
     description: answer.description,
+    ...headers,
     content: { [type]: { schema: schemaFor(answer.schema, 'output') } },
   };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors/index.js';
 import { ApplicationSchema } from '../schema/index.js';
-import { defineRoute, json, nameParam, noContent } from './route.js';
+import { LOCATION, defineRoute, json, nameParam, noContent } from './route.js';
 import { handleScreenRoute } from './screens.js';
 
 const enc = encodeURIComponent;
@@ -33,7 +33,7 @@ export const RESOURCE_ROUTES = [
     body: { media: 'script', schema: z.string(), required: true, description: 'The JavaScript source.' },
     responses: {
       200: { description: 'Replaced.', schema: SCRIPT_REF },
-      201: { description: 'Stored.', schema: SCRIPT_REF },
+      201: { description: 'Stored.', schema: SCRIPT_REF, headers: LOCATION },
     },
     problems: [400, 413, 415],
     action: async ({ engine, params: { name }, body, options }) => {
@@ -101,7 +101,7 @@ export const RESOURCE_ROUTES = [
     },
     responses: {
       200: { description: 'Replaced.', schema: ApplicationSchema },
-      201: { description: 'Stored.', schema: ApplicationSchema },
+      201: { description: 'Stored.', schema: ApplicationSchema, headers: LOCATION },
     },
     problems: [400, 413, 415],
     action: async ({ engine, params: { name }, body, options }) => {
@@ -172,7 +172,7 @@ export const RESOURCE_ROUTES = [
       description: 'The form fields.',
     },
     responses: {
-      303: { description: 'Redirect to the next screen.' },
+      303: { description: 'Redirect to the next screen.', headers: { Location: 'The next screen.' } },
       400: html('The form body could not be read.'),
       403: html(
         'The browser says the form was sent from another site (Sec-Fetch-Site: cross-site): nothing ran.',

@@ -48,6 +48,8 @@ export interface RouteResponse<S extends z.ZodType = z.ZodType> {
   schema?: S;
   /** @default "application/json" */
   media?: ResponseMedia;
+  /** Headers the answer carries that a client may read, by name: what each holds (OpenAPI `headers`). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** What a route's action gets. @internal */
@@ -110,6 +112,9 @@ export interface Route<
   /** Answers the request. */
   action(context: RouteContext<ParamsOf<Params>, BodyOf<Body>, QueryOf<Query>>): Promise<Response>;
 }
+
+/** The `Location` header of an answer that stored a resource: where it is read. @internal */
+export const LOCATION = { Location: 'The path the stored resource is read at.' } as const;
 
 /** Declares a route, keeping its schema types for the client. @internal */
 export function defineRoute<

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { HttpProblem, problem } from './problem.js';
 import { StoredTriggerSchema, TriggerSchema } from '../schema/index.js';
 import { jsonOf, mediaType, readBytes } from './body.js';
-import { IDEMPOTENCY_KEY, defineRoute, idempotencyKey, json, nameParam, noContent } from './route.js';
+import {
+  IDEMPOTENCY_KEY,
+  LOCATION,
+  defineRoute,
+  idempotencyKey,
+  json,
+  nameParam,
+  noContent,
+} from './route.js';
 import type { Engine } from '../engine/engine.js';
 import { startFor, triggerInput } from '../engine/trigger-fire.js';
 import type { StoredTrigger } from '../engine/triggers.js';
@@ -26,7 +34,7 @@ export const TRIGGER_ROUTES = [
     name: 'triggers.create',
     summary: 'Create a trigger',
     body: { media: 'json', schema: TriggerSchema, required: true, description: 'The trigger definition.' },
-    responses: { 201: { description: 'Created.', schema: StoredTriggerSchema } },
+    responses: { 201: { description: 'Created.', schema: StoredTriggerSchema, headers: LOCATION } },
     problems: [400, 409, 413, 415],
     action: async ({ engine, body, options }) => {
       const trigger = await engine.triggers.create(await body());

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '../errors/index.js';
 import { RUN_STATUSES, RunRecordSchema, WorkflowSchema } from '../schema/index.js';
 import {
   IDEMPOTENCY_KEY,
+  LOCATION,
   defineRoute,
   idempotencyKey,
   json,
@@ -40,7 +41,7 @@ export const WORKFLOW_ROUTES = [
     name: 'workflows.create',
     summary: 'Create a workflow',
     body: WORKFLOW_BODY,
-    responses: { 201: { description: 'Created.', schema: WorkflowSchema } },
+    responses: { 201: { description: 'Created.', schema: WorkflowSchema, headers: LOCATION } },
     problems: [400, 409, 413, 415],
     action: async ({ engine, body, options }) => {
       const workflow = await engine.workflows.create(await body());
@@ -77,7 +78,7 @@ export const WORKFLOW_ROUTES = [
     body: WORKFLOW_PUT_BODY,
     responses: {
       200: { description: 'Replaced.', schema: WorkflowSchema },
-      201: { description: 'Created.', schema: WorkflowSchema },
+      201: { description: 'Created.', schema: WorkflowSchema, headers: LOCATION },
     },
     problems: [400, 413, 415],
     action: async ({ engine, params, body, options }) => {
@@ -131,7 +132,17 @@ export const WORKFLOW_ROUTES = [
       required: false,
       description: 'The input; empty means `{}`.',
     },
-    responses: { 200: { description: 'The run record.', schema: RunRecordSchema } },
+    responses: {
+      200: {
+        description: 'The run record.',
+        schema: RunRecordSchema,
+        headers: {
+          Location: 'The path the run record is read at: `/runs/{id}`.',
+          'Idempotent-Replayed':
+            '`true` when the `Idempotency-Key` was used before: the run it started, not a new one.',
+        },
+      },
+    },
     problems: [400, 404, 413, 415, 503],
     action: async ({ engine, request, params, body, options }) => {
       const key = idempotencyKey(request);
