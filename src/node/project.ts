@@ -144,7 +144,10 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
 
   const entities: Entity[] = [];
   const defined = new Map<string, string>();
+  /** Entities of entities/ by file name, loaded or not: a step naming one that failed has no problem of its own. */
+  const entityFiles = new Set<string>();
   for (const file of await listFiles(root, 'entities', '.json', problems)) {
+    entityFiles.add(baseName(file, '.json'));
     const body = await readJson(root, file, issues);
     if (body !== undefined && definedOnce('entity', named(body, file), file, defined, issues))
       await attempt(file, issues, async () =>
@@ -173,7 +176,19 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
       path: `${file}: ${m.path}`,
       message: `script "${m.name}" is not in scripts/ (found: ${[...scripts].join(', ') || 'none'})`,
     }));
-    issues.push(...missing);
+    const known = new Set((await engine.catalog.listEntities()).map((entity) => entity.name));
+    const unknown = unknownEntities(body).flatMap(({ name, path }) =>
+      known.has(name) || entityFiles.has(name)
+        ? []
+        : [
+            {
+              code: 'unknown_entity',
+              path: `${file}: ${path}`,
+              message: `entity "${name}" is not in entities/ (found: ${[...known].join(', ') || 'none'})`,
+            },
+          ],
+    );
+    issues.push(...missing, ...unknown);
     if (missing.length === 0) await attempt(file, issues, () => engine.workflows.replace(named(body, file)));
   }
   for (const file of await listFiles(root, 'applications', '.json', problems)) {
@@ -341,6 +356,46 @@ function missingScripts(body: unknown, scripts: Set<string>): { name: string; pa
       ? [{ name, path: `steps[${i}].atlas_data.input_data.code_file` }]
       : [];
   });
+}
+
+/**
+ * The entities a workflow's steps name by a plain name (not a `{{reference}}`), with their paths: what
+ * `get_entity` and `write_entity` steps read and write, and the input and output entities of `atlas`
+ * steps.
+ */
+function unknownEntities(body: unknown): { name: string; path: string }[] {
+  const steps = (body as { steps?: unknown } | null)?.steps;
+  if (!Array.isArray(steps)) return [];
+  const named: { name: string; path: string }[] = [];
+  const add = (name: unknown, path: string) => {
+    if (typeof name === 'string' && name !== '' && !name.includes('{{')) named.push({ name, path });
+  };
+  steps.forEach((step: unknown, i) => {
+    const { l2_data: l2, atlas_data: atlas } = (step ?? {}) as {
+      l2_data?: {
+        provider?: unknown;
+        module?: unknown;
+        action?: unknown;
+        input_data?: { entity_name?: unknown };
+      };
+      atlas_data?: { input_entities?: unknown; output_entities?: unknown };
+    };
+    if (l2?.provider === 'catalog' && l2.module === 'action' && typeof l2.action === 'string')
+      if (['get_entity', 'write_entity'].includes(l2.action))
+        add(l2.input_data?.entity_name, `steps[${i}].l2_data.input_data.entity_name`);
+    for (const [list, key] of [
+      [atlas?.input_entities, 'input_entities'],
+      [atlas?.output_entities, 'output_entities'],
+    ] as const) {
+      if (!Array.isArray(list)) continue;
+      list.forEach((entry: unknown, j) =>
+        typeof entry === 'string'
+          ? add(entry, `steps[${i}].atlas_data.${key}[${j}]`)
+          : add((entry as { name?: unknown } | null)?.name, `steps[${i}].atlas_data.${key}[${j}].name`),
+      );
+    }
+  });
+  return named;
 }
 
 /** The memory store, copying every file it stores into a local folder too. */

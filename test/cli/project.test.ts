@@ -128,6 +128,22 @@ describe('loadProject', () => {
     ]);
   });
 
+  it('refuses steps that name an entity not in entities/, naming each step field', async () => {
+    const dir = copyExample('summary');
+    const workflow = JSON.parse(readFileSync(join(dir, 'workflows/summarize_orders.json'), 'utf8'));
+    workflow.steps[0].atlas_data.output_entities[0].name = 'order_total';
+    workflow.steps[1].atlas_data.input_entities = ['ordres'];
+    writeFileSync(join(dir, 'workflows/summarize_orders.json'), JSON.stringify(workflow));
+    const issues = await issuesOf(dir);
+    expect(issues.map((issue) => `${issue.code} ${issue.path}`)).toEqual([
+      'unknown_entity workflows/summarize_orders.json: steps[0].atlas_data.output_entities[0].name',
+      'unknown_entity workflows/summarize_orders.json: steps[1].atlas_data.input_entities[0]',
+    ]);
+    expect(issues[0]!.message).toBe(
+      'entity "order_total" is not in entities/ (found: customers, order_totals, orders)',
+    );
+  });
+
   it('names a scripts/ file whose name no script may have, and goes on to list the other problems', async () => {
     const dir = copyExample('summary');
     writeFileSync(join(dir, 'scripts/-helper.js'), 'writeEntity("x", [])');
