@@ -116,13 +116,37 @@ export const DEFAULT_LIMITS: Required<EngineLimits> = {
   stepConcurrency: 4,
 };
 
+const OPTION_KEYS: readonly (keyof EngineOptions)[] = [
+  'storage',
+  'queue',
+  'spreadsheets',
+  'files',
+  'chat',
+  'fetch',
+  'actions',
+  'sandbox',
+  'limits',
+  'security',
+];
+const SECURITY_KEYS: readonly (keyof EngineSecurity)[] = ['allowHosts', 'resolve'];
+
+/** Throws a `TypeError` naming the first key of `object` not in `known`. */
+function knownKeys(object: object, prefix: string, known: readonly string[]): void {
+  for (const key of Object.keys(object))
+    if (!known.includes(key))
+      throw new TypeError(`${prefix}${key} is not a known option (known: ${known.join(', ')})`);
+}
+
 /** Fills in defaults and checks the shape of the options once. @internal */
 export function resolveOptions(options: EngineOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null)
     throw new TypeError('Engine options must be an object');
+  // A misspelled option would leave its default in force without a word (`securty` keeping
+  // requests unchecked by address): every key must be one the engine reads.
+  knownKeys(options, '', OPTION_KEYS);
   const limits = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(options.limits ?? {})) {
-    if (!(key in DEFAULT_LIMITS))
+    if (!Object.hasOwn(DEFAULT_LIMITS, key))
       throw new TypeError(
         `limits.${key} is not a known limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`,
       );
@@ -133,6 +157,16 @@ export function resolveOptions(options: EngineOptions): ResolvedOptions {
     (limits as Record<string, number>)[key] = value;
   }
   if (limits.defaultPageSize > limits.maxPageSize) limits.defaultPageSize = limits.maxPageSize;
+  if (options.security !== undefined) {
+    if (typeof options.security !== 'object' || options.security === null)
+      throw new TypeError('security must be an object: { allowHosts?, resolve? }');
+    knownKeys(options.security, 'security.', SECURITY_KEYS);
+    const { resolve } = options.security;
+    if (resolve !== undefined && typeof resolve !== 'function')
+      throw new TypeError(
+        'security.resolve must be a function from a host name to its addresses, e.g. nodeResolver from stepwire/node',
+      );
+  }
   const allowHosts = options.security?.allowHosts ?? [];
   if (!Array.isArray(allowHosts) || allowHosts.some((h) => typeof h !== 'string' || h === '')) {
     throw new TypeError('security.allowHosts must be an array of host names or IPs, optionally with a port');
