@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { chmod, lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -174,6 +175,29 @@ describe('FileSpreadsheets write lock', () => {
     });
     expect(await readFile(path, 'utf8')).toBe('tag,i\nx,1\n');
     expect(await readdir(join(dir, 'crm'))).toEqual(['people.csv']);
+  });
+
+  it('lets one writer at a time in when several take over the lock of a dead process at once', async () => {
+    const counter = join(dir, 'counter');
+    const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    // Threads with module instances of their own: their locks meet only in the lock file, as processes do.
+    const fixture = new URL('./fixtures/lock-thread.mjs', import.meta.url);
+    const threads = [0, 1, 2, 3].map(() => new Worker(fixture, { workerData: { counter } }));
+    const answer = (thread: Worker) => new Promise((done) => thread.once('message', done));
+    try {
+      await Promise.all(threads.map(answer));
+      let lost = 0;
+      for (let round = 0; round < 40; round++) {
+        await writeFile(counter, '0');
+        await writeFile(`${counter}.lock`, `${ended.stdout.toString()}\n`);
+        await Promise.all(threads.map((thread) => (thread.postMessage(round), answer(thread))));
+        if (Number(await readFile(counter, 'utf8')) !== threads.length) lost++;
+      }
+      expect(lost).toBe(0);
+      expect(await readdir(dir)).toEqual(['counter']);
+    } finally {
+      await Promise.all(threads.map((thread) => thread.terminate()));
+    }
   });
 
   it('an aborted write changes nothing', async () => {

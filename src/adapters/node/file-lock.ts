@@ -2,7 +2,7 @@
  * Exclusive write locks on files, within one process and across processes.
  * @module
  */
-import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KeyedLock } from '../../locks/keyed-lock.js';
@@ -25,9 +25,10 @@ export class FileLockTimeout extends Error {
 
 /**
  * Runs `work` while holding the write lock of `path`. In this process, callers queue per path in call
- * order. Across processes, the lock is the file `<path>.lock` holding the owner's pid, created
- * atomically (a hard link of a complete temporary file, so it is never seen empty); a lock whose
- * process no longer runs is taken over. Waits up to `timeoutMs`, then throws {@link FileLockTimeout}.
+ * order. Across processes, the lock is the file `<path>.lock` holding the owner's pid and a token of
+ * its own, created atomically (a hard link of a complete temporary file, so it is never seen empty);
+ * a lock whose process no longer runs is taken over, by one waiter at a time. Waits up to
+ * `timeoutMs`, then throws {@link FileLockTimeout}.
  * @internal
  */
 export function withFileLock<T>(
@@ -38,45 +39,90 @@ export function withFileLock<T>(
 ): Promise<T> {
   return IN_PROCESS.run([path], async () => {
     const lockPath = `${path}.lock`;
-    await acquire(lockPath, timeoutMs, signal);
+    const own = `${process.pid}\n${randomBytes(8).toString('hex')}\n`;
+    await acquire(lockPath, own, timeoutMs, signal);
     try {
       return await work();
     } finally {
-      await unlink(lockPath).catch(() => undefined);
+      // Only its own lock: one taken over by mistake (a reused pid) is another's now.
+      await removeIfSame(lockPath, own);
     }
   });
 }
 
-async function acquire(lockPath: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+async function acquire(
+  lockPath: string,
+  own: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const temporary = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temporary, `${process.pid}\n`);
-  try {
-    for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-      signal?.throwIfAborted();
-      try {
-        await link(temporary, lockPath);
-        return;
-      } catch (error) {
-        if ((error as { code?: string }).code !== 'EEXIST') throw error;
-      }
-      const holder = await holderOf(lockPath);
-      if (holder !== undefined && !isRunning(holder)) {
-        // The holder died without unlocking (killed): its write never renamed, so the file is whole.
-        await unlink(lockPath).catch(() => undefined);
-        continue;
-      }
-      if (Date.now() >= deadline) throw new FileLockTimeout(lockPath, holder);
-      await sleep(wait, undefined, signal ? { signal } : undefined);
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    signal?.throwIfAborted();
+    if (await create(lockPath, own)) return;
+    const found = await readFile(lockPath, 'utf8').catch(() => undefined);
+    if (found === undefined) continue;
+    const holder = pidOf(found);
+    if (holder !== undefined && !isRunning(holder)) {
+      // The holder died without unlocking (killed): its write never renamed, so the file is whole.
+      await takeOver(lockPath, found);
+      continue;
     }
+    if (Date.now() >= deadline) throw new FileLockTimeout(lockPath, holder);
+    await sleep(wait, undefined, signal ? { signal } : undefined);
+  }
+}
+
+/** Creates `file` holding `content`, or returns false when it exists. */
+async function create(file: string, content: string): Promise<boolean> {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(temporary, content);
+  try {
+    await link(temporary, file);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'EEXIST') return false;
+    throw error;
   } finally {
     await unlink(temporary).catch(() => undefined);
   }
 }
 
-async function holderOf(lockPath: string): Promise<number | undefined> {
-  const text = await readFile(lockPath, 'utf8').catch(() => '');
-  const pid = Number.parseInt(text, 10);
+/**
+ * Removes the lock `stale` of a process that died, unless it is gone already. Waiters that found it
+ * take turns through `<lock>.takeover`, and each removes the lock only while it still holds `stale`
+ * (every lock holds a token of its own): one that came late never removes a live lock taken since.
+ * A turn left by a waiter that died in it is over after {@link TAKEOVER_STALE_MS}.
+ */
+async function takeOver(lockPath: string, stale: string): Promise<void> {
+  const turn = `${lockPath}.takeover`;
+  const mine = `${process.pid}\n${randomBytes(8).toString('hex')}\n`;
+  if (!(await create(turn, mine))) {
+    const since = await stat(turn).then(
+      (info) => Date.now() - info.mtimeMs,
+      () => 0,
+    );
+    if (since > TAKEOVER_STALE_MS) await unlink(turn).catch(() => undefined);
+    return;
+  }
+  try {
+    if ((await readFile(lockPath, 'utf8').catch(() => undefined)) === stale)
+      await unlink(lockPath).catch(() => undefined);
+  } finally {
+    await removeIfSame(turn, mine);
+  }
+}
+
+/** How long a takeover turn may last before another waiter ends it (its waiter died in it). */
+const TAKEOVER_STALE_MS = 5_000;
+
+async function removeIfSame(file: string, content: string): Promise<void> {
+  if ((await readFile(file, 'utf8').catch(() => undefined)) === content)
+    await unlink(file).catch(() => undefined);
+}
+
+function pidOf(content: string): number | undefined {
+  const pid = Number.parseInt(content, 10);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
