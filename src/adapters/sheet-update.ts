@@ -43,6 +43,18 @@ export function rowsMoved(
   );
 }
 
+/**
+ * Throws `rows_moved` when a cell of `expect` differs from what `cellAt` says the sheet holds; for
+ * an append's and an update's `expect`. @internal
+ */
+export function checkExpect(
+  request: SheetRef & { expect?: readonly CellRun[] | undefined },
+  cellAt: (row: number, col: number) => CellValue | undefined,
+): void {
+  const mismatch = request.expect && firstMismatch(request.expect, cellAt);
+  if (mismatch) throw rowsMoved(request, mismatch);
+}
+
 /** Rows to delete, each once, from the bottom up, so deleting one never moves the next. @internal */
 export function bottomUp(rows: readonly number[]): number[] {
   return [...new Set(rows)].sort((a, b) => b - a);
@@ -53,8 +65,7 @@ export function bottomUp(rows: readonly number[]): number[] {
  * changes nothing when a cell differs). @internal
  */
 export function updateGrid(grid: CellValue[][], request: UpdateRequest): void {
-  const mismatch = firstMismatch(request.expect, (row, col) => grid[row]?.[col]);
-  if (mismatch) throw rowsMoved(request, mismatch);
+  checkExpect(request, (row, col) => grid[row]?.[col]);
   for (const run of request.cells) {
     while (grid.length <= run.row) grid.push([]);
     const target = grid[run.row]!;

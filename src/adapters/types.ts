@@ -54,6 +54,13 @@ export interface AppendRequest extends SheetRef {
   col: number;
   /** The rows, written as raw values (never evaluated as formulas). */
   values: CellValue[][];
+  /**
+   * Optional: cells that must hold exactly these values when the rows are inserted (the last rows
+   * read, so `row` is still the end of the data). When one differs, nothing is inserted and the call
+   * throws a `SheetError` with code `rows_moved`, as `update` does. Adapters that cannot check cells
+   * may ignore it.
+   */
+  expect?: CellRun[];
 }
 
 /** Values written over a range (used by `write_mode: replace`). */

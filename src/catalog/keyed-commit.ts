@@ -15,7 +15,7 @@ import type {
 import { ValidationError } from '../errors/index.js';
 import { undoPlans, type Undo } from './sheet-commit.js';
 import { cellFromValue } from './sheet-mapping.js';
-import { keyCellsOf, keyColumns, type WritePlan } from './write-plan.js';
+import { endOfData, keyCellRuns, keyColumns, type WritePlan } from './write-plan.js';
 
 /**
  * Writes a keyed plan. With `undoable`, also returns how to take it back: old cells written again,
@@ -34,7 +34,7 @@ export async function commitKeyed(
   const ref: SheetRef = { spreadsheet_id: config.spreadsheet_id, sheet_name: config.sheet_name };
   const first = config.origin.row + 1;
   const keys = new Set(keyColumns(entity));
-  const expect = [...plan.updates, ...plan.deletes].flatMap((change) => keyRuns(plan, change.index));
+  const expect = [...plan.updates, ...plan.deletes].flatMap((change) => keyCellRuns(plan, change.index));
   const cells = plan.updates.flatMap((u) =>
     runs(plan, first + u.index, (c) => (u.given[c] && !keys.has(c) ? u.row[c] : SKIP)),
   );
@@ -48,14 +48,14 @@ export async function commitKeyed(
       runs(plan, first + u.index, (c) => (u.given[c] && !keys.has(c) ? u.before[c] : SKIP)),
     ),
     deleteRows: [],
-    expect: plan.updates.flatMap((u) => keyRuns(plan, u.index)),
+    expect: plan.updates.flatMap((u) => keyCellRuns(plan, u.index)),
   };
   const width = loaded.headerWidth;
   const at = { ...ref, row: first + loaded.table.length, col: config.origin.col };
   if (plan.rows.length > 0) {
     const values = plan.rows.map((row) => sheetRow(plan, row));
     try {
-      await sheets.append({ ...at, values }, options);
+      await sheets.append({ ...at, values, expect: endOfData(plan) }, options);
     } catch (error) {
       // The updated rows go back to what they were, so the upsert stays all or nothing; when they
       // cannot, the error says so (`write_partial`) rather than leaving changed rows unannounced.
@@ -116,20 +116,6 @@ function runs(plan: WritePlan, sheetRow: number, value: (c: number) => unknown):
     else out.push({ row: sheetRow, col: origin + cell.at, values: [written] });
   }
   return out;
-}
-
-/** The key cells of a table row as they were read: what must still be there when writing. */
-function keyRuns(plan: WritePlan, index: number): CellRun[] {
-  const { entity, loaded } = plan;
-  const first = entity.spreadsheet_config.origin.row + 1;
-  const origin = entity.spreadsheet_config.origin.col;
-  const raw = keyCellsOf(entity, loaded, index);
-  // Key columns need not be neighbours: one run per key cell.
-  return keyColumns(entity).map((c, k) => ({
-    row: first + index,
-    col: origin + loaded.headerIndexes[c]!,
-    values: [raw[k] ?? null],
-  }));
 }
 
 /** A row in header order, as appended. */

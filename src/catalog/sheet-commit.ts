@@ -6,7 +6,7 @@
 import type { CallOptions, CellValue, SheetRef, SpreadsheetAdapter } from '../adapters/types.js';
 import { StepwireError, ValidationError } from '../errors/index.js';
 import { cellFromValue } from './sheet-mapping.js';
-import type { WritePlan } from './write-plan.js';
+import { endOfData, type WritePlan } from './write-plan.js';
 
 /** Puts the cells back as they were before a committed plan. @internal */
 export type Undo = () => Promise<void> | void;
@@ -52,7 +52,7 @@ export async function commitPlan(
   }
   if (values.length === 0) return undefined;
   const at = { ...ref, row: first + loaded.table.length, col: config.origin.col };
-  await sheets.append({ ...at, values }, options);
+  await sheets.append({ ...at, values, expect: endOfData(plan) }, options);
   if (!undoable) return undefined;
   const write = overwrite(sheets, 'a write to several entities cannot be undone');
   // The appended rows end the data region again once they are empty (a blank row ends an entity's rows).

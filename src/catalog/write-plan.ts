@@ -3,7 +3,7 @@
  * what will change (rows appended, rows updated in place, rows deleted). Nothing is written here.
  * @module
  */
-import type { CellValue } from '../adapters/types.js';
+import type { CellRun, CellValue } from '../adapters/types.js';
 import type { Issue } from '../errors/index.js';
 import type { Entity, WriteMode } from '../schema/index.js';
 import {
@@ -38,6 +38,31 @@ export interface LoadedSheet {
 /** The primary-key cells of table row `index` as read, in key order. @internal */
 export function keyCellsOf(entity: Entity, loaded: LoadedSheet, index: number): readonly CellValue[] {
   return loaded.keyCells.get(index) ?? keyColumns(entity).map((c) => cellOf(loaded.table.data[c]!, index));
+}
+
+/** The key cells of table row `index` as they were read, one run each: what must still be there when writing. @internal */
+export function keyCellRuns(plan: WritePlan, index: number): CellRun[] {
+  const { entity, loaded } = plan;
+  const first = entity.spreadsheet_config.origin.row + 1;
+  const origin = entity.spreadsheet_config.origin.col;
+  const raw = keyCellsOf(entity, loaded, index);
+  // Key columns need not be neighbours: one run per key cell.
+  return keyColumns(entity).map((c, k) => ({
+    row: first + index,
+    col: origin + loaded.headerIndexes[c]!,
+    values: [raw[k] ?? null],
+  }));
+}
+
+/**
+ * What an append after the table's last row expects: that row's key cells where they were read. Had
+ * another writer deleted rows since, the rows would land below a blank row, which ends the data, and
+ * be lost to every read; the append fails with `rows_moved` instead and the write is planned again.
+ * @internal
+ */
+export function endOfData(plan: WritePlan): CellRun[] {
+  const length = plan.loaded.table.length;
+  return length === 0 ? [] : keyCellRuns(plan, length - 1);
 }
 
 /** A row changed in place: its table index, the input row it came from, before and after. @internal */

@@ -173,6 +173,33 @@ export function describeSpreadsheetContract(options: SpreadsheetContractOptions)
         expect(trim(rows!)).toEqual(trim(SEED['people']!));
       });
 
+      test('append inserts nothing when an expected cell differs (rows_moved), and inserts when all match', async (adapter) => {
+        const error = await Promise.resolve()
+          .then(() =>
+            adapter.append({
+              ...ref('people'),
+              row: 4,
+              col: 0,
+              values: [[4, 'Barbara', 8]],
+              expect: [{ row: 3, col: 0, values: [4] }],
+            }),
+          )
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(SheetError);
+        expect((error as SheetError).code).toBe('rows_moved');
+        const [rows] = await adapter.read([{ ...ref('people'), row: 0, col: 0 }]);
+        expect(trim(rows!)).toEqual(trim(SEED['people']!));
+        await adapter.append({
+          ...ref('people'),
+          row: 4,
+          col: 0,
+          values: [[4, 'Barbara', 8]],
+          expect: [{ row: 3, col: 0, values: [3] }],
+        });
+        const [after] = await adapter.read([{ ...ref('people'), row: 4, col: 0 }]);
+        expect(trim(after!)).toEqual([[4, 'Barbara', 8]]);
+      });
+
       test('through the engine: upsert, update and delete by key write only the entity cells', async (adapter) => {
         const engine = new Engine({ spreadsheets: adapter });
         await engine.catalog.registerEntity(offsetEntity);

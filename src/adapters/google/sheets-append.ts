@@ -11,7 +11,8 @@
  */
 import { CancelledError, UpstreamError } from '../../errors/index.js';
 import { backoffDelay, sleep, type RetryPolicy } from '../../retry/index.js';
-import type { AppendRequest, CellRows, CellValue } from '../types.js';
+import type { AppendRequest, CellRows, CellRun, CellValue, SheetRef } from '../types.js';
+import { firstMismatch, rowsMoved } from '../sheet-update.js';
 import { boxA1 } from './a1.js';
 import type { GoogleAnswer } from './clients.js';
 import { classifySafe, describeFailure, outcomeUnknown, readGoogleError } from './errors.js';
@@ -61,6 +62,8 @@ export async function appendRows(deps: AppendDeps, request: AppendRequest): Prom
   const expectedRowCount = request.row < before.rowCount ? before.rowCount + count : request.row + count;
   const where = `${count} row(s) at ${boxA1(request, request.row, request.col, count, width)} of spreadsheet "${request.spreadsheet_id}"`;
 
+  // Where the rows go is still the end of the data (best effort: read, then sent, as updates are).
+  await checkExpected(deps, request);
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw new CancelledError(`The append of ${where} was cancelled before it was sent`);
     try {
@@ -185,4 +188,31 @@ function sameCells(read: CellRows, sent: CellValue[][], width: number): boolean 
     }
     return true;
   });
+}
+
+/** Reads the expected cells of an append or an update again; throws `rows_moved` when one differs. @internal */
+export async function checkExpected(
+  deps: AppendDeps,
+  request: SheetRef & { expect?: readonly CellRun[] | undefined },
+): Promise<void> {
+  if (!request.expect || request.expect.length === 0) return;
+  const box = boxOf(request.expect);
+  const cells = await deps.readBox(box.row, box.col, box.rows, box.cols, deps.signal);
+  const mismatch = firstMismatch(request.expect, (row, col) => cells[row - box.row]?.[col - box.col]);
+  if (mismatch) throw rowsMoved(request, mismatch);
+}
+
+/** The smallest box holding every run. */
+function boxOf(runs: readonly CellRun[]): { row: number; col: number; rows: number; cols: number } {
+  let top = Infinity;
+  let left = Infinity;
+  let bottom = -1;
+  let right = -1;
+  for (const run of runs) {
+    top = Math.min(top, run.row);
+    bottom = Math.max(bottom, run.row);
+    left = Math.min(left, run.col);
+    right = Math.max(right, run.col + run.values.length - 1);
+  }
+  return { row: top, col: left, rows: bottom - top + 1, cols: right - left + 1 };
 }

@@ -11,9 +11,9 @@
  */
 import { CancelledError, UpstreamError } from '../../errors/index.js';
 import { backoffDelay, sleep } from '../../retry/index.js';
-import { bottomUp, firstMismatch, rowsMoved } from '../sheet-update.js';
-import type { CellRun, CellValue, UpdateRequest } from '../types.js';
-import { cellData, type AppendDeps, type SheetProperties } from './sheets-append.js';
+import { bottomUp } from '../sheet-update.js';
+import type { CellValue, UpdateRequest } from '../types.js';
+import { cellData, checkExpected, type AppendDeps, type SheetProperties } from './sheets-append.js';
 import { classifySafe, describeFailure, outcomeUnknown, readGoogleError } from './errors.js';
 
 /** Applies `request`; see the module comment. @internal */
@@ -70,15 +70,6 @@ export async function updateRows(deps: AppendDeps, request: UpdateRequest): Prom
   }
 }
 
-/** Reads the expected cells again; throws `rows_moved` when one differs. */
-async function checkExpected(deps: AppendDeps, request: UpdateRequest): Promise<void> {
-  if (request.expect.length === 0) return;
-  const box = boxOf(request.expect);
-  const cells = await deps.readBox(box.row, box.col, box.rows, box.cols, deps.signal);
-  const mismatch = firstMismatch(request.expect, (row, col) => cells[row - box.row]?.[col - box.col]);
-  if (mismatch) throw rowsMoved(request, mismatch);
-}
-
 /** Whether an attempt with an unknown outcome deleted the rows: the grid shrank by exactly them. */
 async function verifyDeletes(
   deps: AppendDeps,
@@ -118,20 +109,6 @@ function buildRequests(grid: SheetProperties, request: UpdateRequest, deletes: n
     });
   }
   return requests;
-}
-
-function boxOf(runs: readonly CellRun[]): { row: number; col: number; rows: number; cols: number } {
-  let top = Infinity;
-  let left = Infinity;
-  let bottom = -1;
-  let right = -1;
-  for (const run of runs) {
-    top = Math.min(top, run.row);
-    bottom = Math.max(bottom, run.row);
-    left = Math.min(left, run.col);
-    right = Math.max(right, run.col + run.values.length - 1);
-  }
-  return { row: top, col: left, rows: bottom - top + 1, cols: right - left + 1 };
 }
 
 function capital(text: string): string {

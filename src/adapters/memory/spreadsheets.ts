@@ -9,7 +9,7 @@ import type {
   UpdateRequest,
   WriteRequest,
 } from '../types.js';
-import { firstMismatch, rowsMoved, updateGrid } from '../sheet-update.js';
+import { checkExpect, updateGrid } from '../sheet-update.js';
 
 /** Seed data of {@link MemorySpreadsheets}: spreadsheet id -> sheet name -> rows of cells. */
 export type SpreadsheetSeed = Record<string, Record<string, CellValue[][]>>;
@@ -88,6 +88,7 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
   /** Inserts rows at `row`, moving the rows below down. */
   append(request: AppendRequest): void {
     const sheet = this.#sheet(request);
+    checkExpect(request, (row, col) => sheet[row]?.[col]);
     while (sheet.length < request.row) sheet.push(EMPTY_ROW);
     const rows = request.values.map((values) => {
       // A frozen row given at column 0 can change no more, so it is kept as it is.
@@ -126,8 +127,7 @@ export class MemorySpreadsheets implements SpreadsheetAdapter {
   /** Checks `expect`, overwrites cells and deletes rows, as one change. */
   update(request: UpdateRequest): void {
     const sheet = this.#sheet(request);
-    const mismatch = firstMismatch(request.expect, (row, col) => sheet[row]?.[col]);
-    if (mismatch) throw rowsMoved(request, mismatch);
+    checkExpect(request, (row, col) => sheet[row]?.[col]);
     // The rows written are replaced by copies, written, then frozen.
     const written: CellValue[][] = [];
     for (const run of request.cells) {

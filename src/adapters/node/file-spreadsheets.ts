@@ -13,13 +13,14 @@ import type {
   UpdateRequest,
   WriteRequest,
 } from '../types.js';
-import { updateGrid } from '../sheet-update.js';
+import { checkExpect, updateGrid } from '../sheet-update.js';
 import { replaceFile } from './atomic-write.js';
 import { csvLayout, readCsvCells, writeCsvCells } from './csv.js';
 import { FileLockTimeout, withFileLock } from './file-lock.js';
 import { safeName } from './local-file-store.js';
 import { insertGridRows, setGridCells, sliceRange } from './sheet-grid.js';
 import {
+  cellOf,
   insertRows,
   loadWorkbook,
   saveWorkbook,
@@ -118,8 +119,14 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
   /** Inserts rows at `row`, moving the rows below down, and replaces the file. */
   async append(request: AppendRequest, options: CallOptions = {}): Promise<void> {
     await this.#change(request, options.signal, {
-      xlsx: (sheet) => insertRows(sheet, request.row, request.col, request.values),
-      csv: (grid) => insertGridRows(grid, request.row, request.col, request.values),
+      xlsx: (sheet) => {
+        checkExpect(request, cellOf(sheet));
+        insertRows(sheet, request.row, request.col, request.values);
+      },
+      csv: (grid) => {
+        checkExpect(request, (row, col) => grid[row]?.[col]);
+        insertGridRows(grid, request.row, request.col, request.values);
+      },
     });
   }
 

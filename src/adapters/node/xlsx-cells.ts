@@ -5,7 +5,7 @@
  */
 import type { Cell, CellValue as ExcelValue, Workbook, Worksheet } from 'exceljs';
 import { importOptional, namedExport } from '../import-optional.js';
-import { bottomUp, firstMismatch, rowsMoved } from '../sheet-update.js';
+import { bottomUp, checkExpect } from '../sheet-update.js';
 import type { CellValue, UpdateRequest } from '../types.js';
 
 type WorkbookClass = new () => Workbook;
@@ -137,11 +137,7 @@ export function setCells(
  * @internal
  */
 export function updateWorksheet(sheet: Worksheet, request: UpdateRequest): void {
-  const mismatch = firstMismatch(request.expect, (row, col) => {
-    const cell = sheet.getCell(row + 1, col + 1);
-    return cell.isMerged && cell.master.address !== cell.address ? null : plainValue(cell.value);
-  });
-  if (mismatch) throw rowsMoved(request, mismatch);
+  checkExpect(request, cellOf(sheet));
   for (const run of request.cells) setCells(sheet, run.row, run.col, [run.values]);
   if (request.deleteRows.length > 0) unshareFormulas(sheet);
   for (const row of bottomUp(request.deleteRows)) sheet.spliceRows(row + 1, 1);
@@ -167,6 +163,14 @@ function unshareFormulas(sheet: Worksheet): void {
   );
   for (const { cell, formula, result } of shared)
     cell.value = result === undefined ? { formula } : ({ formula, result } as ExcelValue);
+}
+
+/** The plain value of the cell at zero-based `(row, col)`; a merged cell's value is its first cell's. @internal */
+export function cellOf(sheet: Worksheet): (row: number, col: number) => CellValue {
+  return (row, col) => {
+    const cell = sheet.getCell(row + 1, col + 1);
+    return cell.isMerged && cell.master.address !== cell.address ? null : plainValue(cell.value);
+  };
 }
 
 /** The plain cell value of an exceljs value. */
