@@ -88,7 +88,14 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
  * a HEAD the GET answer's headers, `Content-Length` included (RFC 9110 9.3.2), without the body.
  */
 async function sized(response: Response, head: boolean): Promise<Response> {
-  if (response.body === null) return response;
+  if (response.body === null) {
+    // An empty answer (a 303 of a form) says so too; 204 and 304 carry no length (RFC 9110 8.6).
+    const bodiless = response.status === 204 || response.status === 304 || response.status < 200;
+    if (bodiless || response.headers.has('content-length')) return response;
+    const headers = new Headers(response.headers);
+    headers.set('content-length', '0');
+    return new Response(null, { status: response.status, statusText: response.statusText, headers });
+  }
   if (response.headers.has('content-length') && !head) return response;
   let body: Uint8Array | null = null;
   const headers = new Headers(response.headers);

@@ -353,6 +353,11 @@ async function writeResponse(response: Response, res: ServerResponse, head: bool
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
   if (!response.body) {
+    // No body is a length of 0 (Node would send it chunked); 204 and 304 carry no length, and a
+    // HEAD's length is the GET answer's, which this does not know.
+    const { status } = response;
+    if (!head && status >= 200 && status !== 204 && status !== 304 && headers['content-length'] === undefined)
+      headers['content-length'] = '0';
     res.writeHead(response.status, response.statusText || undefined, headers);
     res.end();
     return;

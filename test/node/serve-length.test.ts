@@ -50,6 +50,26 @@ describe('serve: Content-Length of any handler’s answers', () => {
     expect(head.text).toBe('');
   });
 
+  it('sends an answer without a body with Content-Length 0, not chunked; a 204 with no length', async () => {
+    server = await serve((request) =>
+      request.url.endsWith('/gone')
+        ? new Response(null, { status: 204 })
+        : new Response(null, { status: 303, headers: { location: '/next' } }),
+    );
+    const redirect = await send('POST', '/form');
+    expect([
+      redirect.status,
+      redirect.headers['content-length'],
+      redirect.headers['transfer-encoding'],
+    ]).toEqual([303, '0', undefined]);
+    const gone = await send('DELETE', '/gone');
+    expect([gone.status, gone.headers['content-length'], gone.headers['transfer-encoding']]).toEqual([
+      204,
+      undefined,
+      undefined,
+    ]);
+  });
+
   it('still streams a body that is not whole: headers first, chunked, nothing held back', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
