@@ -3,7 +3,9 @@ export const HELP: Record<string, string> = {
   main: `Usage: stepwire <command> [options]
 
 Runs a stepwire project folder (entities/, relationships/, workflows/, applications/,
-scripts/, sheets/<spreadsheet_id>/<sheet_name>.csv) on in-memory adapters.
+scripts/, sheets/<spreadsheet_id>/<sheet_name>.csv). validate, run, types and graph work in
+memory; serve and worker keep runs in <dir>/.stepwire/db (or --db) and write entity rows to
+the sheet files (serve --memory keeps everything in memory).
 
 Commands:
   validate <dir>                       check every file; list each problem with file and path
