@@ -16,6 +16,10 @@ import type {
 } from '../schema/index.js';
 import { createCallRoute } from './call-route.js';
 import { hexOf } from '../bytes/hex.js';
+import { httpUrlOption } from '../adapters/http-url.js';
+
+/** The longest time a timer waits (2^31 - 1 ms, about 24.8 days): ky's longest timeout. */
+const MAX_MS = 2_147_483_647;
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -139,9 +143,29 @@ const RETRY_STATUS = [408, 429, 500, 502, 503, 504];
 export function createClient(options: ClientOptions): StepwireClient {
   if (typeof options !== 'object' || options === null || !options.baseUrl)
     throw new TypeError('createClient needs { baseUrl }');
+  // A relative baseUrl (`/api`) is read against the page's address in a browser.
+  const page = (globalThis as { location?: { href?: unknown } }).location?.href;
+  const baseUrl = httpUrlOption('createClient: baseUrl', options.baseUrl, {
+    base: typeof page === 'string' ? page : undefined,
+  });
+  for (const name of ['timeout', 'runTimeout'] as const) {
+    const value = options[name];
+    if (
+      value !== undefined &&
+      value !== false &&
+      !(typeof value === 'number' && value > 0 && value <= MAX_MS)
+    )
+      throw new TypeError(
+        `createClient: ${name} must be a number of ms from 1 to ${MAX_MS}, or false for none (got ${String(value)})`,
+      );
+  }
   const retry = typeof options.retry === 'number' ? { limit: options.retry } : (options.retry ?? {});
+  if (retry.limit !== undefined && !(Number.isInteger(retry.limit) && retry.limit >= 0))
+    throw new TypeError(
+      `createClient: retry must be a whole number of retries, 0 or more (got ${String(retry.limit)})`,
+    );
   const api: KyInstance = ky.create({
-    prefixUrl: String(options.baseUrl),
+    prefixUrl: baseUrl,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
     timeout: options.timeout ?? 30_000,

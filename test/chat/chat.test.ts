@@ -225,4 +225,13 @@ describe('WebhookChat', () => {
   it('needs a url', () => {
     expect(() => new WebhookChat({ url: '' })).toThrow(/options.url/);
   });
+
+  it('refuses a url that is no http or https URL when built, naming it (each send failed after its retries)', () => {
+    expect(() => new WebhookChat({ url: 'hooks.example.com/chat' })).toThrow(
+      'WebhookChat: url must be an http or https URL such as "http://127.0.0.1:8080/", not a URL (got "hooks.example.com/chat")',
+    );
+    expect(() => new WebhookChat({ url: 'ftp://x/' })).toThrow(/^WebhookChat: url .*not ftp:/);
+    expect(() => new SlackChat({ webhookUrl: 'nope' })).toThrow(/^SlackChat: webhookUrl must be/);
+    expect(() => new SlackChat({ token: 'a', baseUrl: 'nope' })).toThrow(/^SlackChat: baseUrl must be/);
+  });
 });

@@ -50,3 +50,22 @@ describe('createClient errors from answers that are not problem details', () => 
     expect([text.status, text.problem.detail]).toEqual([503, 'starting <soon>']);
   });
 });
+
+describe('createClient refuses options it could only fail with later', () => {
+  it('names a baseUrl that is no http or https URL, and timeouts or retries out of range', () => {
+    expect(() => createClient({ baseUrl: 'nope' })).toThrow(
+      'createClient: baseUrl must be an http or https URL such as "http://127.0.0.1:8080/", not a URL (got "nope")',
+    );
+    expect(() => createClient({ baseUrl: 'file:///tmp/api' })).toThrow(/baseUrl .*not file:/);
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', timeout: -1 })).toThrow(
+      /^createClient: timeout must be a number of ms from 1 to 2147483647, or false for none \(got -1\)$/,
+    );
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', runTimeout: Number.NaN })).toThrow(
+      /runTimeout/,
+    );
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', retry: 1.5 })).toThrow(
+      /retry must be a whole number/,
+    );
+    expect(() => createClient({ baseUrl: new URL('http://127.0.0.1:1/api'), timeout: false })).not.toThrow();
+  });
+});

@@ -8,6 +8,7 @@ import { checkChatMessage } from '../chat-message.js';
 import { postJson, snippet, upstreamError, type PostAnswer } from './post-json.js';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
 import { RecentResults } from '../recent-results.js';
+import { httpUrlOption } from '../http-url.js';
 
 /** Options of {@link SlackChat}: give `token` or `webhookUrl`, not both. */
 export interface SlackChatOptions {
@@ -65,8 +66,13 @@ export class SlackChat implements ChatAdapter {
     if (options.token !== undefined && !options.token)
       throw new TypeError('SlackChat options.token must not be empty');
     this.#token = options.token;
-    this.#webhookUrl = options.webhookUrl;
-    const base = options.baseUrl ?? 'https://slack.com/api/';
+    this.#webhookUrl =
+      options.webhookUrl === undefined
+        ? undefined
+        : httpUrlOption('SlackChat: webhookUrl', options.webhookUrl);
+    const base = httpUrlOption('SlackChat: baseUrl', options.baseUrl ?? 'https://slack.com/api/', {
+      plain: true,
+    });
     this.#baseUrl = base.endsWith('/') ? base : `${base}/`;
     this.#fetch = options.fetch;
     this.#policy = normalizeRetry(options.retry);

@@ -7,6 +7,7 @@ import { checkChatMessage } from '../chat-message.js';
 import { postJson, snippet, upstreamError, type PostAnswer } from './post-json.js';
 import { normalizeRetry, type RetryOptions, type RetryPolicy } from '../../retry/index.js';
 import { RecentResults } from '../recent-results.js';
+import { httpUrlOption } from '../http-url.js';
 
 /** Options of {@link WebhookChat}. */
 export interface WebhookChatOptions {
@@ -53,7 +54,7 @@ export class WebhookChat implements ChatAdapter {
   constructor(options: WebhookChatOptions) {
     if (typeof options?.url !== 'string' || !options.url)
       throw new TypeError('WebhookChat needs options.url, the webhook address');
-    this.#url = options.url;
+    this.#url = httpUrlOption('WebhookChat: url', options.url);
     this.#headers = { 'content-type': 'application/json; charset=utf-8', ...options.headers };
     this.#fetch = options.fetch;
     this.#policy = normalizeRetry(options.retry);

@@ -5,6 +5,7 @@
  * @module
  */
 import { importOptional, namedExport } from '../import-optional.js';
+import { httpUrlOption } from '../http-url.js';
 
 /** Per-call options handed to a googleapis method (gaxios options). */
 export interface GoogleCallConfig {
@@ -123,22 +124,7 @@ export type GoogleAuthInput = string | object;
  * `https://proxy.example/google/` sends `https://proxy.example/google/v4/…`. @internal
  */
 export function checkRootUrl(adapter: string, rootUrl: unknown): string | undefined {
-  if (rootUrl === undefined) return undefined;
-  const refuse = (why: string): TypeError =>
-    new TypeError(
-      `${adapter}: rootUrl must be an http or https URL such as "http://127.0.0.1:8080/", ${why} (got ${JSON.stringify(rootUrl)})`,
-    );
-  if (typeof rootUrl !== 'string') throw refuse('not a string');
-  let url: URL;
-  try {
-    url = new URL(rootUrl);
-  } catch {
-    throw refuse('not a URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse(`not ${url.protocol}`);
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(rootUrl))
-    throw refuse('without a query or fragment');
-  return url.href;
+  return rootUrl === undefined ? undefined : httpUrlOption(`${adapter}: rootUrl`, rootUrl, { plain: true });
 }
 
 /**
