@@ -31,7 +31,7 @@ import { DurableRuns } from './durable.js';
 import { interruptedRecord } from './interrupted.js';
 import { jsonProblem } from './json-value.js';
 import type { QueueWorker } from '../adapters/queue.js';
-import type { Entity } from '../schema/index.js';
+import { RUN_STATUSES, type Entity } from '../schema/index.js';
 
 /** Options of {@link Engine.work}. */
 export interface WorkOptions {
@@ -477,11 +477,20 @@ export class Engine {
    * ```ts
    * const { runs, next } = await engine.listRuns({ workflow: 'invoice', status: 'failed', limit: 20 });
    * ```
-   * @throws {@link ValidationError} naming `limit` (1 to 1000) or `after` when they are wrong.
+   * @throws {@link ValidationError} naming `status` (a run status), `limit` (1 to 1000) or `after` when they are wrong.
    */
   async listRuns(query: RunListQuery = {}): Promise<RunPage<RunRecord>> {
     await this.ready();
     const { workflow, status, limit = 50, after } = query;
+    // A misspelled status would read as "no runs" (GET /runs answers 400 for it too).
+    if (typeof status === 'string' && !(RUN_STATUSES as readonly string[]).includes(status))
+      throw new ValidationError([
+        {
+          code: 'invalid_value',
+          path: 'status',
+          message: `status must be one of ${RUN_STATUSES.map((s) => JSON.stringify(s)).join(', ')}, got ${describeValue(status)}`,
+        },
+      ]);
     return this.#listRuns({
       limit,
       ...(workflow === undefined ? {} : { workflow }),

@@ -56,6 +56,14 @@ describe.each([
     expect([...first.runs, ...second.runs, ...third.runs].map((r) => r.id)).toEqual(ids);
     expect(third.next).toBeUndefined();
     await expect(engine.listRuns({ limit: 0 })).rejects.toBeInstanceOf(ValidationError);
+    // A misspelled status is refused, as GET /runs refuses it, rather than read as "no runs".
+    const error = await engine.listRuns({ status: 'faild' as 'failed' }).catch((e: unknown) => e);
+    expect((error as ValidationError).issues).toEqual([
+      expect.objectContaining({
+        path: 'status',
+        message: expect.stringMatching(/^status must be one of "queued"/),
+      }),
+    ]);
   });
 });
 
