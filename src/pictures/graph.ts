@@ -2,6 +2,8 @@ import type { RunRecord, Workflow } from '../schema/index.js';
 import { workflowGraph, type EdgeKind, type GraphNode, type NodeLine } from './graph-model.js';
 import { layeredLayout, type PlacedNode, type Point } from './layout.js';
 import { INK, MUTED, STATUS_COLOURS, escapeXml, num, svgOpen, textElement, textWidth } from './svg.js';
+import { checkRunRecord } from './timing.js';
+import { describeValue } from '../schema/issues.js';
 
 /** Options of {@link workflowGraphSvg}. */
 export interface WorkflowGraphOptions {
@@ -46,6 +48,18 @@ const LINE_COLOURS: Record<NodeLine['kind'], string> = {
  * ```
  */
 export function workflowGraphSvg(workflow: Workflow, options: WorkflowGraphOptions = {}): string {
+  const { steps, wires } = (workflow ?? {}) as { steps?: unknown; wires?: unknown };
+  if (
+    typeof workflow !== 'object' ||
+    workflow === null ||
+    !Array.isArray(steps) ||
+    steps.some((step) => typeof step !== 'object' || step === null) ||
+    !(wires === undefined || Array.isArray(wires))
+  )
+    throw new TypeError(
+      `workflowGraphSvg needs a workflow (an object with a steps list and a wires list), got ${describeValue(workflow)}`,
+    );
+  if (options?.run !== undefined) checkRunRecord(options.run, 'workflowGraphSvg: options.run');
   const graph = workflowGraph(workflow);
   const shown = graph.nodes.map((node) => ({ ...node, lines: visibleLines(node.lines) }));
   const sizes = shown.map((node) => ({

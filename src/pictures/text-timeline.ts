@@ -1,6 +1,6 @@
 import type { RunRecord } from '../schema/index.js';
 import { formatMs } from './svg.js';
-import { runSpan, stepSummary } from './timing.js';
+import { checkRunRecord, checkSize, runSpan, stepSummary } from './timing.js';
 
 /** Options of {@link runTimelineText}. */
 export interface RunTimelineTextOptions {
@@ -23,6 +23,8 @@ const MARKS: Record<string, string> = { succeeded: '█', failed: '█', running
  * ```
  */
 export function runTimelineText(record: RunRecord, options: RunTimelineTextOptions = {}): string {
+  checkRunRecord(record, 'runTimelineText');
+  checkSize(options?.width, 'runTimelineText: options.width', 1);
   const width = Math.max(10, Math.floor(options.width ?? 40));
   const span = runSpan(record, options.now);
   const column = (ms: number) => Math.round(((ms - span.start) / span.length) * width);

@@ -1,6 +1,6 @@
 import type { RunRecord, StepRecord } from '../schema/index.js';
 import { MUTED, STATUS_COLOURS, escapeXml, formatMs, num, svgOpen, textElement } from './svg.js';
-import { itemGroups, runSpan, stepSummary } from './timing.js';
+import { checkRunRecord, itemGroups, runSpan, stepSummary } from './timing.js';
 
 /** Options of {@link runTimelineSvg}. */
 export interface RunTimelineOptions {
@@ -32,6 +32,7 @@ const BAR = 16;
  * ```
  */
 export function runTimelineSvg(record: RunRecord, options: RunTimelineOptions = {}): string {
+  checkRunRecord(record, 'runTimelineSvg');
   const span = runSpan(record, options.now);
   const scale = (ms: number) => NAME_COLUMN + ((ms - span.start) / span.length) * CHART;
   const title = `${record.workflow} · run ${record.id}`;

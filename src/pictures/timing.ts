@@ -3,6 +3,7 @@
  * @module
  */
 import type { RunRecord, StepRecord } from '../schema/index.js';
+import { describeValue } from '../schema/issues.js';
 import { formatMs } from './svg.js';
 
 /** The stretch of time a timeline covers, in epoch ms; `length` is at least 1. @internal */
@@ -10,6 +11,33 @@ export interface RunSpan {
   start: number;
   end: number;
   length: number;
+}
+
+/** From the run's start to its end, or to `now` (default: the latest time in the record) while it goes on. @internal */
+/**
+ * Throws a `TypeError` naming `what` when `record` is no run record (an object with a `steps` list of
+ * objects): a picture of anything else would fail deep inside. @internal
+ */
+export function checkRunRecord(record: unknown, what: string): asserts record is RunRecord {
+  const steps = (record as { steps?: unknown } | null)?.steps;
+  if (
+    typeof record !== 'object' ||
+    record === null ||
+    !Array.isArray(steps) ||
+    steps.some((step) => typeof step !== 'object' || step === null)
+  )
+    throw new TypeError(
+      `${what} needs a run record (an object with a steps list), got ${describeValue(record)}`,
+    );
+}
+
+/**
+ * Throws a `TypeError` naming `what` when `value` is no whole number of at least `min` (a picture's
+ * size option). @internal
+ */
+export function checkSize(value: unknown, what: string, min: number): void {
+  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= min))
+    throw new TypeError(`${what} must be a number of at least ${min}, got ${describeValue(value)}`);
 }
 
 /** From the run's start to its end, or to `now` (default: the latest time in the record) while it goes on. @internal */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runTimelineSvg, runTimelineText } from '../../src/index.js';
+import { runTimelineSvg, runTimelineText, workflowGraphSvg } from '../../src/index.js';
 import { clock, failedRun, runningRun } from './runs.js';
 import { byClass, fullText, parseXml } from './xml.js';
 
@@ -142,5 +142,21 @@ describe('runTimelineText on a terminal', () => {
     expect(text).toContain('a\\u001b[2Jb');
     expect(text).toContain('✗ bad\\u000d\\u000a✓ forged line\\u009b31m');
     expect(text.split('\n')).toHaveLength(runTimelineText(failedRun()).split('\n').length);
+  });
+});
+
+describe('pictures refuse what is no run record or workflow, naming the argument', () => {
+  it('throws a TypeError naming the function and what it got, instead of failing inside', () => {
+    const bad: unknown[] = [undefined, {}, { steps: 'x' }, { steps: [null] }];
+    for (const value of bad) {
+      expect(() => runTimelineText(value as never)).toThrow(/^runTimelineText needs a run record/);
+      expect(() => runTimelineSvg(value as never)).toThrow(/^runTimelineSvg needs a run record/);
+      expect(() => workflowGraphSvg(value as never)).toThrow(/^workflowGraphSvg needs a workflow/);
+    }
+    expect(() => runTimelineText(failedRun(), { width: 'x' as never })).toThrow(
+      'runTimelineText: options.width must be a number of at least 1, got the string "x"',
+    );
+    // A narrow width still draws (at least 10 columns).
+    expect(runTimelineText(failedRun(), { width: 3 })).toContain('timeline of run');
   });
 });
