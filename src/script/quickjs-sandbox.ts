@@ -160,7 +160,22 @@ export class QuickJsSandbox implements ScriptSandbox {
       if (quiet !== undefined) options.emscriptenModule = quiet;
       if (this.#wasmModule !== undefined) options.wasmModule = this.#wasmModule;
       const variant = newVariant(this.#variant, options);
-      module = newQuickJSWASMModuleFromVariant(variant).then((loaded) => ({ module: loaded, refusals }));
+      const withoutModule = this.#wasmModule === undefined;
+      module = newQuickJSWASMModuleFromVariant(variant).then(
+        (loaded) => ({ module: loaded, refusals }),
+        (error: unknown) => {
+          // Where the variant cannot fetch its own .wasm file (Cloudflare Workers), say how to give it one.
+          const message = error instanceof Error ? error.message : String(error);
+          throw new StepwireError(
+            'sandbox_unavailable',
+            `the QuickJS WebAssembly module could not be loaded (${message})` +
+              (withoutModule
+                ? '; where the runtime cannot load it by itself (Cloudflare Workers), import the .wasm file and pass new QuickJsSandbox({ wasmModule }) as the engine sandbox'
+                : ''),
+            { cause: error },
+          );
+        },
+      );
       module.catch(() => this.#modules.delete(pages));
       this.#modules.set(pages, module);
     }

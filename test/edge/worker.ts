@@ -7,6 +7,8 @@ import { createHandler, type FetchHandler } from '../../src/http/index.js';
 import { SHOP } from './scenario.js';
 
 let handler: FetchHandler | undefined;
+/** Under `/__bare`: an engine left with the default sandbox, which cannot load its .wasm here. */
+let bare: FetchHandler | undefined;
 
 function build(): FetchHandler {
   const spreadsheets = new MemorySpreadsheets(SHOP);
@@ -17,6 +19,12 @@ function build(): FetchHandler {
 export default {
   // The engine is built on the first request: workerd forbids some work (timers, randomness) at startup.
   fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname.startsWith('/__bare/')) {
+      bare ??= createHandler(new Engine({ spreadsheets: new MemorySpreadsheets(SHOP) }), {
+        basePath: '/__bare',
+      });
+      return bare(request);
+    }
     handler ??= build();
     return handler(request);
   },

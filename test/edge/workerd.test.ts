@@ -138,6 +138,18 @@ describe(`stepwire and stepwire/http in workerd ${WORKERD_VERSION} (miniflare)`,
     expectScenario(played);
   });
 
+  it('without wasmModule, a transform fails saying to pass new QuickJsSandbox({ wasmModule })', async () => {
+    const answers = [];
+    for (const request of SCENARIO)
+      answers.push(await send(request.method, `/__bare${request.path}`, request.body, request.type));
+    const run = answers.at(-1)!;
+    expect(run.body.status).toBe('failed');
+    expect(run.body.error).toMatchObject({
+      code: 'sandbox_unavailable',
+      message: expect.stringContaining('new QuickJsSandbox({ wasmModule })'),
+    });
+  });
+
   it('refuses a duplicate entity, filters a read, runs a lookup and answers problem+json', async () => {
     // The scenario registered customers.
     expect((await send('POST', '/catalog/entity', CUSTOMERS)).status).toBe(409);
