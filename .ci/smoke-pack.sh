@@ -35,3 +35,28 @@ npm install --no-audit --no-fund isolated-vm@6.2.0 >/dev/null
 node --input-type=module -e "import { IsolatedVmSandbox } from 'stepwire/node'; ${sandbox_check//WorkerSandbox/IsolatedVmSandbox}"
 node -e "const { IsolatedVmSandbox } = require('stepwire/node'); ${sandbox_check//WorkerSandbox/IsolatedVmSandbox}"
 npx --no-install stepwire --version
+# The declarations type-check as a TypeScript user compiles against them, ESM and CommonJS, under
+# moduleResolution node16 with the libraries' own declarations checked too (skipLibCheck off).
+cat > check.mts <<'TS'
+import { Engine } from 'stepwire';
+import { createClient, createHandler } from 'stepwire/http';
+import { GoogleSheets } from 'stepwire/google';
+import { FileSpreadsheets } from 'stepwire/node';
+import { openPostgres } from 'stepwire/postgres';
+import { describeStorageContract } from 'stepwire/testing';
+export const used = [Engine, createClient, createHandler, GoogleSheets, FileSpreadsheets, openPostgres, describeStorageContract];
+TS
+# stepwire/testing is left out of CommonJS: it runs under vitest, which is ESM only.
+grep -v 'stepwire/testing' check.mts | sed 's/, describeStorageContract//' > check.cts
+cat > tsconfig.json <<JSON
+{
+  "compilerOptions": {
+    "module": "node16", "moduleResolution": "node16", "target": "es2022", "lib": ["esnext", "dom"],
+    "strict": true, "noEmit": true, "skipLibCheck": false,
+    "typeRoots": ["$root/node_modules/@types"], "types": ["node"]
+  },
+  "files": ["check.mts", "check.cts"]
+}
+JSON
+node "$root/node_modules/typescript/bin/tsc" -p tsconfig.json
+echo "declarations type-check (node16, ESM and CJS)"

@@ -6,21 +6,32 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import {
-  Kysely,
-  PGliteDialect,
-  PostgresDialect,
-  sql,
-  type PGlite as PGliteClient,
-  type PostgresPool,
-} from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import type { PGlite as PGliteClient, PostgresPool } from 'kysely';
 import { StorageError } from '../../errors/storage-error.js';
 import { importOptional, namedExport } from '../import-optional.js';
 import { LOCK_FILE, lockDirectory } from './directory-lock.js';
 import type { Tables } from './tables.js';
 
+/**
+ * A node-postgres `Pool` (`new pg.Pool(...)`), as `openPostgres({ pool })` takes it. Declared here, not
+ * as Kysely's type: kysely is ESM-only, and the CommonJS declarations may not import from it.
+ */
+export interface PostgresPoolLike {
+  connect(): Promise<unknown>;
+  query(...args: never[]): unknown;
+  end(): Promise<void>;
+}
+
+/** A PGlite database (`new PGlite(...)` of `@electric-sql/pglite`), as `openPostgres({ pglite })` takes it. */
+export interface PGliteLike {
+  query(...args: never[]): Promise<unknown>;
+  transaction(...args: never[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
 /** Where a database is: a URL, a directory, nothing (in memory), or a client the host made. */
-export type PostgresTarget = string | { pool: PostgresPool } | { pglite: PGliteClient };
+export type PostgresTarget = string | { pool: PostgresPoolLike } | { pglite: PGliteLike };
 
 /** An open database. @internal */
 export interface Connection {
@@ -65,12 +76,20 @@ export async function connect(target: PostgresTarget | undefined, closeClient: b
   if (typeof target === 'object' && target !== null && 'pool' in target && target.pool) {
     if (!hasMethods(target.pool, ['connect', 'query']))
       throw new TypeError('openPostgres: { pool } must be a node-postgres Pool (with connect and query)');
-    return server(target.pool, 'the Postgres pool passed as { pool }', closeClient);
+    return server(
+      target.pool as unknown as PostgresPool,
+      'the Postgres pool passed as { pool }',
+      closeClient,
+    );
   }
   if (typeof target === 'object' && target !== null && 'pglite' in target && target.pglite) {
     if (!hasMethods(target.pglite, ['query', 'transaction']))
       throw new TypeError('openPostgres: { pglite } must be a PGlite instance (with query and transaction)');
-    return pglite(target.pglite, 'the PGlite database passed as { pglite }', closeClient);
+    return pglite(
+      target.pglite as unknown as PGliteClient,
+      'the PGlite database passed as { pglite }',
+      closeClient,
+    );
   }
   throw new TypeError(
     'openPostgres: target must be a postgres:// URL, a directory path, { pool }, { pglite } or nothing',

@@ -13,7 +13,7 @@
  * @module
  */
 export { openPostgres, type PostgresOptions, type PostgresDatabase } from './open.js';
-export type { PostgresTarget } from './connect.js';
+export type { PGliteLike, PostgresPoolLike, PostgresTarget } from './connect.js';
 export { PostgresStorage } from './storage.js';
 export type { PostgresQueue, QueueTiming, QueueWorker, WorkOptions } from './queue.js';
 export { StorageError, isStorageError } from '../../errors/index.js';
