@@ -1,41 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { openPostgres } from '../../src/adapters/postgres/index.js';
-import { Engine } from '../../src/index.js';
+import { heldStepEngine } from './held-step.js';
 
 const db = await openPostgres(undefined, { queue: { pollSeconds: 0.5 } });
 afterAll(() => db.close());
 
 describe('the run time limit of a durable run', () => {
   it('ends the run when its one worker slot is held by the step it cuts short', async () => {
-    const engine = new Engine({
-      storage: db.storage,
-      queue: db.queue,
-      actions: [
-        {
-          provider: 'acme',
-          module: 'test',
-          action: 'hold',
-          input: z.object({}),
-          // Holds its slot until its signal aborts.
-          run: (_input, context) =>
-            new Promise((_, reject) =>
-              context.signal.addEventListener('abort', () => reject(new Error('let go'))),
-            ),
-        },
-      ],
-    });
-    await engine.workflows.create({
-      name: 'held',
-      steps: [
-        {
-          name: 'hold',
-          type: 'l2',
-          l2_data: { provider: 'acme', module: 'test', action: 'hold', input_data: {} },
-        },
-      ],
-      wires: [],
-    });
+    const engine = await heldStepEngine(db, 'held');
     // One slot: the run's timer job cannot run while the step holds it.
     const worker = engine.work({ concurrency: 1, triggers: false });
     try {

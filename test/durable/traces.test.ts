@@ -6,8 +6,8 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres/index.js';
-import { z } from 'zod';
 import { Engine } from '../../src/index.js';
+import { heldStepEngine } from './held-step.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -58,33 +58,7 @@ it('joins the spans of a durable run across the engines that executed its steps'
 
 it('ends the span of a step cut short by the run time limit as limit_exceeded, as in process', async () => {
   exporter.reset();
-  const engine = new Engine({
-    storage: db.storage,
-    queue: db.queue,
-    actions: [
-      {
-        provider: 'acme',
-        module: 'test',
-        action: 'hold',
-        input: z.object({}),
-        run: (_input, context) =>
-          new Promise((_, reject) =>
-            context.signal.addEventListener('abort', () => reject(new Error('let go'))),
-          ),
-      },
-    ],
-  });
-  await engine.workflows.create({
-    name: 'held_traced',
-    steps: [
-      {
-        name: 'hold',
-        type: 'l2',
-        l2_data: { provider: 'acme', module: 'test', action: 'hold', input_data: {} },
-      },
-    ],
-    wires: [],
-  });
+  const engine = await heldStepEngine(db, 'held_traced');
   const worker = engine.work({ concurrency: 1, triggers: false });
   try {
     const record = await (await engine.start('held_traced', {}, { timeoutMs: 300 })).result;
