@@ -112,7 +112,7 @@ export async function writeEntities(
   return deps.lock.run(lockKeys, async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await writeOnce(deps, writes, entities, relationships, options);
+        return await writeOnce(deps, writes, entities, relationships, options, attempt < MOVED_ATTEMPTS);
       } catch (error) {
         if (!(error instanceof SheetError && error.code === 'rows_moved')) throw error;
         for (const name of entities.keys()) deps.cache.forget(name);
@@ -132,6 +132,7 @@ async function writeOnce(
   entities: Map<string, Entity>,
   relationships: Relationship[],
   options: CallOptions,
+  planAgain: boolean,
 ): Promise<WriteResult> {
   const plans = await planWrites(deps, writes, entities, relationships, options);
   // A write to several entities takes back what it wrote when a later entity fails, so it needs
@@ -156,7 +157,7 @@ async function writeOnce(
       options.signal?.throwIfAborted();
       if (isKeyed(plan.mode)) deps.cache.forget(plan.entity.name);
       const undo = isKeyed(plan.mode)
-        ? await commitKeyed(deps.sheets, plan, options, undoable)
+        ? await commitKeyed(deps.sheets, plan, options, undoable, planAgain && plans.length === 1)
         : await commitPlan(deps.sheets, plan, options, undoable);
       await deps.cache.committed(plan);
       if (undo)

@@ -12,20 +12,23 @@ import type {
   SpreadsheetAdapter,
   UpdateRequest,
 } from '../adapters/types.js';
-import { ValidationError } from '../errors/index.js';
+import { SheetError, ValidationError } from '../errors/index.js';
 import { undoPlans, type Undo } from './sheet-commit.js';
 import { cellFromValue } from './sheet-mapping.js';
 import { endOfData, keyCellRuns, keyColumns, type WritePlan } from './write-plan.js';
 
 /**
  * Writes a keyed plan. With `undoable`, also returns how to take it back: old cells written again,
- * deleted rows inserted again (whole sheet rows, as read before), appended rows emptied. @internal
+ * deleted rows inserted again (whole sheet rows, as read before), appended rows emptied. With
+ * `planAgain` (the caller plans the write again after `rows_moved`), an upsert whose append finds the
+ * rows moved keeps its updates. @internal
  */
 export async function commitKeyed(
   sheets: SpreadsheetAdapter,
   plan: WritePlan,
   options: CallOptions,
   undoable: boolean,
+  planAgain = false,
 ): Promise<Undo | undefined> {
   const update = sheets.update?.bind(sheets);
   if (!update) throw cannotUpdate(plan.mode);
@@ -57,8 +60,11 @@ export async function commitKeyed(
     try {
       await sheets.append({ ...at, values, expect: endOfData(plan) }, options);
     } catch (error) {
-      // The updated rows go back to what they were, so the upsert stays all or nothing; when they
-      // cannot, the error says so (`write_partial`) rather than leaving changed rows unannounced.
+      // Rows moved (another writer deleted some): the write is planned again from a fresh read, which
+      // updates these rows again with the same cells, so they stay as they are (taking them back would
+      // find them moved too). Otherwise the updated rows go back to what they were, so the upsert stays
+      // all or nothing; when they cannot, the error says so (`write_partial`).
+      if (planAgain && error instanceof SheetError && error.code === 'rows_moved') throw error;
       if (restore.cells.length > 0)
         await undoPlans([{ entity: entity.name, undo: () => update(restore, options) }], error);
       throw error;
