@@ -200,6 +200,24 @@ describe('FileSpreadsheets write lock', () => {
     }
   });
 
+  it('waits, within lockTimeoutMs, on a takeover turn left by a waiter that died in it, then takes over', async () => {
+    const path = await seed('csv');
+    const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const dead = `${ended.stdout.toString()}\n`;
+    await writeFile(`${path}.lock`, dead);
+    await writeFile(`${path}.lock.takeover`, dead);
+    const row = { ...people, row: 1, col: 0, values: [['x', 1]] };
+    const error = await new FileSpreadsheets({ dir, lockTimeoutMs: 200 })
+      .append(row)
+      .catch((e: unknown) => e);
+    expect((error as SheetError).code).toBe('locked');
+    expect(await readFile(path, 'utf8')).toBe('tag,i\n');
+    // The turn is over after a second: the next writer takes the dead lock over and writes.
+    await new FileSpreadsheets({ dir, lockTimeoutMs: 5_000 }).append(row);
+    expect(await readFile(path, 'utf8')).toBe('tag,i\nx,1\n');
+    expect(await readdir(join(dir, 'crm'))).toEqual(['people.csv']);
+  });
+
   it('an aborted write changes nothing', async () => {
     const path = await seed('xlsx');
     const controller = new AbortController();

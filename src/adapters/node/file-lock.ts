@@ -63,11 +63,9 @@ async function acquire(
     const found = await readFile(lockPath, 'utf8').catch(() => undefined);
     if (found === undefined) continue;
     const holder = pidOf(found);
-    if (holder !== undefined && !isRunning(holder)) {
-      // The holder died without unlocking (killed): its write never renamed, so the file is whole.
-      await takeOver(lockPath, found);
-      continue;
-    }
+    // The holder died without unlocking (killed): its write never renamed, so the file is whole. The
+    // lock is tried again at once only when this waiter removed it; else it waits like the others.
+    if (holder !== undefined && !isRunning(holder) && (await takeOver(lockPath, found))) continue;
     if (Date.now() >= deadline) throw new FileLockTimeout(lockPath, holder);
     await sleep(wait, undefined, signal ? { signal } : undefined);
   }
@@ -89,12 +87,13 @@ async function create(file: string, content: string): Promise<boolean> {
 }
 
 /**
- * Removes the lock `stale` of a process that died, unless it is gone already. Waiters that found it
- * take turns through `<lock>.takeover`, and each removes the lock only while it still holds `stale`
- * (every lock holds a token of its own): one that came late never removes a live lock taken since.
- * A turn left by a waiter that died in it is over after {@link TAKEOVER_STALE_MS}.
+ * Removes the lock `stale` of a process that died, unless it is gone already; true when this call
+ * removed it. Waiters that found it take turns through `<lock>.takeover`, and each removes the lock
+ * only while it still holds `stale` (every lock holds a token of its own): one that came late never
+ * removes a live lock taken since. A turn left by a waiter that died in it is over after
+ * {@link TAKEOVER_STALE_MS}.
  */
-async function takeOver(lockPath: string, stale: string): Promise<void> {
+async function takeOver(lockPath: string, stale: string): Promise<boolean> {
   const turn = `${lockPath}.takeover`;
   const mine = `${process.pid}\n${randomBytes(8).toString('hex')}\n`;
   if (!(await create(turn, mine))) {
@@ -103,18 +102,22 @@ async function takeOver(lockPath: string, stale: string): Promise<void> {
       () => 0,
     );
     if (since > TAKEOVER_STALE_MS) await unlink(turn).catch(() => undefined);
-    return;
+    return false;
   }
   try {
-    if ((await readFile(lockPath, 'utf8').catch(() => undefined)) === stale)
-      await unlink(lockPath).catch(() => undefined);
+    if ((await readFile(lockPath, 'utf8').catch(() => undefined)) !== stale) return false;
+    await unlink(lockPath).catch(() => undefined);
+    return true;
   } finally {
     await removeIfSame(turn, mine);
   }
 }
 
-/** How long a takeover turn may last before another waiter ends it (its waiter died in it). */
-const TAKEOVER_STALE_MS = 5_000;
+/**
+ * How long a takeover turn may last before another waiter ends it (its waiter died in it): a turn
+ * is a read and an unlink, so a second is long.
+ */
+const TAKEOVER_STALE_MS = 1_000;
 
 async function removeIfSame(file: string, content: string): Promise<void> {
   if ((await readFile(file, 'utf8').catch(() => undefined)) === content)
