@@ -481,6 +481,8 @@ export class Engine {
    */
   async listRuns(query: RunListQuery = {}): Promise<RunPage<RunRecord>> {
     await this.ready();
+    if (typeof query !== 'object' || query === null)
+      throw new TypeError(`listRuns: the query must be an object, got ${describeValue(query)}`);
     const { workflow, status, limit = 50, after } = query;
     // A misspelled status would read as "no runs" (GET /runs answers 400 for it too).
     if (typeof status === 'string' && !(RUN_STATUSES as readonly string[]).includes(status))

@@ -54,12 +54,15 @@ export function workflowGraphSvg(workflow: Workflow, options: WorkflowGraphOptio
     workflow === null ||
     !Array.isArray(steps) ||
     steps.some((step) => typeof step !== 'object' || step === null) ||
-    !(wires === undefined || Array.isArray(wires))
+    !(
+      wires === undefined ||
+      (Array.isArray(wires) && wires.every((w) => typeof w === 'object' && w !== null))
+    )
   )
     throw new TypeError(
       `workflowGraphSvg needs a workflow (an object with a steps list and a wires list), got ${describeValue(workflow)}`,
     );
-  if (options?.run !== undefined) checkRunRecord(options.run, 'workflowGraphSvg: options.run');
+  if (options?.run !== undefined) checkRunRecord(options.run, 'workflowGraphSvg: options.run', true);
   const graph = workflowGraph(workflow);
   const shown = graph.nodes.map((node) => ({ ...node, lines: visibleLines(node.lines) }));
   const sizes = shown.map((node) => ({

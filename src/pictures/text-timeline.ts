@@ -24,7 +24,7 @@ const MARKS: Record<string, string> = { succeeded: '█', failed: '█', running
  */
 export function runTimelineText(record: RunRecord, options: RunTimelineTextOptions = {}): string {
   checkRunRecord(record, 'runTimelineText');
-  checkSize(options?.width, 'runTimelineText: options.width', 1);
+  checkSize(options?.width, 'runTimelineText: options.width', 1, 1000);
   const width = Math.max(10, Math.floor(options.width ?? 40));
   const span = runSpan(record, options.now);
   const column = (ms: number) => Math.round(((ms - span.start) / span.length) * width);

@@ -13,31 +13,46 @@ export interface RunSpan {
   length: number;
 }
 
-/** From the run's start to its end, or to `now` (default: the latest time in the record) while it goes on. @internal */
 /**
- * Throws a `TypeError` naming `what` when `record` is no run record (an object with a `steps` list of
- * objects): a picture of anything else would fail deep inside. @internal
+ * Throws a `TypeError` naming `what` when `record` is no run record: an object with a string `id`,
+ * `workflow` and `status`, and a `steps` list of objects each with a string `name` and `status` (and
+ * an `error` with a `message`, if any); with `stepsOnly`, only its steps. A picture of anything else
+ * would fail deep inside. @internal
  */
-export function checkRunRecord(record: unknown, what: string): asserts record is RunRecord {
-  const steps = (record as { steps?: unknown } | null)?.steps;
-  if (
-    typeof record !== 'object' ||
-    record === null ||
-    !Array.isArray(steps) ||
-    steps.some((step) => typeof step !== 'object' || step === null)
-  )
-    throw new TypeError(
-      `${what} needs a run record (an object with a steps list), got ${describeValue(record)}`,
-    );
+export function checkRunRecord(
+  record: unknown,
+  what: string,
+  stepsOnly = false,
+): asserts record is RunRecord {
+  const problem = runRecordProblem(record, stepsOnly);
+  if (problem !== undefined)
+    throw new TypeError(`${what} needs a run record: ${problem}, got ${describeValue(record)}`);
+}
+
+function runRecordProblem(record: unknown, stepsOnly: boolean): string | undefined {
+  if (typeof record !== 'object' || record === null) return 'an object';
+  const { id, workflow, status, steps } = record as Record<string, unknown>;
+  if (!stepsOnly && (typeof id !== 'string' || typeof workflow !== 'string' || typeof status !== 'string'))
+    return 'id, workflow and status must be strings';
+  if (!Array.isArray(steps)) return 'steps must be a list';
+  for (const step of steps as unknown[]) {
+    if (typeof step !== 'object' || step === null) return 'each step must be an object';
+    const { name, status: stepStatus, error } = step as Record<string, unknown>;
+    if (typeof name !== 'string' || typeof stepStatus !== 'string')
+      return "each step's name and status must be strings";
+    if (error !== undefined && error !== null && typeof (error as { message?: unknown }).message !== 'string')
+      return "a step's error must have a message";
+  }
+  return undefined;
 }
 
 /**
- * Throws a `TypeError` naming `what` when `value` is no whole number of at least `min` (a picture's
- * size option). @internal
+ * Throws a `TypeError` naming `what` when `value` is no number from `min` to `max` (a picture's size
+ * option). @internal
  */
-export function checkSize(value: unknown, what: string, min: number): void {
-  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= min))
-    throw new TypeError(`${what} must be a number of at least ${min}, got ${describeValue(value)}`);
+export function checkSize(value: unknown, what: string, min: number, max: number): void {
+  if (value !== undefined && !(typeof value === 'number' && value >= min && value <= max))
+    throw new TypeError(`${what} must be a number from ${min} to ${max}, got ${describeValue(value)}`);
 }
 
 /** From the run's start to its end, or to `now` (default: the latest time in the record) while it goes on. @internal */

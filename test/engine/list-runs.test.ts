@@ -56,6 +56,9 @@ describe.each([
     expect([...first.runs, ...second.runs, ...third.runs].map((r) => r.id)).toEqual(ids);
     expect(third.next).toBeUndefined();
     await expect(engine.listRuns({ limit: 0 })).rejects.toBeInstanceOf(ValidationError);
+    await expect(engine.listRuns(null as never)).rejects.toThrow(
+      'listRuns: the query must be an object, got null',
+    );
     // A misspelled status is refused, as GET /runs refuses it, rather than read as "no runs".
     const error = await engine.listRuns({ status: 'faild' as 'failed' }).catch((e: unknown) => e);
     expect((error as ValidationError).issues).toEqual([

@@ -147,14 +147,27 @@ describe('runTimelineText on a terminal', () => {
 
 describe('pictures refuse what is no run record or workflow, naming the argument', () => {
   it('throws a TypeError naming the function and what it got, instead of failing inside', () => {
-    const bad: unknown[] = [undefined, {}, { steps: 'x' }, { steps: [null] }];
+    const run = failedRun();
+    const bad: unknown[] = [
+      undefined,
+      {},
+      { steps: 'x' },
+      { steps: [null] },
+      { steps: [] },
+      { ...run, steps: [{ ...run.steps[0], name: 7 }] },
+      { ...run, steps: [{ ...run.steps[0], error: {} }] },
+    ];
     for (const value of bad) {
-      expect(() => runTimelineText(value as never)).toThrow(/^runTimelineText needs a run record/);
-      expect(() => runTimelineSvg(value as never)).toThrow(/^runTimelineSvg needs a run record/);
-      expect(() => workflowGraphSvg(value as never)).toThrow(/^workflowGraphSvg needs a workflow/);
+      expect(() => runTimelineText(value as never)).toThrow(/^runTimelineText needs a run record: /);
+      expect(() => runTimelineSvg(value as never)).toThrow(/^runTimelineSvg needs a run record: /);
     }
-    expect(() => runTimelineText(failedRun(), { width: 'x' as never })).toThrow(
-      'runTimelineText: options.width must be a number of at least 1, got the string "x"',
+    for (const value of [undefined, {}, { steps: [null] }, { steps: [{ name: 'a' }], wires: [null, 1] }])
+      expect(() => workflowGraphSvg(value as never)).toThrow(/^workflowGraphSvg needs a workflow/);
+    expect(() => runTimelineText(run, { width: 'x' as never })).toThrow(
+      'runTimelineText: options.width must be a number from 1 to 1000, got the string "x"',
+    );
+    expect(() => runTimelineText(run, { width: 1e9 })).toThrow(
+      /options\.width must be a number from 1 to 1000/,
     );
     // A narrow width still draws (at least 10 columns).
     expect(runTimelineText(failedRun(), { width: 3 })).toContain('timeline of run');
