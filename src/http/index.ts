@@ -8,7 +8,7 @@
  *   {@link createClient} all read, so the three always agree.
  * - Errors are `application/problem+json`: `{ type: "urn:stepwire:problem:<code>", status, title,
  *   detail, code, errors: [{ code, path, message }] }`; `errors` lists every problem (empty when the
- *   problem has no parts). Statuses come from the error-code table `ERROR_CODES` of the main entry:
+ *   problem has no parts), up to 1,000, then one `more_problems` issue saying how many more. Statuses come from the error-code table `ERROR_CODES` of the main entry:
  *   `validation_failed` and `write_rejected` 400, `not_found` 404, `conflict` and `write_conflict` 409, `limit_exceeded`
  *   413 for a limit on what the caller sent (`http.*`) else 422, `cancelled` 503, `upstream_error`
  *   502; anything else is 500 with a generic detail (never the message or stack; `onError` receives

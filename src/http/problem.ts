@@ -102,9 +102,21 @@ export function problemFromError(error: unknown): ProblemDetails {
   );
 }
 
-/** The issues an answer lists: the error's own, or for a limit one issue saying which limit. */
+/**
+ * The most issues an answer lists; past them, one last issue (`more_problems`) says how many more
+ * there are. A 1 MiB body of unknown keys would otherwise be answered with some 14 MiB of issues.
+ * @internal
+ */
+export const MAX_LISTED_ISSUES = 1000;
+
+/** The issues an answer lists: the error's own (at most {@link MAX_LISTED_ISSUES}), or for a limit one issue saying which limit. */
 function issuesOf(error: Error & { code: string }): Issue[] {
   const own = (error as { issues?: unknown }).issues;
+  if (Array.isArray(own) && own.length > MAX_LISTED_ISSUES) {
+    const more = own.length - MAX_LISTED_ISSUES;
+    const rest = { code: 'more_problems', path: '', message: `and ${more} more problems` };
+    return [...(own.slice(0, MAX_LISTED_ISSUES) as Issue[]), rest];
+  }
   if (Array.isArray(own)) return own as Issue[];
   if (isLimitError(error)) return [{ code: error.code, path: '', message: error.message }];
   return [];

@@ -55,3 +55,21 @@ describe('"__proto__" keys in JSON bodies', () => {
     expect((await call(handler, 'GET', '/workflows/first')).status).toBe(404);
   });
 });
+
+describe('a body with very many problems', () => {
+  it('answers the first 1,000 issues and one more_problems issue saying how many more', async () => {
+    const engine = new Engine();
+    await engine.catalog.registerEntity(customersEntity);
+    const body: Record<string, unknown> = { operation: {} };
+    for (let i = 0; i < 1500; i++) body[`k${i}`] = 1;
+    const read = await call(createHandler(engine), 'POST', '/catalog/entities/customers/read', body);
+    expect(read.status).toBe(400);
+    expect(read.body.errors).toHaveLength(1001);
+    expect(read.body.errors[999]).toMatchObject({ code: 'unknown_property', path: 'k999' });
+    expect(read.body.errors[1000]).toEqual({
+      code: 'more_problems',
+      path: '',
+      message: 'and 500 more problems',
+    });
+  });
+});
