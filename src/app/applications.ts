@@ -1,3 +1,4 @@
+import { createOrReplace } from '../adapters/create-or-replace.js';
 import { NotFoundError, ValidationError, type Issue } from '../errors/index.js';
 import {
   ApplicationSchema,
@@ -37,9 +38,7 @@ export class Applications {
     const validName = check(ResourceNameSchema, name);
     if (!validName.ok) throw new ValidationError(validName.issues.map((i) => ({ ...i, path: 'name' })));
     const application = await this.validate(config);
-    const storage = this.#host.options.storage;
-    const created = (await storage.get('applications', name)) === undefined;
-    await storage.put('applications', name, application);
+    const created = await createOrReplace(this.#host.options.storage, 'applications', name, application);
     return { application, created };
   }
 

@@ -1,3 +1,4 @@
+import { createOrReplace } from '../adapters/create-or-replace.js';
 import type { CallOptions, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
 import {
   ConflictError,
@@ -115,16 +116,20 @@ export class Catalog {
   async upsertEntity(definition: unknown): Promise<UpsertResult> {
     await this.#ready();
     const entity = parse(EntitySchema, definition, 'entity');
-    const previous = await this.#storage.get<Entity>('entities', entity.name);
-    if (previous) {
-      const issues = redefinitionIssues(entity, previous, await this.listRelationships());
-      if (issues.length > 0) throw new ValidationError(issues);
-    }
-    await this.#storage.put('entities', entity.name, entity);
+    const created = await createOrReplace(
+      this.#storage,
+      'entities',
+      entity.name,
+      entity,
+      async (previous) => {
+        const issues = redefinitionIssues(entity, previous, await this.listRelationships());
+        if (issues.length > 0) throw new ValidationError(issues);
+      },
+    );
     // Reads under way keep their table to themselves; later ones map the sheet by the new definition.
     this.#definitions.delete(entity.name);
     this.#cache.forget(entity.name);
-    return { entity, created: !previous };
+    return { entity, created };
   }
 
   /** The definition of an entity. @throws {@link NotFoundError} */

@@ -1,3 +1,4 @@
+import { createOrReplace } from '../adapters/create-or-replace.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import { ResourceNameSchema, check, type RowsTable } from '../schema/index.js';
@@ -42,8 +43,8 @@ export class ScriptRegistry {
     this.#ready = ready;
   }
 
-  /** Stores (or replaces) a script's source under `name`. */
-  async put(name: string, source: string): Promise<StoredScript> {
+  /** Stores (or replaces) a script's source under `name`; `created` says whether none was stored before. */
+  async put(name: string, source: string): Promise<StoredScript & { created: boolean }> {
     await this.#ready();
     const checked = check(ResourceNameSchema, name);
     if (!checked.ok) throw new ValidationError(checked.issues.map((i) => ({ ...i, path: 'name' })));
@@ -51,8 +52,8 @@ export class ScriptRegistry {
       throw new ValidationError([
         { code: 'invalid_type', path: 'source', message: 'the script source must be text' },
       ]);
-    await this.#storage.put('scripts', name, { name, source });
-    return { name, source };
+    const created = await createOrReplace(this.#storage, 'scripts', name, { name, source });
+    return { name, source, created };
   }
 
   /** The source of a stored script. @throws {@link NotFoundError} */

@@ -37,17 +37,12 @@ export const RESOURCE_ROUTES = [
     },
     problems: [400, 413, 415],
     action: async ({ engine, params: { name }, body, options }) => {
-      const source = await body();
-      // Whether a source was stored under the name (a trusted function registered under it is no source).
-      const existed = await engine.scripts.get(name).then(
-        () => true,
-        (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
-      );
-      await engine.scripts.put(name, source);
+      // Created when no source was stored under the name (a trusted function registered under it is none).
+      const { created } = await engine.scripts.put(name, await body());
       return json(
-        existed ? 200 : 201,
+        created ? 201 : 200,
         { name },
-        existed ? {} : { location: `${options.basePath}/scripts/${enc(name)}` },
+        created ? { location: `${options.basePath}/scripts/${enc(name)}` } : {},
       );
     },
   }),
