@@ -1,3 +1,4 @@
+import { createOrReplace } from '../adapters/create-or-replace.js';
 import {
   ConflictError,
   NotFoundError,
@@ -94,10 +95,10 @@ export class WorkflowRegistry {
     const workflow = prepared.plan.workflow;
     return this.#writes.run(['workflows'], async () => {
       await this.#checkReach(workflow);
-      const existed = (await this.#storage.get('workflows', workflow.name)) !== undefined;
-      await this.#storage.put('workflows', workflow.name, workflow);
+      // Created or replaced as one storage call decides, also between engines of several processes.
+      const created = await createOrReplace(this.#storage, 'workflows', workflow.name, workflow);
       this.#prepared.set(workflow.name, prepared);
-      return { workflow, created: !existed };
+      return { workflow, created };
     });
   }
 
