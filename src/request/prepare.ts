@@ -174,6 +174,8 @@ function buildBody(
   if (body === undefined) return undefined;
   const at = `${ROOT}.body`;
   if (method === 'GET' || method === 'HEAD') {
+    // null is no body (a reference into a skipped step gives null); anything else is one.
+    if (body === null) return undefined;
     issues.push({ code: 'body_not_allowed', path: at, message: `a ${method} request cannot have a body` });
     return undefined;
   }

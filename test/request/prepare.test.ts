@@ -113,6 +113,13 @@ describe('request_data', () => {
     expect((await issuesOf({ url: 'https://api.example.com/', body: 'x' }))[0]?.code).toBe(
       'body_not_allowed',
     );
+    // null is no body: a GET whose body is a reference to a skipped step's output still goes out.
+    for (const method of ['GET', 'HEAD']) {
+      const { fetch, requests } = fakeFetch();
+      const data = { url: 'https://api.example.com/', method, body: null } as RequestData;
+      expect((await performRequest(data, options({ fetch }))).status).toBe(200);
+      expect([requests[0]?.method, requests[0]?.body]).toEqual([method, null]);
+    }
     expect(
       (await issuesOf({ url: 'https://api.example.com/', method: 'POST', body: { n: 10n } }))[0]?.code,
     ).toBe('invalid_body');
