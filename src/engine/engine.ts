@@ -15,7 +15,7 @@ import { Applications } from '../app/applications.js';
 import { EventFeed } from './event-feed.js';
 import { describeValue } from '../schema/issues.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
-import { Execution, checkRunOptions, type RunOptions } from './run.js';
+import { Execution, MAX_RECORD_JSON_CHARS, checkRunOptions, type RunOptions } from './run.js';
 import type { RunServices } from './plan-types.js';
 import type { RunEvent, RunRecord } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
@@ -571,7 +571,8 @@ function applyInput(
 ): unknown {
   const declared = prepared.plan.workflow.workflow_input;
   let value = input === undefined || input === null ? {} : input;
-  const unstorable = jsonProblem(value, 'invalid_input');
+  // The run record holds the input too: it may take the whole record's room, no more.
+  const unstorable = jsonProblem(value, 'invalid_input', MAX_RECORD_JSON_CHARS);
   if (unstorable) throw new ValidationError([unstorable], `Invalid input: ${formatIssues([unstorable])}`);
   if (declared?.default_data && typeof value === 'object' && !Array.isArray(value)) {
     const filled: Record<string, unknown> = structuredClone(declared.default_data);

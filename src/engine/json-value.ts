@@ -10,13 +10,26 @@ import type { RunError } from './record.js';
 
 /**
  * The first place in `value` that JSON cannot hold, as an issue, or `undefined` when it can: a
- * BigInt, or an object that holds itself. Walked as `JSON.stringify` walks (through `toJSON`,
+ * BigInt, or an object that holds itself; or an issue `too_large` when its JSON would take more
+ * than `maxChars` characters (counted as `JSON.stringify` repeats an object held in several places,
+ * each object walked once). Walked as `JSON.stringify` walks (through `toJSON`,
  * skipping functions, symbols and `undefined` as it does), without making the text; the path is
  * only spelled out for the place found.
  * @internal
  */
-export function jsonProblem(value: unknown, code: string): Issue | undefined {
+export function jsonProblem(
+  value: unknown,
+  code: string,
+  maxChars = MAX_OUTPUT_JSON_CHARS,
+): Issue | undefined {
   const ancestors = new Set<object>();
+  /**
+   * Objects walked already, by the characters of their JSON: an object held in several places is
+   * walked once, but counts each time, as JSON repeats it (a value that doubles at every step of a
+   * chain would otherwise cost 2^n to walk, and to store).
+   */
+  const sizes = new Map<object, number>();
+  let chars = 0;
   /** The keys and indexes from the root to the value being walked. */
   const trail: (string | number)[] = [];
   const issue = (what: string): Issue => {
@@ -24,38 +37,60 @@ export function jsonProblem(value: unknown, code: string): Issue | undefined {
     for (const step of trail) path = typeof step === 'number' ? indexPath(path, step) : keyPath(path, step);
     return { code, path, message: `${subjectOf(path)} ${what}, which JSON cannot hold` };
   };
+  const tooLarge = (): Issue => ({
+    code: 'too_large',
+    path: '',
+    message: `it would take more than ${maxChars / MIB} MiB of JSON`,
+  });
+  /** Counts `n` characters of JSON; an issue once there are more than `maxChars`. */
+  const count = (n: number): Issue | undefined => ((chars += n) > maxChars ? tooLarge() : undefined);
+  /** Characters a value that is no object takes in JSON, about (a number's at most 24). */
+  const plainChars = (item: unknown): number => (typeof item === 'string' ? item.length + 3 : 9);
   const walk = (item: unknown): Issue | undefined => {
     if (typeof item !== 'object' || item === null)
-      return typeof item === 'bigint' ? issue('is a BigInt') : undefined;
+      return typeof item === 'bigint' ? issue('is a BigInt') : count(plainChars(item));
     if (typeof (item as { toJSON?: unknown }).toJSON === 'function') {
       const json = (item as { toJSON(key: string): unknown }).toJSON('');
       if (json !== item) return walk(json);
     }
+    const known = sizes.get(item);
+    if (known !== undefined) return count(known);
     if (ancestors.has(item)) return issue('holds itself');
-    ancestors.add(item);
+    const before = chars;
     let found: Issue | undefined;
+    // Only an object holding objects is kept track of (a row of cells is walked again, at its cost).
+    let nested = false;
+    chars += 2;
     if (Array.isArray(item)) {
       for (let i = 0; i < item.length && !found; i++) {
         const child: unknown = item[i];
         if (typeof child === 'object' ? child !== null : typeof child === 'bigint') {
+          if (!nested) ancestors.add(item);
+          nested = true;
           trail.push(i);
           found = walk(child);
           trail.pop();
-        }
+        } else chars += typeof child === 'string' ? child.length + 3 : 9;
       }
     } else
       for (const key in item) {
         if (!Object.hasOwn(item, key)) continue;
         const child: unknown = (item as Record<string, unknown>)[key];
+        chars += key.length + 3;
         if (typeof child === 'object' ? child !== null : typeof child === 'bigint') {
+          if (!nested) ancestors.add(item);
+          nested = true;
           trail.push(key);
           found = walk(child);
           trail.pop();
           if (found) break;
-        }
+        } else chars += typeof child === 'string' ? child.length + 3 : 9;
       }
-    ancestors.delete(item);
-    return found;
+    if (nested) {
+      ancestors.delete(item);
+      sizes.set(item, chars - before);
+    }
+    return found ?? count(0);
   };
   try {
     return walk(value);
@@ -65,6 +100,15 @@ export function jsonProblem(value: unknown, code: string): Issue | undefined {
     throw error;
   }
 }
+
+const MIB = 1024 * 1024;
+
+/**
+ * The most characters of JSON a step's (or an item's) output may take: its run record keeps it as
+ * JSON text, and JSON text has a size limit (about 512 Mi characters in V8) the whole record must
+ * stay under. @internal
+ */
+export const MAX_OUTPUT_JSON_CHARS = 16 * MIB;
 
 /**
  * Why JSON cannot hold a step's (or an item's) output, as the step's `invalid_output` error, or

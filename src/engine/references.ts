@@ -1,4 +1,5 @@
-import { StepwireError } from '../errors/index.js';
+import { LimitError, StepwireError } from '../errors/index.js';
+import { jsonProblem } from './json-value.js';
 import { findReferences, isWholeReference, parsePath, type PathSegment } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
 
@@ -149,10 +150,15 @@ export function compileValue(
     });
     pieces.push(value.slice(last));
     return {
-      resolve: (scope) =>
-        pieces
-          .map((piece) => (typeof piece === 'string' ? piece : toText(resolveReference(piece, scope))))
-          .join(''),
+      resolve: (scope) => {
+        const texts = pieces.map((piece) =>
+          typeof piece === 'string' ? piece : toText(resolveReference(piece, scope)),
+        );
+        let length = 0;
+        for (const text of texts) length += text.length;
+        if (length > MAX_TEXT_CHARS) throw textTooLong(value);
+        return texts.join('');
+      },
       constant: false,
     };
   }
@@ -198,5 +204,18 @@ export function toText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  // Walked first, cheaply: an object held in many places could make JSON text past any size.
+  if (jsonProblem(value, 'invalid_value', MAX_TEXT_CHARS)?.code === 'too_large') throw textTooLong();
   return JSON.stringify(value);
+}
+
+/** The most characters a string with references in it may come to once they are filled in. @internal */
+export const MAX_TEXT_CHARS = 16 * 1024 * 1024;
+
+function textTooLong(template?: string): LimitError {
+  const where = template === undefined ? 'a value placed in text' : `"${template.slice(0, 60)}"`;
+  return new LimitError(
+    'reference.text',
+    `${where} would come to more than ${MAX_TEXT_CHARS / (1024 * 1024)} Mi characters once its references are filled in`,
+  );
 }

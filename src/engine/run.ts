@@ -21,6 +21,7 @@ import { NO_ATTEMPT, traceJoin, traceRun, type AttemptTrace, type RunTrace } fro
 import { JsonText, takesJsonText } from '../adapters/json-text.js';
 import { interruptedRecord } from './interrupted.js';
 import { isThenable } from './thenable.js';
+import { jsonProblem } from './json-value.js';
 import { hexOf, sha256 } from '../bytes/hex.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */
@@ -111,6 +112,8 @@ export class Execution {
    * by the index of their first step, to the index after their last.
    */
   #savedSteps = new Map<number, { end: number; text: JsonText }>();
+  /** Characters of the finished steps' JSON text made so far (see {@link MAX_RECORD_JSON_CHARS}). */
+  #savedChars = 0;
   #finished = false;
   #parentTrace: string | undefined;
   #trace: RunTrace | undefined;
@@ -900,7 +903,21 @@ export class Execution {
     if (!this.#asText) return {};
     try {
       this.#stepsAsText();
-      return { text: JsonText.of(output) };
+      const room = MAX_RECORD_JSON_CHARS - this.#savedChars;
+      const problem = room < 0 ? undefined : jsonProblem(output, 'invalid_output', room);
+      if (room >= 0 && problem?.code !== 'too_large') {
+        if (problem)
+          return { failure: { code: problem.code, message: `workflow_output: ${problem.message}` } };
+        return { text: JsonText.of(output) };
+      }
+      // Too large as a whole: the record keeps the steps without their outputs.
+      this.#records.forEach((record, index) => {
+        if (record.output === null) return;
+        record.output = null;
+        this.#unsave(index);
+      });
+      this.#savedChars = 0;
+      return { failure: recordTooLarge() };
     } catch {
       // Found below, step by step.
     }
@@ -983,6 +1000,10 @@ export class Execution {
       while (end < records.length && !saved.has(end) && isFinished(records[end]!)) end += 1;
       const text = new JsonText(records.slice(i, end));
       saved.set(i, { end, text });
+      this.#savedChars += text.text.length;
+      // A record past what JSON text can hold could never be saved: no further step starts.
+      if (this.#savedChars > MAX_RECORD_JSON_CHARS && this.#failure === null)
+        this.#failure = recordTooLarge();
       steps.push(text);
       i = end;
     }
@@ -994,6 +1015,21 @@ export class Execution {
     for (const [start, { end }] of this.#savedSteps)
       if (start <= index && index < end) this.#savedSteps.delete(start);
   }
+}
+
+/**
+ * The most characters of JSON a run record's steps and output may take together: JSON text has a
+ * size limit (about 512 Mi characters in V8), and records are kept (in memory, with MemoryStorage).
+ * @internal
+ */
+export const MAX_RECORD_JSON_CHARS = 64 * 1024 * 1024;
+
+/** The run's error when its record would be too large to save. */
+function recordTooLarge(): RunError {
+  return {
+    code: 'record_too_large',
+    message: `the run record would take more than ${MAX_RECORD_JSON_CHARS / (1024 * 1024)} MiB as JSON; the steps' outputs are not kept`,
+  };
 }
 
 /** An attempt's outcome; `retryDelay` when a single attempt (see `runDelivered`) failed and may be retried. */

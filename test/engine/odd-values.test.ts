@@ -189,3 +189,78 @@ describe('engine.actions.register', () => {
     expect(stub.calls).toEqual([]);
   });
 });
+
+describe('values that JSON would make too large', () => {
+  it('fails a dummy_task whose wires double its output at each step, at once, without walking it all', async () => {
+    const engine = new Engine();
+    const dummy = (name: string) => ({
+      name,
+      type: 'l2' as const,
+      l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: { k: 1 } },
+    });
+    // Each step gets the previous step's output twice: 2^40 copies as JSON, a few objects in memory.
+    const steps = Array.from({ length: 40 }, (_, i) => dummy(`s${i}`));
+    const wires = steps
+      .slice(1)
+      .flatMap((step, i) =>
+        ['a', 'b'].map((path) => ({ source_name: `s${i}`, target_name: step.name, target_data_path: path })),
+      );
+    await engine.workflows.create({ name: 'doubling', steps, wires });
+    const record = await engine.run('doubling');
+    expect(record.status).toBe('failed');
+    expect(record.error).toMatchObject({
+      code: 'invalid_output',
+      message: expect.stringContaining('it would take more than 16 MiB of JSON'),
+    });
+    expect((await engine.getRun(record.id)).status).toBe('failed');
+  });
+
+  it('fails a step whose text, its references filled in, would pass 16 Mi characters', async () => {
+    const engine = new Engine();
+    // Each step's text holds the previous step's output twice, as JSON: about 3.4 times as long.
+    const steps = Array.from({ length: 16 }, (_, i) => ({
+      name: `s${i}`,
+      type: 'l2' as const,
+      l2_data: {
+        provider: 'platform',
+        module: 'dummy',
+        action: 'dummy_task',
+        input_data: { x: i === 0 ? 'ab"c' : `{{s${i - 1}}}{{s${i - 1}}}` },
+      },
+    }));
+    await engine.workflows.create({ name: 'texts', steps, wires: [] });
+    const record = await engine.run('texts');
+    expect(record.status).toBe('failed');
+    expect(record.error).toMatchObject({
+      code: 'limit_exceeded',
+      message: expect.stringContaining('would come to more than 16 Mi characters'),
+    });
+  });
+
+  it('fails the run with record_too_large when its outputs together would pass 64 MiB, keeping none', async () => {
+    const engine = new Engine();
+    const part = 'x'.repeat(1024 * 1024);
+    engine.actions.register({
+      provider: 't',
+      module: 'm',
+      action: 'big',
+      input: z.any(),
+      // 15 MiB of JSON each, one string in memory.
+      run: () => ({ parts: new Array<string>(15).fill(part) }),
+    });
+    const big = (name: string) => ({
+      name,
+      type: 'l2' as const,
+      l2_data: { provider: 't', module: 'm', action: 'big', input_data: {} },
+    });
+    const steps = ['a', 'b', 'c', 'd', 'e', 'f'].map(big);
+    const wires = steps.slice(1).map((step, i) => ({ source_name: steps[i]!.name, target_name: step.name }));
+    await engine.workflows.create({ name: 'large', steps, wires });
+    const record = await engine.run('large');
+    expect(record.status).toBe('failed');
+    expect(record.error?.code).toBe('record_too_large');
+    const stored = await engine.getRun(record.id);
+    expect(stored.status).toBe('failed');
+    expect(stored.steps.every((step) => step.output === null)).toBe(true);
+  }, 60_000);
+});

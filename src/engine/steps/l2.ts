@@ -5,6 +5,9 @@ import { StepwireError } from '../../errors/index.js';
 import { outputProblem } from '../json-value.js';
 import { isThenable } from '../thenable.js';
 
+/** The key of `platform/dummy/dummy_task`, whose output is its input. */
+const ECHO_KEY = actionKey('platform', 'dummy', 'dummy_task');
+
 /** Each l2 step's action and its key `provider/module/action`, made at its first run rather than at every one. */
 const KEYS = new WeakMap<object, { provider: string; module: string; action: string; key: string }>();
 
@@ -42,7 +45,9 @@ export const L2_STEP: StepType<StepOf<'l2'>> = {
       KEYS.set(l2, known);
     }
     const output = services.actions.invoke(provider, module, action, data ?? {}, context, known.key);
-    if (!services.actions.isOwn(known.key)) return output;
+    // Built-in actions return JSON by construction, except dummy_task, which returns its input: an
+    // object its wires placed at several paths is JSON that doubles with each step of a chain.
+    if (!services.actions.isOwn(known.key) && known.key !== ECHO_KEY) return output;
     return isThenable(output) ? Promise.resolve(output).then(storable) : storable(output);
   },
 
