@@ -23,6 +23,15 @@ export interface FilterPlan {
   listHasNull: boolean;
 }
 
+/**
+ * The most cells one page may hold (columns selected x rows per page): 10,000 rows of 100 columns.
+ * A page of 1,000 aliased columns and 10,000 rows is 10 million cells, too large to answer as JSON.
+ */
+const MAX_PAGE_CELLS = 1_000_000;
+
+/** The most problems a refused read lists; one last says how many more (an IN list of 200,000 bad items). */
+const MAX_LISTED_ERRORS = 100;
+
 /** A checked read: what to select, filter, order and which page. @internal */
 export interface ReadPlan {
   select: { column: number; name: string }[];
@@ -142,15 +151,23 @@ export function planRead(
   });
 
   const order: ReadPlan['order'] = [];
+  const ordered = new Set<number>();
   (input.operation.order_by ?? []).forEach((key, i) => {
-    order.push({
-      column: find(key.column, `operation.order_by[${i}].column`),
-      descending: key.direction === 'DESC',
-    });
+    const column = find(key.column, `operation.order_by[${i}].column`);
+    // A column already ordered by decides nothing more: left out (ties would walk it again).
+    if (ordered.has(column)) return;
+    ordered.add(column);
+    order.push({ column, descending: key.direction === 'DESC' });
   });
 
   // page_size is capped by limits.maxPageSize: a larger one reads pages of the cap's size, not an error.
   const pageSize = Math.min(input.page_size ?? limits.defaultPageSize, limits.maxPageSize);
+  if (select.length * pageSize > MAX_PAGE_CELLS)
+    errors.push(
+      `operation.select_columns: ${select.length} columns in pages of ${pageSize} rows would answer more than ${MAX_PAGE_CELLS} cells at once; select fewer columns or ask for smaller pages`,
+    );
+  if (errors.length > MAX_LISTED_ERRORS)
+    errors.splice(MAX_LISTED_ERRORS, errors.length, `and ${errors.length - MAX_LISTED_ERRORS} more problems`);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, plan: { select, filters, order, pageSize, pageNumber: input.page_number ?? 1 } };
 }

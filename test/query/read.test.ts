@@ -442,3 +442,31 @@ describe('bounds of one read', () => {
     );
   });
 });
+
+describe('bounds of one read', () => {
+  const base = { entity_name: 'people', operation: {} };
+
+  it('refuses a page of more than a million cells (columns selected x page size), naming why', () => {
+    const select_columns = Array.from({ length: 200 }, (_, i) => ({ column: 'id', alias: `id${i}` }));
+    expect(errors({ ...base, operation: { select_columns }, page_size: 10_000 })).toEqual([
+      'operation.select_columns: 200 columns in pages of 10000 rows would answer more than 1000000 cells at once; select fewer columns or ask for smaller pages',
+    ]);
+    expect(read({ select_columns }, { page_size: 5000 }).body.error?.is_error).toBe(false);
+  });
+
+  it('lists the first 100 problems and says how many more there are', () => {
+    const value = Array.from({ length: 250 }, (_, i) => `x${i}`);
+    const listed = errors({ ...base, operation: { filters: [{ column: 'age', operator: 'IN', value }] } });
+    expect(listed).toHaveLength(101);
+    expect(listed.at(-1)).toBe('and 150 more problems');
+  });
+
+  it('orders by a column given twice as by its first key', () => {
+    const twice = [
+      { column: 'age', direction: 'DESC' },
+      { column: 'id', direction: 'ASC' },
+      { column: 'age', direction: 'ASC' },
+    ];
+    expect(ids({ order_by: twice })).toEqual(ids({ order_by: twice.slice(0, 2) }));
+  });
+});
