@@ -16,6 +16,7 @@ import {
   findReferenceLoop,
   resolveReference,
   toPointer,
+  withinBudget,
 } from './references.js';
 import {
   ALWAYS,
@@ -221,7 +222,7 @@ export class SchemaCompiler {
     for (const key of ['$defs', 'definitions']) {
       for (const [name, sub] of readSchemaMap(schema, key, scope) ?? []) scope.sub([key, name], sub, true);
     }
-    entry.check = allOfChecks(checks);
+    entry.check = withinBudget(allOfChecks(checks));
     return entry.check;
   }
 

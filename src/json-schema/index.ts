@@ -18,7 +18,7 @@
  */
 import { ValidationError, formatIssues, type Issue } from '../errors/index.js';
 import { KEYWORDS, SchemaCompiler } from './compile.js';
-import { exhaustedLimit, startValidation } from './references.js';
+import { MAX_VALIDATION_ISSUES, exhaustedLimit, startValidation } from './references.js';
 
 /** Every keyword {@link compileSchema} accepts; any other keyword makes it throw. */
 export const SUPPORTED_KEYWORDS: readonly string[] = KEYWORDS;
@@ -69,7 +69,8 @@ export function compileSchema(schema: unknown, options: CompileSchemaOptions = {
     validate(value) {
       // Valid values, the common case, take the fast path that builds no paths or messages.
       startValidation();
-      if (check(value, '', null)) return [];
+      // A pass a limit stopped says nothing (a `not` over a stopped check would hold): never valid.
+      if (check(value, '', null) && exhaustedLimit() === null) return [];
       const issues: Issue[] = [];
       startValidation();
       check(value, '', issues);
@@ -82,7 +83,9 @@ export function compileSchema(schema: unknown, options: CompileSchemaOptions = {
           message:
             limit === 'too_deep'
               ? 'value is nested too deeply to validate'
-              : 'value takes too many steps to validate against this schema',
+              : limit === 'too_many_problems'
+                ? `validation stopped after ${MAX_VALIDATION_ISSUES} problems`
+                : 'value takes too many steps to validate against this schema',
         });
       }
       if (issues.length === 0) {

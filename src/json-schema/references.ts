@@ -12,21 +12,51 @@ export const MAX_REF_DEPTH = 400;
 /** Most `$ref`s followed while validating one value, so a schema cannot make validation exponential. @internal */
 export const MAX_REF_STEPS = 1_000_000;
 
+/**
+ * Most schema objects checked (an `enum` value compared counts one too) while validating one value:
+ * a schema of 20,000 `allOf` items over 200,000 array items would otherwise take a minute. @internal
+ */
+export const MAX_CHECK_STEPS = 20_000_000;
+
+/** Most issues one pass lists; then it stops (a failing value could otherwise list billions). @internal */
+export const MAX_VALIDATION_ISSUES = 1000;
+
 /** A limit that stopped a pass over a value. @internal */
-export type RefLimit = 'too_deep' | 'too_complex';
+export type RefLimit = 'too_deep' | 'too_complex' | 'too_many_problems';
 
 /** State of the validation under way; checks are synchronous, so one module-level record is enough. */
-const run: { depth: number; steps: number; exhausted: RefLimit | null } = {
+const run: { depth: number; steps: number; work: number; exhausted: RefLimit | null } = {
   depth: 0,
   steps: 0,
+  work: 0,
   exhausted: null,
 };
 
-/** Resets the `$ref` budget before each pass over a value. @internal */
+/** Resets the `$ref` and work budgets before each pass over a value. @internal */
 export function startValidation(): void {
   run.depth = 0;
   run.steps = MAX_REF_STEPS;
+  run.work = MAX_CHECK_STEPS;
   run.exhausted = null;
+}
+
+/**
+ * Spends `amount` of the work budget of the pass under way; false (the pass stops, failing) once it
+ * is spent or the issues list is full. @internal
+ */
+export function spend(amount: number, out: readonly unknown[] | null): boolean {
+  run.work -= amount;
+  if (run.work < 0) run.exhausted ??= 'too_complex';
+  else if (out !== null && out.length >= MAX_VALIDATION_ISSUES) run.exhausted ??= 'too_many_problems';
+  else return run.exhausted === null || run.exhausted === 'too_deep';
+  return false;
+}
+
+/** The check of one schema object, within the work budget of the pass under way. @internal */
+export function withinBudget(check: Check): Check {
+  return function checkWithin(value, path, out) {
+    return spend(1, out) && check(value, path, out);
+  };
 }
 
 /** Which limit, if any, stopped the last pass over a value. @internal */

@@ -363,3 +363,36 @@ describe('edge safety', () => {
     }
   });
 });
+
+describe('the work one validation may take', () => {
+  it('stops a schema x data product past its budget, refusing the value as too complex', () => {
+    const schema = compileSchema({
+      type: 'array',
+      items: { allOf: Array.from({ length: 2000 }, () => ({ minimum: 0 })) },
+    });
+    const issues = schema.validate(new Array<number>(20_000).fill(0));
+    expect(issues.at(-1)).toEqual({
+      code: 'too_complex',
+      path: '',
+      message: 'value takes too many steps to validate against this schema',
+    });
+  });
+
+  it('counts each enum value an object is compared with', () => {
+    const allowed = Array.from({ length: 20_000 }, (_, i) => ({ k: i }));
+    const schema = compileSchema({ type: 'array', items: { enum: allowed } });
+    const issues = schema.validate(new Array(2_000).fill({ k: -1 }));
+    expect(issues.map((issue) => issue.code)).toContain('too_complex');
+  });
+
+  it('lists at most 1,000 problems, then says it stopped', () => {
+    const schema = compileSchema({ type: 'array', items: { minimum: 0 } });
+    const issues = schema.validate(new Array<number>(5_000).fill(-1));
+    expect(issues).toHaveLength(1001);
+    expect(issues.at(-1)).toEqual({
+      code: 'too_many_problems',
+      path: '',
+      message: 'validation stopped after 1000 problems',
+    });
+  });
+});
