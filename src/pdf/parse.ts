@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { ValidationError } from '../errors/index.js';
+import { LimitError, ValidationError } from '../errors/index.js';
 import { cleanText } from './clean-text.js';
 import { safeLink } from './format.js';
 import { dataTableBlock, tableAsLines } from './table-value.js';
@@ -52,6 +52,12 @@ interface TableBuilder {
 export const MAX_TEMPLATE_DEPTH = 256;
 
 /**
+ * The most characters of variable values a template's markers may place, all together (the same long
+ * value placed by 150,000 markers ran the host out of memory before any limit of the PDF applied).
+ */
+const MAX_PLACED_CHARS = 16 * 1024 * 1024;
+
+/**
  * Parses the HTML subset into blocks. Markers are replaced after parsing, inside text only, so a
  * value is always text, never markup. Unsupported tags keep their text; script/style are dropped.
  * @throws {@link ValidationError} at `template` when elements nest deeper than {@link MAX_TEMPLATE_DEPTH}.
@@ -82,8 +88,16 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
     if (text !== '') out.push({ kind: 'text', text, ...style() });
   };
 
+  /** Characters of the values placed so far (see {@link MAX_PLACED_CHARS}). */
+  let placed = 0;
   /** A value's text: a newline is a line break, a tab a space. */
   const placeText = (text: string, out: Inline[]): void => {
+    placed += text.length;
+    if (placed > MAX_PLACED_CHARS)
+      throw new LimitError(
+        'pdf.text',
+        `the template's markers place more than ${MAX_PLACED_CHARS / (1024 * 1024)} Mi characters of values; a PDF this large could not be made`,
+      );
     cleanText(text)
       .split(/\r\n|\r|\n/)
       .forEach((line, i) => {

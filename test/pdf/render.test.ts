@@ -248,3 +248,13 @@ describe('renderPdf: options and limits', () => {
     );
   });
 });
+
+describe('renderPdf bounds what markers place', () => {
+  it('refuses a template whose markers place more than 16 Mi characters, before laying anything out', async () => {
+    const template = `<p>${'[[.a]]'.repeat(20_000)}</p>`;
+    const variables: PdfVariable[] = [{ name: 'a', value_type: 'STRING', value: 'x'.repeat(1000) }];
+    const error = await renderPdf({ template, variables }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LimitError);
+    expect((error as LimitError).limit).toBe('pdf.text');
+  });
+});
