@@ -15,6 +15,9 @@ const SUCCEEDED = 2;
 const FAILED = 3;
 const SKIPPED = 4;
 
+/** Longest stretch of items run without giving timers and I/O a turn. */
+const YIELD_EVERY_MS = 20;
+
 /**
  * Runs `runItem(index)` for every index in order, at most `concurrency` at a time. No new item
  * starts once `runItem` resolves `true` (stop) or `stopped()` says so; items already running finish.
@@ -29,8 +32,15 @@ export async function runEach(
 ): Promise<number> {
   let next = 0;
   let stop = false;
+  let since = Date.now();
   const worker = async () => {
     while (!stop && next < count) {
+      // Items that finish at once (in microtasks) would hold the event loop for the whole list: a
+      // cancel, a client gone or the time limit could not come in. Every 20 ms, timers get a turn.
+      if (Date.now() - since > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        since = Date.now();
+      }
       if (stopped()) {
         stop = true;
         break;

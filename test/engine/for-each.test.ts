@@ -305,6 +305,22 @@ describe('for_each', () => {
     expect(run.steps[0]!.error!.message).toContain('3 of 10 items had started');
   });
 
+  it('lets a cancel or the time limit in while items finish at once, one after another', async () => {
+    const engine = new Engine();
+    const controller = new AbortController();
+    // Items that return at once never give timers a turn by themselves; the first sets one.
+    engine.actions.stub('acme/work/item', (input) => {
+      if ((input as { n: number }).n === 1) setTimeout(() => controller.abort(), 5);
+      return null;
+    });
+    await engine.workflows.create(loop({}));
+    const cancelled = await engine.run('loop', { list: list(300_000) }, { signal: controller.signal });
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.steps[0]!.items!.skipped).toBeGreaterThan(0);
+    const timedOut = await engine.run('loop', { list: list(300_000) }, { timeoutMs: 30 });
+    expect(timedOut.error?.code).toBe('limit_exceeded');
+  }, 60_000);
+
   it('stops starting items when another step fails the run', async () => {
     const engine = new Engine();
     let release!: () => void;
