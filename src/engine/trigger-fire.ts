@@ -188,6 +188,8 @@ interface EntityRows {
   shape: EntityShape;
   /** Keys held by more than one row, left out of `rows`, with how many rows hold each. */
   shared: Map<string, number>;
+  /** The catalog's table the rows were read from (the same object while the sheet is unchanged). */
+  table: object;
 }
 
 /** The stored state when it belongs to this trigger (not to a deleted one of the same name). */
@@ -202,6 +204,15 @@ interface Fired {
 }
 
 const NONE: Fired = { fired: [], failures: [] };
+
+/** Per engine (its catalog), per entity trigger: the table it last compared, and the snapshot it wrote then. */
+const polledTables = new WeakMap<Catalog, Map<string, { table: object; polledAt: string }>>();
+
+function rememberPoll(catalog: Catalog, trigger: string, table: object, polledAt: string): void {
+  let tables = polledTables.get(catalog);
+  if (!tables) polledTables.set(catalog, (tables = new Map()));
+  tables.set(trigger, { table, polledAt });
+}
 
 async function pollEntity(
   host: FireHost,
@@ -219,6 +230,14 @@ async function pollEntity(
   }
   // One engine compares a snapshot and writes the next: two doing it at once could write their
   // snapshots in either order, and a row state one of them fired would fire again after an older one.
+  // Nothing to compare when the sheet is as this engine last compared it (the catalog gives the same
+  // table while the sheet's revision is unchanged) and the snapshot is the one it wrote then: a large
+  // entity polled every second would otherwise cost a full comparison and a snapshot each time.
+  const seen = polledTables.get(host.catalog)?.get(trigger.name);
+  if (seen && seen.polledAt === state.polled_at) {
+    const { table } = await host.catalog.table(entity_name).catch(() => ({ table: undefined }));
+    if (table !== undefined && table === seen.table) return NONE;
+  }
   const claims = await claimPoll(host, trigger, state.polled_at, now);
   if (!claims) return NONE;
   try {
@@ -268,6 +287,7 @@ async function pollEntity(
     if (read.shared.size > 0)
       failures.push({ trigger: trigger.name, error: sharedKeys(entity_name, read.shared) });
     await host.storage.put('trigger_state', trigger.name, next);
+    if (read.shared.size === 0) rememberPoll(host.catalog, trigger.name, read.table, next.polled_at);
     return { fired, failures };
   } finally {
     // A claim left behind (storage failing here) runs out after POLL_LEASE_MS.
@@ -381,7 +401,7 @@ async function rowsByKey(catalog: Catalog, entityName: string): Promise<EntityRo
       delete rows[text];
     } else setOwn(rows, text, row);
   }
-  return { rows, shape, shared };
+  return { rows, shape, shared, table };
 }
 
 /**
