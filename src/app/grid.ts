@@ -4,12 +4,11 @@
  * @module
  */
 import type { Component, Operation, Screen } from '../schema/index.js';
+import { DEFAULT_GRID_ROWS } from '../schema/grid-rows.js';
 import type { AppHost } from './host.js';
 import { fillQueryValue } from './redirect.js';
 import type { ResolvedDatagrid, ScreenQuery } from './types.js';
 
-/** Rows per grid page when the config gives no `page_size`. */
-const DEFAULT_GRID_PAGE_SIZE = 20;
 /** Highest grid page number read from a query string; a higher one, like any other bad value, is page 1. */
 const MAX_GRID_PAGE = 1_000_000;
 
@@ -21,7 +20,7 @@ export async function resolveGrid(
   query: ScreenQuery,
 ): Promise<ResolvedDatagrid> {
   const limits = host.options.limits;
-  const pageSize = Math.min(component.datagrid.page_size ?? DEFAULT_GRID_PAGE_SIZE, limits.maxPageSize);
+  const pageSize = Math.min(component.datagrid.page_size ?? DEFAULT_GRID_ROWS, limits.maxPageSize);
   const pageKey = `${component.name}_page`;
   const asked =
     Object.hasOwn(query, pageKey) && /^\d{1,7}$/.test(query[pageKey]!) ? Number(query[pageKey]) : 1;

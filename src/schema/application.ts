@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { addIssue } from './issues.js';
 import { NameSchema } from './entity.js';
 import { OperationSchema } from './get-entity.js';
+import { DEFAULT_GRID_ROWS, MAX_SCREEN_GRID_ROWS } from './grid-rows.js';
 
 /** Form item types: the kind of value a form field takes. */
 export const FORM_ITEM_TYPES = ['number', 'text', 'string', 'boolean', 'date'] as const;
@@ -148,6 +149,19 @@ export const ApplicationSchema = z
       );
     }
     app.screens.forEach((screen, s) => {
+      // Each view of a screen reads every grid's page: bounded, so one stored config cannot make
+      // every view hold the engine (2,000 grids of 1,000 rows took 21 s a view).
+      let rows = 0;
+      for (const row of screen.components)
+        for (const component of row)
+          if (component.type === 'datagrid') rows += component.datagrid.page_size ?? DEFAULT_GRID_ROWS;
+      if (rows > MAX_SCREEN_GRID_ROWS)
+        addIssue(
+          ctx,
+          ['screens', s, 'components'],
+          `the datagrids of screen "${screen.url}" show ${rows} rows a view (their page_size, 20 when not given); at most ${MAX_SCREEN_GRID_ROWS} are allowed`,
+          'too_big',
+        );
       const names = new Set<string>();
       screen.components.forEach((row, r) =>
         row.forEach((component, c) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/index.js';
+import { Engine, MemorySpreadsheets, ValidationError } from '../../src/index.js';
+import { customersEntity, shopSheets } from '../fixtures.js';
 import { appEngine, shopApp } from './helpers.js';
 
 type Json = Record<string, any>;
@@ -178,5 +179,35 @@ describe('application config validation', () => {
     app.screens[1].components[2][0].datagrid.entity_name = 'invoices';
     const issues = await issuesOf(app);
     expect(issues.map((i) => i.code).sort()).toEqual(['unknown_entity', 'unknown_workflow']);
+  });
+});
+
+describe('the grids of one screen', () => {
+  it('may show at most 5,000 rows a view together, counted by their page_size (20 when not given)', async () => {
+    const engine = new Engine({ spreadsheets: new MemorySpreadsheets(shopSheets()) });
+    await engine.catalog.registerEntity(customersEntity);
+    const grid = (i: number, page_size?: number) => ({
+      name: `g${i}`,
+      type: 'datagrid',
+      datagrid: { entity_name: 'customers', ...(page_size === undefined ? {} : { page_size }) },
+    });
+    const app = (grids: object[]) => ({
+      start_screen_url: 'home',
+      screens: [{ url: 'home', components: [grids] }],
+    });
+    const error = await engine.applications
+      .put('big', app(Array.from({ length: 6 }, (_, i) => grid(i, 1000))))
+      .catch((e: unknown) => e);
+    expect((error as ValidationError).issues).toContainEqual({
+      code: 'too_big',
+      path: 'screens[0].components',
+      message:
+        'the datagrids of screen "home" show 6000 rows a view (their page_size, 20 when not given); at most 5000 are allowed',
+    });
+    const fine = [
+      ...Array.from({ length: 4 }, (_, i) => grid(i, 1000)),
+      ...Array.from({ length: 50 }, (_, i) => grid(i + 4)),
+    ];
+    expect((await engine.applications.put('fine', app(fine))).created).toBe(true);
   });
 });
