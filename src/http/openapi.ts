@@ -64,8 +64,8 @@ const BODY_TYPES: Record<BodyMedia, readonly string[]> = {
   form: ['application/x-www-form-urlencoded', 'multipart/form-data'],
 };
 
-/** Problem statuses every route may answer: the authorize hook's 403, the unexpected 500. */
-const ALWAYS = [403, 500];
+/** Problem statuses every route may answer: the authorize hook's 403, a limit (an answer too large to send: 422), the unexpected 500. */
+const ALWAYS = [403, 422, 500];
 /** Problem statuses every route with path parameters may answer: 400 `invalid_path` for a value that is not valid percent-encoding. */
 const WITH_PARAMS = [400];
 

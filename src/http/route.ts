@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { runKeyProblem } from '../engine/run-keys.js';
-import { ValidationError } from '../errors/index.js';
+import { LimitError, ValidationError } from '../errors/index.js';
 import type { ResolvedHandlerOptions } from './options.js';
 
 /** Methods the API uses. @internal */
@@ -127,9 +127,26 @@ export function defineRoute<
   return route;
 }
 
-/** A JSON answer. @internal */
+/**
+ * A JSON answer. @internal
+ * @throws LimitError `response.size` when its JSON would pass what one string can hold (a page of
+ * large run records), answered 422 rather than as an unexpected 500.
+ */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  let text: string;
+  try {
+    text = JSON.stringify(body);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new LimitError(
+      'response.size',
+      'the answer would be too large to send as JSON; ask for less (a smaller limit or page)',
+      {
+        cause: error,
+      },
+    );
+  }
+  return new Response(text, {
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });
