@@ -22,83 +22,108 @@ export function jsonProblem(
   code: string,
   maxChars = MAX_OUTPUT_JSON_CHARS,
 ): Issue | undefined {
-  const ancestors = new Set<object>();
-  /**
-   * Objects walked already, by the characters of their JSON: an object held in several places is
-   * walked once, but counts each time, as JSON repeats it (a value that doubles at every step of a
-   * chain would otherwise cost 2^n to walk, and to store).
-   */
-  const sizes = new Map<object, number>();
-  let chars = 0;
-  /** The keys and indexes from the root to the value being walked. */
-  const trail: (string | number)[] = [];
-  const issue = (what: string): Issue => {
-    let path = '';
-    for (const step of trail) path = typeof step === 'number' ? indexPath(path, step) : keyPath(path, step);
-    return { code, path, message: `${subjectOf(path)} ${what}, which JSON cannot hold` };
-  };
-  const tooLarge = (): Issue => ({
-    code: 'too_large',
-    path: '',
-    message: `it would take more than ${maxChars / MIB} MiB of JSON`,
-  });
-  /** Counts `n` characters of JSON; an issue once there are more than `maxChars`. */
-  const count = (n: number): Issue | undefined => ((chars += n) > maxChars ? tooLarge() : undefined);
-  /** Characters a value that is no object takes in JSON, about (a number's at most 24). */
-  const plainChars = (item: unknown): number => (typeof item === 'string' ? item.length + 3 : 9);
-  const walk = (item: unknown): Issue | undefined => {
-    if (typeof item !== 'object' || item === null)
-      return typeof item === 'bigint' ? issue('is a BigInt') : count(plainChars(item));
-    if (typeof (item as { toJSON?: unknown }).toJSON === 'function') {
-      const json = (item as { toJSON(key: string): unknown }).toJSON('');
-      if (json !== item) return walk(json);
-    }
-    const known = sizes.get(item);
-    if (known !== undefined) return count(known);
-    if (ancestors.has(item)) return issue('holds itself');
-    const before = chars;
-    let found: Issue | undefined;
-    // Only an object holding objects is kept track of (a row of cells is walked again, at its cost).
-    let nested = false;
-    chars += 2;
-    if (Array.isArray(item)) {
-      for (let i = 0; i < item.length && !found; i++) {
-        const child: unknown = item[i];
-        if (typeof child === 'object' ? child !== null : typeof child === 'bigint') {
-          if (!nested) ancestors.add(item);
-          nested = true;
-          trail.push(i);
-          found = walk(child);
-          trail.pop();
-        } else chars += typeof child === 'string' ? child.length + 3 : 9;
-      }
-    } else
-      for (const key in item) {
-        if (!Object.hasOwn(item, key)) continue;
-        const child: unknown = (item as Record<string, unknown>)[key];
-        chars += key.length + 3;
-        if (typeof child === 'object' ? child !== null : typeof child === 'bigint') {
-          if (!nested) ancestors.add(item);
-          nested = true;
-          trail.push(key);
-          found = walk(child);
-          trail.pop();
-          if (found) break;
-        } else chars += typeof child === 'string' ? child.length + 3 : 9;
-      }
-    if (nested) {
-      ancestors.delete(item);
-      sizes.set(item, chars - before);
-    }
-    return found ?? count(0);
-  };
+  const walker = new JsonWalker(code, maxChars);
   try {
-    return walk(value);
+    return walker.walk(value);
   } catch (error) {
     if (error instanceof RangeError)
       return { code, path: '', message: 'the value is nested too deeply to be held as JSON' };
     throw error;
   }
+}
+
+/** One walk of {@link jsonProblem}: a class, so a call allocates one object and no closures. */
+class JsonWalker {
+  /** Characters of JSON counted so far. */
+  #chars = 0;
+  /** The objects from the root to the one being walked (made when first needed). */
+  #ancestors: Set<object> | undefined;
+  /**
+   * Objects holding objects walked already, by the characters of their JSON: an object held in
+   * several places is walked once, but counts each time, as JSON repeats it (a value that doubles at
+   * every step of a chain would otherwise cost 2^n to walk, and to store).
+   */
+  #sizes: Map<object, number> | undefined;
+  /** The keys and indexes from the root to the value being walked. */
+  readonly #trail: (string | number)[] = [];
+
+  constructor(
+    readonly code: string,
+    readonly maxChars: number,
+  ) {}
+
+  walk(item: unknown): Issue | undefined {
+    if (typeof item !== 'object' || item === null)
+      return typeof item === 'bigint' ? this.#issue('is a BigInt') : this.#count(plainChars(item));
+    if (typeof (item as { toJSON?: unknown }).toJSON === 'function') {
+      const json = (item as { toJSON(key: string): unknown }).toJSON('');
+      if (json !== item) return this.walk(json);
+    }
+    const known = this.#sizes?.get(item);
+    if (known !== undefined) return this.#count(known);
+    if (this.#ancestors?.has(item)) return this.#issue('holds itself');
+    const before = this.#chars;
+    let found: Issue | undefined;
+    // Only an object holding objects is kept track of (a row of cells is walked again, at its cost).
+    let nested = false;
+    this.#chars += 2;
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length && !found; i++) {
+        const child: unknown = item[i];
+        if (typeof child === 'object' ? child !== null : typeof child === 'bigint') {
+          if (!nested) (this.#ancestors ??= new Set()).add(item);
+          nested = true;
+          found = this.#into(child, i);
+        } else this.#chars += plainChars(child);
+      }
+    } else
+      for (const key in item) {
+        if (!Object.hasOwn(item, key)) continue;
+        const child: unknown = (item as Record<string, unknown>)[key];
+        this.#chars += key.length + 3;
+        if (typeof child === 'object' ? child !== null : typeof child === 'bigint') {
+          if (!nested) (this.#ancestors ??= new Set()).add(item);
+          nested = true;
+          found = this.#into(child, key);
+          if (found) break;
+        } else this.#chars += plainChars(child);
+      }
+    if (nested) {
+      this.#ancestors!.delete(item);
+      (this.#sizes ??= new Map()).set(item, this.#chars - before);
+    }
+    return found ?? this.#count(0);
+  }
+
+  #into(child: unknown, step: string | number): Issue | undefined {
+    this.#trail.push(step);
+    const found = this.walk(child);
+    this.#trail.pop();
+    return found;
+  }
+
+  /** Counts `n` characters of JSON; an issue once there are more than `maxChars`. */
+  #count(n: number): Issue | undefined {
+    this.#chars += n;
+    if (this.#chars <= this.maxChars) return undefined;
+    return {
+      code: 'too_large',
+      path: '',
+      message: `it would take more than ${this.maxChars / MIB} MiB of JSON`,
+    };
+  }
+
+  #issue(what: string): Issue {
+    let path = '';
+    for (const step of this.#trail)
+      path = typeof step === 'number' ? indexPath(path, step) : keyPath(path, step);
+    return { code: this.code, path, message: `${subjectOf(path)} ${what}, which JSON cannot hold` };
+  }
+}
+
+/** Characters a value that is no object takes in JSON, about (a number's at most 24). */
+function plainChars(item: unknown): number {
+  return typeof item === 'string' ? item.length + 3 : 9;
 }
 
 const MIB = 1024 * 1024;

@@ -903,8 +903,11 @@ export class Execution {
     if (!this.#asText) return {};
     try {
       this.#stepsAsText();
-      const room = MAX_RECORD_JSON_CHARS - this.#savedChars;
-      const problem = room < 0 ? undefined : jsonProblem(output, 'invalid_output', room);
+      // Without workflow_output the output is the map of the steps' outputs, about as large again as
+      // their saved records: only a workflow_output (its references may repeat a value) is walked.
+      const room = MAX_RECORD_JSON_CHARS - this.#savedChars * (this.#plan.output ? 1 : 2);
+      const problem =
+        room < 0 || !this.#plan.output ? undefined : jsonProblem(output, 'invalid_output', room);
       if (room >= 0 && problem?.code !== 'too_large') {
         if (problem)
           return { failure: { code: problem.code, message: `workflow_output: ${problem.message}` } };

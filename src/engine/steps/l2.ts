@@ -47,7 +47,7 @@ export const L2_STEP: StepType<StepOf<'l2'>> = {
     const output = services.actions.invoke(provider, module, action, data ?? {}, context, known.key);
     // Built-in actions return JSON by construction, except dummy_task, which returns its input: an
     // object its wires placed at several paths is JSON that doubles with each step of a chain.
-    if (!services.actions.isOwn(known.key) && known.key !== ECHO_KEY) return output;
+    if (!services.actions.isOwn(known.key) && (known.key !== ECHO_KEY || flat(output) || true)) return output;
     return isThenable(output) ? Promise.resolve(output).then(storable) : storable(output);
   },
 
@@ -66,4 +66,14 @@ function storable(output: unknown): unknown {
   const problem = outputProblem(output);
   if (problem) throw new StepwireError(problem.code, problem.message);
   return output;
+}
+
+/** True for a value that holds no object (an object of plain values): nothing in it can be held twice. */
+function flat(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null) return false;
+  }
+  return true;
 }
