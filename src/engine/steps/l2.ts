@@ -47,7 +47,7 @@ export const L2_STEP: StepType<StepOf<'l2'>> = {
     const output = services.actions.invoke(provider, module, action, data ?? {}, context, known.key);
     // Built-in actions return JSON by construction, except dummy_task, which returns its input: an
     // object its wires placed at several paths is JSON that doubles with each step of a chain.
-    if (!services.actions.isOwn(known.key) && (known.key !== ECHO_KEY || flat(output) || true)) return output;
+    if (!services.actions.isOwn(known.key) && (known.key !== ECHO_KEY || flat(output))) return output;
     return isThenable(output) ? Promise.resolve(output).then(storable) : storable(output);
   },
 
