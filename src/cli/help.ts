@@ -3,9 +3,10 @@ export const HELP: Record<string, string> = {
   main: `Usage: stepwire <command> [options]
 
 Runs a stepwire project folder (entities/, relationships/, workflows/, applications/,
-scripts/, sheets/<spreadsheet_id>/<sheet_name>.csv). validate, run, types and graph work in
-memory; serve and worker keep runs in <dir>/.stepwire/db (or --db) and write entity rows to
-the sheet files (serve --memory keeps everything in memory).
+scripts/, sheets/<spreadsheet_id>/<sheet_name>.csv). validate, types and graph work in
+memory, and run is a dry run in memory unless given --db; serve and worker keep runs in
+<dir>/.stepwire/db (or --db) and write entity rows to the sheet files (serve --memory keeps
+everything in memory).
 
 Commands:
   validate <dir>                       check every file; list each problem with file and path
@@ -36,11 +37,16 @@ Runs a workflow of the project and prints a line per step as it finishes and a
 timeline of the run at its end, then the output as JSON on standard output. Files
 the run stores in the "memory" file store are written to --out.
 
+Without --db it is a dry run: entity rows are copies of sheets/ in memory and no sheet
+file changes. With --db the run is recorded in that database and its writes land in
+the files of sheets/, as "stepwire serve" writes them.
+
 Options:
   -i, --input JSON  the workflow input, e.g. '{"customer_id":1}', or @file.json
   -o, --out DIR     where stored files are written (default: ./out)
-      --db URL|DIR  keep definitions and the run record in this database: a
-                    postgres:// URL or a folder (embedded); default: memory
+      --db URL|DIR  keep definitions and the run record in this database (a
+                    postgres:// URL or a folder, embedded) and write entity rows to
+                    the files of sheets/; default: a dry run in memory
       --schema NAME the Postgres schema of the project's tables, with --db
                     (default: stepwire)
       --sandbox NAME where scripts run: quickjs (QuickJS in worker threads, the
@@ -58,8 +64,8 @@ stepwire serve runs them.
 
 Exit codes: 0 ok, 1 invalid project, 2 usage error.`,
 
-  serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--out DIR] [--db URL|DIR | --memory]
-                      [--concurrency N] [--no-work] [--sandbox NAME]
+  serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--public-url URL] [--out DIR]
+                      [--db URL|DIR | --memory] [--concurrency N] [--no-work] [--sandbox NAME]
 
 Serves the HTTP API of the project and its application screens, logging each request.
 Stored files are served under /files/ (and written to --out when given). Definitions and
@@ -71,6 +77,10 @@ goes on at the next start. Stop with Ctrl-C (or SIGTERM): steps in flight finish
 Options:
   -p, --port N      port to listen on; 0 picks a free one (default: 8787)
       --host ADDR   address to listen on (default: 127.0.0.1)
+      --public-url URL  the address clients reach this server at, e.g.
+                    https://flows.example.com: every link (file URLs, app and hook
+                    addresses) starts with it (default: the listen address, with
+                    127.0.0.1 for 0.0.0.0)
   -o, --out DIR     also write stored files into this folder
       --db URL|DIR  the database: a postgres:// URL or a folder (embedded PGlite)
       --schema NAME the Postgres schema of the project's tables (default: stepwire)

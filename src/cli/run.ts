@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { loadProject } from '../node/project.js';
 import { openDatabase } from './database.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
@@ -15,7 +15,9 @@ import { NotFoundError, ValidationError } from '../errors/index.js';
 /**
  * `stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR] [--schema NAME]`: a line per step as it
  * finishes, then the output as JSON on standard output; exit 0 succeeded, 1 failed. With `--db` the
- * run record is kept in that database.
+ * run is a real one: its record is kept in that database and its writes land in the files of
+ * `sheets/`, as `serve` writes them. Without it, it is a dry run: entity rows are copies in memory and
+ * no sheet file changes (the output says so).
  * @internal
  */
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
@@ -41,6 +43,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     throw new UsageError('--schema names a schema of the database --db gives; give --db too', 'run');
   const sandbox = openSandbox(values['sandbox'], 'run');
   const database = await openDatabase(dir, values['db'] as string | undefined, 'memory', schema);
+  // A run recorded in a database that `serve` shares is a real run: it writes the sheet files too.
+  const real = database.storage !== undefined;
   try {
     const written: string[] = [];
     const project = await loadProject(dir, {
@@ -49,10 +53,15 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
         security: { resolve: nodeResolver },
         ...(database.storage ? { storage: database.storage } : {}),
       },
+      sheets: real ? 'files' : 'memory',
       outDir,
       onFileWritten: (path) => written.push(path),
     });
     printWarnings(io, project.problems);
+    if (!real)
+      io.err(
+        `dry run: entity rows are copies in memory, so no file in ${join(dir, 'sheets')} changes (give --db to write them)`,
+      );
     let handle;
     try {
       handle = await project.engine.start(workflow, input);

@@ -14,8 +14,9 @@ import { formatMs, printWarnings } from './report.js';
 const FILES = '/files/';
 
 /**
- * `stepwire serve <dir> [--port N] [--db URL|DIR | --memory]`: the HTTP API and the app screens, a
- * log line per request, files stored in the `memory` file store under `/files/`. Definitions and runs
+ * `stepwire serve <dir> [--port N] [--host ADDR] [--public-url URL] [--db URL|DIR | --memory]`: the HTTP
+ * API and the app screens, a log line per request, files stored in the `memory` file store under
+ * `/files/`, every link starting with `--public-url` (else the listen address, loopback for a wildcard). Definitions and runs
  * live in `--db`, else in `<dir>/.stepwire/db`; entity rows in the files of `sheets/`. `--memory`
  * keeps everything in memory. Resolves when the process is stopped (SIGINT, SIGTERM), after closing
  * the database.
@@ -28,6 +29,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     {
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
+      'public-url': { type: 'string' },
       out: { type: 'string', short: 'o' },
       db: { type: 'string' },
       schema: { type: 'string' },
@@ -46,6 +48,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       'serve',
     );
   const hostname = (values['host'] as string | undefined) ?? '127.0.0.1';
+  const publicUrl = parsePublicUrl(values['public-url']);
   const dir = positionals[0]!;
   const outDir = values['out'] as string | undefined;
   const memory = values['memory'] === true;
@@ -87,7 +90,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     return EXIT.failure;
   }
   try {
-    const filesBaseUrl = `${server.url}${FILES}`;
+    // Every link the server hands out (file URLs, app and hook addresses) starts here.
+    const base = publicUrl ?? server.url;
+    const filesBaseUrl = `${base}${FILES}`;
     const project = await loadProject(dir, {
       engineOptions: {
         sandbox,
@@ -117,18 +122,18 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       return response;
     };
     io.out(`stepwire serving ${dir} at ${server.url}`);
-    io.out(`  API: ${server.url}/openapi.json`);
+    if (publicUrl !== undefined) io.out(`  public URL: ${publicUrl} (every link starts with it)`);
+    io.out(`  API: ${base}/openapi.json`);
     io.out(`  data: ${database.where}${memory ? '' : `; entity rows in ${dir}/sheets`}`);
     for (const name of await project.engine.applications.list()) {
       const app = await project.engine.applications.get(name);
       io.out(
-        `  app "${name}": ${server.url}/applications/${encodeURIComponent(name)}/screens/${app.start_screen_url}`,
+        `  app "${name}": ${base}/applications/${encodeURIComponent(name)}/screens/${app.start_screen_url}`,
       );
     }
     io.out(`  files: ${filesBaseUrl}<name> (what upload_file steps store with provider "memory")`);
     const triggers = await project.engine.triggers.list();
-    for (const trigger of triggers)
-      io.out(`  trigger "${trigger.name}": ${describeTrigger(trigger, server.url)}`);
+    for (const trigger of triggers) io.out(`  trigger "${trigger.name}": ${describeTrigger(trigger, base)}`);
     const worker = work
       ? project.engine.work({
           concurrency,
@@ -166,6 +171,42 @@ export function parseConcurrency(value: unknown, command: string): number {
       command,
     );
   return n;
+}
+
+/**
+ * The `--public-url` option: the http(s) origin, optionally with a path, that clients reach the
+ * server at (behind a proxy, or on a listen address such as 0.0.0.0 that no client can use); no
+ * query, fragment or credentials. Returned without a trailing slash.
+ * @throws {@link UsageError} naming the option.
+ * @internal
+ */
+export function parsePublicUrl(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  )
+    throw new UsageError(
+      `--public-url must be an http:// or https:// address without query, fragment or credentials, e.g. https://flows.example.com, got "${text}"`,
+      'serve',
+    );
+  if (url.hostname === '0.0.0.0' || url.hostname === '[::]')
+    throw new UsageError(
+      `--public-url names the address clients use, not a listen address: got "${text}"`,
+      'serve',
+    );
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
 /** A file of the memory store by its url. */

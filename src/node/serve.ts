@@ -12,7 +12,10 @@ export interface ServeOptions {
 
 /** A running server. */
 export interface RunningServer {
-  /** Base URL of the server, e.g. `http://127.0.0.1:54321`. */
+  /**
+   * Base URL of the server, e.g. `http://127.0.0.1:54321`. A wildcard listen address (`0.0.0.0`,
+   * `::`) is no address a client can use, so the URL names loopback then (`127.0.0.1`, `[::1]`).
+   */
   url: string;
   /** The underlying Node server. */
   server: Server;
@@ -66,7 +69,7 @@ export async function serve(
   });
   const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://${formatHost(hostname)}:${bound}`,
+    url: `http://${formatHost(linkHost(hostname))}:${bound}`,
     server,
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -314,6 +317,13 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
 const HOST = /^(?:[A-Za-z0-9._~!$&'()*+,;=-]+|\[[0-9A-Fa-f:.]+\])(?::\d{0,5})?$/;
 
 /** A listening address as the host of a URL: an IPv6 address goes in brackets. */
+/** The host a link may name for a listen address: loopback for a wildcard one. */
+function linkHost(hostname: string): string {
+  if (hostname === '0.0.0.0' || hostname === '') return '127.0.0.1';
+  if (hostname === '::' || hostname === '[::]' || hostname === '::0') return '::1';
+  return hostname;
+}
+
 function formatHost(hostname: string): string {
   return hostname.includes(':') ? `[${hostname}]` : hostname;
 }

@@ -164,6 +164,20 @@ describe('stepwire in this process (cheap cases)', () => {
     expect((await inProcess(['help', 'run'])).stdout).toMatch(/^Usage: stepwire run/);
   });
 
+  it('serve --public-url that is no http(s) address for clients is a usage error naming --public-url', async () => {
+    for (const url of [
+      'ftp://flows.example.test',
+      'https://flows.example.test/?x=1',
+      'http://0.0.0.0:8787',
+      'flows',
+    ]) {
+      const result = await inProcess(['serve', 'examples/invoices', '--memory', '--public-url', url]);
+      expect(result.code, url).toBe(2);
+      expect(result.stderr).toMatch(/^stepwire serve: --public-url /);
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('graph: the workflow as SVG on standard output or into a file; an unknown workflow exits 1', async () => {
     const file = join(temp.dir, 'graph.svg');
     const [toStdout, toFile, unknown] = [

@@ -97,6 +97,9 @@ describe.skipIf(url === undefined)('stepwire worker beside stepwire serve --no-w
       schema,
     ]);
     expect(ran.code, ran.stderr).toBe(0);
+    // A recorded run is a real run: the row it wrote is in the sheet file that serve reads.
+    expect(ran.stderr).not.toContain('dry run');
+    expect(readFileSync(join(app, 'sheets/shop/customers.csv'), 'utf8')).toContain('601,Run Rita,Kyiv');
     const db = await openPostgres(url!, { schema });
     try {
       expect((await db.storage.list<{ status: string }>('runs')).map((run) => run.value.status)).toEqual([
@@ -105,6 +108,18 @@ describe.skipIf(url === undefined)('stepwire worker beside stepwire serve --no-w
     } finally {
       await db.close();
     }
+    // Without --db it is a dry run: it says so and leaves every sheet file as it was.
+    const sheet = readFileSync(join(app, 'sheets/shop/customers.csv'), 'utf8');
+    const dry = await stepwire([
+      'run',
+      app,
+      'add_customer',
+      '--input',
+      JSON.stringify({ id: 602, name: 'Dry Dora' }),
+    ]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain('dry run: entity rows are copies in memory');
+    expect(readFileSync(join(app, 'sheets/shop/customers.csv'), 'utf8')).toBe(sheet);
     const alone = await stepwire(['run', app, 'add_customer', '--input', input, '--schema', schema]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--schema names a schema of the database --db gives; give --db too');
