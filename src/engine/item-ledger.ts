@@ -37,9 +37,12 @@ export async function runEach(
     while (!stop && next < count) {
       // Items that finish at once (in microtasks) would hold the event loop for the whole list: a
       // cancel, a client gone or the time limit could not come in. Every 20 ms, timers get a turn.
+      // The other workers take items meanwhile: after the turn, check again that an item is left
+      // (taking one without that check ran items past the end).
       if (Date.now() - since > YIELD_EVERY_MS) {
         await new Promise((resolve) => setTimeout(resolve, 0));
         since = Date.now();
+        if (stop || next >= count) break;
       }
       if (stopped()) {
         stop = true;

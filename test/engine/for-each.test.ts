@@ -321,6 +321,27 @@ describe('for_each', () => {
     expect(timedOut.error?.code).toBe('limit_exceeded');
   }, 60_000);
 
+  it('runs each item once at concurrency 8 when timers get a turn near the end of the list', async () => {
+    const engine = new Engine();
+    // One item holds the event loop past the 20 ms stretch, so every worker gives timers a turn at
+    // once, each having seen an item left; only 3 are.
+    const stub = engine.actions.stub('acme/work/item', (input) => {
+      const { n } = input as { n: number };
+      if (n === 17) for (const until = Date.now() + 30; Date.now() < until;);
+      return { double: n * 2 };
+    });
+    await engine.workflows.create(loop({ concurrency: 8 }));
+    const run = await engine.run('loop', { list: list(20) });
+    expect(run.error).toBeNull();
+    expect(run.status).toBe('succeeded');
+    expect(stub.calls.map((call) => (call as { index: number }).index).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
+    const output = (run.output as { each: { items: unknown[] } }).each;
+    expect(output).toMatchObject({ succeeded: 20, failed: 0, skipped: 0 });
+    expect(output.items).toEqual(list(20).map(({ n }) => ({ double: n * 2 })));
+  });
+
   it('stops starting items when another step fails the run', async () => {
     const engine = new Engine();
     let release!: () => void;
