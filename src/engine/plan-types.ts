@@ -18,6 +18,11 @@ export interface PlannedWire {
   source: string;
   sourcePath: PathSegment[];
   targetPath: PathSegment[];
+  /**
+   * From the input: how many leading segments of `sourcePath` the input schema declares; one of
+   * them that the input leaves out reads as null. 0 from a step.
+   */
+  declared: number;
 }
 
 /** A condition ready to evaluate. @internal */

@@ -24,6 +24,7 @@ export type {
 export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: Plan; issues: Issue[] } {
   const issues: Issue[] = [];
   const inputName = workflow.workflow_input?.name ?? 'input';
+  const inputSchema = workflow.workflow_input?.input_schema;
   const indexOf = new Map(workflow.steps.map((step, index) => [step.name, index]));
 
   /**
@@ -54,6 +55,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       return true;
     }
     if (ref.root === inputName) {
+      ref.declared = declaredDepth(inputSchema, ref.path);
       const property = ref.path[0];
       if (context.inputProperties && typeof property === 'string' && !context.inputProperties.has(property)) {
         issues.push({
@@ -205,6 +207,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       source: wire.source_name,
       sourcePath: sourcePath.segments,
       targetPath: targetPath.segments,
+      declared: source === undefined ? declaredDepth(inputSchema, sourcePath.segments) : 0,
     });
   });
 
@@ -229,6 +232,24 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     plan: { workflow, inputName, steps, order, output: outputResolver, indexByName: indexOf, dependents },
     issues,
   };
+}
+
+/**
+ * How many leading segments of a path into the input the input schema declares: the first a
+ * property of `input_schema.properties`, each next one a property of the `properties` of the one
+ * before. Only `properties` are followed (not `$ref`, `allOf`, `items` and the like).
+ */
+function declaredDepth(schema: unknown, path: readonly PathSegment[]): number {
+  let depth = 0;
+  let current = schema;
+  for (const segment of path) {
+    if (typeof segment !== 'string' || typeof current !== 'object' || current === null) break;
+    const properties = (current as Record<string, unknown>)['properties'];
+    if (typeof properties !== 'object' || properties === null || !Object.hasOwn(properties, segment)) break;
+    current = (properties as Record<string, unknown>)[segment];
+    depth += 1;
+  }
+  return depth;
 }
 
 /** Kahn's algorithm, always taking the ready step that comes first in the definition. */

@@ -21,6 +21,11 @@ export interface Reference {
   text: string;
   root: string;
   path: PathSegment[];
+  /**
+   * For a reference to the input: how many leading segments of `path` the input schema declares
+   * (see `declaredDepth`). One of them that the input leaves out resolves to null.
+   */
+  declared?: number;
 }
 
 /** Looks up the value of a root (a step's output or the workflow input). @internal */
@@ -43,41 +48,51 @@ export function parseReference(expression: string, text: string): Reference | st
   return { text, root, path };
 }
 
-/** Reads `path` inside `value`. A last segment `length` of an array or string gives its length. @internal */
+/**
+ * Reads `path` inside `value`. A last segment `length` of an array or string gives its length. When
+ * the path does not exist, `at` is the first segment that does not, and `missing` says whether that
+ * segment is a property an object leaves out (rather than an index past the end, or a field of a
+ * value that has none). @internal
+ */
 export function readPath(
   value: unknown,
   path: readonly PathSegment[],
-): { ok: true; value: unknown } | { ok: false; at: number } {
+): { ok: true; value: unknown } | { ok: false; at: number; missing: boolean } {
   let current = value;
   for (let i = 0; i < path.length; i++) {
     const segment = path[i]!;
-    if (current === null || current === undefined) return { ok: false, at: i };
+    if (current === null || current === undefined) return { ok: false, at: i, missing: false };
     if (segment === 'length' && (Array.isArray(current) || typeof current === 'string')) {
       current = current.length;
       continue;
     }
     if (Array.isArray(current)) {
       const index = typeof segment === 'number' ? segment : /^\d+$/.test(segment) ? Number(segment) : -1;
-      if (index < 0 || index >= current.length) return { ok: false, at: i };
+      if (index < 0 || index >= current.length) return { ok: false, at: i, missing: false };
       current = current[index];
     } else if (typeof current === 'object') {
       const key = String(segment);
-      if (!Object.prototype.hasOwnProperty.call(current, key)) return { ok: false, at: i };
+      if (!Object.prototype.hasOwnProperty.call(current, key)) return { ok: false, at: i, missing: true };
       current = (current as Record<string, unknown>)[key];
     } else {
-      return { ok: false, at: i };
+      return { ok: false, at: i, missing: false };
     }
   }
   return { ok: true, value: current };
 }
 
-/** Resolves one reference against a scope. @throws {@link StepReferenceError} when its path does not exist. @internal */
+/**
+ * Resolves one reference against a scope. A reference into a skipped step, or to an input property
+ * the input schema declares and the input leaves out, resolves to null.
+ * @throws {@link StepReferenceError} when its path does not exist. @internal
+ */
 export function resolveReference(ref: Reference, scope: Scope): unknown {
   const root = scope.value(ref.root);
   if (root === null && scope.skipped(ref.root)) return null;
   const found = readPath(root, ref.path);
   if (found.ok) return found.value === undefined ? null : found.value;
   if (scope.skipped(ref.root)) return null;
+  if (found.missing && found.at < (ref.declared ?? 0)) return null;
   const upTo = [ref.root, ...ref.path.slice(0, found.at + 1)]
     .map((s) => (typeof s === 'number' ? `[${s}]` : s))
     .join('.')

@@ -577,7 +577,7 @@ export class Execution {
       const found = readPath(source, wire.sourcePath);
       const value = found.ok
         ? (found.value ?? null)
-        : this.#skipped[this.#indexOf(wire.source)]
+        : this.#skipped[this.#indexOf(wire.source)] || (found.missing && found.at < wire.declared)
           ? null
           : missingWire(wire.source, wire.sourcePath);
       if (wire.targetPath.length === 0) {
