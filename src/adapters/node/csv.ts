@@ -9,9 +9,10 @@ import { ValidationError } from '../../errors/index.js';
 import type { CellValue } from '../types.js';
 
 /**
- * Parses CSV text (RFC 4180): quoted fields may hold commas, newlines and `""` for a quote; CRLF, LF
- * or CR line ends; a leading byte-order mark is skipped; the last line end is optional; rows may have
- * different lengths; a blank line is a row of one empty field.
+ * Parses CSV text (RFC 4180): quoted fields may hold commas, newlines and `""` for a quote; every
+ * CRLF, LF or CR outside quotes ends a row, so one file may mix them; a leading byte-order mark is
+ * skipped; the last line end is optional; rows may have different lengths; a blank line is a row of
+ * one empty field.
  * @throws `ValidationError` (code `invalid_csv`, path `line N`) for a quote left open, text after a
  * closing quote, or a quote inside a field that does not start with one.
  */
@@ -94,6 +95,10 @@ function parseRecords<T>(text: string, cast: CastingFunction): T[][] {
   try {
     return parse(text, {
       bom: true,
+      // Every line end ends a row, whatever the first line used: lines a person appends to a CRLF file
+      // with LF would otherwise join the row above, a line break inside its last cell. CRLF is tried
+      // first, so it counts as one line end, not two.
+      record_delimiter: ['\r\n', '\n', '\r'],
       relax_column_count: true,
       cast,
       on_record: (record: string[], context) => {

@@ -1,4 +1,4 @@
-import { open, readFile, realpath, stat } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Worksheet } from 'exceljs';
 import { SheetError, StepwireError, ValidationError } from '../../errors/index.js';
@@ -14,9 +14,9 @@ import type {
   WriteRequest,
 } from '../types.js';
 import { checkExpect, updateGrid } from '../sheet-update.js';
-import { replaceFile } from './atomic-write.js';
 import { csvLayout, readCsvCells, writeCsvCells } from './csv.js';
 import { FileLockTimeout, withFileLock } from './file-lock.js';
+import { FileKeptChanging, rewriteFile, type RewriteHooks } from './file-rewrite.js';
 import { safeName } from './local-file-store.js';
 import { insertGridRows, setGridCells, sliceRange } from './sheet-grid.js';
 import {
@@ -39,7 +39,15 @@ export interface FileSpreadsheetsOptions {
    * @default 10000
    */
   lockTimeoutMs?: number;
+  /** Where tests edit a file in the middle of a write, as another program would. @internal */
+  hooks?: RewriteHooks;
 }
+
+/**
+ * How many times a write reads the file again because another program changed it between the read
+ * and the rename, before it gives up with `rows_moved`.
+ */
+const CHANGE_ATTEMPTS = 5;
 
 /** Where a sheet lives: a worksheet of a workbook, or a CSV file of its own. */
 interface SheetFile {
@@ -51,6 +59,12 @@ interface SheetFile {
 interface Snapshot {
   revision: string;
   sheets: Map<string, CellValue[][]>;
+}
+
+/** What a write does to the content of a file: to the sheet's worksheet, or to a CSV file's rows. */
+interface Change {
+  xlsx(sheet: Worksheet): void;
+  csv(grid: CellValue[][]): void;
 }
 
 /**
@@ -66,6 +80,12 @@ interface Snapshot {
  *   flushed to disk, renamed over the original, folder flushed), under a per-file lock: one queue per
  *   file in this process, and across processes the lock file `<file>.lock` holding the writer's pid
  *   (taken over when that process no longer runs). A crash never leaves a half-written file.
+ * - Edits made outside stepwire meanwhile are kept. Right before the rename, the file must still be
+ *   the one the write was applied to (same inode, size and times); when a program saved it since (by
+ *   rename or in place), the write starts over from the file as it is now, checking an append's or
+ *   update's expected cells again: up to 5 times, then `SheetError` `rows_moved`, nothing written.
+ *   Lines appended to a CSV file meanwhile (`echo ... >> file`) need no new start: they are copied to
+ *   the end of the new file, also when written into the old one just after the check.
  * - `.xlsx`: read and written with the `exceljs` package (an optional dependency, loaded on first
  *   use). Numbers, text, booleans and empty cells keep their types; text starting with `=` is written
  *   as text, never as a formula. Formula cells read as their last computed result, dates as ISO text.
@@ -74,7 +94,9 @@ interface Snapshot {
  * - `.csv` (UTF-8, comma separated): an empty field is an empty cell; an unquoted `TRUE`/`FALSE` is a
  *   boolean and an unquoted number in its canonical form (`12`, `-3.5`) a number; everything else,
  *   and every quoted field, is text (the entity's column types coerce it). Writes quote text that would
- *   otherwise read back as a number or boolean, and keep the file's byte-order mark and line ends.
+ *   otherwise read back as a number or boolean, and keep the file's byte-order mark and line end (its
+ *   first row's, for every row). Every CRLF, LF or CR outside quotes ends a row, so lines appended
+ *   by hand with another line end than the file's are rows too.
  *   Text starting with `=` stays plain text in the file; a spreadsheet program opening the CSV may
  *   still evaluate it.
  *
@@ -89,6 +111,7 @@ interface Snapshot {
 export class FileSpreadsheets implements SpreadsheetAdapter {
   readonly #dir: string;
   readonly #lockTimeoutMs: number;
+  readonly #hooks: RewriteHooks | undefined;
   /** Parsed files by path; an entry is used only while the file's revision is unchanged. */
   readonly #snapshots = new Map<string, Snapshot>();
 
@@ -100,6 +123,7 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
       throw new TypeError('FileSpreadsheets options.lockTimeoutMs must be a number of ms, 0 or more');
     this.#dir = resolve(options.dir);
     this.#lockTimeoutMs = timeout;
+    this.#hooks = options.hooks;
   }
 
   /** Reads ranges; ranges of one file in one call see the same version of it. */
@@ -192,12 +216,11 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
     return new Map(workbook.worksheets.map((sheet) => [sheet.name, worksheetCells(sheet)]));
   }
 
-  /** Reads the file afresh under its write lock, applies `change` and replaces the file. */
-  async #change(
-    ref: SheetRef,
-    signal: AbortSignal | undefined,
-    change: { xlsx(sheet: Worksheet): void; csv(grid: CellValue[][]): void },
-  ): Promise<void> {
+  /**
+   * Reads the file afresh under its write lock, applies `change` and replaces the file; starts over
+   * when another program changed the file in between (see {@link FileSpreadsheets}).
+   */
+  async #change(ref: SheetRef, signal: AbortSignal | undefined, change: Change): Promise<void> {
     signal?.throwIfAborted();
     const file = await this.#locate(ref);
     // Lock and replace the real file, so a symbolic link stays a link to the updated file.
@@ -205,42 +228,50 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
       throw this.#missing(file, ref, error);
     });
     try {
-      await withFileLock(path, this.#lockTimeoutMs, signal, async () => {
-        const bytes = new Uint8Array(
-          await readFile(path).catch((error: unknown) => {
-            throw this.#missing(file, ref, error);
-          }),
-        );
-        let out: Uint8Array;
-        if (file.format === 'csv') {
-          const text = decodeUtf8(file, ref, bytes);
-          const grid = csvCells(file, ref, text);
-          change.csv(grid);
-          out = new TextEncoder().encode(writeCsvCells(grid, csvLayout(text)));
-        } else {
-          const workbook = await loadWorkbook(bytes).catch((error: unknown) => {
-            throw invalidFile(file, ref, error);
-          });
-          const sheet = workbook.worksheets.find((s) => s.name === ref.sheet_name);
-          if (!sheet)
-            throw noSheet(
-              ref,
-              file,
-              workbook.worksheets.map((s) => s.name),
-            );
-          change.xlsx(sheet);
-          out = await saveWorkbook(workbook);
-        }
-        await replaceFile(path, out, signal);
-        this.#snapshots.delete(file.path);
-      });
+      await withFileLock(path, this.#lockTimeoutMs, signal, () =>
+        rewriteFile(path, (bytes) => this.#changed(file, ref, bytes, change), {
+          signal,
+          attempts: CHANGE_ATTEMPTS,
+          lines: file.format === 'csv',
+          hooks: this.#hooks,
+        }),
+      );
     } catch (error) {
-      if (!(error instanceof FileLockTimeout)) throw error;
+      if (error instanceof FileKeptChanging)
+        throw new SheetError(`${error.message}; nothing was written`, location(ref), {
+          code: 'rows_moved',
+          cause: error,
+        });
+      if (!(error instanceof FileLockTimeout)) throw this.#missing(file, ref, error);
       throw new SheetError(`cannot write ${file.path}: ${error.message}`, location(ref), {
         code: 'locked',
         cause: error,
       });
+    } finally {
+      this.#snapshots.delete(file.path);
     }
+  }
+
+  /** The bytes of a file after `change`. */
+  async #changed(file: SheetFile, ref: SheetRef, bytes: Uint8Array, change: Change): Promise<Uint8Array> {
+    if (file.format === 'csv') {
+      const text = decodeUtf8(file, ref, bytes);
+      const grid = csvCells(file, ref, text);
+      change.csv(grid);
+      return new TextEncoder().encode(writeCsvCells(grid, csvLayout(text)));
+    }
+    const workbook = await loadWorkbook(bytes).catch((error: unknown) => {
+      throw invalidFile(file, ref, error);
+    });
+    const sheet = workbook.worksheets.find((s) => s.name === ref.sheet_name);
+    if (!sheet)
+      throw noSheet(
+        ref,
+        file,
+        workbook.worksheets.map((s) => s.name),
+      );
+    change.xlsx(sheet);
+    return saveWorkbook(workbook);
   }
 
   /** The `sheet_not_found` error for a file that could not be opened (other errors pass through). */
