@@ -76,8 +76,26 @@ export interface StepwireClient {
   listWorkflows(): Promise<Workflow[]>;
   /** `DELETE /workflows/{name}`. */
   deleteWorkflow(name: string): Promise<void>;
-  /** `POST /workflows/{name}/runs`: runs a workflow; the record says whether it succeeded. */
+  /**
+   * `POST /workflows/{name}/runs`: runs a workflow and waits for its end; the record says whether it
+   * succeeded. Giving up (a timeout) never cancels the run: {@link StepwireClient.cancelRun} does.
+   */
   runWorkflow(name: string, input?: unknown, options?: RunWorkflowOptions): Promise<RunRecord>;
+  /**
+   * `POST /workflows/{name}/runs` with `Prefer: respond-async`: starts a workflow and resolves at once
+   * with its run id (`replayed` when the idempotency key was used before: the run it started). Read
+   * the run with {@link StepwireClient.getRun}.
+   * @example
+   * ```ts
+   * const { run_id } = await client.startRun('invoice', { customer_id: 1 }, { idempotencyKey: 'order-7' });
+   * const record = await client.getRun(run_id);
+   * ```
+   */
+  startRun(
+    name: string,
+    input?: unknown,
+    options?: RunWorkflowOptions,
+  ): Promise<{ run_id: string; replayed: boolean }>;
   /** `GET /runs/{id}`. */
   getRun(id: string): Promise<RunRecord>;
   /** `POST /runs/{id}/cancel`: cancels a run; `cancelled` is false when it had already ended. */
@@ -208,17 +226,25 @@ export function createClient(options: ClientOptions): StepwireClient {
     getWorkflow: (name) => value(call('workflows.get', { params: { name } })),
     listWorkflows: () => value(call('workflows.list', {})),
     deleteWorkflow: (name) => value(call('workflows.delete', { params: { name } })),
-    runWorkflow: (name, input, { idempotencyKey } = {}) =>
-      value(
-        call(
-          'workflows.run',
-          { params: { name }, body: input ?? {} },
-          {
-            timeout: runTimeout,
-            ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
-          },
-        ),
-      ),
+    runWorkflow: async (name, input, { idempotencyKey } = {}) => {
+      const answer = await call(
+        'workflows.run',
+        { params: { name }, body: input ?? {} },
+        {
+          timeout: runTimeout,
+          ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
+        },
+      );
+      // Without `Prefer: respond-async` the answer waits: its body is the run record.
+      return answer.value as RunRecord;
+    },
+    startRun: async (name, input, { idempotencyKey } = {}) => {
+      const headers: Record<string, string> = { prefer: 'respond-async' };
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+      const answer = await call('workflows.run', { params: { name }, body: input ?? {} }, { headers });
+      const { run_id } = answer.value as { run_id: string };
+      return { run_id, replayed: answer.status === 200 };
+    },
     getRun: (id) => value(call('runs.get', { params: { id } })),
     cancelRun: (id) => value(call('runs.cancel', { params: { id } })),
     listRuns: ({ limit, ...query } = {}) =>

@@ -28,8 +28,9 @@
  * - `PUT /workflows/{name}`: a body `name` different from the path is a 400 `name_mismatch`; a body
  *   without `name` takes the path's.
  * - An optional JSON body that is empty means `{}`. `POST /workflows/{name}/runs` answers 200 with
- *   the run record whatever its status, plus `Location: /runs/{id}`; the request's signal cancels the
- *   run when the client goes away.
+ *   the run record whatever its status, plus `Location: /runs/{id}`; with `Prefer: respond-async`,
+ *   202 `{ run_id }` at once. A client that goes away never cancels the run (the answer stops
+ *   waiting); `POST /runs/{id}/cancel` does.
  * - `PUT /scripts/{name}` takes `text/plain` or `application/javascript` (or `text/javascript`) and
  *   answers `{ name }` with 201 (new) or 200 (replaced); `GET /scripts/{name}` answers the source as
  *   `text/javascript`. Lists (`GET /catalog/entities`, `/workflows`) are JSON arrays of definitions;

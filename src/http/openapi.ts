@@ -223,6 +223,9 @@ function schemaFor(schema: z.ZodType, side: Side): JsonObject {
     const item = COMPONENTS.find((c) => c.schema === schema.element)?.[side];
     if (item) return { type: 'array', items: ref(item) };
   }
+  // One of several shapes (a run record, or `{ run_id }`): each named one stays a `$ref`.
+  if (schema instanceof z.ZodUnion)
+    return { anyOf: (schema.options as readonly z.ZodType[]).map((option) => schemaFor(option, side)) };
   return fromZod(schema, side);
 }
 

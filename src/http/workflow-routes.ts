@@ -10,9 +10,20 @@ import {
   jsonText,
   nameParam,
   noContent,
+  type RouteHeader,
 } from './route.js';
 
 const enc = encodeURIComponent;
+const RUN_ID = z.strictObject({
+  run_id: z.string().describe('The run the call started, or started before.'),
+});
+
+/** The `Prefer` header of `POST /workflows/{name}/runs` (RFC 7240). */
+const PREFER: RouteHeader = {
+  name: 'Prefer',
+  description:
+    '`respond-async`: answer 202 `{ run_id }` at once instead of waiting for the run to end. Other preferences are ignored.',
+};
 const WORKFLOW_BODY = {
   media: 'json',
   schema: WorkflowSchema,
@@ -123,9 +134,9 @@ export const WORKFLOW_ROUTES = [
     name: 'workflows.run',
     summary: 'Run a workflow',
     description:
-      'Runs the workflow to its end. 200 with the run record whether it succeeded or failed, and `Location: /runs/{id}`; 400 when the input is invalid (nothing runs). Without an `Idempotency-Key`, the run is cancelled when the client goes away. With one, the run goes on when the client goes away, and a key already used for this workflow answers the run it started once it ends (header `Idempotent-Replayed: true`) instead of running again.',
+      'Starts the workflow. Without `Prefer: respond-async` the answer waits for the run to end: 200 with the run record whether it succeeded or failed, and `Location: /runs/{id}`. With it, the answer is 202 `{ run_id }` at once, with `Location` and `Preference-Applied: respond-async`; read the run at `Location` (or cancel it with `POST /runs/{id}/cancel`). 400 when the input is invalid (nothing runs). A client that goes away never cancels the run: the answer stops waiting and the run goes on. An `Idempotency-Key` already used for this workflow answers the run it started (header `Idempotent-Replayed: true`) instead of running again: waiting, its record once it ends; with `respond-async`, 200 `{ run_id }` at once.',
     params: nameParam('Workflow'),
-    headers: [IDEMPOTENCY_KEY],
+    headers: [IDEMPOTENCY_KEY, PREFER],
     body: {
       media: 'json',
       schema: z.unknown().describe('The workflow input; validated against its input_schema.'),
@@ -134,30 +145,51 @@ export const WORKFLOW_ROUTES = [
     },
     responses: {
       200: {
-        description: 'The run record.',
-        schema: RunRecordSchema,
+        description:
+          'The run record once the run ended; with `Prefer: respond-async` and an `Idempotency-Key` used before, `{ run_id }` of the run it started.',
+        schema: z.union([RunRecordSchema, RUN_ID]),
         headers: {
           Location: 'The path the run record is read at: `/runs/{id}`.',
           'Idempotent-Replayed':
             '`true` when the `Idempotency-Key` was used before: the run it started, not a new one.',
+          'Preference-Applied': '`respond-async` when the answer did not wait for the run.',
+        },
+      },
+      202: {
+        description: 'With `Prefer: respond-async`: the run started and goes on; read it at `Location`.',
+        schema: RUN_ID,
+        headers: {
+          Location: 'The path the run record is read at: `/runs/{id}`.',
+          'Preference-Applied': '`respond-async`.',
         },
       },
     },
     problems: [400, 404, 413, 415, 503],
     action: async ({ engine, request, params, body, options }) => {
       const key = idempotencyKey(request);
-      // A run with a key outlives its request: the client that went away (a timeout) sends the key
-      // again to get the run, which must not have been cancelled meanwhile.
+      const respondAsync = prefersAsync(request);
+      // No request signal: a run outlives its request; only `POST /runs/{id}/cancel` cancels it.
       const run = await engine.start(params.name, await body(), {
-        ...(key === null ? { signal: request.signal } : {}),
         traceparent: request.headers.get('traceparent') ?? undefined,
         ...(key === null ? {} : { key }),
       });
-      const record = await run.result;
-      return json(200, record, {
-        location: `${options.basePath}/runs/${enc(record.id)}`,
+      const headers: Record<string, string> = {
+        location: `${options.basePath}/runs/${enc(run.id)}`,
         ...(run.replayed ? { 'idempotent-replayed': 'true' } : {}),
-      });
+      };
+      if (respondAsync) {
+        // Its failures are in its record; nobody waits for it here.
+        run.result.catch(() => undefined);
+        return json(
+          run.replayed ? 200 : 202,
+          { run_id: run.id },
+          { ...headers, 'preference-applied': 'respond-async' },
+        );
+      }
+      const record = await unlessGone(run.result, request.signal);
+      // The client went away: nobody reads this answer, and the run goes on.
+      if (record === undefined) return json(202, { run_id: run.id }, headers);
+      return json(200, record, headers);
     },
   }),
   defineRoute({
@@ -221,3 +253,39 @@ export const WORKFLOW_ROUTES = [
     action: async ({ engine, params }) => json(200, { cancelled: await engine.cancel(params.id) }),
   }),
 ] as const;
+
+/** Whether the request's `Prefer` header (RFC 7240, any number of them) holds `respond-async`. */
+function prefersAsync(request: Request): boolean {
+  const prefer = request.headers.get('prefer');
+  if (prefer === null) return false;
+  // Preferences are separated by commas; each is a token, optionally `=value` and `;` parameters.
+  return prefer.split(',').some((preference) => {
+    const name = preference.split(/[=;]/, 1)[0]!.trim().toLowerCase();
+    return name === 'respond-async';
+  });
+}
+
+/**
+ * The run's record once it ends, or `undefined` as soon as the client goes away (`signal`): the
+ * answer then stops waiting, and the run goes on.
+ */
+function unlessGone<T>(result: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) {
+    result.catch(() => undefined);
+    return Promise.resolve(undefined);
+  }
+  return new Promise<T | undefined>((resolve, reject) => {
+    const gone = (): void => resolve(undefined);
+    signal.addEventListener('abort', gone, { once: true });
+    result.then(
+      (value) => {
+        signal.removeEventListener('abort', gone);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', gone);
+        reject(error);
+      },
+    );
+  });
+}

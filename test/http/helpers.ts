@@ -33,6 +33,7 @@ const DOC = buildOpenApi() as any;
 function resolve(schema: any): any {
   if (schema && typeof schema.$ref === 'string') return DOC.components.schemas[schema.$ref.split('/').pop()];
   if (schema?.type === 'array' && schema.items?.$ref) return { ...schema, items: resolve(schema.items) };
+  if (Array.isArray(schema?.anyOf)) return { ...schema, anyOf: schema.anyOf.map(resolve) };
   return schema;
 }
 

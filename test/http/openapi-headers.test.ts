@@ -10,7 +10,7 @@ describe('/openapi.json documents the request headers that change what a route d
     const { body: doc } = await call(createHandler(new Engine()), 'GET', '/openapi.json');
     const headersOf = (op: any) =>
       (op.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
-    expect(headersOf(doc.paths['/workflows/{name}/runs'].post)).toEqual(['Idempotency-Key']);
+    expect(headersOf(doc.paths['/workflows/{name}/runs'].post)).toEqual(['Idempotency-Key', 'Prefer']);
     expect(headersOf(doc.paths['/hooks/{name}'].post)).toEqual(['Idempotency-Key', 'X-Stepwire-Signature']);
     const signature = doc.paths['/hooks/{name}'].post.parameters.find(
       (p: any) => p.name === 'X-Stepwire-Signature',
@@ -23,7 +23,7 @@ describe('/openapi.json documents the request headers that change what a route d
 });
 
 describe('/openapi.json documents the answer headers a client reads', () => {
-  it('declares every Location and Idempotent-Replayed header the routes send', async () => {
+  it('declares every Location, Idempotent-Replayed and Preference-Applied header the routes send', async () => {
     const handler = createHandler(new Engine());
     const { body: doc } = await call(handler, 'GET', '/openapi.json');
     const sent: string[] = [];
@@ -31,7 +31,7 @@ describe('/openapi.json documents the answer headers a client reads', () => {
     const send = async (method: string, path: string, template: string, body?: unknown, headers = {}) => {
       const { response, status } = await call(handler, method, path, body, headers);
       const answer = doc.paths[template][method.toLowerCase()].responses[status];
-      for (const name of ['location', 'idempotent-replayed'])
+      for (const name of ['location', 'idempotent-replayed', 'preference-applied'])
         if (response.headers.has(name)) sent.push(`${method} ${template} ${status} ${name}`);
       for (const name of Object.keys(answer.headers ?? {}))
         if (response.headers.has(name))
@@ -54,6 +54,9 @@ describe('/openapi.json documents the answer headers a client reads', () => {
     const key = { 'idempotency-key': 'k1' };
     await send('POST', '/workflows/flow/runs', '/workflows/{name}/runs', {}, key);
     await send('POST', '/workflows/flow/runs', '/workflows/{name}/runs', {}, key);
+    const later = { 'idempotency-key': 'k2', prefer: 'respond-async' };
+    await send('POST', '/workflows/flow/runs', '/workflows/{name}/runs', {}, later);
+    await send('POST', '/workflows/flow/runs', '/workflows/{name}/runs', {}, later);
     await send('POST', '/triggers', '/triggers', { name: 't', type: 'webhook', workflow_name: 'flow' });
     const screen = { url: 'home', components: [[{ name: 't', type: 'text', text: { contents: 'Hi' } }]] };
     await send('PUT', '/applications/app', '/applications/{name}', {
@@ -61,6 +64,8 @@ describe('/openapi.json documents the answer headers a client reads', () => {
       screens: [screen],
     });
     expect(sent).toContain('POST /workflows/{name}/runs 200 idempotent-replayed');
+    expect(sent).toContain('POST /workflows/{name}/runs 202 preference-applied');
+    expect(sent).toContain('POST /workflows/{name}/runs 200 preference-applied');
     expect(sent.length).toBeGreaterThanOrEqual(9);
     expect(declared.sort()).toEqual(sent.sort());
   });

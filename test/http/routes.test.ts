@@ -105,6 +105,7 @@ describe('the route table is the one description of the API', () => {
         'workflows.run',
         async () => (runId = (await client.runWorkflow(lookupWorkflow.name, { id: 1 })).id),
       ],
+      startRun: ['workflows.run', () => client.startRun(lookupWorkflow.name, { id: 1 })],
       getRun: ['runs.get', () => client.getRun(runId)],
       cancelRun: ['runs.cancel', () => client.cancelRun(runId)],
       listRuns: ['runs.list', () => client.listRuns({ status: 'succeeded', limit: 5 })],

@@ -44,7 +44,7 @@ async function startAndLeave(
     }),
   );
   setTimeout(() => leave.abort(), 30);
-  await answer;
+  return answer;
 }
 
 describe('a client that goes away from POST /workflows/{name}/runs', () => {
@@ -65,11 +65,23 @@ describe('a client that goes away from POST /workflows/{name}/runs', () => {
     expect((await engine.listRuns({})).runs).toHaveLength(1);
   });
 
-  it('without one: the run is cancelled, as before', async () => {
+  it('without one: the run goes on too, and ends succeeded; only POST /runs/{id}/cancel cancels', async () => {
     const { engine, handler } = await slowEngine();
-    await startAndLeave(handler, {});
+    const answer = await startAndLeave(handler, {});
+    // The answer stopped waiting when the client left, long before the run's 200 ms.
+    expect(answer.status).toBe(202);
+    const { run_id } = (await answer.json()) as { run_id: string };
+    expect((await engine.getRun(run_id)).status).toBe('running');
     await expect
       .poll(async () => (await engine.listRuns({})).runs.map((run) => run.status))
-      .toEqual(['cancelled']);
+      .toEqual(['succeeded']);
+  });
+
+  it('POST /runs/{id}/cancel cancels a run a client left', async () => {
+    const { engine, handler } = await slowEngine();
+    const { run_id } = (await (await startAndLeave(handler, {})).json()) as { run_id: string };
+    const cancel = await handler(new Request(`http://localhost/runs/${run_id}/cancel`, { method: 'POST' }));
+    expect(await cancel.json()).toEqual({ cancelled: true });
+    await expect.poll(async () => (await engine.getRun(run_id)).status).toBe('cancelled');
   });
 });
