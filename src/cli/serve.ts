@@ -10,6 +10,8 @@ import { HELP } from './help.js';
 import { openSandbox } from './sandbox.js';
 import { EXIT, UsageError, parseCommand, requireFolder, type CliIo } from './io.js';
 import { formatMs, printWarnings } from './report.js';
+import { publicUrlBase, publicUrlProblem } from '../node/public-url.js';
+import { readProjectSettings } from '../node/project-settings.js';
 
 const FILES = '/files/';
 
@@ -48,7 +50,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       'serve',
     );
   const hostname = (values['host'] as string | undefined) ?? '127.0.0.1';
-  const publicUrl = parsePublicUrl(values['public-url']);
+  const publicUrlOption = parsePublicUrl(values['public-url']);
   const dir = positionals[0]!;
   const outDir = values['out'] as string | undefined;
   const memory = values['memory'] === true;
@@ -62,6 +64,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     );
   const concurrency = parseConcurrency(values['concurrency'], 'serve');
   await requireFolder(dir);
+  // The option wins over stepwire.json's publicUrl.
+  const publicUrl = publicUrlOption ?? (await readProjectSettings(dir)).publicUrl;
   const sandbox = openSandbox(values['sandbox'], 'serve');
   const database = await openDatabase(
     dir,
@@ -183,30 +187,13 @@ export function parseConcurrency(value: unknown, command: string): number {
 export function parsePublicUrl(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   const text = String(value);
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (
-    url === undefined ||
-    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-    url.search !== '' ||
-    url.hash !== '' ||
-    url.username !== '' ||
-    url.password !== ''
-  )
+  const problem = publicUrlProblem(text);
+  if (problem !== undefined)
     throw new UsageError(
-      `--public-url must be an http:// or https:// address without query, fragment or credentials, e.g. https://flows.example.com, got "${text}"`,
+      `--public-url ${problem}: give the http:// or https:// address clients reach the server at, e.g. https://flows.example.com (got "${text}")`,
       'serve',
     );
-  if (url.hostname === '0.0.0.0' || url.hostname === '[::]')
-    throw new UsageError(
-      `--public-url names the address clients use, not a listen address: got "${text}"`,
-      'serve',
-    );
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  return publicUrlBase(text);
 }
 
 /** A file of the memory store by its url. */

@@ -7,3 +7,9 @@
 export * from '../adapters/node/index.js';
 export { serve, type ServeOptions, type RunningServer } from './serve.js';
 export { loadProject, type LoadProjectOptions, type LoadedProject } from './project.js';
+export {
+  readProjectSettings,
+  ProjectSettingsSchema,
+  SETTINGS_FILE,
+  type ProjectSettings,
+} from './project-settings.js';

@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join, resolve } from 'node:path';
 import { Engine } from '../engine/engine.js';
-import type { EngineOptions } from '../engine/options.js';
+import type { EngineLimits, EngineOptions } from '../engine/options.js';
 import { MemoryChat, MemoryFileStore, MemorySpreadsheets } from '../adapters/memory/index.js';
 import type { CellValue, FileInput, FileStore, StoredFile } from '../adapters/types.js';
 import {
@@ -20,8 +20,18 @@ import {
   ValidationError,
   type Issue,
 } from '../errors/index.js';
-import { RelationshipSchema, TriggerSchema, type Entity } from '../schema/index.js';
-import { locateJsonError } from '../http/json-error.js';
+import {
+  RelationshipSchema,
+  TriggerSchema,
+  type ApplicationBody,
+  type Entity,
+  type EntityBody,
+  type RelationshipBody,
+  type TriggerBody,
+  type WorkflowBody,
+} from '../schema/index.js';
+import { readJsonFile } from './json-file.js';
+import { readProjectSettings, type ProjectSettings } from './project-settings.js';
 import { LocalFileStore, safeName } from '../adapters/node/local-file-store.js';
 import { csvLayout, parseCsv, writeCsvCells } from '../adapters/node/csv.js';
 import { replaceFile } from '../adapters/node/atomic-write.js';
@@ -64,6 +74,8 @@ export interface LoadedProject {
   chat: MemoryChat;
   /** Warnings that do not stop the project from loading (an unused sheet, an unknown folder), with file and path. */
   problems: Issue[];
+  /** The settings of `stepwire.json` (`{}` without one); its `allowHosts` and `limits` are in the engine. */
+  settings: ProjectSettings;
 }
 
 const FOLDERS = [
@@ -83,6 +95,8 @@ const FOLDERS = [
  * e.g. `summarize.js`) and `sheets/<spreadsheet_id>/<sheet_name>.csv` (seed rows; cells stay text and
  * the entity's column types coerce them; empty cells are null). They load in that order: entities,
  * relationships, scripts, workflows, applications, `triggers/*.json`. Finally every entity is read once, so bad cells show.
+ * `stepwire.json`, when present, gives the engine its `allowHosts` and `limits` (options given in
+ * `engineOptions` win).
  * @throws `ValidationError` listing every problem, each `path` being `<file>: <json path>`.
  * @example
  * ```ts
@@ -97,7 +111,8 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
     throw new ValidationError([{ code: 'not_found', path: dir, message: `${dir} is not a folder` }]);
   const issues: Issue[] = [];
   const problems: Issue[] = [];
-  const engineOptions = options.engineOptions ?? {};
+  const settings = await readProjectSettings(root);
+  const engineOptions = withSettings(options.engineOptions ?? {}, settings);
 
   const inFiles = options.sheets === 'files';
   const memorySheets = new MemorySpreadsheets();
@@ -148,14 +163,14 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   const entityFiles = new Set<string>();
   for (const file of await listFiles(root, 'entities', '.json', problems)) {
     entityFiles.add(baseName(file, '.json'));
-    const body = await readJson(root, file, issues);
+    const body = await readJsonFile(root, file, issues);
     if (body !== undefined && definedOnce('entity', named(body, file), file, defined, issues))
       await attempt(file, issues, async () =>
-        entities.push((await engine.catalog.upsertEntity(named(body, file))).entity),
+        entities.push((await engine.catalog.upsertEntity(named(body, file) as EntityBody)).entity),
       );
   }
   for (const file of await listFiles(root, 'relationships', '.json', problems)) {
-    const body = await readJson(root, file, issues);
+    const body = await readJsonFile(root, file, issues);
     if (body !== undefined && definedOnce('relationship', named(body, file), file, defined, issues))
       await attempt(file, issues, () => keepRelationship(engine, named(body, file)));
   }
@@ -169,7 +184,7 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
     });
   }
   for (const file of await listFiles(root, 'workflows', '.json', problems)) {
-    const body = await readJson(root, file, issues);
+    const body = await readJsonFile(root, file, issues);
     if (body === undefined || !definedOnce('workflow', named(body, file), file, defined, issues)) continue;
     const missing = missingScripts(body, scripts).map((m) => ({
       code: 'unknown_script',
@@ -189,16 +204,19 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
           ],
     );
     issues.push(...missing, ...unknown);
-    if (missing.length === 0) await attempt(file, issues, () => engine.workflows.replace(named(body, file)));
+    if (missing.length === 0)
+      await attempt(file, issues, () => engine.workflows.replace(named(body, file) as WorkflowBody));
   }
   for (const file of await listFiles(root, 'applications', '.json', problems)) {
-    const body = await readJson(root, file, issues);
+    const body = await readJsonFile(root, file, issues);
     if (body !== undefined)
-      await attempt(file, issues, () => engine.applications.put(baseName(file, '.json'), body));
+      await attempt(file, issues, () =>
+        engine.applications.put(baseName(file, '.json'), body as ApplicationBody),
+      );
   }
 
   for (const file of await listFiles(root, 'triggers', '.json', problems)) {
-    const body = await readJson(root, file, issues);
+    const body = await readJsonFile(root, file, issues);
     if (body !== undefined && definedOnce('trigger', named(body, file), file, defined, issues))
       await attempt(file, issues, () => keepTrigger(engine, named(body, file)));
   }
@@ -236,7 +254,19 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
       `The project in ${dir} has ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`,
     );
   }
-  return { engine, spreadsheets, files, chat, problems };
+  return { engine, spreadsheets, files, chat, problems, settings };
+}
+
+/** Engine options with the settings' `allowHosts` and `limits` under those given in code (which win). */
+function withSettings(options: EngineOptions, settings: ProjectSettings): EngineOptions {
+  const merged: EngineOptions = { ...options };
+  if (settings.limits !== undefined) {
+    const given = Object.entries(settings.limits).filter(([, value]) => value !== undefined);
+    merged.limits = { ...(Object.fromEntries(given) as EngineLimits), ...options.limits };
+  }
+  if (settings.allowHosts !== undefined && options.security?.allowHosts === undefined)
+    merged.security = { ...options.security, allowHosts: settings.allowHosts };
+  return merged;
 }
 
 async function loadSheets(
@@ -282,22 +312,6 @@ async function listFiles(root: string, folder: string, ext: string, problems: Is
       });
   }
   return out;
-}
-
-async function readJson(root: string, file: string, issues: Issue[]): Promise<unknown> {
-  const text = await readFile(join(root, file), 'utf8');
-  try {
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
-  } catch {
-    const { index, reason } = locateJsonError(text);
-    const before = text.slice(0, index).split('\n');
-    issues.push({
-      code: 'invalid_json',
-      path: file,
-      message: `invalid JSON at line ${before.length}, column ${before.at(-1)!.length + 1}: ${reason}`,
-    });
-    return undefined;
-  }
 }
 
 /** Runs one registration and turns its errors into issues under the file. */
@@ -474,7 +488,7 @@ async function createSheetFile(root: string, id: string, sheet: string, rows: Ce
  */
 async function keepRelationship(engine: Engine, body: unknown): Promise<void> {
   try {
-    await engine.catalog.createRelationship(body);
+    await engine.catalog.createRelationship(body as RelationshipBody);
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
     const stored = (await engine.catalog.listRelationships()).find((r) => r.name === error.resourceName);
@@ -502,5 +516,5 @@ async function keepTrigger(engine: Engine, body: unknown): Promise<void> {
     if (wanted.success && JSON.stringify(definition) === JSON.stringify(wanted.data)) return;
     await engine.triggers.delete(stored.name);
   }
-  await engine.triggers.create(body);
+  await engine.triggers.create(body as TriggerBody);
 }
