@@ -26,6 +26,7 @@ import {
   WorkflowSchema,
   WriteEntityInputSchema,
 } from '../src/schema/index.js';
+import { ProjectSettingsSchema } from '../src/node/project-settings.js';
 
 /** Root of the repository. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -118,6 +119,12 @@ export const RESOURCES: readonly Resource[] = [
     title: 'RunWorkflowInput',
     description: 'Input of platform/workflows/run_workflow.',
     schema: RunWorkflowInputSchema,
+  },
+  {
+    file: 'project-settings',
+    title: 'ProjectSettings',
+    description: 'stepwire.json: the settings of a project folder, read by every stepwire command.',
+    schema: ProjectSettingsSchema,
   },
 ];
 
