@@ -1,5 +1,5 @@
 import { open, realpath, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Worksheet } from 'exceljs';
 import { SheetError, StepwireError, ValidationError } from '../../errors/index.js';
 import type {
@@ -53,6 +53,8 @@ const CHANGE_ATTEMPTS = 5;
 interface SheetFile {
   format: 'xlsx' | 'csv';
   path: string;
+  /** The path as messages name it: under the folder's own name (`sheets/shop/orders.csv`). */
+  shown: string;
 }
 
 /** The parsed sheets of one file at one revision (a CSV file holds one sheet, under its name). */
@@ -101,7 +103,10 @@ interface Change {
  *   still evaluate it.
  *
  * Spreadsheet and sheet names are single file names: `/`, `\`, `..` and control characters are
- * refused with a `ValidationError`, so no name reaches outside `dir`.
+ * refused with a `ValidationError`, so no name reaches outside `dir`. Errors name a file by its path
+ * under the folder's own name (`sheets/shop/orders.csv` for `dir` `/srv/project/sheets`), never by its
+ * absolute path, so answers built from them show no server paths; errors of the file system become
+ * `SheetError`s (`sheet_error`) worded the same way.
  * @example
  * ```ts
  * import { FileSpreadsheets } from 'stepwire/node';
@@ -185,8 +190,20 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
     const id = safeName(ref.spreadsheet_id, 'spreadsheet_id');
     const sheet = safeName(ref.sheet_name, 'sheet_name');
     const workbook = join(this.#dir, `${id}.xlsx`);
-    if ((await stat(workbook).catch(() => undefined))?.isFile()) return { format: 'xlsx', path: workbook };
-    return { format: 'csv', path: join(this.#dir, id, `${sheet}.csv`) };
+    if ((await stat(workbook).catch(() => undefined))?.isFile())
+      return { format: 'xlsx', path: workbook, shown: this.#shown(workbook) };
+    const csv = join(this.#dir, id, `${sheet}.csv`);
+    return { format: 'csv', path: csv, shown: this.#shown(csv) };
+  }
+
+  /** A path under `dir` as messages name it: from the folder's own name on, with `/` between names. */
+  #shown(path: string): string {
+    return relative(dirname(this.#dir), path).split(sep).join('/');
+  }
+
+  /** `text` with the absolute folder replaced by its own name (a message of the file system, say). */
+  #scrub(text: string): string {
+    return text.split(this.#dir).join(basename(this.#dir));
   }
 
   /** The parsed file, from the cache while its revision is the same (taken from the open file itself). */
@@ -238,12 +255,12 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
       );
     } catch (error) {
       if (error instanceof FileKeptChanging)
-        throw new SheetError(`${error.message}; nothing was written`, location(ref), {
+        throw new SheetError(`${this.#scrub(error.message)}; nothing was written`, location(ref), {
           code: 'rows_moved',
           cause: error,
         });
       if (!(error instanceof FileLockTimeout)) throw this.#missing(file, ref, error);
-      throw new SheetError(`cannot write ${file.path}: ${error.message}`, location(ref), {
+      throw new SheetError(`cannot write ${file.shown}: ${this.#scrub(error.message)}`, location(ref), {
         code: 'locked',
         cause: error,
       });
@@ -274,16 +291,26 @@ export class FileSpreadsheets implements SpreadsheetAdapter {
     return saveWorkbook(workbook);
   }
 
-  /** The `sheet_not_found` error for a file that could not be opened (other errors pass through). */
+  /**
+   * The `sheet_not_found` error for a file that could not be opened; another error of the file system
+   * becomes a `sheet_error` naming the file as messages do; anything else passes through.
+   */
   #missing(file: SheetFile, ref: SheetRef, error: unknown): unknown {
-    const code = (error as { code?: string } | null)?.code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') return error;
-    const book = join(this.#dir, ref.spreadsheet_id);
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      if (error instanceof StepwireError || typeof code !== 'string' || !(error instanceof Error))
+        return error;
+      return new SheetError(`cannot use ${file.shown}: ${this.#scrub(error.message)}`, location(ref), {
+        code: 'sheet_error',
+        cause: error,
+      });
+    }
+    const book = this.#shown(join(this.#dir, `${ref.spreadsheet_id}.xlsx`));
     const message =
       file.format === 'xlsx'
-        ? `spreadsheet "${ref.spreadsheet_id}" no longer exists: ${file.path} was removed`
+        ? `spreadsheet "${ref.spreadsheet_id}" no longer exists: ${file.shown} was removed`
         : `sheet "${ref.sheet_name}" of spreadsheet "${ref.spreadsheet_id}" does not exist:` +
-          ` there is neither ${book}.xlsx nor ${file.path}`;
+          ` there is neither ${book} nor ${file.shown}`;
     return new SheetError(message, location(ref), { code: 'sheet_not_found', cause: error });
   }
 }
@@ -326,7 +353,7 @@ function invalidFile(file: SheetFile, ref: SheetRef, error: unknown, why?: strin
   if (error instanceof StepwireError && why === undefined) return error; // e.g. exceljs is missing
   const reason = why ?? (error instanceof Error ? error.message : String(error));
   return new SheetError(
-    `${file.path} cannot be read as ${file.format.toUpperCase()}: ${reason}`,
+    `${file.shown} cannot be read as ${file.format.toUpperCase()}: ${reason}`,
     location(ref),
     {
       code: 'invalid_file',
@@ -337,7 +364,7 @@ function invalidFile(file: SheetFile, ref: SheetRef, error: unknown, why?: strin
 
 function noSheet(ref: SheetRef, file: SheetFile, names: string[]): SheetError {
   return new SheetError(
-    `sheet "${ref.sheet_name}" does not exist in ${file.path} (its sheets: ${names.join(', ') || 'none'})`,
+    `sheet "${ref.sheet_name}" does not exist in ${file.shown} (its sheets: ${names.join(', ') || 'none'})`,
     location(ref),
     { code: 'sheet_not_found' },
   );
