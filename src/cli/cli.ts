@@ -1,6 +1,6 @@
 /**
- * The `stepwire` command line: `validate`, `run`, `serve`, `worker`, `types`, `triggers` and `graph`
- * over a project folder.
+ * The `stepwire` command line: `init`, `validate`, `run`, `serve`, `worker`, `types`, `triggers` and
+ * `graph` over a project folder.
  * @module
  */
 import { formatIssue, formatIssues, isStepwireError, ValidationError } from '../errors/index.js';
@@ -15,8 +15,11 @@ import { typesCommand } from './generate-types.js';
 import { triggersCommand } from './triggers.js';
 import { graphCommand } from './graph.js';
 import { printIssues } from './report.js';
+import { nearest } from './nearest.js';
+import { initCommand } from './init.js';
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
+  init: initCommand,
   validate: validateCommand,
   run: runCommand,
   serve: serveCommand,
@@ -44,7 +47,12 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   }
   const command = first === undefined ? undefined : COMMANDS[first];
   if (command === undefined) {
-    io.err(first === undefined ? 'stepwire: missing command' : `stepwire: unknown command "${first}"`);
+    const near = first === undefined ? undefined : nearest(first, Object.keys(COMMANDS));
+    io.err(
+      first === undefined
+        ? 'stepwire: missing command'
+        : `stepwire: unknown command "${first}"${near === undefined ? '' : `; did you mean "${near}"?`}`,
+    );
     io.err('');
     io.err(HELP['main']!);
     return EXIT.usage;

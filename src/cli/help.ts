@@ -9,6 +9,7 @@ memory, and run is a dry run in memory unless given --db; serve and worker keep 
 everything in memory).
 
 Commands:
+  init <dir>                           write a starting project into a new or empty folder
   validate <dir>                       check every file; list each problem with file and path
   run <dir> <workflow> [--input JSON]  run a workflow, show its steps and print its output
   serve <dir> [--port N]               serve the HTTP API and the application screens
@@ -22,6 +23,16 @@ Options:
   -v, --version  show the version
 
 Exit codes: 0 ok, 1 failure (invalid project, failed run), 2 usage error.`,
+
+  init: `Usage: stepwire init <dir>
+
+Writes a starting project into <dir> (created when missing; an existing folder must be
+empty, so nothing is overwritten): stepwire.json, an entity with its CSV sheet, a workflow
+that appends a row, and an application screen with a form and a grid. Then run
+"stepwire validate <dir>", "stepwire run <dir> add_contact --input '{...}'" or
+"stepwire serve <dir>".
+
+Exit codes: 0 written, 2 usage error (the folder is not empty).`,
 
   validate: `Usage: stepwire validate <dir>
 

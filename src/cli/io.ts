@@ -2,6 +2,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { StepwireError, ValidationError } from '../errors/index.js';
+import { nearest } from './nearest.js';
 
 /** Where a command writes: standard output for results, standard error for progress and problems. @internal */
 export interface CliIo {
@@ -64,10 +65,12 @@ export function parseCommand(
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(
-      error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '.') : String(error),
-      command,
-    );
+    let message =
+      error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '.') : String(error);
+    const unknown = /^Unknown option '--([^']+)'/.exec(message);
+    const near = unknown && nearest(unknown[1]!, [...Object.keys(options), 'help']);
+    if (near) message = message.replace(/\.?$/, `; did you mean --${near}?`);
+    throw new UsageError(message, command);
   }
   const help = parsed.values['help'] === true;
   if (!help && parsed.positionals.length < positionals.min)
