@@ -5,9 +5,13 @@ import { defineConfig } from 'vitest/config';
  * (killed processes, restarts, the CLI, Bun and Deno, LibreOffice, Chromium): their timings assume
  * the machine to themselves, so they run one file at a time, after the others.
  */
+/**
+ * The chaos and kill suites: processes killed mid-step, database restarts, kill storms. They take
+ * minutes, so `npm test` leaves them to `npm run test:chaos` (vitest.chaos.config.ts), which CI runs too.
+ */
+export const CHAOS = ['test/chaos/**/*.test.ts', 'test/postgres/crash.test.ts'];
+
 export const SERIAL = [
-  'test/chaos/**/*.test.ts',
-  'test/postgres/crash.test.ts',
   'test/postgres/storage-contract.test.ts',
   'test/postgres/open.test.ts',
   'test/edge/bun-deno.test.ts',
@@ -31,7 +35,7 @@ export default defineConfig({
           // while a file waits on a database or a child process.
           name: 'parallel',
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...SERIAL],
+          exclude: ['**/node_modules/**', ...SERIAL, ...CHAOS],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
