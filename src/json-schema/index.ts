@@ -5,7 +5,16 @@
  *
  * What it understands is {@link SUPPORTED_KEYWORDS}. Notes on semantics:
  * - `format` is an annotation only: any string is accepted whatever the format says.
- * - `pattern` and `patternProperties` are Unicode regular expressions (`new RegExp(p, 'u')`).
+ * - `pattern` and `patternProperties` are ECMA-262 regular expressions with the `u` flag, searched
+ *   unanchored, and they run in linear time: a pattern is translated to RE2 syntax and run on re2js,
+ *   never on the host's backtracking `RegExp`, so `^(a+)+$` cannot block the host. What RE2 cannot
+ *   run is refused at compile time with the path and the reason: backreferences (`\1`, `\k<n>`),
+ *   lookahead and lookbehind, inline modifier groups (`(?i:…)`), Unicode properties RE2 does not
+ *   know (some binary ones such as `\p{ID_Start}`, `Script_Extensions`, four-letter script aliases),
+ *   and patterns compiling to more than 4,000 RE2 instructions (500 different patterns and 20,000
+ *   instructions per schema). `\s`, `.`, `[\b]`, `\0`, `[]` and `[^]` keep JavaScript's meaning.
+ *   A test costs the string's length (plus one) times the pattern's instructions from the
+ *   validation budget.
  * - `minLength`/`maxLength` count Unicode code points; `integer` is any number without a fraction
  *   (so `1.0` is an integer); `number` excludes `NaN` and infinities.
  * - `$ref` must be local (`#`, `#/$defs/name`, `#/definitions/name`, any JSON pointer in the document);
@@ -18,6 +27,7 @@
  */
 import { ValidationError, formatIssues, type Issue } from '../errors/index.js';
 import { KEYWORDS, SchemaCompiler } from './compile.js';
+import { startPatternTally } from './pattern.js';
 import { MAX_VALIDATION_ISSUES, exhaustedLimit, startValidation } from './references.js';
 
 /** Every keyword {@link compileSchema} accepts; any other keyword makes it throw. */
@@ -60,6 +70,7 @@ export interface CompiledSchema {
  */
 export function compileSchema(schema: unknown, options: CompileSchemaOptions = {}): CompiledSchema {
   const compiler = new SchemaCompiler(schema, options.path ?? '');
+  startPatternTally();
   const check = compiler.compile();
   if (compiler.issues.length > 0) {
     throw new ValidationError(compiler.issues, `Invalid JSON schema: ${formatIssues(compiler.issues)}`);

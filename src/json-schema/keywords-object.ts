@@ -2,11 +2,14 @@
  * Object keywords: `properties`, `required`, `additionalProperties`, `patternProperties`,
  * `propertyNames`, `minProperties`, `maxProperties`, `dependentRequired`, `dependentSchemas`.
  * Property names are data: only own keys are read (`Object.keys`, `Object.hasOwn`), so `__proto__`
- * or `constructor` are ordinary names.
+ * or `constructor` are ordinary names. `patternProperties` keys are patterns run in linear time
+ * (see pattern.ts), each test paid for from the validation budget.
  * @module
  */
 import type { Issue } from '../errors/index.js';
 import { isJsonObject, keyPath, plural, subjectOf } from './describe.js';
+import { compilePattern, type Pattern } from './pattern.js';
+import { spend } from './references.js';
 import {
   readCount,
   readSchemaMap,
@@ -22,7 +25,7 @@ interface PropertyRule {
 }
 
 interface PatternRule {
-  regex: RegExp;
+  pattern: Pattern;
   check: Check;
 }
 
@@ -57,17 +60,13 @@ export const compileObjectKeywords: KeywordCompiler = (schema, scope) => {
   }));
   const patterns: PatternRule[] = [];
   for (const [source, sub] of readSchemaMap(schema, 'patternProperties', scope) ?? []) {
-    try {
+    const compiled = compilePattern(source);
+    if (compiled.ok) {
       patterns.push({
-        regex: new RegExp(source, 'u'),
+        pattern: compiled.pattern,
         check: scope.sub(['patternProperties', source], sub, true),
       });
-    } catch (error) {
-      scope.fail(
-        ['patternProperties', source],
-        `is not a valid regular expression: ${(error as Error).message}`,
-      );
-    }
+    } else scope.fail(['patternProperties', source], compiled.message, compiled.code);
   }
   let required: string[] = [];
   if (Object.hasOwn(schema, 'required')) {
@@ -127,7 +126,8 @@ export const compileObjectKeywords: KeywordCompiler = (schema, scope) => {
       }
       let matched = known.has(key);
       for (const rule of patterns) {
-        if (!rule.regex.test(key)) continue;
+        if (!spend((key.length + 1) * rule.pattern.size, out)) return false;
+        if (!rule.pattern.test(key)) continue;
         matched = true;
         if (!rule.check(object[key], child, out)) {
           if (out === null) return false;

@@ -14,6 +14,7 @@ import {
   showJson,
   subjectOf,
 } from './describe.js';
+import { compilePattern, type Pattern } from './pattern.js';
 import { spend } from './references.js';
 import { allOfChecks, readCount, readNumber, type Check, type KeywordCompiler } from './types.js';
 
@@ -183,21 +184,22 @@ export const compileNumberKeywords: KeywordCompiler = (schema, scope) => {
   };
 };
 
-/** `minLength`, `maxLength` (in code points), `pattern`, and `format` (an annotation only). @internal */
+/**
+ * `minLength`, `maxLength` (in code points), `pattern` (linear time, see pattern.ts), and `format`
+ * (an annotation only). @internal
+ */
 export const compileStringKeywords: KeywordCompiler = (schema, scope) => {
   const minLength = readCount(schema, 'minLength', scope);
   const maxLength = readCount(schema, 'maxLength', scope);
   if (Object.hasOwn(schema, 'format') && typeof schema.format !== 'string')
     scope.fail(['format'], '"format" must be a string');
-  let pattern: RegExp | undefined;
+  let pattern: Pattern | undefined;
   if (Object.hasOwn(schema, 'pattern')) {
     if (typeof schema.pattern !== 'string') scope.fail(['pattern'], '"pattern" must be a string');
     else {
-      try {
-        pattern = new RegExp(schema.pattern, 'u');
-      } catch (error) {
-        scope.fail(['pattern'], `"pattern" is not a valid regular expression: ${(error as Error).message}`);
-      }
+      const compiled = compilePattern(schema.pattern);
+      if (compiled.ok) pattern = compiled.pattern;
+      else scope.fail(['pattern'], `"pattern" ${compiled.message}`, compiled.code);
     }
   }
   if (minLength === undefined && maxLength === undefined && pattern === undefined) return null;
@@ -230,7 +232,10 @@ export const compileStringKeywords: KeywordCompiler = (schema, scope) => {
         });
       }
     }
-    if (pattern !== undefined && !pattern.test(value)) {
+    if (pattern !== undefined) {
+      // Linear time, but a test may read each character once per instruction: that is its cost.
+      if (!spend((value.length + 1) * pattern.size, out)) return false;
+      if (pattern.test(value)) return ok;
       if (out === null) return false;
       ok = false;
       out.push({

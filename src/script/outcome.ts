@@ -135,28 +135,42 @@ function frameName(text: string, file: string): string {
   return text.slice(start, text.length - file.length).trimEnd();
 }
 
+/** Longest function name looked for in a script's source: a longer one is not looked for. */
+const MAX_DEFINITION_NAME = 256;
+
 /**
  * The line of the one definition in `source` of a function QuickJS names `name` (`check`, `get a`),
  * or undefined when there is none or more than one (`<anonymous>` is never looked for). Only read
- * when a script failed.
+ * when a script failed. The script writes both `source` and `name` (a thrown object may carry any
+ * `stack`), so `name` is escaped into the patterns as literal text and kept short, and no pattern
+ * has two quantifiers that could take the same run of characters: each runs in time linear in
+ * `source`.
  */
 function definitionLine(source: string, name: string): number | undefined {
-  if (name === '' || name === '<anonymous>' || name.includes('\n')) return undefined;
+  if (name === '' || name === '<anonymous>' || name.includes('\n') || name.length > MAX_DEFINITION_NAME)
+    return undefined;
   const accessor = /^(get|set) (.+)$/.exec(name);
   const id = (accessor?.[2] ?? name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const patterns = accessor
     ? [new RegExp(`\\b${accessor[1]}\\s+${id}\\s*\\(`, 'g')]
     : [
-        new RegExp(`\\bfunction\\b\\s*\\*?\\s*${id}\\s*\\(`, 'g'),
+        // `\s*(?:\*\s*)?`, not `\s*\*?\s*`: two `\s*` in a row backtrack over a run of spaces in
+        // quadratic time (20,000 spaces after `function` took 2 s).
+        new RegExp(`\\bfunction\\b\\s*(?:\\*\\s*)?${id}\\s*\\(`, 'g'),
         new RegExp(`(?:^|[^\\w$.])${id}\\s*[:=]\\s*(?:async\\b\\s*)?(?:function\\b|\\(|[\\w$]+\\s*=>)`, 'g'),
         new RegExp(`(?:^|[{},;\\s*])${id}\\s*\\([^()]*\\)\\s*\\{`, 'g'),
         new RegExp(`\\bclass\\s+${id}\\b`, 'g'),
       ];
   const lines = new Set<number>();
   for (const pattern of patterns) {
+    // Matches come in order: each newline is found once per pattern, not again for each match.
+    let line = 1;
+    let newline = source.indexOf('\n');
     for (const match of source.matchAll(pattern)) {
-      let line = 1;
-      for (let i = source.indexOf('\n'); i !== -1 && i < match.index; i = source.indexOf('\n', i + 1)) line++;
+      while (newline !== -1 && newline < match.index) {
+        line++;
+        newline = source.indexOf('\n', newline + 1);
+      }
       lines.add(line);
       if (lines.size > 1) return undefined;
     }
