@@ -25,12 +25,23 @@ import pg from 'pg';
 import { isStorageError, openPostgres, type PostgresDatabase } from '../src/adapters/postgres/index.js';
 import type { Delivery, RunQueue } from '../src/adapters/queue.js';
 import { Engine, type Workflow } from '../src/index.js';
-import { median, printTable, reachServer, SERVER_URL, time } from './util.js';
+import {
+  SMOKE,
+  check,
+  checkEqual,
+  median,
+  printTable,
+  reachServer,
+  SERVER_URL,
+  sized,
+  smokePglite,
+  time,
+} from './util.js';
 
 const STEPS = 5;
-const LATENCY_RUNS = 20;
-const THROUGHPUT_RUNS = 40;
-const PINGS = 200;
+const LATENCY_RUNS = sized(20, 2);
+const THROUGHPUT_RUNS = sized(40, 3);
+const PINGS = sized(200, 5);
 const TRACE = process.argv.includes('--trace');
 const WORKFLOW = `chain_${STEPS}`;
 
@@ -232,7 +243,21 @@ interface Figures {
 /** Latency of one run at a time, then runs/s with many in flight, and statements per run. */
 async function measure(engine: Engine, probe?: Probe): Promise<Figures> {
   const input = { value: { id: 7, tags: ['a', 'b'] } };
-  for (let i = 0; i < 2; i++) await engine.run(WORKFLOW, input);
+  /** Fails the benchmark unless the run went through every step, passing the value on. */
+  const ran = (record: Awaited<ReturnType<Engine['run']>>) => {
+    check(record.status === 'succeeded', `a run ended ${record.status}: ${JSON.stringify(record.error)}`);
+    checkEqual(
+      record.steps.map((step) => step.status),
+      Array<string>(STEPS).fill('succeeded'),
+      'every step ran',
+    );
+    checkEqual(
+      (record.output as Record<string, unknown>)[`s${STEPS - 1}`],
+      { value: input.value, n: STEPS - 1 },
+      'the last step has the value',
+    );
+  };
+  for (let i = 0; i < sized(2, 1); i++) ran(await engine.run(WORKFLOW, input));
   if (TRACE && probe) {
     statements.trace = [];
     statements.on = true;
@@ -251,8 +276,7 @@ async function measure(engine: Engine, probe?: Probe): Promise<Figures> {
     const record = await engine.run(WORKFLOW, input);
     const end = performance.now();
     latencies.push(end - start);
-    if (record.status !== 'succeeded')
-      throw new Error(`a run ended ${record.status}: ${JSON.stringify(record.error)}`);
+    ran(record);
     const landed = probe?.landed.get(record.id);
     if (probe && landed !== undefined) probe.phases.tail.push(end - landed);
   }
@@ -261,9 +285,12 @@ async function measure(engine: Engine, probe?: Probe): Promise<Figures> {
   const msByKind = new Map(statements.ms);
   const phases = probe?.phases ?? newPhases();
   if (probe) probe.phases = newPhases();
-  const all = await time(() =>
-    Promise.all(Array.from({ length: THROUGHPUT_RUNS }, () => engine.run(WORKFLOW, input))),
-  );
+  const all = await time(async () => {
+    const records = await Promise.all(
+      Array.from({ length: THROUGHPUT_RUNS }, () => engine.run(WORKFLOW, input)),
+    );
+    records.forEach(ran);
+  });
   probe?.landed.clear();
   const total = [...byKind.values()].reduce((a, b) => a + b, 0);
   return {
@@ -286,12 +313,13 @@ interface Target {
 }
 
 async function pgliteTarget(): Promise<Target> {
-  const pglite = countPglite(await PGlite.create());
+  // A smoke run shares one PGlite among the benchmarks (see `smokePglite`), in a schema of its own.
+  const pglite = countPglite(SMOKE ? await smokePglite() : await PGlite.create());
   return {
     label: 'PGlite in memory',
-    open: () => openPostgres({ pglite: pglite as never }),
+    open: () => openPostgres({ pglite: pglite as never }, SMOKE ? { schema: 'stepwire_bench_durable' } : {}),
     ping: () => pglite.query('select 1'),
-    close: () => pglite.close(),
+    close: () => (SMOKE ? Promise.resolve() : pglite.close()),
   };
 }
 
@@ -328,7 +356,7 @@ async function measureTarget(target: Target): Promise<{ ping: number; rows: Row[
   const opened: PostgresDatabase[] = [];
   const stops: (() => Promise<void>)[] = [];
   try {
-    for (let i = 0; i < 50; i++) await target.ping();
+    for (let i = 0; i < sized(50, 2); i++) await target.ping();
     const pings: number[] = [];
     for (let i = 0; i < PINGS; i++) pings.push(await time(() => target.ping()));
     const first = await target.open();
@@ -347,6 +375,10 @@ async function measureTarget(target: Target): Promise<{ ping: number; rows: Row[
     const two = other.work({ concurrency: 1, triggers: false });
     stops.push(() => two.stop());
     rows.push({ mode: '2 workers', figures: await measure(engine, probe) });
+    for (const { mode, figures } of rows)
+      check(figures.statementsPerRun > 0, `${mode}: statements were counted`);
+    const { phases } = rows[1]!.figures;
+    check(phases.load.length > 0 && phases.commit.length > 0, '1 worker: the steps were timed');
     return { ping: median(pings), rows };
   } finally {
     for (const stop of stops.reverse()) await stop();

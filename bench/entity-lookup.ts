@@ -8,10 +8,10 @@ import type { CellValue } from '../src/adapters/types.js';
 import { Engine, MemorySpreadsheets } from '../src/index.js';
 import { executeRead, type EntityTable } from '../src/query/index.js';
 import type { Entity } from '../src/schema/entity.js';
-import { median, medians, time } from './util.js';
+import { check, checkEqual, median, medians, sized, time } from './util.js';
 
-const LOOKUPS = 2_000;
-const FIRST_READS = 5;
+const LOOKUPS = sized(2_000, 50);
+const FIRST_READS = sized(5, 1);
 const LIMITS = { maxPageSize: 10_000, defaultPageSize: 100 };
 
 /** `LOOKUPS` ids spread over the rows (ids are 1..rows). */
@@ -21,7 +21,7 @@ function keys(rows: number): number[] {
 
 const byId = (entity: Entity, id: number) => ({
   entity_name: entity.name,
-  operation: { filters: [{ column: 'id', operator: 'EQUALS', value: id }] },
+  operation: { filters: [{ column: 'id', operator: 'EQUALS' as const, value: id }] },
 });
 
 const ms = (x: number, digits = 1): string => `${x.toFixed(digits)} ms`;
@@ -36,11 +36,17 @@ export function timeKeyLookups(entity: Entity, table: EntityTable, raw: CellValu
   const first = performance.now();
   const found = executeRead(entity.name, table, inputs[0], LIMITS).body.table.rows;
   const firstUse = performance.now() - first;
-  if (found?.[0]?.[0] !== ids[0]) throw new Error('the read by key found the wrong row');
+  check(found?.[0]?.[0] === ids[0], 'the read by key finds its row');
   const build = performance.now();
   const map = new Map<CellValue, number>();
   for (let i = 0; i < raw.length; i++) map.set(raw[i]![0]!, i);
   const mapBuild = performance.now() - build;
+  for (const [i, id] of ids.entries())
+    checkEqual(
+      executeRead(entity.name, table, inputs[i], LIMITS).body.table.rows,
+      [raw[map.get(id)!]],
+      `the read by key ${id} finds its row, whole`,
+    );
   const sink: unknown[] = [];
   const { indexed, plain } = medians(
     {
@@ -95,7 +101,7 @@ export async function timeFirstRead(entity: Entity, header: CellValue[], raw: Ce
     warm.push(await time(read));
   }
   const output = await read();
-  if (output.body.table.rows?.[0]?.[0] !== id) throw new Error('the first read found the wrong row');
+  check(output.body.table.rows?.[0]?.[0] === id, 'the first read finds its row');
   const scans: number[] = [];
   for (let i = 0; i < FIRST_READS; i++)
     scans.push(
@@ -114,6 +120,14 @@ export async function timeFirstRead(entity: Entity, header: CellValue[], raw: Ce
   const start = performance.now();
   for (const key of ids) await engine.catalog.getEntity(byId(entity, key));
   const each = (performance.now() - start) / LOOKUPS;
+  for (const key of ids) {
+    const rows = (await engine.catalog.getEntity(byId(entity, key))).body.table.rows;
+    checkEqual(
+      rows?.map((row) => row[0]),
+      [key],
+      `engine.catalog.getEntity by key ${key} finds its row`,
+    );
+  }
   // The baseline: an awaited Map.get and a copy of the row found.
   const map = new Map<CellValue, CellValue[]>();
   for (const row of raw) map.set(row[0]!, row);

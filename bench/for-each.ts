@@ -9,11 +9,23 @@
 import type pg from 'pg';
 import { openPostgres } from '../src/adapters/postgres/index.js';
 import { Engine, type Workflow } from '../src/index.js';
-import { median, printTable, reachServer, SERVER_URL, time } from './util.js';
-import { chain } from './workflow-overhead.js';
+import {
+  check,
+  checkEqual,
+  median,
+  openPglite,
+  printTable,
+  reachServer,
+  SERVER_URL,
+  sized,
+  time,
+} from './util.js';
+import { chain, chainOutput } from './workflow-overhead.js';
 
-const ITEMS = 10_000;
-const QUEUED_ITEMS = 1_000;
+const ITEMS = sized(10_000, 50);
+const QUEUED_ITEMS = sized(1_000, 12);
+const ROUNDS = sized(12, 1);
+const WARMUP = sized(2, 0);
 
 function forEach(n: number, concurrency: number): Workflow {
   return {
@@ -47,9 +59,24 @@ export async function run(): Promise<void> {
   const value = { id: 7, name: 'small object', tags: ['a', 'b'] };
   const items = Array.from({ length: ITEMS }, () => ({ value }));
   const cases = [
-    { label: `chain of ${ITEMS.toLocaleString('en')} steps`, def: chain(ITEMS), input: { value } },
-    { label: 'for_each, concurrency 1', def: forEach(ITEMS, 1), input: { items } },
-    { label: 'for_each, concurrency 8', def: forEach(ITEMS, 8), input: { items } },
+    {
+      label: `chain of ${ITEMS.toLocaleString('en')} steps`,
+      def: chain(ITEMS),
+      input: { v: value },
+      output: chainOutput(ITEMS, value),
+    },
+    {
+      label: 'for_each, concurrency 1',
+      def: forEach(ITEMS, 1),
+      input: { items },
+      output: { succeeded: ITEMS },
+    },
+    {
+      label: 'for_each, concurrency 8',
+      def: forEach(ITEMS, 8),
+      input: { items },
+      output: { succeeded: ITEMS },
+    },
   ];
   for (const c of cases) await engine.workflows.create(c.def);
   let events = 0;
@@ -57,17 +84,34 @@ export async function run(): Promise<void> {
     events += 1;
   };
   const times = cases.map(() => [] as number[]);
-  for (let round = 0; round < 12; round++) {
-    // Interleaved, so that drift in the machine's speed touches every case alike; 2 warm-up rounds.
+  for (let round = 0; round < WARMUP + ROUNDS; round++) {
+    // Interleaved, so that drift in the machine's speed touches every case alike; warm-up rounds first.
     for (const [i, c] of cases.entries()) {
+      let record: Awaited<ReturnType<typeof engine.run>> | undefined;
       const ms = await time(async () => {
-        const record = await engine.run(c.def.name, c.input, { onEvent });
-        if (record.status !== 'succeeded') throw new Error(`${c.label}: ${record.error?.message}`);
+        record = await engine.run(c.def.name, c.input, { onEvent });
       });
-      if (round >= 2) times[i]!.push(ms);
+      check(record?.status === 'succeeded', `${c.label}: ${record?.error?.message}`);
+      checkEqual(record.output, c.output, `${c.label}: the output`);
+      if (round >= WARMUP) times[i]!.push(ms);
     }
   }
-  if (events === 0) throw new Error('no events were observed');
+  check(events > 0, 'events were observed');
+  // Every item ran once, in its place.
+  for (const concurrency of [1, 8]) {
+    const record = await engine.run(`for_each_${ITEMS}_${concurrency}`, { items });
+    const step = record.steps[0]!;
+    checkEqual(
+      step.items,
+      { total: ITEMS, succeeded: ITEMS, failed: 0, skipped: 0, failures: [] },
+      `for_each, concurrency ${concurrency}: the counts`,
+    );
+    checkEqual(
+      (step.output as { items: unknown[] }).items,
+      items.map((item, n) => ({ value: item.value, n })),
+      `for_each, concurrency ${concurrency}: the items in order`,
+    );
+  }
   const chainMs = median(times[0]!);
   printTable(
     `for_each: ${ITEMS.toLocaleString('en')} no-op items in process (run records and events on)`,
@@ -113,17 +157,22 @@ async function queued(
     pool = await reachServer();
     if (!pool) return undefined;
   }
-  const db = pool ? await openPostgres(SERVER_URL, { schema }) : await openPostgres();
+  const db = pool ? await openPostgres(SERVER_URL, { schema }) : await openPglite(schema);
   const engine = new Engine({ storage: db.storage, queue: db.queue });
   const worker = engine.work({ concurrency: 8, triggers: false });
   try {
     const def = forEach(items.length, 8);
     await engine.workflows.create(def);
-    const check = (record: { status: string; error: { message: string } | null }) => {
-      if (record.status !== 'succeeded') throw new Error(`${target}: ${record.error?.message}`);
+    const ran = (
+      record: { status: string; error: { message: string } | null; output: unknown },
+      n: number,
+    ) => {
+      check(record.status === 'succeeded', `${target}: ${record.error?.message}`);
+      checkEqual(record.output, { succeeded: n }, `${target}: every item succeeded`);
     };
-    check(await engine.run(def.name, { items: items.slice(0, 50) }));
-    return await time(async () => check(await engine.run(def.name, { items })));
+    const warm = items.slice(0, Math.min(50, Math.ceil(items.length / 2)));
+    ran(await engine.run(def.name, { items: warm }), warm.length);
+    return await time(async () => ran(await engine.run(def.name, { items }), items.length));
   } finally {
     await worker.stop();
     await db.close();

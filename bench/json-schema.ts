@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { compileSchema } from '../src/json-schema/index.js';
+import { check, checkEqual, sized } from './util.js';
 
 const SCHEMA = {
   type: 'object',
@@ -32,10 +33,10 @@ function zodSchema() {
 
 /** Best of several rounds, in microseconds per call. */
 function measure(fn: () => unknown): number {
-  const iterations = 100_000;
-  for (let i = 0; i < 20_000; i += 1) fn(); // warm-up
+  const iterations = sized(100_000, 200);
+  for (let i = 0; i < sized(20_000, 50); i += 1) fn(); // warm-up
   let best = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 7; round += 1) {
+  for (let round = 0; round < sized(7, 1); round += 1) {
     const start = performance.now();
     for (let i = 0; i < iterations; i += 1) fn();
     best = Math.min(best, ((performance.now() - start) * 1000) / iterations);
@@ -51,10 +52,21 @@ export async function run(): Promise<void> {
   z.config({ jitless: true });
   const zodJitless = zodSchema();
   z.config({ jitless: false });
-  if (compiled.validate(VALID).length !== 0 || compiled.validate(INVALID).length !== 4)
-    throw new Error('validator sanity check failed');
-  if (!zodJitless.safeParse(VALID).success || zodJitless.safeParse(INVALID).error?.issues.length !== 4) {
-    throw new Error('zod sanity check failed');
+  checkEqual(compiled.validate(VALID), [], 'the valid value has no issues');
+  checkEqual(
+    compiled
+      .validate(INVALID)
+      .map((issue) => issue.path)
+      .sort(),
+    ['amount', 'customer.id', 'name', 'tags[1]'],
+    'the invalid value has its 4 issues, one per bad place',
+  );
+  for (const [name, schema] of [
+    ['zod jitless', zodJitless],
+    ['zod jit', zodJit],
+  ] as const) {
+    check(schema.safeParse(VALID).success, `${name} takes the valid value`);
+    check(schema.safeParse(INVALID).error?.issues.length === 4, `${name} finds the 4 issues`);
   }
 
   const rows: [string, number, number, number][] = [];
@@ -68,7 +80,7 @@ export async function run(): Promise<void> {
     rows.push([label, ours, jitless, jit]);
   }
   console.log(
-    'json-schema: small object schema (name, amount, tags[], customer.id), µs per check, best of 7 × 100k',
+    `json-schema: small object schema (name, amount, tags[], customer.id), µs per check, best of ${sized(7, 1)} × ${sized(100_000, 200).toLocaleString('en')}`,
   );
   for (const [label, ours, jitless, jit] of rows) {
     console.log(
@@ -78,8 +90,9 @@ export async function run(): Promise<void> {
   // Compiling a schema against building the zod schema and running its first check (when zod compiles it).
   const perSchema = (fn: () => unknown): number => {
     const start = performance.now();
-    for (let i = 0; i < 1000; i += 1) fn();
-    return performance.now() - start; // ms for 1,000 = µs for one
+    const count = sized(1000, 10);
+    for (let i = 0; i < count; i += 1) fn();
+    return ((performance.now() - start) * 1000) / count;
   };
   const compile = perSchema(() => compileSchema(SCHEMA));
   const zodBuild = perSchema(() => zodSchema().safeParse(VALID));

@@ -16,6 +16,12 @@ import { DEJAVU_SANS_BOLD, DEJAVU_SANS_REGULAR } from '../src/pdf/fonts/dejavu-s
 import { Engine } from '../src/index.js';
 import { renderPdf } from '../src/pdf/index.js';
 import type { DataTable } from '../src/schema/data-table.js';
+import { SMOKE, check, checkEqual, sized } from './util.js';
+
+/** Rows of the timed report, and the sizes the scaling is shown at. */
+const ROWS = sized(1000, 40);
+const SCALE = SMOKE ? [ROWS, 2 * ROWS] : [1000, 5000, 10_000];
+const ROUNDS = sized(9, 1);
 
 const COLUMNS = ['#', 'Product', 'Quantity', 'Price', 'Date'];
 
@@ -158,6 +164,11 @@ async function pdfmake(cells: string[][]): Promise<Uint8Array> {
   return new Uint8Array(Buffer.concat(chunks));
 }
 
+/** The pages of a PDF. */
+async function pageCount(pdf: Uint8Array): Promise<number> {
+  return (await PDFDocument.load(pdf)).getPageCount();
+}
+
 /** Median time over `runs`, with the size of the last output. */
 async function time(runs: number, task: () => Promise<Uint8Array>): Promise<{ ms: number; bytes: number }> {
   const times: number[] = [];
@@ -194,14 +205,24 @@ async function peakHeap(task: () => Promise<unknown>): Promise<number> {
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
-  const rows1k = makeRows(1000);
+  const rows1k = makeRows(ROWS);
   const cells1k = cellText(rows1k);
-  // Warm up every contender at full size, then time them interleaved so they share machine load.
-  await stepwire(rows1k);
-  await drawTextLoop(cells1k);
-  await pdfmake(cells1k);
+  // Warm up every contender at full size, then time them interleaved so they share machine load;
+  // every one makes a PDF of as many pages, the heading and the first and last rows on them.
   const engine = await reportEngine();
-  await inWorkflow(engine, rows1k);
+  const made = {
+    renderPdf: await stepwire(rows1k),
+    'the create_pdf step': await inWorkflow(engine, rows1k),
+    'the pdf-lib loop': await drawTextLoop(cells1k),
+    pdfmake: await pdfmake(cells1k),
+  };
+  const pages = await pageCount(made.renderPdf);
+  check(pages > 1, `the report takes more than one page (${pages})`);
+  for (const [name, pdf] of Object.entries(made)) {
+    checkEqual(new TextDecoder().decode(pdf.subarray(0, 5)), '%PDF-', `${name} makes a PDF`);
+    if (name !== 'pdfmake') checkEqual(await pageCount(pdf), pages, `${name} makes a PDF of ${pages} pages`);
+  }
+  checkEqual(made['the create_pdf step'], made.renderPdf, 'the step renders what renderPdf renders');
   const oursTimes: number[] = [];
   const stepTimes: number[] = [];
   const loopTimes: number[] = [];
@@ -209,7 +230,7 @@ export async function run(): Promise<void> {
   let oursBytes = 0;
   let loopBytes = 0;
   let makerBytes = 0;
-  for (let i = 0; i < 9; i++) {
+  for (let i = 0; i < ROUNDS; i++) {
     // renderPdf and the step back to back, in turns first, so neither always pays for the other's garbage.
     const step = i % 2 ? await time(1, () => inWorkflow(engine, rows1k)) : undefined;
     const a = await time(1, () => stepwire(rows1k));
@@ -231,7 +252,7 @@ export async function run(): Promise<void> {
   const loop = { ms: median(loopTimes), bytes: loopBytes };
   const maker = { ms: median(makerTimes), bytes: makerBytes };
   const fmt = (n: number): string => n.toFixed(1);
-  console.log('pdf: 1,000 rows x 5 columns + heading (median)');
+  console.log(`pdf: ${ROWS.toLocaleString('en')} rows x 5 columns + heading (median)`);
   console.log(`  renderPdf          ${fmt(ours.ms)} ms  ${ours.bytes} bytes`);
   console.log(
     `  pdf-lib drawText   ${fmt(loop.ms)} ms  ${loop.bytes} bytes  (renderPdf / loop = ${(ours.ms / loop.ms).toFixed(2)})`,
@@ -245,9 +266,9 @@ export async function run(): Promise<void> {
   );
   console.log('pdf: scaling of renderPdf (median time; peak heap growth while rendering)');
   const scale: { rows: number; ms: number; heap: number }[] = [];
-  for (const count of [1000, 5000, 10_000]) {
+  for (const count of SCALE) {
     const rows = makeRows(count);
-    const { ms, bytes } = await time(3, () => stepwire(rows));
+    const { ms, bytes } = await time(sized(3, 1), () => stepwire(rows));
     const heap = await peakHeap(() => stepwire(rows));
     scale.push({ rows: count, ms, heap });
     console.log(
@@ -257,7 +278,7 @@ export async function run(): Promise<void> {
   const first = scale[0]!;
   const last = scale[scale.length - 1]!;
   console.log(
-    `  10k / 1k: time ${(last.ms / first.ms).toFixed(1)}x, heap ${(last.heap / first.heap).toFixed(1)}x;` +
+    `  ${last.rows.toLocaleString('en')} / ${first.rows.toLocaleString('en')} rows: time ${(last.ms / first.ms).toFixed(1)}x, heap ${(last.heap / first.heap).toFixed(1)}x;` +
       ` marginal cost ${(((last.ms - first.ms) / (last.rows - first.rows)) * 1000).toFixed(1)} µs and` +
       ` ${(((last.heap - first.heap) * 2 ** 20) / (last.rows - first.rows) / 1024).toFixed(2)} KiB per row`,
   );

@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { isStorageError, openPostgres } from '../src/adapters/postgres/index.js';
 import { Engine, MemoryStorage, type StorageAdapter, type Workflow } from '../src/index.js';
-import { median, printTable, time } from './util.js';
+import { SMOKE, check, checkEqual, median, openPglite, printTable, sized, time } from './util.js';
 
-const RECORDS = 300;
-const STEPS = 100;
-const RUNS = 15;
+const RECORDS = sized(300, 10);
+const STEPS = sized(100, 10);
+const RUNS = sized(15, 2);
 const SERVER_URL = process.env.STEPWIRE_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Target {
@@ -74,12 +74,32 @@ async function measure(storage: StorageAdapter): Promise<[number, number, number
   const reads = await time(async () => {
     for (const id of ids) await storage.get('runs', id);
   });
+  for (const [i, id] of ids.entries())
+    checkEqual(await storage.get('runs', id), record(id, i), `run record ${id} reads back as written`);
   const engine = new Engine({ storage });
   await engine.workflows.create(chain(STEPS));
   const value = { id: 7, tags: ['a', 'b'] };
-  for (let i = 0; i < 3; i++) await engine.run(`chain_${STEPS}`, { value });
+  const last = `s${STEPS - 1}`;
+  const ran = async () => {
+    const done = await engine.run(`chain_${STEPS}`, { value });
+    check(done.status === 'succeeded', `the chain ran: ${JSON.stringify(done.error)}`);
+    checkEqual(
+      (done.output as Record<string, unknown>)[last],
+      { value, n: STEPS - 1 },
+      'the chain passes its value on',
+    );
+    return done;
+  };
+  for (let i = 0; i < 3; i++) {
+    const done = await ran();
+    checkEqual(
+      await engine.getRun(done.id),
+      JSON.parse(JSON.stringify(done)),
+      'the stored record is the run',
+    );
+  }
   const runs: number[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await time(() => engine.run(`chain_${STEPS}`, { value })));
+  for (let i = 0; i < RUNS; i++) runs.push(await time(ran));
   return [(RECORDS * 1000) / writes, (RECORDS * 1000) / reads, (median(runs) * 1000) / STEPS];
 }
 
@@ -89,8 +109,9 @@ export async function run(): Promise<void> {
   const schema = `stepwire_bench_${process.pid}`;
   const targets: Target[] = [
     { label: 'MemoryStorage', open: async () => ({ storage: new MemoryStorage(), close: async () => {} }) },
-    { label: 'PGlite in memory', open: () => openPostgres() },
-    { label: 'PGlite directory', open: () => openPostgres(join(dir, 'db')) },
+    { label: 'PGlite in memory', open: () => openPglite('stepwire_bench_storage') },
+    // A directory is a PGlite of its own, seconds to make: the smoke run leaves it out.
+    ...(SMOKE ? [] : [{ label: 'PGlite directory', open: () => openPostgres(join(dir, 'db')) }]),
     { label: 'PostgreSQL server', open: () => openServer(schema) },
   ];
   const rows: string[][] = [];

@@ -26,11 +26,11 @@ import {
   type ScriptSandbox,
 } from '../src/script/index.js';
 import { columnarEntity, rowObjectsOf } from '../src/script/entity-data.js';
-import { median, printTable } from './util.js';
+import { checkEqual, median, printTable, sized } from './util.js';
 
-const ROWS = 100_000;
+const ROWS = sized(100_000, 400);
 /** Timed runs of each path (after one untimed). */
-const RUNS = 9;
+const RUNS = sized(9, 1);
 /** Naive QuickJS as a multiple of the plain map in issue 20's own table. */
 const NAIVE_QUICKJS_IN_ISSUE = 61;
 const NAMES = ['id', 'customer', 'amount', 'qty', 'region', 'note'];
@@ -118,9 +118,9 @@ interface Timing {
 async function rounds<K extends string>(
   paths: Record<K, () => unknown>,
   runs: number,
-  warmup = 2,
-  windows = 3,
-  windowMs = 300,
+  warmup = sized(2, 0),
+  windows = sized(3, 1),
+  windowMs = sized(300, 0),
 ): Promise<Record<K, Timing>> {
   const names = Object.keys(paths) as K[];
   const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
@@ -187,7 +187,7 @@ async function shop(rows: unknown[][], sandbox?: ScriptSandbox): Promise<Engine>
   for (const [name, code_file] of [
     ['stored', 'totals.js'],
     ['trusted', 'totals-trusted'],
-  ])
+  ] as const)
     await engine.workflows.create({
       name,
       steps: [
@@ -208,7 +208,7 @@ async function shop(rows: unknown[][], sandbox?: ScriptSandbox): Promise<Engine>
 }
 
 /** Naive QuickJS: row objects as one JSON string in, parsed inside, the result stringified out. */
-async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<() => void> {
+async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<() => unknown> {
   const module = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
   return () => {
     const runtime = module.newRuntime();
@@ -218,17 +218,34 @@ async function naiveQuickJs(objects: Record<string, unknown>[]): Promise<() => v
     json.dispose();
     const code = `const rows = JSON.parse(__in); ${LOOP.replace("getEntity('orders')", 'rows')} JSON.stringify(out)`;
     const result = context.unwrapResult(context.evalCode(code));
-    JSON.parse(context.getString(result));
+    const out = JSON.parse(context.getString(result)) as unknown;
     result.dispose();
     context.dispose();
     runtime.dispose();
+    return out;
   };
 }
 
+/** The output of the naive QuickJS way, once. */
+async function naiveQuickJsOut(objects: Record<string, unknown>[]): Promise<unknown> {
+  return (await naiveQuickJs(objects))();
+}
+
 /** Naive `node:vm` (not a security boundary): the same JSON in and out of a new context. */
-function naiveVm(objects: Record<string, unknown>[]): () => void {
+function naiveVm(objects: Record<string, unknown>[]): () => unknown {
   const code = `const rows = JSON.parse(input); ${LOOP.replace("getEntity('orders')", 'rows')} JSON.stringify(out)`;
-  return () => JSON.parse(runInNewContext(code, { input: JSON.stringify(objects) }) as string);
+  return () => JSON.parse(runInNewContext(code, { input: JSON.stringify(objects) }) as string) as unknown;
+}
+
+/** The output of the naive node:vm way, once. */
+function naiveVmOut(objects: Record<string, unknown>[]): unknown {
+  return naiveVm(objects)();
+}
+
+/** The rows of the totals entity, as objects by column name. */
+async function totals(engine: Engine): Promise<Record<string, unknown>[]> {
+  const { entity, table } = await engine.catalog.table('totals');
+  return rowObjectsOf(columnarEntity(entity.columns, table.data, table.length));
 }
 
 /** Runs the benchmark and prints its figures. */
@@ -242,15 +259,27 @@ export async function run(): Promise<void> {
   const input = { source: SCRIPT, inputs: { orders: entity }, outputs: ['totals'], limits: LIMITS };
   const kept = plainMap(rows).length;
 
-  for (const [name, check] of [
-    ['trusted', await engine.run('trusted')],
-    ['stored', await engine.run('stored')],
-    ['stored (isolated-vm)', await engineV8.run('stored')],
+  // Every path makes the same rows: the plain map's.
+  const expected = plainMap(rows);
+  checkEqual(plainObjectsMap(rows), expected, 'the plain maps agree');
+  for (const [name, ran, on] of [
+    ['trusted', () => engine.run('trusted'), engine],
+    ['stored', () => engine.run('stored'), engine],
+    ['stored (isolated-vm)', () => engineV8.run('stored'), engineV8],
   ] as const) {
-    if (check.status !== 'succeeded')
-      throw new Error(`the ${name} step failed: ${JSON.stringify(check.error)}`);
+    await on.catalog.write([{ entity: 'totals', rows: [], mode: 'replace' }]);
+    const record = await ran();
+    checkEqual(record.error, null, `the ${name} step succeeds`);
+    checkEqual(await totals(on), expected, `the ${name} step writes the rows of the plain map`);
   }
+  for (const [name, alone] of [
+    ['QuickJsSandbox', sandbox],
+    ['IsolatedVmSandbox', isolates],
+  ] as const)
+    checkEqual((await alone.run(input)).writes, { totals: expected }, `${name} alone writes them`);
   const objects = rowObjectsOf(entity);
+  checkEqual(naiveVmOut(objects), expected, 'the naive node:vm way makes them');
+  checkEqual(await naiveQuickJsOut(objects), expected, 'the naive QuickJS way makes them');
   const times = await rounds(
     {
       plainObjects: () => plainObjectsMap(rows),

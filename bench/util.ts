@@ -1,5 +1,33 @@
 /** Shared helpers for the benchmarks. */
 import { performance } from 'node:perf_hooks';
+import { inspect, isDeepStrictEqual } from 'node:util';
+import type { PGlite } from '@electric-sql/pglite';
+import { openPostgres, type PostgresDatabase } from '../src/adapters/postgres/index.js';
+
+/**
+ * True under `npm run bench -- --smoke` (`bench/run.ts` passes `--smoke` on, and sets
+ * `STEPWIRE_BENCH_SMOKE=1`): every benchmark runs at a tiny size and checks its results, so CI
+ * catches a benchmark that broke; its timings mean nothing then.
+ */
+export const SMOKE = process.argv.includes('--smoke') || process.env['STEPWIRE_BENCH_SMOKE'] === '1';
+
+/** `full`, or `smoke` under {@link SMOKE}. */
+export function sized(full: number, smoke: number): number {
+  return SMOKE ? smoke : full;
+}
+
+/** Fails the benchmark (full size or smoke) when a result is not what it must be. */
+export function check(ok: boolean, what: string): asserts ok {
+  if (!ok) throw new Error(`benchmark check failed: ${what}`);
+}
+
+/** Fails the benchmark unless `actual` deep-equals `expected`. */
+export function checkEqual(actual: unknown, expected: unknown, what: string): void {
+  if (!isDeepStrictEqual(actual, expected))
+    throw new Error(
+      `benchmark check failed: ${what}\n  expected ${inspect(expected, { depth: 4 })}\n  got      ${inspect(actual, { depth: 4 })}`,
+    );
+}
 
 /** Milliseconds one call takes. */
 export async function time(fn: () => unknown): Promise<number> {
@@ -20,6 +48,7 @@ export function median(values: number[]): number {
  * `warmup` rounds that are not counted.
  */
 export function medians(fns: Record<string, () => unknown>, runs = 15, warmup = 3): Record<string, number> {
+  if (SMOKE) [runs, warmup] = [1, 0];
   const names = Object.keys(fns);
   const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let i = 0; i < warmup + runs; i++) {
@@ -61,4 +90,25 @@ export async function reachServer(): Promise<import('pg').Pool | undefined> {
     );
     return undefined;
   }
+}
+
+let sharedPglite: Promise<PGlite> | undefined;
+
+/**
+ * A PGlite database in memory for a benchmark: its own, or under {@link SMOKE} one PGlite shared by
+ * every benchmark of the process (making one takes seconds), each caller in a schema of its own.
+ */
+export async function openPglite(schema: string): Promise<PostgresDatabase> {
+  if (!SMOKE) return openPostgres();
+  return openPostgres({ pglite: await smokePglite() }, { schema });
+}
+
+/** The one PGlite instance the benchmarks of a smoke run share (made at the first call). */
+export function smokePglite(): Promise<PGlite> {
+  return (sharedPglite ??= import('@electric-sql/pglite').then(({ PGlite }) => PGlite.create()));
+}
+
+/** Closes the shared PGlite, if one was made. */
+export async function closeSharedPglite(): Promise<void> {
+  if (sharedPglite) await (await sharedPglite).close();
 }
