@@ -12,7 +12,15 @@ export { Engine, type RunHandle, type RunListQuery, type WorkOptions } from './e
 export { TriggerFireError, type TriggerFiring } from './engine/trigger-fire.js';
 export type { EngineOptions, EngineLimits, EngineSecurity } from './engine/options.js';
 export type { RunOptions } from './engine/run.js';
-export type { RunRecord, StepRecord, RunEvent, RunError, RunStatus, StepStatus } from './engine/record.js';
+export type {
+  RunRecord,
+  RunSummary,
+  StepRecord,
+  RunEvent,
+  RunError,
+  RunStatus,
+  StepStatus,
+} from './engine/record.js';
 export { WorkflowRegistry } from './engine/workflows.js';
 export {
   ScriptRegistry,

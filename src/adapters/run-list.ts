@@ -1,9 +1,12 @@
 /**
- * What storage adapters read from a run record to list runs, and the paging of
- * `StorageAdapter.listRuns`, shared so every adapter lists, filters and pages runs alike.
+ * What storage adapters read from a run record to list runs, the summary a listing answers with,
+ * and the paging of `StorageAdapter.listRuns`, shared so every adapter lists, filters and pages
+ * runs alike.
  * @module
  */
 import { ValidationError, type Issue } from '../errors/index.js';
+import type { RunSummary } from '../schema/index.js';
+import { toJson } from './json-text.js';
 import type { RunPage, RunQuery } from './types.js';
 
 /** The fields of a run record that listing uses; `null` when missing or not of the right kind. @internal */
@@ -40,6 +43,52 @@ export function runColumns(value: unknown): RunColumns {
     finished_at: isoTime(record.finished_at),
   };
 }
+
+/**
+ * What a listing shows of the run stored under `id` as `value` (see {@link RunSummary}): its fields
+ * as the stored JSON holds them, without its input, output or steps. Made when a run is written,
+ * so a listing reads no record. `json` is `value`'s JSON text, when the caller made it already;
+ * it is read only for a value that is not a plain object.
+ * @internal
+ */
+export function runSummary(id: string, value: unknown, json?: string): RunSummary {
+  const record = jsonFields(value, json);
+  const error = record.error as { code?: unknown; message?: unknown } | null | undefined;
+  const summary = {
+    id,
+    workflow: record.workflow,
+    status: record.status,
+    started_at: record.started_at,
+    finished_at: record.finished_at ?? null,
+    error: typeof error === 'object' && error !== null ? { code: error.code, message: error.message } : null,
+    ...(typeof record.parent_run_id === 'string' ? { parent_run_id: record.parent_run_id } : {}),
+  };
+  // Any JSON may be stored under `runs`: a value that is no run record is listed as it is.
+  return summary as RunSummary;
+}
+
+/** The fields of a stored value a summary reads, as its JSON text holds them. */
+function jsonFields(value: unknown, json: string | undefined): Record<string, unknown> {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && !('toJSON' in value)) {
+    // A plain object: each field as JSON gives it (a string as it is, anything else through JSON).
+    const record = value as Record<string, unknown>;
+    const fields: Record<string, unknown> = {};
+    for (const name of SUMMARY_FIELDS) {
+      const field = record[name];
+      fields[name] =
+        typeof field === 'string' || field === undefined || field === null
+          ? field
+          : JSON.parse(JSON.stringify(field) ?? 'null');
+    }
+    return fields;
+  }
+  const text = json ?? toJson(value);
+  const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
+  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+}
+
+/** The fields of a run record its summary is made of (besides the id, which is its key). */
+const SUMMARY_FIELDS = ['workflow', 'status', 'started_at', 'finished_at', 'error', 'parent_run_id'];
 
 /**
  * The query with `after` decoded. @internal

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { RunSummary } from '../schema/index.js';
+
 /** Options every adapter call accepts. */
 export interface CallOptions {
   /** Cancels the call; adapters pass it on to their I/O. */
@@ -174,13 +176,16 @@ export interface StorageAdapter {
   /** Every entry of a collection, ordered by key. */
   list<T = unknown>(collection: Collection, options?: CallOptions): MaybePromise<{ key: string; value: T }[]>;
   /**
-   * Optional: one page of run records (collection `runs`), newest first by `started_at` then by id
-   * (descending). Only records with a valid ISO `started_at` are listed. Pass a page's `next` as
-   * `after` to get the page that follows; `next` is absent on the last page.
+   * Optional: one page of the runs stored (collection `runs`) as summaries, newest first by
+   * `started_at` then by id (descending). Only records with a valid ISO `started_at` are listed. A
+   * summary holds what `runSummary` (in `run-list.ts`) takes from the record, never its input,
+   * output or steps: an adapter keeps it beside the record when the record is put, so a listing
+   * reads no record. Pass a page's `next` as `after` to get the page that follows; `next` is absent
+   * on the last page.
    * @throws {@link ValidationError} when `limit` is not a whole number from 1 to 1000 or `after` is
    *   not a `next` this method returned.
    */
-  listRuns?<T = unknown>(query: RunQuery, options?: CallOptions): MaybePromise<RunPage<T>>;
+  listRuns?(query: RunQuery, options?: CallOptions): MaybePromise<RunPage<RunSummary>>;
   /**
    * Optional: true when no other process can use this storage (an embedded database directory,
    * locked while open). A run not on a queue that such storage holds as `running` when an engine
@@ -203,8 +208,8 @@ export interface RunQuery {
 }
 
 /** A page of {@link StorageAdapter.listRuns}. */
-export interface RunPage<T = unknown> {
-  /** Run records, newest first. */
+export interface RunPage<T = RunSummary> {
+  /** Runs, newest first. */
   runs: T[];
   /** Where the next page starts (pass it as `after`); absent on the last page. */
   next?: string;

@@ -17,6 +17,13 @@ import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { Execution, type DeliveredStep } from './run.js';
 import { ITEMS_LOST, type ItemOutcome } from './for-each.js';
+import {
+  RECORD_TOO_LARGE,
+  finalOutputProblem,
+  recordTooLarge,
+  stepChars,
+  stepsTooLarge,
+} from './record-size.js';
 
 /** What the engine keeps beside a durable run's record. @internal */
 export interface DurableState {
@@ -33,6 +40,11 @@ export interface DurableState {
    * as the timer job would once a slot is free (missing in runs started before it was kept).
    */
   deadline?: string;
+  /**
+   * Characters of JSON the records of the steps committed so far take, counted once as each step's
+   * result commits: past the run-record limit the run fails (see `record-size.ts`).
+   */
+  recordChars?: number;
 }
 
 /**
@@ -146,8 +158,9 @@ function advanceRun(
       const duration_ms = step.started_at ? Math.max(0, Date.parse(at) - Date.parse(step.started_at)) : 0;
       events.push({ type: 'step.failed', run_id: record.id, step: name, error: stop, duration_ms, at });
     }
-    // A cancelled or timed-out run names the step it stopped, as a run in process does.
-    if (error && error.step === undefined && stopped[0] !== undefined)
+    // A cancelled or timed-out run names the step it stopped, as a run in process does (a record
+    // too large is no step's doing, as in process).
+    if (error && error.step === undefined && error.code !== RECORD_TOO_LARGE && stopped[0] !== undefined)
       record.error = { ...error, step: stopped[0] };
     events.push({ type: 'run.finished', run_id: record.id, status, error: record.error, at });
   };
@@ -239,7 +252,19 @@ function applyStep(
     step.output = { error: { code, message } };
   }
   put(plan, record, step);
+  if (step.status === 'running') return true;
+  state.recordChars = (state.recordChars ?? 0) + stepChars(step);
+  if (stepsTooLarge(state.recordChars)) tooLarge(record, finish);
   return true;
+}
+
+/** Ends a run whose record would pass the limit: failed with `record_too_large`, no step output kept. */
+function tooLarge(
+  record: RunRecord,
+  finish: (status: 'failed', error: RunError, output: null) => void,
+): void {
+  finish('failed', recordTooLarge(), null);
+  for (const step of record.steps) step.output = null;
 }
 
 /** Starts the items of a `for_each` step: the first `concurrency` are enqueued. */
@@ -392,7 +417,11 @@ function schedule(
   if (done < plan.steps.length) return;
   try {
     const output = Execution.resume(plan, record, services, {}, state.chain).output();
-    finish('succeeded', null, output);
+    const problem = finalOutputProblem(output, state.recordChars ?? 0, plan.output !== undefined);
+    if (problem?.code === 'too_large') tooLarge(record, finish);
+    else if (problem)
+      finish('failed', { code: problem.code, message: `workflow_output: ${problem.message}` }, null);
+    else finish('succeeded', null, output);
   } catch (error) {
     const message = `workflow_output: ${error instanceof Error ? error.message : String(error)}`;
     const code =

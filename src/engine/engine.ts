@@ -15,11 +15,12 @@ import { Applications } from '../app/applications.js';
 import { EventFeed } from './event-feed.js';
 import { describeValue } from '../schema/issues.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
-import { Execution, MAX_RECORD_JSON_CHARS, checkRunOptions, type RunOptions } from './run.js';
+import { Execution, checkRunOptions, type RunOptions } from './run.js';
+import { MAX_RECORD_JSON_CHARS } from './record-size.js';
 import type { RunServices } from './plan-types.js';
-import type { RunEvent, RunRecord } from './record.js';
+import type { RunEvent, RunRecord, RunSummary } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
-import { pageOfRuns } from '../adapters/run-list.js';
+import { pageOfRuns, runSummary } from '../adapters/run-list.js';
 import { TAKES_JSON_TEXT, takesJsonText } from '../adapters/json-text.js';
 import { RunKeys } from './run-keys.js';
 import { TriggerRegistry } from './triggers.js';
@@ -471,15 +472,16 @@ export class Engine {
   }
 
   /**
-   * Run records newest first, a page at a time, optionally of one workflow or status. Pass a page's
-   * `next` as `after` for the page after it.
+   * Runs newest first, a page at a time, optionally of one workflow or status, as summaries: id,
+   * workflow, status, times and the error's code and message, without input, output or steps (read
+   * a whole record with {@link Engine.getRun}). Pass a page's `next` as `after` for the page after it.
    * @example
    * ```ts
    * const { runs, next } = await engine.listRuns({ workflow: 'invoice', status: 'failed', limit: 20 });
    * ```
    * @throws {@link ValidationError} naming `status` (a run status), `limit` (1 to 1000) or `after` when they are wrong.
    */
-  async listRuns(query: RunListQuery = {}): Promise<RunPage<RunRecord>> {
+  async listRuns(query: RunListQuery = {}): Promise<RunPage<RunSummary>> {
     await this.ready();
     if (typeof query !== 'object' || query === null)
       throw new TypeError(`listRuns: the query must be an object, got ${describeValue(query)}`);
@@ -536,27 +538,34 @@ export class Engine {
     };
   }
 
-  #listRuns(query: RunQuery): Promise<RunPage<RunRecord>> | RunPage<RunRecord> {
+  async #listRuns(query: RunQuery): Promise<RunPage<RunSummary>> {
     const storage = this.options.storage;
-    if (storage.listRuns) return storage.listRuns<RunRecord>(query);
-    return Promise.resolve(storage.list<RunRecord>('runs')).then((all) => pageOfRuns(all, query));
+    // Summaries whatever the storage gives (one written before listRuns answered them gives records).
+    if (storage.listRuns) {
+      const page = await storage.listRuns(query);
+      return { ...page, runs: page.runs.map((run) => runSummary(run.id, run)) };
+    }
+    const all = await storage.list('runs');
+    return pageOfRuns(
+      all.map(({ key, value }) => ({ key, value: runSummary(key, value) })),
+      query,
+    );
   }
 
   async #recoverInterrupted(): Promise<void> {
-    const running: RunRecord[] = [];
+    const running: string[] = [];
     for (let after: string | undefined, first = true; first || after !== undefined; first = false) {
       const page = await this.#listRuns({ status: 'running', limit: 1000, ...(after ? { after } : {}) });
-      running.push(...page.runs);
+      running.push(...page.runs.map((run) => run.id));
       after = page.next;
     }
     // A durable run (started by an engine with a queue on this storage) goes on in its queue: the
     // storage keeps its record for the queue and refuses this put (`PostgresStorage.put`).
-    for (const value of running)
-      await this.options.storage.put(
-        'runs',
-        value.id,
-        interruptedRecord(value, 'the engine running this run'),
-      );
+    for (const id of running) {
+      const record = await this.options.storage.get<RunRecord>('runs', id);
+      if (record?.status !== 'running') continue;
+      await this.options.storage.put('runs', id, interruptedRecord(record, 'the engine running this run'));
+    }
   }
 }
 

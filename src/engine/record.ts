@@ -5,6 +5,7 @@ export type {
   RunError,
   RunRecord,
   RunStatus,
+  RunSummary,
   StepItems,
   StepRecord,
   StepStatus,

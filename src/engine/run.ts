@@ -21,7 +21,7 @@ import { NO_ATTEMPT, traceJoin, traceRun, type AttemptTrace, type RunTrace } fro
 import { JsonText, takesJsonText } from '../adapters/json-text.js';
 import { interruptedRecord } from './interrupted.js';
 import { isThenable } from './thenable.js';
-import { jsonProblem } from './json-value.js';
+import { finalOutputProblem, recordTooLarge, stepsTooLarge } from './record-size.js';
 import { hexOf, sha256 } from '../bytes/hex.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */
@@ -112,7 +112,7 @@ export class Execution {
    * by the index of their first step, to the index after their last.
    */
   #savedSteps = new Map<number, { end: number; text: JsonText }>();
-  /** Characters of the finished steps' JSON text made so far (see {@link MAX_RECORD_JSON_CHARS}). */
+  /** Characters of the finished steps' JSON text made so far (see {@link stepsTooLarge}). */
   #savedChars = 0;
   #finished = false;
   #parentTrace: string | undefined;
@@ -905,10 +905,8 @@ export class Execution {
       this.#stepsAsText();
       // Without workflow_output the output is the map of the steps' outputs, about as large again as
       // their saved records: only a workflow_output (its references may repeat a value) is walked.
-      const room = MAX_RECORD_JSON_CHARS - this.#savedChars * (this.#plan.output ? 1 : 2);
-      const problem =
-        room < 0 || !this.#plan.output ? undefined : jsonProblem(output, 'invalid_output', room);
-      if (room >= 0 && problem?.code !== 'too_large') {
+      const problem = finalOutputProblem(output, this.#savedChars, this.#plan.output !== undefined);
+      if (problem?.code !== 'too_large') {
         if (problem)
           return { failure: { code: problem.code, message: `workflow_output: ${problem.message}` } };
         return { text: JsonText.of(output) };
@@ -1005,8 +1003,7 @@ export class Execution {
       saved.set(i, { end, text });
       this.#savedChars += text.text.length;
       // A record past what JSON text can hold could never be saved: no further step starts.
-      if (this.#savedChars > MAX_RECORD_JSON_CHARS && this.#failure === null)
-        this.#failure = recordTooLarge();
+      if (stepsTooLarge(this.#savedChars) && this.#failure === null) this.#failure = recordTooLarge();
       steps.push(text);
       i = end;
     }
@@ -1018,21 +1015,6 @@ export class Execution {
     for (const [start, { end }] of this.#savedSteps)
       if (start <= index && index < end) this.#savedSteps.delete(start);
   }
-}
-
-/**
- * The most characters of JSON a run record's steps and output may take together: JSON text has a
- * size limit (about 512 Mi characters in V8), and records are kept (in memory, with MemoryStorage).
- * @internal
- */
-export const MAX_RECORD_JSON_CHARS = 64 * 1024 * 1024;
-
-/** The run's error when its record would be too large to save. */
-function recordTooLarge(): RunError {
-  return {
-    code: 'record_too_large',
-    message: `the run record would take more than ${MAX_RECORD_JSON_CHARS / (1024 * 1024)} MiB as JSON; the steps' outputs are not kept`,
-  };
 }
 
 /** An attempt's outcome; `retryDelay` when a single attempt (see `runDelivered`) failed and may be retried. */

@@ -1,6 +1,6 @@
 import { backoffDelay } from '../retry/index.js';
 import ky, { type KyInstance } from 'ky';
-import type { RunRecord } from '../engine/record.js';
+import type { RunRecord, RunSummary } from '../engine/record.js';
 import type { RunListQuery } from '../engine/engine.js';
 import type { StoredTrigger } from '../engine/triggers.js';
 import type {
@@ -106,8 +106,11 @@ export interface StepwireClient {
   runTimeline(id: string): Promise<string>;
   /** `GET /runs/{id}/page`: the HTML page of a run (its timeline, graph and record). */
   runPage(id: string): Promise<string>;
-  /** `GET /runs`: run records newest first, a page at a time (`next` goes back as `after`). */
-  listRuns(query?: RunListQuery): Promise<{ runs: RunRecord[]; next?: string | undefined }>;
+  /**
+   * `GET /runs`: runs newest first as summaries (no input, output or steps: {@link StepwireClient.getRun}
+   * reads a whole record), a page at a time (`next` goes back as `after`).
+   */
+  listRuns(query?: RunListQuery): Promise<{ runs: RunSummary[]; next?: string | undefined }>;
   /** `PUT /scripts/{name}`: stores a transform script's source. */
   putScript(name: string, source: string): Promise<{ name: string; created: boolean }>;
   /** `GET /scripts/{name}`: a script's source. */

@@ -6,6 +6,7 @@ import {
   ReadEntityBodySchema,
   RelationshipSchema,
   RunRecordSchema,
+  RunSummarySchema,
   WorkflowSchema,
 } from '../schema/index.js';
 import { ProblemDetailsSchema } from './problem.js';
@@ -39,6 +40,7 @@ const COMPONENTS: readonly { schema: z.ZodType; input?: string; output?: string 
   { schema: WorkflowReplaceSchema, input: 'WorkflowReplaceInput' },
   { schema: ApplicationSchema, input: 'ApplicationInput', output: 'Application' },
   { schema: RunRecordSchema, output: 'RunRecord' },
+  { schema: RunSummarySchema, output: 'RunSummary' },
   { schema: ProblemDetailsSchema, output: 'Problem' },
 ];
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors/index.js';
-import { RUN_STATUSES, RunRecordSchema, WorkflowSchema } from '../schema/index.js';
+import { RUN_STATUSES, RunRecordSchema, RunSummarySchema, WorkflowSchema } from '../schema/index.js';
 import {
   IDEMPOTENCY_KEY,
   LOCATION,
@@ -198,7 +198,7 @@ export const WORKFLOW_ROUTES = [
     name: 'runs.list',
     summary: 'List runs',
     description:
-      'Run records newest first, a page at a time. Pass `next` of a page as `after` for the page after it.',
+      'Runs newest first, a page at a time, as summaries (id, workflow, status, times, the error code and message): no input, output or steps, which `GET /runs/{id}` answers. Pass `next` of a page as `after` for the page after it.',
     query: z.strictObject({
       workflow: z.string().min(1).optional().describe('Only runs of this workflow.'),
       status: z.enum(RUN_STATUSES).optional().describe('Only runs with this status.'),
@@ -213,9 +213,9 @@ export const WORKFLOW_ROUTES = [
     }),
     responses: {
       200: {
-        description: 'A page of run records.',
+        description: 'A page of run summaries.',
         schema: z.strictObject({
-          runs: z.array(RunRecordSchema),
+          runs: z.array(RunSummarySchema),
           next: z.string().optional().describe('Where the next page starts; absent on the last page.'),
         }),
       },

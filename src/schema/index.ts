@@ -32,6 +32,7 @@ export type {
   RunError,
   RunRecord,
   RunStatus,
+  RunSummary,
   StepItems,
   StepRecord,
   StepStatus,

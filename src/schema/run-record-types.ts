@@ -106,3 +106,26 @@ export interface RunRecord {
    */
   traceparent?: string;
 }
+
+/**
+ * What a run list shows of one run (`engine.listRuns`, `GET /runs`): its id, workflow, status,
+ * times and the code and message of its error, without its input, output or step records, so a
+ * page of runs stays small however large their records are. Read a whole record with
+ * `engine.getRun(id)` (`GET /runs/{id}`).
+ */
+export interface RunSummary {
+  /** Run id. */
+  id: string;
+  /** Workflow name. */
+  workflow: string;
+  /** Where the run is. */
+  status: RunStatus;
+  /** ISO start time. */
+  started_at: string;
+  /** ISO end time, or null while running. */
+  finished_at: string | null;
+  /** The code and message of the run's error, or null. */
+  error: { code: string; message: string } | null;
+  /** The run that started this one with `run_workflow`; absent for a run started directly. */
+  parent_run_id?: string;
+}

@@ -87,3 +87,28 @@ export const RunRecordSchema = z
       ),
   })
   .describe('The record of one workflow run.');
+
+/**
+ * What a run list shows of one run (`engine.listRuns`, `GET /runs`): who, what, where and when,
+ * without its input, output or step records. The whole record is read one run at a time.
+ */
+export const RunSummarySchema = z
+  .object({
+    id: z.string().describe('Run id.'),
+    workflow: z.string().describe('Workflow name.'),
+    status: z.enum(RUN_STATUSES).describe('Where the run is.'),
+    started_at: z.string().describe('ISO start time.'),
+    finished_at: z.string().nullable().describe('ISO end time, or null while running.'),
+    error: z
+      .object({
+        code: z.string().describe('Stable code, e.g. `step_failed`, `limit_exceeded`, `cancelled`.'),
+        message: z.string().describe('What went wrong, naming the step.'),
+      })
+      .nullable()
+      .describe("The code and message of the run's error, or null."),
+    parent_run_id: z
+      .string()
+      .exactOptional()
+      .describe('The run that started this one with `run_workflow`; absent for a run started directly.'),
+  })
+  .describe('What a run list shows of one run; `GET /runs/{id}` answers its whole record.');

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { contractCase } from './contract-case.js';
 import type { RunPage, StorageAdapter } from '../adapters/types.js';
+import type { RunRecord } from '../engine/record.js';
 import { Engine } from '../engine/engine.js';
 import { ValidationError } from '../errors/index.js';
 
@@ -162,16 +163,21 @@ function run(id: string, started_at: string | undefined, workflow = 'w', status 
   return { id, workflow, status, ...(started_at === undefined ? {} : { started_at }) };
 }
 
+/** What a listing shows of a stored run made by {@link run}. */
+function summaryOf(stored: ReturnType<typeof run>) {
+  return { ...stored, finished_at: null, error: null };
+}
+
 /** Every page of a listing, following `next`. */
 async function allPages(
   storage: StorageAdapter,
   limit: number,
   filter: { workflow?: string; status?: string } = {},
 ) {
-  const pages: RunPage<{ id: string }>[] = [];
+  const pages: RunPage[] = [];
   let after: string | undefined;
   do {
-    const page = await storage.listRuns!<{ id: string }>({ ...filter, limit, ...(after ? { after } : {}) });
+    const page = await storage.listRuns!({ ...filter, limit, ...(after ? { after } : {}) });
     pages.push(page);
     after = page.next;
   } while (after !== undefined && pages.length < 50);
@@ -195,11 +201,11 @@ function describeListRuns(test: ContractTest): void {
     const pages = await allPages(storage, 2);
     expect(pages.map((page) => page.runs.map((r) => r.id))).toEqual([['c', 'd'], ['b', 'a'], ['e']]);
     expect(pages.at(-1)!.next).toBeUndefined();
-    expect(pages[0]!.runs[0]).toEqual(run('c', at(3)));
+    expect(pages[0]!.runs[0]).toEqual(summaryOf(run('c', at(3))));
 
-    const first = await storage.listRuns!<{ id: string }>({ limit: 2 });
+    const first = await storage.listRuns!({ limit: 2 });
     await storage.put('runs', 'newer', run('newer', at(9)));
-    const second = await storage.listRuns!<{ id: string }>({ limit: 2, after: first.next! });
+    const second = await storage.listRuns!({ limit: 2, after: first.next! });
     expect(second.runs.map((r) => r.id)).toEqual(['b', 'a']);
   });
 
@@ -224,7 +230,7 @@ function describeListRuns(test: ContractTest): void {
     expect(await storage.listRuns!({ limit: 10, workflow: 'w\u0000' })).toEqual({ runs: [] });
     expect(await storage.listRuns!({ limit: 10, status: 'succeeded\u0000' })).toEqual({ runs: [] });
     // After `a\0x` in the listing's order come the runs whose (started_at, id) is below it: `a` and `d`.
-    const page = await storage.listRuns!<{ id: string }>({ limit: 10, after: `${at(1)}~a\u0000x` });
+    const page = await storage.listRuns!({ limit: 10, after: `${at(1)}~a\u0000x` });
     expect(page.runs.map((r) => r.id)).toEqual(['a', 'd']);
   });
 
@@ -237,7 +243,47 @@ function describeListRuns(test: ContractTest): void {
     expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual(['limit', 'after']);
   });
 
-  test('listRuns through the engine: the records of its runs, newest first', async (storage) => {
+  test('listRuns: summaries of the runs, without their input, output or steps', async (storage) => {
+    const large = 'x'.repeat(1024 * 1024);
+    const step = { name: 's', status: 'failed', attempts: 1, started_at: at(1), finished_at: at(2) };
+    const failed = {
+      id: 'failed',
+      workflow: 'w',
+      status: 'failed',
+      input: { large },
+      output: null,
+      error: { code: 'step_failed', message: 'step "s" failed: no', step: 's', issues: [] },
+      started_at: at(1),
+      finished_at: at(2),
+      steps: [{ ...step, output: { large }, error: { code: 'step_failed', message: 'no' } }],
+      parent_run_id: 'parent',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    };
+    const succeeded = { ...failed, id: 'succeeded', status: 'succeeded', error: null, output: { large } };
+    delete (succeeded as { parent_run_id?: string }).parent_run_id;
+    await storage.put('runs', 'failed', failed);
+    await storage.put('runs', 'succeeded', { ...succeeded, started_at: at(0) });
+    const times = { started_at: at(1), finished_at: at(2) };
+    expect(await storage.listRuns!({ limit: 10 })).toEqual({
+      runs: [
+        {
+          id: 'failed',
+          workflow: 'w',
+          status: 'failed',
+          ...times,
+          error: { code: 'step_failed', message: 'step "s" failed: no' },
+          parent_run_id: 'parent',
+        },
+        { id: 'succeeded', workflow: 'w', status: 'succeeded', ...times, started_at: at(0), error: null },
+      ],
+    });
+    // A summary read is a copy.
+    const page = await storage.listRuns!({ limit: 1 });
+    page.runs[0]!.error!.code = 'changed';
+    expect((await storage.listRuns!({ limit: 1 })).runs[0]!.error!.code).toBe('step_failed');
+  });
+
+  test('listRuns through the engine: the summaries of its runs, newest first', async (storage) => {
     const engine = new Engine({ storage });
     await engine.workflows.create({
       name: 'listed',
@@ -260,6 +306,14 @@ function describeListRuns(test: ContractTest): void {
     const page = await storage.listRuns!({ workflow: 'listed', limit: 10 });
     const key = (record: { started_at: string; id: string }) => `${record.started_at} ${record.id}`;
     const newestFirst = key(first) > key(second) ? [first, second] : [second, first];
-    expect(page).toEqual({ runs: newestFirst });
+    const summary = ({ id, workflow, status, started_at, finished_at, error }: RunRecord) => ({
+      id,
+      workflow,
+      status,
+      started_at,
+      finished_at,
+      error,
+    });
+    expect(page).toEqual({ runs: newestFirst.map(summary) });
   });
 }

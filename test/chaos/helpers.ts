@@ -65,11 +65,11 @@ export async function finished(
     clearTimeout(timer);
   }
   const { runs } = await engine.listRuns({ limit: 1000 });
-  const late = runs.filter((run) => run.status === 'queued' || run.status === 'running');
+  const late = runs.filter((run) => run.status === 'queued' || run.status === 'running').slice(0, 5);
+  const records = await Promise.all(late.map((run) => engine.getRun(run.id)));
   throw new Error(
     `${done.filter((r) => r === undefined).length} runs were not finished ${ms} ms after the chaos: ` +
-      late
-        .slice(0, 5)
+      records
         .map((run) => `${run.id} ${run.status} [${run.steps.map((s) => `${s.name}:${s.status}`).join(' ')}]`)
         .join('; '),
   );

@@ -188,9 +188,8 @@ describe('for_each on the durable queue: one job per item', () => {
     expect(seen!.steps[0]!.items).toEqual({ total: 30, succeeded: 29, failed: 0, skipped: 0, failures: [] });
     // The text the HTTP API answers with shows the same live counts (progress merged, not the stored record).
     expect(JSON.parse(await b.getRunText(handle.id))).toEqual(await b.getRun(handle.id));
-    expect(
-      (await b.listRuns({ status: 'running' })).runs.find((r) => r.id === handle.id)?.steps[0]!.items,
-    ).toMatchObject({ succeeded: 29 });
+    // A run list shows the run running (its summary, without steps).
+    expect((await b.listRuns({ status: 'running' })).runs.map((r) => r.id)).toContain(handle.id);
     release();
     const record = await handle.result;
     expect(record.steps[0]!.output).toMatchObject({ succeeded: 30, failed: 0 });

@@ -84,7 +84,7 @@ async function savedWhileRunning(engine: Engine, id: string): Promise<RunRecord>
 }
 
 describe('a step with a 100,000-row output, on in-memory storage', () => {
-  it('keeps every row: in the saves while the run goes on, in the result, in getRun and listRuns', async () => {
+  it('keeps every row: in the saves while the run goes on, in the result and in getRun', async () => {
     const { engine, release, made } = await bigEngine();
     const handle = await engine.start('big', {});
     const running = await savedWhileRunning(engine, handle.id);
@@ -105,9 +105,17 @@ describe('a step with a 100,000-row output, on in-memory storage', () => {
     const stored = await engine.getRun(handle.id);
     expect(stored.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
     expect(stored.output).toEqual({ rows: made.rows, count: ROWS + 1 });
+    // A run list shows its summary only.
     const listed = (await engine.listRuns({ workflow: 'big' })).runs;
     expect(listed.map((run) => run.id)).toEqual([handle.id]);
-    expect(listed[0]).toEqual(stored);
+    expect(Object.keys(listed[0]!)).toEqual([
+      'id',
+      'workflow',
+      'status',
+      'started_at',
+      'finished_at',
+      'error',
+    ]);
   });
 
   it('shows a step output as it was saved after the step finished, not as a later step changed it', async () => {

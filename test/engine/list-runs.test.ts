@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, MemoryStorage, ValidationError, type StorageAdapter } from '../../src/index.js';
+import {
+  Engine,
+  MemoryStorage,
+  ValidationError,
+  type RunRecord,
+  type StorageAdapter,
+} from '../../src/index.js';
 import { createClient, createHandler } from '../../src/http/index.js';
-import { call } from '../http/helpers.js';
+import { call, expectDocumented } from '../http/helpers.js';
 
 const workflow = (name: string, fail = false) => ({
   name,
@@ -67,6 +73,61 @@ describe.each([
         message: expect.stringMatching(/^status must be one of "queued"/),
       }),
     ]);
+  });
+});
+
+/** A workflow whose step outputs its input's `text`: a run given a large text has a large record. */
+const echo = {
+  name: 'echo',
+  steps: [
+    {
+      name: 'echo',
+      type: 'l2' as const,
+      l2_data: {
+        provider: 'platform',
+        module: 'dummy',
+        action: 'dummy_task',
+        input_data: { text: '{{input.text}}' },
+      },
+    },
+  ],
+  wires: [],
+};
+
+describe.each([
+  ['a storage that lists runs itself', () => new MemoryStorage()],
+  ['a storage without listRuns', plainStorage],
+])('run lists are summaries, on %s', (_name, storage) => {
+  it('engine.listRuns and GET /runs answer id, workflow, status, times and error only', async () => {
+    const engine = new Engine({ storage: storage() });
+    await engine.workflows.create(echo);
+    await engine.workflows.create(workflow('two', true));
+    const text = 'x'.repeat(4 * 1024 * 1024);
+    const large = [await engine.run('echo', { text }), await engine.run('echo', { text })];
+    await new Promise((r) => setTimeout(r, 2));
+    const failed = await engine.run('two');
+    const { runs } = await engine.listRuns();
+    const summary = (record: RunRecord) => ({
+      id: record.id,
+      workflow: record.workflow,
+      status: record.status,
+      started_at: record.started_at,
+      finished_at: record.finished_at,
+      error: record.error && { code: record.error.code, message: record.error.message },
+    });
+    expect(runs).toEqual([failed, large[1]!, large[0]!].map(summary));
+    expect(runs[0]!.error).toEqual({ code: failed.error!.code, message: failed.error!.message });
+    for (const run of runs) expect(Object.keys(run)).not.toContain('input');
+
+    const handler = createHandler(engine);
+    const page = await call(handler, 'GET', '/runs');
+    expect(page.status).toBe(200);
+    expect(page.body).toEqual({ runs });
+    expect(page.text.length).toBeLessThan(2000);
+    expectDocumented('runs.list', 200, page.response, page.body);
+    // The whole record stays at GET /runs/{id}.
+    const one = await call(handler, 'GET', `/runs/${large[0]!.id}`);
+    expect((one.body as RunRecord).steps[0]!.output).toEqual({ text });
   });
 });
 

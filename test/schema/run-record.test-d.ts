@@ -7,6 +7,7 @@ import type {
   RunError,
   RunRecord,
   RunStatus,
+  RunSummary,
   StepItems,
   StepRecord,
   StepStatus,
@@ -15,6 +16,7 @@ import type {
   ItemFailureSchema,
   RunErrorSchema,
   RunRecordSchema,
+  RunSummarySchema,
   StepItemsSchema,
   StepRecordSchema,
 } from '../../src/schema/index.js';
@@ -22,6 +24,7 @@ import type {
 describe('run record types and their zod schema', () => {
   it('are the same types', () => {
     expectTypeOf<RunRecord>().toEqualTypeOf<z.output<typeof RunRecordSchema>>();
+    expectTypeOf<RunSummary>().toEqualTypeOf<z.output<typeof RunSummarySchema>>();
     expectTypeOf<StepRecord>().toEqualTypeOf<z.output<typeof StepRecordSchema>>();
     expectTypeOf<RunError>().toEqualTypeOf<z.output<typeof RunErrorSchema>>();
     expectTypeOf<StepItems>().toEqualTypeOf<z.output<typeof StepItemsSchema>>();

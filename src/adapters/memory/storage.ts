@@ -1,5 +1,6 @@
 import { TAKES_JSON_TEXT, toJson } from '../json-text.js';
-import { pageOfRuns } from '../run-list.js';
+import { pageOfRuns, runSummary } from '../run-list.js';
+import type { RunSummary } from '../../schema/index.js';
 import type { Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
 
 /**
@@ -15,8 +16,8 @@ export class MemoryStorage implements StorageAdapter {
   /** Its `put` writes JSON text as it is (see `TAKES_JSON_TEXT`). @internal */
   static readonly [TAKES_JSON_TEXT] = true;
   #collections = new Map<Collection, Map<string, string>>();
-  /** What listing reads of each run record (and its key), so a listing parses only its page's records. */
-  #runFields = new Map<string, ListedFields & { key: string }>();
+  /** The summary of each run record, made when it is put: a listing parses no record. */
+  #summaries = new Map<string, RunSummary>();
 
   /** A copy of the value under `key`, or `undefined`. */
   get<T = unknown>(collection: Collection, key: string): T | undefined {
@@ -36,13 +37,13 @@ export class MemoryStorage implements StorageAdapter {
     // JSON has no text for `undefined` (or a function): stored as `null`, as Postgres stores it.
     const json = toJson(value) ?? 'null';
     entries.set(key, json);
-    if (collection === 'runs') this.#runFields.set(key, { ...listedFields(value, json), key });
+    if (collection === 'runs') this.#summaries.set(key, runSummary(key, value, json));
     return true;
   }
 
   /** Removes `key`. */
   delete(collection: Collection, key: string): boolean {
-    if (collection === 'runs') this.#runFields.delete(key);
+    if (collection === 'runs') this.#summaries.delete(key);
     return this.#collection(collection).delete(key);
   }
 
@@ -54,16 +55,15 @@ export class MemoryStorage implements StorageAdapter {
   }
 
   /**
-   * One page of run records, newest first by `started_at` then id; see {@link StorageAdapter.listRuns}.
-   * Only the page's records are parsed.
+   * One page of run summaries, newest first by `started_at` then id; see {@link StorageAdapter.listRuns}.
+   * No record is read.
    */
-  listRuns<T = unknown>(query: RunQuery): RunPage<T> {
-    const runs = this.#collection('runs');
+  listRuns(query: RunQuery): RunPage<RunSummary> {
     const page = pageOfRuns(
-      [...this.#runFields].map(([key, value]) => ({ key, value })),
+      [...this.#summaries].map(([key, value]) => ({ key, value })),
       query,
     );
-    return { ...page, runs: page.runs.map((fields) => JSON.parse(runs.get(fields.key)!) as T) };
+    return { ...page, runs: page.runs.map(copySummary) };
   }
 
   #collection(name: Collection): Map<string, string> {
@@ -73,29 +73,9 @@ export class MemoryStorage implements StorageAdapter {
   }
 }
 
-/** The fields of a run record that listing reads (see `runColumns`), as its JSON text holds them. */
-interface ListedFields {
-  workflow: unknown;
-  status: unknown;
-  started_at: unknown;
-}
-
-/** The listed fields of a run record put as `value`, whose JSON text is `json`. */
-function listedFields(value: unknown, json: string | undefined): ListedFields {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value) && !('toJSON' in value)) {
-    // A plain object: its fields as JSON gives them (a string as it is, anything else through JSON).
-    const record = value as Record<string, unknown>;
-    const field = (name: string): unknown => {
-      const v = record[name];
-      return typeof v === 'string' || v === undefined || v === null
-        ? v
-        : JSON.parse(JSON.stringify(v) ?? 'null');
-    };
-    return { workflow: field('workflow'), status: field('status'), started_at: field('started_at') };
-  }
-  const parsed: unknown = json === undefined ? undefined : JSON.parse(json);
-  const record = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  return { workflow: record.workflow, status: record.status, started_at: record.started_at };
+/** A copy of a summary: its error is an object a caller may change. */
+function copySummary(summary: RunSummary): RunSummary {
+  return summary.error ? { ...summary, error: { ...summary.error } } : { ...summary };
 }
 
 /**

@@ -120,6 +120,14 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 4,
+    name: 'run summaries: what a run list shows, kept beside the record',
+    async up(schema) {
+      // Null for a run written before this version: a listing summarizes its record instead.
+      await schema.alterTable('runs').addColumn('summary', 'json').execute();
+    },
+  },
 ];
 
 /**

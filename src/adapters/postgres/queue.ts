@@ -24,8 +24,8 @@ import type {
 } from '../queue.js';
 import type { Connection } from './connect.js';
 import type { Tables } from './tables.js';
-import { runColumns } from '../run-list.js';
-import { unstorableText } from './storage.js';
+import { runColumns, runSummary } from '../run-list.js';
+import { summaryJson, unstorableText } from './storage.js';
 
 export type { QueueWorker } from '../queue.js';
 
@@ -100,7 +100,8 @@ class BossQueue implements PostgresQueue {
   async begin(id: string, change: RunChange): Promise<void> {
     const { boss, module } = await this.#boss();
     await this.#db.transaction().execute(async (tx) => {
-      const columns = runColumns(change.record);
+      const summary = runSummary(id, change.record);
+      const columns = runColumns(summary);
       await tx
         .insertInto('runs')
         .values({
@@ -111,6 +112,7 @@ class BossQueue implements PostgresQueue {
           finished_at: time(columns.finished_at),
           record: json(change.record),
           durable: json(change.state),
+          summary: summaryJson(summary),
         })
         .execute();
       await this.#write(tx, id, change, boss, module);
@@ -383,14 +385,15 @@ class BossQueue implements PostgresQueue {
     module: BossModule,
     version?: number,
   ): Promise<boolean> {
-    const columns = runColumns(change.record);
+    const summary = runSummary(id, change.record);
+    const columns = runColumns(summary);
     const events = JSON.stringify(change.events);
     const result = await sql`
       with updated as (
         update ${sql.table(`${this.#schema}.runs`)} set
           workflow = ${columns.workflow}, status = ${columns.status},
           started_at = ${time(columns.started_at)}, finished_at = ${time(columns.finished_at)},
-          record = ${json(change.record)}, durable = ${json(change.state)},
+          record = ${json(change.record)}, durable = ${json(change.state)}, summary = ${summaryJson(summary)},
           progress = ${json(change.progress ?? null)},
           event_count = event_count + json_array_length(${events}::text::json)
         where id = ${id} ${version === undefined ? sql`` : sql`and xmin = ${String(version)}::text::xid`}

@@ -1,16 +1,18 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { StorageError } from '../../errors/storage-error.js';
 import { ValidationError } from '../../errors/index.js';
-import { checkRunQuery, runColumns, runCursor } from '../run-list.js';
+import { checkRunQuery, runColumns, runCursor, runSummary } from '../run-list.js';
 import type { CallOptions, Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
+import type { RunSummary } from '../../schema/index.js';
 import { TAKES_JSON_TEXT, toJson } from '../json-text.js';
 import type { Tables } from './tables.js';
 import { holdsLoneSurrogate } from '../../schema/well-formed.js';
 
 /**
  * Storage in a Postgres schema (server or PGlite), made by `openPostgres`: run records in the `runs`
- * table (workflow, status and times copied into columns for listing), every other collection in
- * `definitions`. Values travel as JSON text and come back parsed anew, so callers never share them.
+ * table (workflow, status and times copied into columns for listing, and the run's summary into a
+ * column of its own), every other collection in `definitions`. Values travel as JSON text and come
+ * back parsed anew, so callers never share them.
  */
 export class PostgresStorage implements StorageAdapter {
   /** Its `put` writes JSON text as it is (see `TAKES_JSON_TEXT`). @internal */
@@ -79,7 +81,8 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /**
-   * Stores a JSON copy of `value`; a run record's workflow, status and times also go into their columns.
+   * Stores a JSON copy of `value`; a run record's workflow, status and times also go into their
+   * columns, and its summary (`runSummary`) into `summary`.
    * A durable run's row belongs to its queue (its state, events and jobs go with the record): `put`
    * leaves it as it is and returns false, so an engine without the queue never rewrites a run in flight.
    * @throws a `ValidationError` naming `key` when it holds U+0000 or half of a surrogate pair, which
@@ -94,10 +97,12 @@ export class PostgresStorage implements StorageAdapter {
           message: 'a stored key must not hold U+0000 or half of a surrogate pair (Postgres text cannot)',
         },
       ]);
-    const json = jsonOf(value);
+    const text = toJson(value) ?? 'null';
+    const json = sql<string>`${text}::text::json`;
     const db = this.#open();
     if (collection === 'runs') {
-      const columns = runColumns(value);
+      const summary = runSummary(key, value, text);
+      const columns = runColumns(summary);
       const row = {
         id: key,
         workflow: columns.workflow,
@@ -105,6 +110,7 @@ export class PostgresStorage implements StorageAdapter {
         started_at: time(columns.started_at),
         finished_at: time(columns.finished_at),
         record: json,
+        summary: summaryJson(summary),
       };
       const result = await db
         .insertInto('runs')
@@ -120,6 +126,7 @@ export class PostgresStorage implements StorageAdapter {
                   started_at: eb.ref('excluded.started_at'),
                   finished_at: eb.ref('excluded.finished_at'),
                   record: eb.ref('excluded.record'),
+                  summary: eb.ref('excluded.summary'),
                   progress: null,
                 }))
                 .where('runs.durable', 'is', null),
@@ -173,14 +180,24 @@ export class PostgresStorage implements StorageAdapter {
     return rows.map((row) => ({ key: row.key, value: parseRecord(row) as T }));
   }
 
-  /** One page of run records, newest first by `started_at` then id; see {@link StorageAdapter.listRuns}. */
-  async listRuns<T = unknown>(query: RunQuery, options?: CallOptions): Promise<RunPage<T>> {
+  /**
+   * One page of run summaries, newest first by `started_at` then id; see {@link StorageAdapter.listRuns}.
+   * Reads the `summary` column, never a record (but that of a run written before the column was).
+   */
+  async listRuns(query: RunQuery, options?: CallOptions): Promise<RunPage<RunSummary>> {
     const { workflow, status, limit, after } = checkRunQuery(query);
     // No stored run holds U+0000 in its workflow or status (the columns are text).
     if (unstorableText(workflow) || unstorableText(status)) return { runs: [] };
     let select = this.#open()
       .selectFrom('runs')
-      .select(['id', RECORD_TEXT, PROGRESS_TEXT, RUN_STATUS])
+      .select([
+        'id',
+        RUN_STATUS,
+        sql<string | null>`${sql.ref('summary')}::text`.as('summary'),
+        sql<string | null>`case when ${sql.ref('summary')} is null then ${sql.ref('record')}::text end`.as(
+          'json',
+        ),
+      ])
       .where('started_at', 'is not', null);
     if (workflow !== undefined) select = select.where('workflow', '=', workflow);
     if (status !== undefined) select = select.where('status', '=', status);
@@ -197,7 +214,7 @@ export class PostgresStorage implements StorageAdapter {
       .orderBy('id', 'desc')
       .limit(limit + 1)
       .execute(abortable(options));
-    const runs = rows.slice(0, limit).map((row) => parseRecord(row) as T);
+    const runs = rows.slice(0, limit).map(parseSummary);
     const last = rows.length > limit ? rows[limit - 1] : undefined;
     const lastStarted = last ? runColumns(runs[limit - 1]).started_at : null;
     return { runs, ...(last && lastStarted ? { next: runCursor(lastStarted, last.id) } : {}) };
@@ -235,12 +252,27 @@ export function parseRecord(row: { json: string; progress: string | null; status
 }
 
 /**
- * JSON text of a value, as a `json` parameter sent as text (so no driver serializer touches it), with
- * any JsonText in it written as it is (see `toJson`); `undefined` is stored as `null`, as JSON has no
- * `undefined`.
+ * A listed run's summary: its `summary` column, or for a run written before that column was, its
+ * record's. A durable run a worker took is `running` in its status column before its record (and
+ * summary) says so, as {@link parseRecord} reads it.
  */
-function jsonOf(value: unknown): RawBuilder<string> {
-  return sql<string>`${toJson(value) ?? 'null'}::text::json`;
+function parseSummary(row: {
+  id: string;
+  status: string | null;
+  summary: string | null;
+  json: string | null;
+}): RunSummary {
+  const summary: RunSummary =
+    row.summary === null
+      ? runSummary(row.id, JSON.parse(row.json!))
+      : { id: row.id, ...(JSON.parse(row.summary) as Omit<RunSummary, 'id'>) };
+  if (row.status === 'running' && summary.status === 'queued') summary.status = 'running';
+  return summary;
+}
+
+/** A run's summary as a `json` parameter sent as text (without its id: the row's key holds it). @internal */
+export function summaryJson(summary: RunSummary): RawBuilder<string> {
+  return sql<string>`${JSON.stringify({ ...summary, id: undefined })}::text::json`;
 }
 
 /** A listing time (ISO) as a `timestamptz` parameter sent as text. */

@@ -42,6 +42,11 @@ export interface RunsTable {
   event_count: Generated<number>;
   /** Live changes to step records of a durable run (a `for_each` step's counts), merged when read. */
   progress: ColumnType<JsonText | null, JsonText | null | undefined, JsonText | null>;
+  /**
+   * What a run list shows of the run (`runSummary`), written with `record`; null for a run written
+   * before migration 4, whose listing reads its record.
+   */
+  summary: ColumnType<JsonText | null, JsonText | null | undefined, JsonText | null>;
 }
 
 /** The event log of durable runs, in order per run. @internal */
