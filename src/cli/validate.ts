@@ -6,6 +6,7 @@ import { ValidationError, type Issue } from '../errors/index.js';
 import { HELP } from './help.js';
 import { EXIT, parseCommand, type CliIo } from './io.js';
 import { printIssues, printWarnings } from './report.js';
+import type { Engine } from '../engine/engine.js';
 
 /** `stepwire validate <dir>`: every problem with its file and path; exit 1 when there is any. @internal */
 export async function validateCommand(args: string[], io: CliIo): Promise<number> {
@@ -30,12 +31,30 @@ export async function validateCommand(args: string[], io: CliIo): Promise<number
       [(await engine.triggers.list()).length, 'trigger', 'triggers'],
     ] as const;
     io.out(`✓ ${dir} is valid: ${counts.map(([n, one, many]) => `${n} ${n === 1 ? one : many}`).join(', ')}`);
+    await printStepOrder(io, engine);
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     const n = error.issues.length;
     printIssues(io, error.issues, `✗ ${dir} has ${n} problem${n === 1 ? '' : 's'}:`, io.out);
     return EXIT.failure;
+  }
+}
+
+/**
+ * The order each workflow starts its steps in: after the steps it references or is wired from, and a
+ * read of an entity after the writes of it listed before it (data order).
+ */
+async function printStepOrder(io: CliIo, engine: Engine): Promise<void> {
+  const names = (await engine.workflows.list()).map((w) => w.name).sort();
+  if (names.length === 0) return;
+  io.out('Steps run in this order (each after the steps it reads, is wired from, or must follow for data):');
+  for (const name of names) {
+    const { plan } = await engine.workflows.prepared(name);
+    const waits = plan.steps.filter((s) => s.dependsOn.length > 0);
+    io.out(`  ${name}: ${plan.order.map((i) => plan.steps[i]!.step.name).join(' → ')}`);
+    for (const s of waits)
+      io.out(`    ${s.step.name} waits for ${s.dependsOn.map((d) => plan.steps[d]!.step.name).join(', ')}`);
   }
 }
 

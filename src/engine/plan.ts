@@ -1,6 +1,7 @@
 import { issuesUnder, type Issue } from '../errors/index.js';
 import { parsePath, type PathSegment, type Workflow } from '../schema/index.js';
 import { unbraced } from '../schema/path.js';
+import { ORDER_WIRE_TARGET, addDataOrder } from '../schema/data-order.js';
 import { compileValue, parseReference, type Reference } from './references.js';
 import { stepRetryPolicy } from '../retry/index.js';
 import { stepType } from './steps/index.js';
@@ -194,6 +195,11 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       });
     }
     const planned = steps[target]!;
+    // The order wire (`target_data_path: "after"`) moves no data: the target waits for the source.
+    if (wire.target_data_path?.trim() === ORDER_WIRE_TARGET) {
+      if (source !== undefined) stepDeps[target]!.add(source);
+      return;
+    }
     if (source !== undefined) {
       stepDeps[target]!.add(source);
       checkShape(
@@ -211,6 +217,8 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     });
   });
 
+  // Data order: a read of an entity waits for the writes of it listed before it.
+  addDataOrder(workflow.steps, stepDeps);
   steps.forEach((planned, i) => {
     planned.dependsOn = [...stepDeps[i]!].sort((a, b) => a - b);
   });

@@ -6,9 +6,10 @@
  */
 import { STEP_RETRY_ATTEMPTS } from '../retry/index.js';
 import { findReferences, parsePath, type Workflow } from '../schema/index.js';
+import { ORDER_WIRE_TARGET, addDataOrder } from '../schema/data-order.js';
 
 /** How one step feeds another. @internal */
-export type EdgeKind = 'wire' | 'reference' | 'condition' | 'for_each';
+export type EdgeKind = 'wire' | 'reference' | 'condition' | 'for_each' | 'order';
 
 /** A line of a node: what it does, or a mark such as a condition. @internal */
 export interface NodeLine {
@@ -90,10 +91,21 @@ export function workflowGraph(workflow: Workflow): WorkflowGraph {
   });
   for (const wire of workflow.wires) {
     const to = index.get(wire.target_name);
+    if (to === undefined) continue;
+    if (wire.target_data_path?.trim() === ORDER_WIRE_TARGET) {
+      connect(wire.source_name, to, 'order', `after ${wire.source_name}`);
+      continue;
+    }
     const from = wire.source_data_path ? `${wire.source_name}.${wire.source_data_path}` : wire.source_name;
     const into = wire.target_data_path ? `${wire.target_name}.${wire.target_data_path}` : wire.target_name;
-    if (to !== undefined) connect(wire.source_name, to, 'wire', `${from} → ${into}`);
+    connect(wire.source_name, to, 'wire', `${from} → ${into}`);
   }
+  // Data order: a read of an entity after the writes of it listed before it (steps are nodes 1..n).
+  const deps = steps.map(() => new Set<number>());
+  for (const edge of edges.values())
+    if (edge.from > 0 && edge.to <= steps.length) deps[edge.to - 1]!.add(edge.from - 1);
+  for (const order of addDataOrder(workflow.steps, deps))
+    connect(String(steps[order.from]!['name']), order.to + 1, 'order', `writes ${order.entity} first`);
   const output = workflow.workflow_output;
   if (output) {
     const to = nodes.length;

@@ -26,8 +26,9 @@ const EDGE_STYLES: Record<EdgeKind, { colour: string; dash: string; width: numbe
   for_each: { colour: '#8250df', dash: '', width: 1.8, label: 'for_each items' },
   reference: { colour: '#818b98', dash: '', width: 1.3, label: 'reference' },
   condition: { colour: '#9a6700', dash: '3 3', width: 1.5, label: 'condition' },
+  order: { colour: '#0969da', dash: '6 3', width: 1.5, label: 'runs after (data order)' },
 };
-const EDGE_ORDER: EdgeKind[] = ['wire', 'for_each', 'reference', 'condition'];
+const EDGE_ORDER: EdgeKind[] = ['wire', 'for_each', 'reference', 'condition', 'order'];
 
 const LINE_COLOURS: Record<NodeLine['kind'], string> = {
   detail: MUTED,
@@ -39,8 +40,8 @@ const LINE_COLOURS: Record<NodeLine['kind'], string> = {
 
 /**
  * The workflow as an SVG picture: a box per step laid out in dependency order (top to bottom), the
- * workflow input and output as rounded boxes, wires, references, conditions and for_each sources as
- * arrows in their own styles, and each step's conditions, for_each, on_error and retry written in
+ * workflow input and output as rounded boxes, wires, references, conditions, for_each sources and
+ * orders (an `after` wire, a read after a write of the same entity) as arrows in their own styles, and each step's conditions, for_each, on_error and retry written in
  * its box. Every text is escaped; long texts are cut, with the whole text in a tooltip.
  * @example
  * ```ts
@@ -86,7 +87,7 @@ export function workflowGraphSvg(workflow: Workflow, options: WorkflowGraphOptio
   const nodes = shown.map((node, v) => nodeSvg(node, layout.nodes[v]!, statuses.get(node.name)));
   return (
     svgOpen(width, height, title, 'stepwire-graph') +
-    `<defs>${EDGE_ORDER.map(markerOf).join('')}</defs>` +
+    `<defs>${kinds.map(markerOf).join('')}</defs>` +
     textElement(title, 24, 28, { width: width - 48, size: 15, className: 'title', bold: true }) +
     `<g transform="translate(0 ${HEADER})">${edges.join('')}${nodes.join('')}</g>` +
     legendSvg(kinds, HEADER + layout.height + 8) +

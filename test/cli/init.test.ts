@@ -28,6 +28,8 @@ describe('stepwire init', () => {
 
     const validate = await inProcess(['validate', dir]);
     expect(validate.code, `${validate.stdout}\n${validate.stderr}`).toBe(0);
+    expect(validate.stdout).toContain('Steps run in this order');
+    expect(validate.stdout).toContain('  add_contact: save');
 
     const sheet = readFileSync(join(dir, 'sheets/book/contacts.csv'), 'utf8');
     const run = await inProcess([
