@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { StorageAdapter } from '../adapters/types.js';
 import type { RunQueue } from '../adapters/queue.js';
-import { openPostgres } from '../adapters/postgres/index.js';
+import { openPostgres, type PostgresFileStore } from '../adapters/postgres/index.js';
 import { UsageError } from './io.js';
 
 /** An opened database, or none (memory). @internal */
@@ -16,6 +16,8 @@ export interface CommandDatabase {
   storage: StorageAdapter | undefined;
   /** The durable run queue on the same database; undefined in memory. */
   queue: RunQueue | undefined;
+  /** The files in the same database, shared by every process on it; undefined in memory. */
+  files: PostgresFileStore | undefined;
   /** Where the data lives, for the start-up message. */
   where: string;
   /** Checkpoints and closes the database; safe to call once the engine is done. */
@@ -36,7 +38,13 @@ export async function openDatabase(
 ): Promise<CommandDatabase> {
   if (db !== undefined) await checkDb(db);
   if (db === undefined && fallback === 'memory')
-    return { storage: undefined, queue: undefined, where: 'memory (nothing is kept)', close: async () => {} };
+    return {
+      storage: undefined,
+      queue: undefined,
+      files: undefined,
+      where: 'memory (nothing is kept)',
+      close: async () => {},
+    };
   const target =
     db === undefined
       ? join(resolve(project), '.stepwire', 'db')
@@ -47,6 +55,7 @@ export async function openDatabase(
   return {
     storage: opened.storage,
     queue: opened.queue,
+    files: opened.files,
     where: describeTarget(target),
     close: () => opened.close(),
   };

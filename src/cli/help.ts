@@ -42,7 +42,7 @@ every entity once. Prints each problem as "<file>: <path>: <message>".
 Exit codes: 0 valid, 1 problems found, 2 usage error.`,
 
   run: `Usage: stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR] [--schema NAME]
-                    [--sandbox NAME]
+                    [--files DIR] [--public-url URL] [--sandbox NAME]
 
 Runs a workflow of the project and prints a line per step as it finishes and a
 timeline of the run at its end, then the output as JSON on standard output. Files
@@ -50,7 +50,8 @@ the run stores in the "memory" file store are written to --out.
 
 Without --db it is a dry run: entity rows are copies of sheets/ in memory and no sheet
 file changes. With --db the run is recorded in that database and its writes land in
-the files of sheets/, as "stepwire serve" writes them.
+the files of sheets/, as "stepwire serve" writes them; the files it stores are kept in
+the database, where "stepwire serve" serves them under /files/.
 
 Options:
   -i, --input JSON  the workflow input, e.g. '{"customer_id":1}', or @file.json
@@ -60,6 +61,10 @@ Options:
                     the files of sheets/; default: a dry run in memory
       --schema NAME the Postgres schema of the project's tables, with --db
                     (default: stepwire)
+      --files DIR   keep stored files in this folder (one "stepwire serve --files"
+                    shares) instead of the database or memory
+      --public-url URL  the public URL of "stepwire serve", which file links start
+                    with (default: stepwire.json's publicUrl, else links are /files/...)
       --sandbox NAME where scripts run: quickjs (QuickJS in worker threads, the
                     default) or isolated-vm (V8 isolates in child processes, several
                     times faster; needs npm install isolated-vm)
@@ -76,10 +81,12 @@ stepwire serve runs them.
 Exit codes: 0 ok, 1 invalid project, 2 usage error.`,
 
   serve: `Usage: stepwire serve <dir> [--port N] [--host ADDRESS] [--public-url URL] [--out DIR]
-                      [--db URL|DIR | --memory] [--concurrency N] [--no-work] [--sandbox NAME]
+                      [--db URL|DIR | --memory] [--files DIR] [--concurrency N] [--no-work]
+                      [--sandbox NAME]
 
 Serves the HTTP API of the project and its application screens, logging each request.
-Stored files are served under /files/ (and written to --out when given). Definitions and
+Stored files are served under /files/ (and written to --out when given): they are kept in
+the database, shared with every "stepwire worker" on it (or in --files DIR). Definitions and
 runs are kept in a database (by default <dir>/.stepwire/db) and entity rows in the files
 of <dir>/sheets, so both survive a restart. Runs are durable: their steps are queued in the
 database and executed here and by any "stepwire worker" on it; a run cut short by a stop
@@ -96,6 +103,8 @@ Options:
       --db URL|DIR  the database: a postgres:// URL or a folder (embedded PGlite)
       --schema NAME the Postgres schema of the project's tables (default: stepwire)
       --memory      keep everything in memory and leave the files alone
+      --files DIR   keep stored files in this folder (shared by every process)
+                    instead of the database
       --concurrency N  steps executed here at once, 1 to 256 (default: 4)
       --no-work     only queue runs; "stepwire worker" processes execute them
       --sandbox NAME  where scripts run: quickjs (QuickJS in worker threads, the
@@ -106,14 +115,16 @@ Options:
 Exit codes: 0 stopped, 1 invalid project or port in use, 2 usage error.`,
 
   worker: `Usage: stepwire worker <dir> [--db URL|DIR] [--schema NAME] [--concurrency N] [--no-triggers]
-                       [--sandbox NAME]
+                       [--public-url URL] [--files DIR] [--sandbox NAME]
 
 Executes the steps of durable runs queued in the database, and fires the project's
 triggers (each schedule slot and row change starts one run, whatever the number of
 workers). Run as many as you like beside "stepwire serve --no-work": each step runs
 once; a worker killed mid-step loses only that step, which another worker takes over
 once its lease lapses. Stop with Ctrl-C or SIGTERM: no step starts, the steps in
-flight finish and commit, then the worker exits.
+flight finish and commit, then the worker exits. Files its steps store are kept in the
+database (or --files DIR), where "stepwire serve" serves them under /files/; give the
+worker the public URL serve has, so that their links are full addresses.
 
 Options:
       --db URL|DIR       the database: a postgres:// URL (shared by every process) or a
@@ -121,6 +132,11 @@ Options:
       --schema NAME      the Postgres schema of the project's tables (default: stepwire)
   -c, --concurrency N    steps executed at once, 1 to 256 (default: 4)
       --no-triggers      leave the triggers to other processes
+      --public-url URL   the public URL of "stepwire serve", which file links start
+                         with (default: stepwire.json's publicUrl, else links are
+                         /files/<name>, a path on the server)
+      --files DIR        keep stored files in this folder (the one serve --files has)
+                         instead of the database
       --sandbox NAME     where scripts run: quickjs (QuickJS in worker threads, the
                          default) or isolated-vm (V8 isolates in child processes, several
                          times faster; needs npm install isolated-vm)

@@ -11,13 +11,18 @@ import { formatJson, formatMs, printIssues, printWarnings } from './report.js';
 import { runTimelineText } from '../pictures/index.js';
 import { printable } from '../pictures/text-timeline.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
+import { FILES_PATH, commandFiles, parseFilesDir } from './files.js';
+import { parsePublicUrl } from './serve.js';
+import { readProjectSettings } from '../node/project-settings.js';
 
 /**
- * `stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR] [--schema NAME]`: a line per step as it
- * finishes, then the output as JSON on standard output; exit 0 succeeded, 1 failed. With `--db` the
- * run is a real one: its record is kept in that database and its writes land in the files of
- * `sheets/`, as `serve` writes them. Without it, it is a dry run: entity rows are copies in memory and
- * no sheet file changes (the output says so).
+ * `stepwire run <dir> <workflow> [--input JSON] [--out DIR] [--db URL|DIR] [--schema NAME] [--files DIR]
+ * [--public-url URL]`: a line per step as it finishes, then the output as JSON on standard output;
+ * exit 0 succeeded, 1 failed. With `--db` the run is a real one: its record is kept in that database,
+ * its writes land in the files of `sheets/` and the files it stores in the database's file store, as
+ * `serve` and `worker` keep them. Without it, it is a dry run: entity rows are copies in memory and
+ * no sheet file changes (the output says so). `--files` keeps stored files in that folder instead;
+ * every stored file is also written to `--out`.
  * @internal
  */
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
@@ -30,6 +35,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
       db: { type: 'string' },
       schema: { type: 'string' },
       sandbox: { type: 'string' },
+      files: { type: 'string' },
+      'public-url': { type: 'string' },
     },
     { min: 2, max: 2 },
   );
@@ -37,6 +44,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const [dir, workflow] = positionals as [string, string];
   const input = await readInput(values['input'] as string | undefined);
   const outDir = (values['out'] as string | undefined) ?? 'out';
+  const publicUrlOption = parsePublicUrl(values['public-url'], 'run');
+  const filesDir = await parseFilesDir(values['files'], 'run');
   await requireFolder(dir);
   const schema = values['schema'] as string | undefined;
   if (schema !== undefined && values['db'] === undefined)
@@ -46,6 +55,13 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   // A run recorded in a database that `serve` shares is a real run: it writes the sheet files too.
   const real = database.storage !== undefined;
   try {
+    const settings = await readProjectSettings(dir);
+    const publicUrl = publicUrlOption ?? settings.publicUrl;
+    const files = commandFiles(database, {
+      dir: filesDir,
+      baseUrl: `${publicUrl ?? ''}${FILES_PATH}`,
+      maxBytes: settings.limits?.uploadMaxBytes,
+    });
     const written: string[] = [];
     const project = await loadProject(dir, {
       engineOptions: {
@@ -54,6 +70,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
         ...(database.storage ? { storage: database.storage } : {}),
       },
       sheets: real ? 'files' : 'memory',
+      ...(files.store ? { fileStore: files.store } : {}),
       outDir,
       onFileWritten: (path) => written.push(path),
     });

@@ -3,7 +3,6 @@ import { openDatabase } from './database.js';
 import { describeTrigger } from './triggers.js';
 import { loadProject } from '../node/project.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
-import type { MemoryFileStore } from '../adapters/memory/index.js';
 import { createHandler } from '../http/handler.js';
 import { problem, problemResponse } from '../http/problem.js';
 import { HELP } from './help.js';
@@ -12,16 +11,16 @@ import { EXIT, UsageError, parseCommand, requireFolder, type CliIo } from './io.
 import { formatMs, printWarnings } from './report.js';
 import { publicUrlBase, publicUrlProblem } from '../node/public-url.js';
 import { readProjectSettings } from '../node/project-settings.js';
-
-const FILES = '/files/';
+import { FILES_PATH as FILES, commandFiles, parseFilesDir } from './files.js';
 
 /**
- * `stepwire serve <dir> [--port N] [--host ADDR] [--public-url URL] [--db URL|DIR | --memory]`: the HTTP
- * API and the app screens, a log line per request, files stored in the `memory` file store under
- * `/files/`, every link starting with `--public-url` (else the listen address, loopback for a wildcard). Definitions and runs
- * live in `--db`, else in `<dir>/.stepwire/db`; entity rows in the files of `sheets/`. `--memory`
- * keeps everything in memory. Resolves when the process is stopped (SIGINT, SIGTERM), after closing
- * the database.
+ * `stepwire serve <dir> [--port N] [--host ADDR] [--public-url URL] [--db URL|DIR | --memory] [--files DIR]`:
+ * the HTTP API and the app screens, a log line per request, the files `upload_file` steps store with
+ * provider `memory` served under `/files/` (kept in the database, shared with every worker on it; in
+ * the folder `--files` instead; in memory with `--memory`), every link starting with `--public-url`
+ * (else the listen address, loopback for a wildcard). Definitions and runs live in `--db`, else in
+ * `<dir>/.stepwire/db`; entity rows in the files of `sheets/`. `--memory` keeps everything in memory.
+ * Resolves when the process is stopped (SIGINT, SIGTERM), after closing the database.
  * @internal
  */
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
@@ -39,6 +38,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       memory: { type: 'boolean' },
       'no-work': { type: 'boolean' },
       concurrency: { type: 'string' },
+      files: { type: 'string' },
     },
     { min: 1, max: 1 },
   );
@@ -63,9 +63,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       'serve',
     );
   const concurrency = parseConcurrency(values['concurrency'], 'serve');
+  const filesDir = await parseFilesDir(values['files'], 'serve');
   await requireFolder(dir);
   // The option wins over stepwire.json's publicUrl.
-  const publicUrl = publicUrlOption ?? (await readProjectSettings(dir)).publicUrl;
+  const settings = await readProjectSettings(dir);
+  const publicUrl = publicUrlOption ?? settings.publicUrl;
   const sandbox = openSandbox(values['sandbox'], 'serve');
   const database = await openDatabase(
     dir,
@@ -97,6 +99,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     // Every link the server hands out (file URLs, app and hook addresses) starts here.
     const base = publicUrl ?? server.url;
     const filesBaseUrl = `${base}${FILES}`;
+    const files = commandFiles(database, {
+      dir: filesDir,
+      baseUrl: filesBaseUrl,
+      maxBytes: settings.limits?.uploadMaxBytes,
+    });
     const project = await loadProject(dir, {
       engineOptions: {
         sandbox,
@@ -106,6 +113,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       },
       sheets: memory ? 'memory' : 'files',
       filesBaseUrl,
+      ...(files.store ? { fileStore: files.store } : {}),
       ...(outDir === undefined ? {} : { outDir, onFileWritten: (path: string) => io.err(`wrote ${path}`) }),
     });
     printWarnings(io, project.problems);
@@ -118,7 +126,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       const url = new URL(request.url);
       const response =
         url.pathname.startsWith(FILES) && (request.method === 'GET' || request.method === 'HEAD')
-          ? serveFile(project.files, filesBaseUrl + url.pathname.slice(FILES.length))
+          ? await files.answer(url.pathname.slice(FILES.length), request, project.files)
           : await api(request);
       io.err(
         `${request.method} ${url.pathname}${url.search} ${response.status} ${formatMs(performance.now() - started)}`,
@@ -135,7 +143,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
         `  app "${name}": ${base}/applications/${encodeURIComponent(name)}/screens/${app.start_screen_url}`,
       );
     }
-    io.out(`  files: ${filesBaseUrl}<name> (what upload_file steps store with provider "memory")`);
+    io.out(
+      `  files: ${filesBaseUrl}<name> (what upload_file steps store with provider "memory"), kept in ${files.where}`,
+    );
     const triggers = await project.engine.triggers.list();
     for (const trigger of triggers) io.out(`  trigger "${trigger.name}": ${describeTrigger(trigger, base)}`);
     const worker = work
@@ -181,30 +191,17 @@ export function parseConcurrency(value: unknown, command: string): number {
  * The `--public-url` option: the http(s) origin, optionally with a path, that clients reach the
  * server at (behind a proxy, or on a listen address such as 0.0.0.0 that no client can use); no
  * query, fragment or credentials. Returned without a trailing slash.
- * @throws {@link UsageError} naming the option.
+ * @throws {@link UsageError} naming the option, pointing at the help of `command`.
  * @internal
  */
-export function parsePublicUrl(value: unknown): string | undefined {
+export function parsePublicUrl(value: unknown, command = 'serve'): string | undefined {
   if (value === undefined) return undefined;
   const text = String(value);
   const problem = publicUrlProblem(text);
   if (problem !== undefined)
     throw new UsageError(
       `--public-url ${problem}: give the http:// or https:// address clients reach the server at, e.g. https://flows.example.com (got "${text}")`,
-      'serve',
+      command,
     );
   return publicUrlBase(text);
-}
-
-/** A file of the memory store by its url. */
-function serveFile(files: MemoryFileStore, url: string): Response {
-  const file = files.get(url);
-  if (!file) return problemResponse(problem(404, 'not_found', `no file is stored at ${url}`));
-  return new Response(file.data as Uint8Array<ArrayBuffer>, {
-    headers: {
-      'content-type': file.contentType,
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; sandbox",
-    },
-  });
 }

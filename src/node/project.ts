@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { Engine } from '../engine/engine.js';
 import type { EngineLimits, EngineOptions } from '../engine/options.js';
 import { MemoryChat, MemoryFileStore, MemorySpreadsheets } from '../adapters/memory/index.js';
-import type { CellValue, FileInput, FileStore, StoredFile } from '../adapters/types.js';
+import type { CallOptions, CellValue, FileInput, FileStore, StoredFile } from '../adapters/types.js';
 import {
   ConflictError,
   StepwireError,
@@ -51,6 +51,14 @@ export interface LoadProjectOptions {
   /** Prefix of the `file_url`s the `memory` file store hands out. @default "memory://files/" */
   filesBaseUrl?: string;
   /**
+   * The store behind the `memory` provider that a project's `upload_file` steps name, instead of
+   * the in-memory one: a deployment's shared store, such as `openPostgres(...).files` (what
+   * `stepwire serve` and `stepwire worker` give when a database is open) or a `LocalFileStore` on a
+   * shared folder (`--files`). `filesBaseUrl` is then unused and `files` stays empty.
+   * @default a `MemoryFileStore`
+   */
+  fileStore?: FileStore;
+  /**
    * Where entity rows live. `memory`: `sheets/` seeds in-memory sheets and the files are never
    * changed. `files`: the files in `sheets/` are the spreadsheets (`FileSpreadsheets`), so appends
    * land in them and survive a restart; an entity without a file gets one with its header row.
@@ -68,7 +76,7 @@ export interface LoadedProject {
    * `sheets: "files"` (unused when `engineOptions.spreadsheets` was given).
    */
   spreadsheets: MemorySpreadsheets | FileSpreadsheets;
-  /** The `memory` file store that `upload_file` steps name. */
+  /** The `memory` file store that `upload_file` steps name (empty and unused with `fileStore`). */
   files: MemoryFileStore;
   /** Where `send_message` posts (unless `engineOptions.chat` was given). */
   chat: MemoryChat;
@@ -130,10 +138,11 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
     options.filesBaseUrl === undefined ? {} : { baseUrl: options.filesBaseUrl },
   );
   const chat = new MemoryChat();
+  const store = options.fileStore ?? files;
   const memory =
     options.outDir === undefined
-      ? files
-      : mirror(files, new LocalFileStore({ dir: options.outDir }), options.onFileWritten);
+      ? store
+      : mirror(store, new LocalFileStore({ dir: options.outDir }), options.onFileWritten);
   const engine = new Engine({
     ...engineOptions,
     spreadsheets: engineOptions.spreadsheets ?? spreadsheets,
@@ -412,20 +421,23 @@ function unknownEntities(body: unknown): { name: string; path: string }[] {
   return named;
 }
 
-/** The memory store, copying every file it stores into a local folder too. */
+/**
+ * The project's store, copying every file it stores into a local folder too. The store gets the
+ * call's options (its idempotency key: exactly once); the copy is written again on a repeat.
+ */
 function mirror(
-  files: MemoryFileStore,
+  files: FileStore,
   local: LocalFileStore,
   onWritten: ((path: string) => void) | undefined,
 ): FileStore {
   return {
-    async put(file: FileInput): Promise<StoredFile> {
-      const stored = files.put(file);
-      const written = await local.put(file);
+    async put(file: FileInput, options?: CallOptions): Promise<StoredFile> {
+      const stored = await files.put(file, options);
+      const written = await local.put(file, options?.signal ? { signal: options.signal } : {});
       onWritten?.(fileURLToPath(written.url));
       return stored;
     },
-    get: (url) => files.get(url),
+    get: (url, options) => files.get?.(url, options),
   };
 }
 

@@ -1,7 +1,7 @@
-import { cpSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { serveProcess, tempDir, type Served } from './helpers.js';
+import { serveProcess, stepwire, tempDir, type Served } from './helpers.js';
 
 const temp = tempDir('serve-files');
 let served: Served | undefined;
@@ -84,4 +84,51 @@ describe('stepwire serve: the files upload_file stored', () => {
     expect(got.status).toBe(200);
     expect(got.headers.get('content-type')).toBe('application/pdf');
   }, 180_000);
+
+  it('--files DIR: run keeps the PDF in that folder, and serve --files serves it from there', async () => {
+    await served?.stop();
+    const app = join(temp.dir, 'invoices-folder');
+    cpSync('examples/invoices', app, { recursive: true });
+    const shared = join(temp.dir, 'shared-files');
+    const ran = await stepwire(
+      [
+        'run',
+        app,
+        'invoice',
+        '--input',
+        '{"customer_id":3}',
+        '--files',
+        shared,
+        '--public-url',
+        'https://flows.example.test',
+        '--out',
+        join(temp.dir, 'out'),
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect((JSON.parse(ran.stdout) as { file_url: string }).file_url).toBe(
+      'https://flows.example.test/files/invoice-3.pdf',
+    );
+    expect(readFileSync(join(shared, 'invoice-3.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+
+    served = await serveProcess([app, '--port', '0', '--memory', '--files', shared], 120_000);
+    expect(served.stdout()).toContain(`kept in the folder ${shared}`);
+    const got = await call(`${served.url}/files/invoice-3.pdf`);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('application/pdf');
+    expect(new TextDecoder().decode(new Uint8Array(await got.arrayBuffer()).subarray(0, 5))).toBe('%PDF-');
+    const record = (await (
+      await call(`${served.url}/workflows/invoice/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customer_id: 1 }),
+      })
+    ).json()) as { output: { file_url: string } };
+    expect(record.output.file_url).toBe(`${served.url}/files/invoice-1.pdf`);
+    expect(existsSync(join(shared, 'invoice-1.pdf'))).toBe(true);
+    // The folder's record of idempotency keys is not served.
+    expect((await call(`${served.url}/files/.stepwire-keys/x.json`)).status).toBe(404);
+    expect((await call(`${served.url}/files/..%2Fsecret`)).status).toBe(404);
+  }, 240_000);
 });

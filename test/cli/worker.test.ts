@@ -125,3 +125,89 @@ describe.skipIf(url === undefined)('stepwire worker beside stepwire serve --no-w
     expect(alone.stderr).toContain('--schema names a schema of the database --db gives; give --db too');
   }, 120_000);
 });
+
+describe.skipIf(url === undefined)('files a worker stores, served by stepwire serve', () => {
+  it('the invoice PDF a worker made opens from the API: kept in the database, linked with the public URL the worker was given, else as a path', async () => {
+    const app = join(temp.dir, 'invoices');
+    cpSync('examples/invoices', app, { recursive: true });
+    const schema = schemas.next();
+    const served: Served = await serveProcess(
+      [app, '--port', '0', '--db', url!, '--schema', schema, '--no-work'],
+      120_000,
+    );
+    stops.push(() => served.stop());
+    expect(served.stdout()).toContain('kept in the database');
+    const invoice = async (customer: number) => {
+      const response = await fetch(`${served.url}/workflows/invoice/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customer_id: customer }),
+        signal: AbortSignal.timeout(90_000),
+      });
+      expect(response.status).toBe(200);
+      const record = (await response.json()) as {
+        status: string;
+        output: { file_url: string };
+        error: unknown;
+      };
+      expect(record.status, JSON.stringify(record.error)).toBe('succeeded');
+      return record.output.file_url;
+    };
+
+    const linked = workerProcess([
+      app,
+      '--db',
+      url!,
+      '--schema',
+      schema,
+      '--public-url',
+      'https://flows.example.test/',
+    ]);
+    await linked.ready;
+    await expect.poll(() => linked.stdout()).toContain('files: kept in the database');
+    const full = await invoice(1);
+    expect(full).toBe('https://flows.example.test/files/invoice-1.pdf');
+    expect(await linked.stop()).toBe(0);
+
+    const plain = workerProcess([app, '--db', url!, '--schema', schema]);
+    await plain.ready;
+    await expect.poll(() => plain.stdout()).toContain('give --public-url');
+    const path = await invoice(2);
+    expect(path).toBe('/files/invoice-2.pdf');
+
+    for (const at of [new URL(full).pathname, path]) {
+      const got = await fetch(`${served.url}${at}`, { signal: AbortSignal.timeout(30_000) });
+      expect(got.status).toBe(200);
+      expect(got.headers.get('content-type')).toBe('application/pdf');
+      expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(got.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+      const bytes = new Uint8Array(await got.arrayBuffer());
+      expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe('%PDF-');
+      expect(got.headers.get('content-length')).toBe(String(bytes.byteLength));
+      const etag = got.headers.get('etag')!;
+      expect(etag).toMatch(/^".+"$/);
+
+      const head = await fetch(`${served.url}${at}`, { method: 'HEAD', signal: AbortSignal.timeout(30_000) });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(bytes.byteLength));
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+      const cached = await fetch(`${served.url}${at}`, {
+        headers: { 'if-none-match': etag },
+        signal: AbortSignal.timeout(30_000),
+      });
+      expect(cached.status).toBe(304);
+    }
+    const missing = await fetch(`${served.url}/files/invoice-9.pdf`, { signal: AbortSignal.timeout(30_000) });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ status: 404, code: 'not_found' });
+
+    // The files are rows of the database, one per file.
+    const db = await openPostgres(url!, { schema });
+    try {
+      expect((await db.files.open('invoice-1.pdf'))?.contentType).toBe('application/pdf');
+      expect(await db.files.open('invoice-2.pdf')).toBeDefined();
+    } finally {
+      await db.close();
+    }
+  }, 240_000);
+});

@@ -315,6 +315,8 @@ describe.runIf(url)('the PostgreSQL server', () => {
       );
       expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual([
         'definitions',
+        'file_keys',
+        'files',
         'migrations',
         'run_events',
         'runs',

@@ -15,5 +15,6 @@
 export { openPostgres, type PostgresOptions, type PostgresDatabase } from './open.js';
 export type { PGliteLike, PostgresPoolLike, PostgresTarget } from './connect.js';
 export { PostgresStorage } from './storage.js';
+export { PostgresFileStore, type PostgresFilesOptions, type OpenedFile } from './files.js';
 export type { PostgresQueue, QueueTiming, QueueWorker, WorkOptions } from './queue.js';
 export { StorageError, isStorageError } from '../../errors/index.js';

@@ -16,8 +16,11 @@ export interface Migration {
   version: number;
   /** What the version does, kept in the `migrations` table. */
   name: string;
-  /** Creates or changes tables; `schema` is already scoped to the stepwire schema. */
-  up(schema: SchemaModule): Promise<void>;
+  /**
+   * Creates or changes tables; `schema` is already scoped to the stepwire schema, whose `name` raw
+   * statements run on `db` (the migration's transaction) must name.
+   */
+  up(schema: SchemaModule, context: { db: Kysely<Tables>; name: string }): Promise<void>;
 }
 
 /** First key of the advisory lock ("stpw"); the second is the hash of the schema name. */
@@ -128,6 +131,29 @@ export const MIGRATIONS: readonly Migration[] = [
       await schema.alterTable('runs').addColumn('summary', 'json').execute();
     },
   },
+  {
+    version: 5,
+    name: 'files shared by every process, and the idempotency keys of their puts',
+    async up(schema, { db, name }) {
+      await schema
+        .createTable('files')
+        .addColumn('path', sql`text collate "C"`, (c) => c.primaryKey())
+        .addColumn('content_type', 'text', (c) => c.notNull())
+        .addColumn('size', 'integer', (c) => c.notNull())
+        .addColumn('data', 'bytea', (c) => c.notNull())
+        .addColumn('etag', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+      // Kept uncompressed out of line, so a part of a file is read without reading all of it.
+      await sql`alter table ${sql.id(name, 'files')} alter column data set storage external`.execute(db);
+      await schema
+        .createTable('file_keys')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('path', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+    },
+  },
 ];
 
 /**
@@ -164,7 +190,7 @@ export async function migrate(
       );
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
-      await migration.up(scoped);
+      await migration.up(scoped, { db: tx, name: schema });
       await tx
         .withSchema(schema)
         .insertInto('migrations')

@@ -2,6 +2,7 @@ import { postgresQueue, type PostgresQueue, type QueueTiming } from './queue.js'
 import { connect, type PostgresTarget } from './connect.js';
 import { migrate } from './migrations.js';
 import { PostgresStorage } from './storage.js';
+import { PostgresFileStore, resolveFilesOptions, type PostgresFilesOptions } from './files.js';
 
 /** Options of {@link openPostgres}. */
 export interface PostgresOptions {
@@ -21,6 +22,8 @@ export interface PostgresOptions {
   closeClient?: boolean;
   /** Timing of the durable queue (leases, polling); see {@link QueueTiming}. */
   queue?: QueueTiming;
+  /** The file store `files`: the urls it hands out and its size limit; see {@link PostgresFilesOptions}. */
+  files?: PostgresFilesOptions;
 }
 
 /** A database opened with {@link openPostgres}. */
@@ -32,6 +35,13 @@ export interface PostgresDatabase {
    * and call `engine.work()` in every process that should execute steps.
    */
   queue: PostgresQueue;
+  /**
+   * Files in the database, shared by every process that opens it: pass it as a file store,
+   * `new Engine({ files: { shared: db.files } })`, and serve it at its `baseUrl` (`stepwire serve` and
+   * `stepwire worker` use it for the `memory` provider of a project's `upload_file` steps).
+   * Streamed, size-limited (10 MiB by default), exactly once by idempotency key.
+   */
+  files: PostgresFileStore;
   /**
    * Closes the database: ends the pool openPostgres made, or checkpoints and closes PGlite and
    * releases the directory's lock. Calls to the storage afterwards throw a `StorageError` (`closed`).
@@ -77,6 +87,7 @@ export async function openPostgres(
   options: PostgresOptions = {},
 ): Promise<PostgresDatabase> {
   const { schema, closeClient, queue: timing } = normalize(options);
+  const filesOptions = resolveFilesOptions(options.files);
   const connection = await connect(target, closeClient);
   try {
     await migrate(connection.db, schema, connection.where);
@@ -93,6 +104,7 @@ export async function openPostgres(
     connection.exclusive === true,
   );
   const queue = postgresQueue(connection, schema, scoped, timing);
+  const files = new PostgresFileStore(scoped, connection.where, () => closing !== undefined, filesOptions);
   const close = async () => {
     try {
       await queue.close();
@@ -100,10 +112,12 @@ export async function openPostgres(
       await connection.close();
     }
   };
-  return { storage, queue, close: () => (closing ??= close()) };
+  return { storage, queue, files, close: () => (closing ??= close()) };
 }
 
-function normalize(options: PostgresOptions): Required<Omit<PostgresOptions, 'queue'>> & PostgresOptions {
+function normalize(
+  options: PostgresOptions,
+): Required<Omit<PostgresOptions, 'queue' | 'files'>> & PostgresOptions {
   if (typeof options !== 'object' || options === null)
     throw new TypeError('openPostgres: options must be an object');
   const { schema = 'stepwire', closeClient = false } = options;

@@ -79,6 +79,24 @@ export interface TriggerStateTable {
   updated_at: Generated<Time>;
 }
 
+/** Files shared by the processes on the database, one row each, by path (folder and name). @internal */
+export interface FilesTable {
+  path: string;
+  content_type: string;
+  size: number;
+  data: Uint8Array;
+  /** A random value given at each write, so a reader notices the file was stored again. */
+  etag: string;
+  updated_at: Generated<Time>;
+}
+
+/** The idempotency keys of file puts (their SHA-256), each with the path its first put stored. @internal */
+export interface FileKeysTable {
+  key: string;
+  path: string;
+  created_at: Generated<Time>;
+}
+
 /** Every table of the schema. @internal */
 export interface Tables {
   migrations: MigrationsTable;
@@ -87,4 +105,6 @@ export interface Tables {
   run_events: RunEventsTable;
   step_results: StepResultsTable;
   trigger_state: TriggerStateTable;
+  files: FilesTable;
+  file_keys: FileKeysTable;
 }
