@@ -48,7 +48,7 @@ export const ProjectSettingsSchema = z
       .string()
       .optional()
       .describe(
-        'the address clients reach `stepwire serve` at, e.g. https://flows.example.com: every link it hands out starts with it (the --public-url option wins over it)',
+        'the address clients reach `stepwire serve` at, e.g. https://flows.example.com: every link serve, worker and run hand out (file URLs, app and hook addresses) starts with it (the --public-url option wins over it)',
       ),
   })
   .superRefine((settings, ctx) => {
