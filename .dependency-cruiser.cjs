@@ -24,7 +24,7 @@ const ENGINE = '^src/engine/';
 const HTTP = '^src/http/';
 const ADAPTER_IMPL = '^src/adapters/(memory|chat|google|node|postgres)/';
 const NODE_ONLY = '^src/(node|cli|adapters/node|adapters/google|adapters/postgres)/';
-const ENTRIES = '^src/index\\.ts$';
+const ENTRIES = '^src/(index|schema-entry)\\.ts$';
 
 /** A rule: files matching `from` may not import files matching `to`. */
 const forbid = (name, comment, from, to) => ({

@@ -4,6 +4,7 @@ import { defineConfig, type Options } from 'tsup';
 /** One entry per subpath export; see package.json "exports". */
 export const ENTRIES = {
   index: 'src/index.ts',
+  schema: 'src/schema-entry.ts',
   http: 'src/http/index.ts',
   google: 'src/adapters/google/index.ts',
   node: 'src/node/index.ts',

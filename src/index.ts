@@ -1,6 +1,11 @@
 /**
  * stepwire: an embeddable SDK for spreadsheet-backed entities, workflows of steps joined by wires,
  * and application screens. This entry is edge-safe: no Node built-ins.
+ *
+ * It holds what an app developer calls: the {@link Engine} and its registries, the builders, the
+ * errors and their guards, the adapter contracts with the in-memory and chat adapters, the spec's
+ * definition types and the run records. The zod schemas, constants and parsers are in
+ * `stepwire/schema`.
  * @example
  * ```ts
  * import { Engine, MemorySpreadsheets } from 'stepwire';
@@ -8,28 +13,11 @@
  * ```
  * @module
  */
+
+// The engine and the registries it holds (`engine.catalog`, `engine.workflows`...).
 export { Engine, type RunHandle, type RunListQuery, type WorkOptions } from './engine/engine.js';
-export { TriggerFireError, type TriggerFiring } from './engine/trigger-fire.js';
 export type { EngineOptions, EngineLimits, EngineSecurity } from './engine/options.js';
 export type { RunOptions } from './engine/run.js';
-export type {
-  RunRecord,
-  RunSummary,
-  StepRecord,
-  RunEvent,
-  RunError,
-  RunStatus,
-  StepStatus,
-} from './engine/record.js';
-export { WorkflowRegistry } from './engine/workflows.js';
-export {
-  ScriptRegistry,
-  type TransformContext,
-  type TransformFunction,
-  type StoredScript,
-} from './engine/scripts.js';
-export { StepReferenceError } from './engine/references.js';
-export { compileSchema, type CompiledSchema } from './json-schema/index.js';
 export {
   Catalog,
   type EntityRows,
@@ -39,6 +27,13 @@ export {
   type WriteResult,
   type UpsertResult,
 } from './catalog/catalog.js';
+export { WorkflowRegistry } from './engine/workflows.js';
+export {
+  ScriptRegistry,
+  type TransformContext,
+  type TransformFunction,
+  type StoredScript,
+} from './engine/scripts.js';
 export {
   ActionRegistry,
   type ActionContext,
@@ -48,14 +43,136 @@ export {
 } from './actions/registry.js';
 export { Applications } from './app/applications.js';
 export * from './app/index.js';
+export { TriggerFireError, type TriggerFiring } from './engine/trigger-fire.js';
+
+// Builders of definitions.
+export * from './builders/index.js';
+
+// Errors and their guards.
+export {
+  StepwireError,
+  ValidationError,
+  ConflictError,
+  NotFoundError,
+  SheetError,
+  WriteRejectedError,
+  LimitError,
+  RequestRefusedError,
+  CancelledError,
+  NonRetryableError,
+  ScriptError,
+  UpstreamError,
+  StorageError,
+  isStepwireError,
+  isValidationError,
+  isConflictError,
+  isNotFoundError,
+  isSheetError,
+  isWriteRejectedError,
+  isLimitError,
+  isRequestRefusedError,
+  isCancelledError,
+  isNonRetryableError,
+  isScriptError,
+  isUpstreamError,
+  isStorageError,
+  formatIssue,
+  formatIssues,
+  type Issue,
+  type StepwireErrorOptions,
+  type StorageErrorCode,
+} from './errors/index.js';
+export { StepReferenceError } from './engine/references.js';
+
+// Adapters: the contracts, the in-memory defaults, chat, and the script sandbox.
 export * from './adapters/types.js';
 export type * from './adapters/queue.js';
 export * from './adapters/memory/index.js';
 export * from './adapters/chat/index.js';
-export * from './errors/index.js';
-export * from './schema/index.js';
-export * from './builders/index.js';
+export {
+  QuickJsSandbox,
+  type QuickJsSandboxOptions,
+  type QuickJsVariant,
+  type ScriptSandbox,
+  type ScriptInput,
+  type ScriptResult,
+  type ScriptLimits,
+  type EntityData,
+} from './script/index.js';
+
+// The spec's definitions (as written, `...Body`, and as stored) and the run records.
+export type {
+  Entity,
+  EntityBody,
+  EntityColumn,
+  ColumnType,
+  SpreadsheetConfig,
+  Relationship,
+  RelationshipBody,
+  Workflow,
+  WorkflowBody,
+  WorkflowInputBody,
+  WorkflowInput,
+  WorkflowOutput,
+  Wire,
+  Step,
+  StepBody,
+  StepOf,
+  StepBodyOf,
+  StepTypeName,
+  StepRetry,
+  Condition,
+  OnError,
+  L2Data,
+  AtlasData,
+  RequestData,
+  Application,
+  ApplicationBody,
+  Screen,
+  Component,
+  FormItem,
+  WriteJob,
+  Trigger,
+  TriggerBody,
+  GetEntityInput,
+  GetEntityOutput,
+  ReadEntityBody,
+  Operation,
+  Filter,
+  FilterOperator,
+  OrderBy,
+  SelectColumn,
+  DataTable,
+  Column,
+  TableColumn,
+  RowsTable,
+  StringConfig,
+  NumberConfig,
+  WriteMode,
+  WriteRows,
+  WriteRowsBody,
+  WriteEntityInput,
+  CreatePdfInput,
+  UploadFileInput,
+  SendMessageInput,
+  SendMessageOutput,
+  RunWorkflowInput,
+  StepItems,
+  ItemFailure,
+} from './schema/index.js';
+export type {
+  RunRecord,
+  RunSummary,
+  StepRecord,
+  RunEvent,
+  RunError,
+  RunStatus,
+  StepStatus,
+} from './engine/record.js';
+
+// Documents and pictures.
 export { renderPdf, type RenderPdfOptions, type PdfVariable } from './pdf/index.js';
+export { encodeBase64, decodeBase64 } from './pdf/base64.js';
 export {
   workflowGraphSvg,
   runTimelineSvg,
@@ -64,12 +181,3 @@ export {
   type RunTimelineOptions,
   type RunTimelineTextOptions,
 } from './pictures/index.js';
-export { encodeBase64, decodeBase64 } from './pdf/base64.js';
-export {
-  QuickJsSandbox,
-  type ScriptSandbox,
-  type ScriptInput,
-  type ScriptResult,
-  type ScriptLimits,
-  type EntityData,
-} from './script/index.js';

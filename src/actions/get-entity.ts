@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { GetEntityInput } from '../schema/index.js';
 import type { ActionDefinition } from './registry.js';
 
 /**
@@ -12,5 +13,5 @@ export const getEntityAction: ActionDefinition = {
   description: 'Reads an entity: select, filter, order and page.',
   // The read checks its own input strictly and reports problems in its output.
   input: z.unknown(),
-  run: (input, context) => context.catalog.getEntity(input, { signal: context.signal }),
+  run: (input, context) => context.catalog.getEntity(input as GetEntityInput, { signal: context.signal }),
 };

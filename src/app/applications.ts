@@ -5,6 +5,7 @@ import {
   ResourceNameSchema,
   check,
   type Application,
+  type ApplicationBody,
   type Workflow,
 } from '../schema/index.js';
 import type { AppHost } from './host.js';
@@ -33,7 +34,7 @@ export class Applications {
    * and their columns, redirects go to screens of the same app.
    * @throws {@link ValidationError} with every problem and its path.
    */
-  async put(name: string, config: unknown): Promise<{ application: Application; created: boolean }> {
+  async put(name: string, config: ApplicationBody): Promise<{ application: Application; created: boolean }> {
     await this.#ready();
     const validName = check(ResourceNameSchema, name);
     if (!validName.ok) throw new ValidationError(validName.issues.map((i) => ({ ...i, path: 'name' })));
@@ -83,7 +84,7 @@ export class Applications {
   }
 
   /** Checks a config against the schema, the catalog and the workflows. @throws {@link ValidationError} */
-  async validate(config: unknown): Promise<Application> {
+  async validate(config: ApplicationBody): Promise<Application> {
     const shape = check(ApplicationSchema, config);
     if (!shape.ok) throw new ValidationError(shape.issues);
     const application = shape.value;

@@ -70,7 +70,7 @@ export async function prefill(
   const entity = await host.catalog.getDefinition(job.entity_name);
   const filters = Object.entries(found.key).map(([column, value]) => {
     const type = entity.columns.find((c) => c.name === column)?.type;
-    const value_type = type === 'NUMBER' || type === 'BOOLEAN' ? type : 'STRING';
+    const value_type = type === 'NUMBER' || type === 'BOOLEAN' ? type : ('STRING' as const);
     return { column, operator: 'EQUALS' as const, value_type, value };
   });
   const read = await host.catalog.getEntity({

@@ -30,6 +30,24 @@ export interface SheetOptions {
   origin?: { row: number; col: number };
 }
 
+/**
+ * What a key guessed as a column option says: the primary key belongs to the entity, not to a
+ * column.
+ */
+type KeyIsTheEntitys = 'not a column option: the primary key is set with .primaryKey(...columns)';
+
+/** Options of {@link EntityBuilder.column}. */
+export interface ColumnOptions {
+  /** Rules of a `NUMBER` column's values, which every write keeps: `{ min: 0, step: 0.5 }`. */
+  number?: EntityColumn['number'];
+  /** Not an option: the primary key is the entity's, set with {@link EntityBuilder.primaryKey}. */
+  primaryKey?: KeyIsTheEntitys;
+  /** Not an option: the primary key is the entity's, set with {@link EntityBuilder.primaryKey}. */
+  primary_key?: KeyIsTheEntitys;
+  /** Not an option: the primary key is the entity's, set with {@link EntityBuilder.primaryKey}. */
+  key?: KeyIsTheEntitys;
+}
+
 interface EntityState {
   readonly name: string;
   readonly description: string | undefined;
@@ -63,11 +81,13 @@ export class EntityBuilder<Name extends string = string, Columns extends string 
   /**
    * Declares a column; its name becomes usable in {@link EntityBuilder.primaryKey} and relationships.
    * A `NUMBER` column may carry rules (`{ number: { min: 0, step: 0.5 } }`) that every write keeps.
+   * The primary key is no column option (`{ primaryKey: true }` does not compile): it is the
+   * entity's `primary_key`, set with {@link EntityBuilder.primaryKey}.
    */
   column<const C extends string>(
     name: C,
     type: ColumnType,
-    rules: Pick<EntityColumn, 'number'> = {},
+    rules: ColumnOptions = {},
   ): EntityBuilder<Name, Columns | C> {
     const column: EntityColumn =
       rules.number === undefined ? { name, type } : { name, type, number: rules.number };

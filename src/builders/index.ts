@@ -4,7 +4,13 @@
  * wire, a reference or a start screen naming something undeclared does not compile.
  * @module
  */
-export { entity, EntityBuilder, type EntityDefinition, type SheetOptions } from './entity.js';
+export {
+  entity,
+  EntityBuilder,
+  type ColumnOptions,
+  type EntityDefinition,
+  type SheetOptions,
+} from './entity.js';
 export {
   relationship,
   RelationshipBuilder,
@@ -36,6 +42,7 @@ export {
   request,
   runWorkflow,
   type StepDef,
+  type RefsIn,
   type StepOptions,
   type StepCondition,
   type EntityOperation,

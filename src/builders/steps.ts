@@ -31,25 +31,83 @@ export interface StepOptions<P extends string = string> extends Omit<
 /** One member of a union with keys left out. */
 type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/** A string literal without the spaces at its ends. */
+type Trimmed<S extends string> = S extends ` ${infer T}`
+  ? Trimmed<T>
+  : S extends `${infer T} `
+    ? Trimmed<T>
+    : S;
+
+/** `S` when it is text the type checker knows (a literal), `never` for `string` or a pattern such as `${string}.id`. */
+type Known<S extends string> = S extends string
+  ? Record<never, never> extends Record<S, 1>
+    ? never
+    : S
+  : never;
+
+/** The paths of the `{{...}}` references in a string literal; none in text the type checker does not know. */
+type RefsInText<S extends string> = S extends `${string}{{${infer R}}}${infer Rest}`
+  ? Known<Trimmed<R>> | RefsInText<Rest>
+  : never;
+
+/**
+ * The paths of the `{{...}}` references written in a value: in its string literals, and in the
+ * arrays and objects around them (eight levels deep). A value typed only as `string`, `unknown` or
+ * `any` has none the type checker can see.
+ */
+export type RefsIn<T, Depth extends 0[] = []> = 0 extends 1 & T
+  ? never
+  : Depth['length'] extends 8
+    ? never
+    : T extends string
+      ? RefsInText<T>
+      : T extends readonly (infer E)[]
+        ? RefsIn<E, [...Depth, 0]>
+        : T extends object
+          ? { [K in keyof T]-?: RefsIn<T[K], [...Depth, 0]> }[keyof T]
+          : never;
+
+/**
+ * `unknown` when the object type `T` has no key but `K`; otherwise a type that requires a property
+ * named `What` holding the other keys, so a value of `T` given where this is intersected fails to
+ * compile with an error naming them (what excess property checks would say, for a type parameter).
+ */
+type OnlyKeys<T, K extends PropertyKey, What extends string> = [Exclude<keyof T, K>] extends [never]
+  ? unknown
+  : { [P in What]: Exclude<keyof T, K> };
+
+/** {@link OnlyKeys} for each row of `Rows`: a row naming a column `C` lacks fails to compile. */
+type OnlyColumns<Rows, C extends string> = Rows extends readonly (infer Row)[]
+  ? OnlyKeys<Row, C, 'not a column'>
+  : unknown;
+
 /**
  * A step without its name: what the step helpers return and `workflow(...).step(name, def)` takes.
  * It is one of the step types, with its `type` and its own data block.
+ *
+ * `R` is the paths of the references written in its data, as the helpers found them (`l2`,
+ * `getEntity`, `request`...): `workflow(...).step()` takes the step only when each names a step
+ * added before it or the input, so `{{raed.body.table}}` does not compile where `read` was meant.
  */
-export type StepDef<P extends string = string> = StepOptions<P> & OmitEach<StepBody, keyof StepBaseBody>;
+export type StepDef<P extends string = string, R extends string = P> = StepOptions<P> &
+  OmitEach<StepBody, keyof StepBaseBody> & {
+    /** Type-only: the references the step's data holds (see {@link RefsIn}); never set. */
+    readonly '~refs'?: R;
+  };
 
 /** The read operation of an entity (as `get_entity` takes it) with column names checked when the entity's columns are known. */
 export interface EntityOperation<C extends string = string> {
   /** Columns returned, optionally renamed. */
-  select_columns?: Array<{ column: C; alias?: string }>;
-  /** Filters, joined by AND. */
-  filters?: Array<{
+  select_columns?: ReadonlyArray<{ column: C; alias?: string }>;
+  /** Filters, joined by AND; a `value` may be a reference such as `{{input.id}}`. */
+  filters?: ReadonlyArray<{
     column: C;
     operator: FilterOperatorName;
     value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
     value?: unknown;
   }>;
   /** Sort keys, applied in order. */
-  order_by?: Array<{ column: C; direction: 'ASC' | 'DESC' }>;
+  order_by?: ReadonlyArray<{ column: C; direction: 'ASC' | 'DESC' }>;
 }
 
 /** A filter operator of the entity read. */
@@ -71,12 +129,12 @@ export interface Paging {
  * l2('chat', 'bot', 'send_message', { channel: 'sales', message: 'New order {{input.id}}' })
  * ```
  */
-export function l2(
+export function l2<const I extends Record<string, unknown> = Record<string, never>>(
   provider: string,
   module: string,
   action: string,
-  input_data: Record<string, unknown> = {},
-): StepDef<never> {
+  input_data: I = {} as I,
+): StepDef<never, RefsIn<I>> {
   return { type: 'l2', l2_data: { provider, module, action, input_data } };
 }
 
@@ -88,8 +146,11 @@ export function l2(
  * runWorkflow('invoice', { customer_id: '{{input.customer_id}}' })
  * ```
  */
-export function runWorkflow(workflowName: string, input: Record<string, unknown> = {}): StepDef<never> {
-  return l2('platform', 'workflows', 'run_workflow', { workflow_name: workflowName, input });
+export function runWorkflow<const I extends Record<string, unknown> = Record<string, never>>(
+  workflowName: string,
+  input: I = {} as I,
+): StepDef<never, RefsIn<I>> {
+  return l2('platform', 'workflows', 'run_workflow', { workflow_name: workflowName, input: input as object });
 }
 
 /**
@@ -100,12 +161,15 @@ export function runWorkflow(workflowName: string, input: Record<string, unknown>
  * getEntity(customers, { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: '{{input.id}}' }] })
  * ```
  */
-export function getEntity<const E extends EntityRef>(
+export function getEntity<
+  const E extends EntityRef,
+  const O extends EntityOperation<ColumnsOf<E>> = Record<string, never>,
+>(
   entity: E,
-  operation: EntityOperation<ColumnsOf<E>> = {},
+  operation?: O & OnlyKeys<O, keyof EntityOperation, 'not an operation key'>,
   paging: Paging = {},
-): StepDef<never> {
-  const input_data = { entity_name: nameOf(entity), operation, ...paging };
+): StepDef<never, RefsIn<O>> {
+  const input_data = { entity_name: nameOf(entity), operation: operation ?? {}, ...paging };
   return {
     type: 'l2',
     l2_data: { provider: 'catalog', module: 'action', action: 'get_entity', input_data, metadata: {} },
@@ -121,11 +185,14 @@ export function getEntity<const E extends EntityRef>(
  * writeEntity('invoices', 'update', [{ id: '{{input.id}}', status: 'sent' }])
  * ```
  */
-export function writeEntity<const E extends EntityRef>(
+export function writeEntity<
+  const E extends EntityRef,
+  const Rows extends ReadonlyArray<Partial<Record<ColumnsOf<E>, unknown>>> | `{{${string}}}`,
+>(
   entity: E,
   write_mode: WriteMode,
-  rows: ReadonlyArray<Partial<Record<ColumnsOf<E>, unknown>>> | `{{${string}}}`,
-): StepDef<never> {
+  rows: Rows & OnlyColumns<Rows, ColumnsOf<E>>,
+): StepDef<never, RefsIn<Rows>> {
   const input_data = { entity_name: nameOf(entity), write_mode, rows };
   return {
     type: 'l2',
@@ -140,16 +207,19 @@ export function writeEntity<const E extends EntityRef>(
  * atlasGet('orders', { order_by: [{ column: 'total', direction: 'DESC' }] }, { page_size: 10 })
  * ```
  */
-export function atlasGet<const E extends EntityRef>(
+export function atlasGet<
+  const E extends EntityRef,
+  const O extends EntityOperation<ColumnsOf<E>> = Record<string, never>,
+>(
   entity: E,
-  operation: EntityOperation<ColumnsOf<E>> = {},
+  operation?: O & OnlyKeys<O, keyof EntityOperation, 'not an operation key'>,
   paging: Paging = {},
-): StepDef<never> {
+): StepDef<never, RefsIn<O>> {
   return {
     type: 'atlas',
     atlas_data: {
       action: 'get',
-      input_data: { operation, ...paging },
+      input_data: { operation: (operation ?? {}) as EntityOperation as EntityOperationBody, ...paging },
       input_entities: [{ name: nameOf(entity) }],
     },
   };
@@ -173,7 +243,7 @@ export interface TransformOptions {
  * transform({ code_file: 'totals.js', inputs: ['orders'], outputs: ['order_totals'] })
  * ```
  */
-export function transform(options: TransformOptions): StepDef<never> {
+export function transform<const O extends TransformOptions>(options: O): StepDef<never, RefsIn<O['inputs']>> {
   const input_entities = options.inputs.map((ref) => {
     const name = nameOf(ref);
     return name.startsWith('{{') ? name : { name };
@@ -201,8 +271,8 @@ export function transform(options: TransformOptions): StepDef<never> {
  * request({ url: 'https://api.example.com/rates/{currency}', method: 'GET', path_params: { currency: '{{input.currency}}' } })
  * ```
  */
-export function request(request_data: RequestDataBody): StepDef<never> {
-  return { type: 'request', request_data: { ...request_data } };
+export function request<const D extends RequestDataBody>(request_data: D): StepDef<never, RefsIn<D>> {
+  return { type: 'request', request_data: { ...request_data } as RequestDataBody };
 }
 
 function nameOf(ref: EntityRef): string {

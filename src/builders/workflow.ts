@@ -1,6 +1,6 @@
 import { WorkflowSchema, parse, type Workflow } from '../schema/index.js';
 import type { FromJsonSchema, JsonSchemaLiteral } from './json-schema-types.js';
-import type { StepCondition, StepDef } from './steps.js';
+import type { RefsIn, StepCondition, StepDef } from './steps.js';
 
 type PathOf<Root extends string> = Root | `${Root}.${string}` | `${Root}[${number}]${string}`;
 type InputPathOf<N extends string, I> = unknown extends I
@@ -78,6 +78,15 @@ export interface WireOptions<From extends string, To extends string> {
 }
 
 type Taken<Steps extends string, InputName extends string> = Steps | InputName;
+/**
+ * `unknown` when every reference in `Refs` fits a path of `P`; otherwise a type that requires a
+ * property naming the ones that do not, so a value with a reference to an unknown step fails to
+ * compile with an error naming the reference.
+ */
+type KnownRefs<Refs extends string, P extends string> = [Exclude<Refs, P>] extends [never]
+  ? unknown
+  : { 'reference to no step or input before it': Exclude<Refs, P> };
+
 /** A step name, or a type error when the name is already taken. */
 type FreshName<N extends string, T extends string> = N &
   ([N] extends [T] ? { 'step name already used': N } : unknown);
@@ -178,10 +187,13 @@ export class WorkflowBuilder<
     return new WorkflowBuilder({ ...this.#state, wires: [...this.#state.wires, wire] });
   }
 
-  /** Declares `workflow_output`: values built from references (a value, or a callback given `ref`). */
-  output(options: {
+  /**
+   * Declares `workflow_output`: values built from references (a value, or a callback given `ref`).
+   * Each `{{...}}` reference written in a value must name a step or the input.
+   */
+  output<const D extends OutputData<RefPath<Steps, InputName, Input, Each>>>(options: {
     name?: string;
-    data?: OutputData<RefPath<Steps, InputName, Input, Each>>;
+    data?: D & KnownRefs<RefsIn<D>, RefPath<Steps, InputName, Input, Each>>;
   }): WorkflowBuilder<Steps, InputName, Input, Each> {
     const output: Record<string, unknown> = { name: options.name ?? 'output' };
     if (options.data !== undefined)

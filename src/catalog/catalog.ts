@@ -16,9 +16,11 @@ import {
   check,
   parse,
   type Entity,
+  type EntityBody,
   type GetEntityInput,
   type GetEntityOutput,
   type Relationship,
+  type RelationshipBody,
   type WriteMode,
   WRITE_MODES,
 } from '../schema/index.js';
@@ -35,6 +37,7 @@ import {
 import { redefinitionIssues, relationshipIssues } from './relationships.js';
 import { entityRowsOf, rowsOf, type EntityRows, type WritableRows } from './rows.js';
 import { SheetCache } from './sheet-cache.js';
+import { sheetHeaderIssues } from './header-check.js';
 import type { EntityTable } from './sheet-mapping.js';
 
 /** Limits the catalog needs. @internal */
@@ -48,7 +51,7 @@ export type { EntityRows, WritableRows };
 
 export type { EntityWrite, WriteCount, WriteResult };
 
-/** Whether `upsertEntity` created the entity or replaced it. */
+/** What `putEntity` (`upsertEntity`) did: the stored definition, and whether it was created or replaced. */
 export interface UpsertResult {
   /** The stored definition. */
   entity: Entity;
@@ -96,12 +99,16 @@ export class Catalog {
   }
 
   /**
-   * Registers a new entity (`POST /catalog/entity`).
-   * @throws {@link ValidationError} when the definition is invalid; {@link ConflictError} when the name is taken.
+   * Registers a new entity (`POST /catalog/entity`). When its sheet can be read, the header row must
+   * name every column (so every primary-key column).
+   * @throws {@link ValidationError} when the definition is invalid or the readable header row lacks a
+   * column; {@link ConflictError} when the name is taken.
+   * @see {@link Catalog.createEntity}, the same under the verb every registry uses.
    */
-  async registerEntity(definition: unknown): Promise<Entity> {
+  async registerEntity(definition: EntityBody): Promise<Entity> {
     await this.#ready();
     const entity = parse(EntitySchema, definition, 'entity');
+    await this.#checkSheet(entity);
     const stored = await this.#storage.put('entities', entity.name, entity, { ifAbsent: true });
     if (!stored) throw new ConflictError('entity', entity.name);
     this.#definitions.delete(entity.name);
@@ -111,11 +118,14 @@ export class Catalog {
 
   /**
    * Registers an entity or replaces its definition (`POST /catalog/entities/spreadsheet/register`).
-   * Relationships that name columns the new definition lacks are reported as a validation error.
+   * Relationships that name columns the new definition lacks, and a readable header row that lacks
+   * one of its columns, are reported as a validation error.
+   * @see {@link Catalog.putEntity}, the same under the verb every registry uses.
    */
-  async upsertEntity(definition: unknown): Promise<UpsertResult> {
+  async upsertEntity(definition: EntityBody): Promise<UpsertResult> {
     await this.#ready();
     const entity = parse(EntitySchema, definition, 'entity');
+    await this.#checkSheet(entity);
     const created = await createOrReplace(
       this.#storage,
       'entities',
@@ -130,6 +140,31 @@ export class Catalog {
     this.#definitions.delete(entity.name);
     this.#cache.forget(entity.name);
     return { entity, created };
+  }
+
+  /**
+   * Creates an entity: {@link Catalog.registerEntity} under the verb of every registry for "create;
+   * a name already taken is a conflict" (`createRelationship`, `engine.workflows.create`,
+   * `engine.triggers.create`).
+   * @throws {@link ValidationError}; {@link ConflictError} when the name is taken.
+   */
+  createEntity(definition: EntityBody): Promise<Entity> {
+    return this.registerEntity(definition);
+  }
+
+  /**
+   * Creates or replaces an entity: {@link Catalog.upsertEntity} under the verb of every registry for
+   * "create or replace" (`engine.workflows.put`, `engine.applications.put`, `engine.scripts.put`).
+   * @throws {@link ValidationError}
+   */
+  putEntity(definition: EntityBody): Promise<UpsertResult> {
+    return this.upsertEntity(definition);
+  }
+
+  /** Refuses an entity whose readable sheet has a header row that does not name its columns. */
+  async #checkSheet(entity: Entity): Promise<void> {
+    const issues = await sheetHeaderIssues(entity, this.#writer.sheets);
+    if (issues.length > 0) throw new ValidationError(issues);
   }
 
   /** The definition of an entity. @throws {@link NotFoundError} */
@@ -151,7 +186,7 @@ export class Catalog {
    * column must exist, the column lists be of equal length and the paired columns of the same type.
    * @throws {@link ValidationError}, {@link NotFoundError} (unknown entity), {@link ConflictError} (name taken).
    */
-  async createRelationship(definition: unknown): Promise<Relationship> {
+  async createRelationship(definition: RelationshipBody): Promise<Relationship> {
     await this.#ready();
     const rel = parse(RelationshipSchema, definition, 'relationship');
     const source = await this.#storage.get<Entity>('entities', rel.source_entity);
@@ -185,7 +220,7 @@ export class Catalog {
    * Reads an entity, as the `get_entity` action does. Never throws for bad input or unreadable
    * data: problems come back in `body.error` with `body.table` columns and rows null.
    */
-  async getEntity(input: GetEntityInput | unknown, options: CallOptions = {}): Promise<GetEntityOutput> {
+  async getEntity(input: GetEntityInput, options: CallOptions = {}): Promise<GetEntityOutput> {
     await this.#ready();
     const name =
       typeof input === 'object' && input !== null

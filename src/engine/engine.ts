@@ -28,6 +28,7 @@ import { fireDue, tickTime, type FireHost, type TriggerFiring } from './trigger-
 import { ScriptRegistry } from './scripts.js';
 import { preloadTracing } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
+import { workflowName, type RunInput, type WorkflowRef } from './workflow-ref.js';
 import { DurableRuns } from './durable.js';
 import { interruptedRecord } from './interrupted.js';
 import { jsonProblem } from './json-value.js';
@@ -195,14 +196,20 @@ export class Engine {
   }
 
   /**
-   * Runs a workflow to its end and resolves with its run record, succeeded or failed.
+   * Runs a workflow to its end and resolves with its run record, succeeded or failed. `workflow` is
+   * its name, or its definition (what `workflow(...).build()` returns), which types `input`.
    * @throws {@link ValidationError} when the input is invalid (no step runs, no record is kept);
    *   {@link NotFoundError} when there is no such workflow; a `StepwireError` with code `closed`
    *   after {@link Engine.close}; a `TypeError` naming the workflow name, `timeoutMs`, `concurrency`,
    *   `signal`, `onEvent` or `traceparent` when one is not valid.
    */
-  async run(name: string, input?: unknown, options: RunOptions = {}): Promise<RunRecord> {
+  async run<const W extends WorkflowRef>(
+    workflow: W,
+    input?: RunInput<W>,
+    options: RunOptions = {},
+  ): Promise<RunRecord> {
     this.#open('run');
+    const name = workflowName(workflow);
     requireString(name, 'engine.run: the workflow name');
     checkRunOptions(options);
     if (options.key !== undefined || this.#durable) return (await this.start(name, input, options)).result;
@@ -262,8 +269,13 @@ export class Engine {
    *   the workflow name, `timeoutMs`, `concurrency`, `signal`, `onEvent` or `traceparent` when one is
    *   not valid.
    */
-  async start(name: string, input?: unknown, options: RunOptions = {}): Promise<RunHandle> {
+  async start<const W extends WorkflowRef>(
+    workflow: W,
+    input?: RunInput<W>,
+    options: RunOptions = {},
+  ): Promise<RunHandle> {
     this.#open('start');
+    const name = workflowName(workflow);
     requireString(name, 'engine.start: the workflow name');
     checkRunOptions(options);
     return this.#admit(this.#start(name, input, options));

@@ -13,7 +13,7 @@ import {
 import { formatIssue, type Issue } from '../errors/index.js';
 import { setOwn } from '../schema/own.js';
 import { keyPath } from '../json-schema/describe.js';
-import { TriggerSchema, check, type Trigger } from '../schema/index.js';
+import { TriggerSchema, check, type Trigger, type TriggerBody } from '../schema/index.js';
 import { CronSchedule, cronSyntaxProblem } from './cron-slots.js';
 import { depthProblem } from './json-value.js';
 
@@ -60,7 +60,7 @@ export class TriggerRegistry {
    * key columns and columns; their values come from the sheet and are checked when each run starts).
    * @throws {@link ValidationError} listing every problem with its path; {@link ConflictError} when the name is taken.
    */
-  async create(definition: unknown): Promise<StoredTrigger> {
+  async create(definition: TriggerBody): Promise<StoredTrigger> {
     await this.#ready();
     const deep = depthProblem(definition);
     if (deep) throw new ValidationError([deep]);

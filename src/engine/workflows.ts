@@ -8,7 +8,7 @@ import {
   type Issue,
 } from '../errors/index.js';
 import type { StorageAdapter } from '../adapters/types.js';
-import { WorkflowSchema, check, type Workflow } from '../schema/index.js';
+import { WorkflowSchema, check, type Workflow, type WorkflowBody } from '../schema/index.js';
 import { compileSchema, type CompiledSchema } from '../json-schema/index.js';
 import { planWorkflow, type Plan } from './plan.js';
 import { depthProblem } from './json-value.js';
@@ -75,7 +75,7 @@ export class WorkflowRegistry {
    * Creates a workflow. A workflow that can reach itself through `run_workflow` steps is refused.
    * @throws {@link ValidationError}; {@link ConflictError} when the name is taken.
    */
-  async create(definition: unknown): Promise<Workflow> {
+  async create(definition: WorkflowBody): Promise<Workflow> {
     await this.#ready();
     const prepared = this.#prepare(definition, true);
     const workflow = prepared.plan.workflow;
@@ -88,8 +88,18 @@ export class WorkflowRegistry {
     });
   }
 
-  /** Creates or replaces a workflow; resolves with whether it was created. */
-  async replace(definition: unknown): Promise<{ workflow: Workflow; created: boolean }> {
+  /**
+   * Creates or replaces a workflow; resolves with whether it was created. `put` is the verb every
+   * registry uses for this (`engine.catalog.putEntity`, `engine.applications.put`, `engine.scripts.put`);
+   * `replace` is the same.
+   * @throws {@link ValidationError}
+   */
+  put(definition: WorkflowBody): Promise<{ workflow: Workflow; created: boolean }> {
+    return this.replace(definition);
+  }
+
+  /** Creates or replaces a workflow; resolves with whether it was created. The same as {@link WorkflowRegistry.put}. */
+  async replace(definition: WorkflowBody): Promise<{ workflow: Workflow; created: boolean }> {
     await this.#ready();
     const prepared = this.#prepare(definition, true);
     const workflow = prepared.plan.workflow;
@@ -150,7 +160,7 @@ export class WorkflowRegistry {
    * throws, listing every one, each naming the step and field.
    * @throws {@link ValidationError}
    */
-  validate(definition: unknown): Workflow {
+  validate(definition: WorkflowBody): Workflow {
     return this.#prepare(definition, true).plan.workflow;
   }
 

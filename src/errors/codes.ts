@@ -15,16 +15,16 @@ export interface ErrorAnswer {
  *
  * | code | status | raised by |
  * | --- | --- | --- |
- * | `validation_failed` | 400 | {@link ValidationError}: the input is invalid; every issue is listed |
- * | `write_rejected` | 400 | {@link WriteRejectedError}: a write broke a rule; every issue is listed |
- * | `write_conflict` | 409 | {@link WriteRejectedError}: a key taken or missing, a row still referenced |
- * | `not_found` | 404 | {@link NotFoundError} |
- * | `conflict` | 409 | {@link ConflictError} |
- * | `sheet_not_found`, `missing_column`, `duplicate_column`, `invalid_cell`, `invalid_file`, `rows_moved` | 409 | {@link SheetError}: the sheet is missing, holds what the entity's columns cannot be read from (the message names the sheet, header range or A1 cell), or changed while being written |
- * | `permission_denied`, `sheet_error` | 502 | {@link SheetError}: the spreadsheet service refused or failed the call |
- * | `limit_exceeded` | 422, or 413 when the limit is on what the caller sent (its `limit` starts with `http.`) | {@link LimitError} |
- * | `cancelled` | 503 | {@link CancelledError}: the work was cancelled, e.g. the server is shutting down |
- * | `upstream_error` | 502 | {@link UpstreamError}: an outside service answered with an error |
+ * | `validation_failed` | 400 | `ValidationError`: the input is invalid; every issue is listed |
+ * | `write_rejected` | 400 | `WriteRejectedError`: a write broke a rule; every issue is listed |
+ * | `write_conflict` | 409 | `WriteRejectedError`: a key taken or missing, a row still referenced |
+ * | `not_found` | 404 | `NotFoundError` |
+ * | `conflict` | 409 | `ConflictError` |
+ * | `sheet_not_found`, `missing_column`, `duplicate_column`, `invalid_cell`, `invalid_file`, `rows_moved` | 409 | `SheetError`: the sheet is missing, holds what the entity's columns cannot be read from (the message names the sheet, header range or A1 cell), or changed while being written |
+ * | `permission_denied`, `sheet_error` | 502 | `SheetError`: the spreadsheet service refused or failed the call |
+ * | `limit_exceeded` | 422, or 413 when the limit is on what the caller sent (its `limit` starts with `http.`) | `LimitError` |
+ * | `cancelled` | 503 | `CancelledError`: the work was cancelled, e.g. the server is shutting down |
+ * | `upstream_error` | 502 | `UpstreamError`: an outside service answered with an error |
  * | `locked`, `unavailable`, `closed` | 503 | a `StorageError` or a `SheetError` `locked`: the database or spreadsheet file is held by another process, unreachable or closed |
  *
  * Any other error, stepwire's or not, is unexpected: 500 with a generic message that tells nothing

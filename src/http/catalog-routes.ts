@@ -6,6 +6,8 @@ import {
   RelationshipSchema,
   WriteEntityOutputSchema,
   WriteRowsBodySchema,
+  type EntityBody,
+  type RelationshipBody,
 } from '../schema/index.js';
 import { entityRowsOf } from '../catalog/rows.js';
 import { LOCATION, defineRoute, json, nameParam } from './route.js';
@@ -23,7 +25,7 @@ export const CATALOG_ROUTES = [
     responses: { 201: { description: 'Registered.', schema: EntitySchema, headers: LOCATION } },
     problems: [400, 409, 413, 415],
     action: async ({ engine, body, options }) => {
-      const entity = await engine.catalog.registerEntity(await body());
+      const entity = await engine.catalog.registerEntity((await body()) as EntityBody);
       return json(201, entity, { location: `${options.basePath}/catalog/entities/${enc(entity.name)}` });
     },
   }),
@@ -39,7 +41,7 @@ export const CATALOG_ROUTES = [
     },
     problems: [400, 413, 415],
     action: async ({ engine, body, options }) => {
-      const { entity, created } = await engine.catalog.upsertEntity(await body());
+      const { entity, created } = await engine.catalog.upsertEntity((await body()) as EntityBody);
       return json(created ? 201 : 200, entity, {
         location: `${options.basePath}/catalog/entities/${enc(entity.name)}`,
       });
@@ -58,7 +60,8 @@ export const CATALOG_ROUTES = [
     },
     responses: { 201: { description: 'Created.', schema: RelationshipSchema } },
     problems: [400, 404, 409, 413, 415],
-    action: async ({ engine, body }) => json(201, await engine.catalog.createRelationship(await body())),
+    action: async ({ engine, body }) =>
+      json(201, await engine.catalog.createRelationship((await body()) as RelationshipBody)),
   }),
   defineRoute({
     method: 'GET',
@@ -100,7 +103,7 @@ export const CATALOG_ROUTES = [
       await engine.catalog.getDefinition(params.name); // 404 before the body is read
       const read = await body();
       const output = await engine.catalog.getEntity(
-        { entity_name: params.name, operation: {}, ...read },
+        { entity_name: params.name, ...read, operation: read.operation ?? {} },
         { signal: request.signal },
       );
       return json(200, output);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors/index.js';
-import { ApplicationSchema } from '../schema/index.js';
+import { ApplicationSchema, type ApplicationBody } from '../schema/index.js';
 import { LOCATION, defineRoute, json, nameParam, noContent } from './route.js';
 import { handleScreenRoute } from './screens.js';
 
@@ -100,7 +100,7 @@ export const RESOURCE_ROUTES = [
     },
     problems: [400, 413, 415],
     action: async ({ engine, params: { name }, body, options }) => {
-      const { application, created } = await engine.applications.put(name, await body());
+      const { application, created } = await engine.applications.put(name, (await body()) as ApplicationBody);
       return json(
         created ? 201 : 200,
         application,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HttpProblem, problem } from './problem.js';
-import { StoredTriggerSchema, TriggerSchema } from '../schema/index.js';
+import { StoredTriggerSchema, TriggerSchema, type TriggerBody } from '../schema/index.js';
 import { jsonOf, mediaType, readBytes } from './body.js';
 import {
   IDEMPOTENCY_KEY,
@@ -37,7 +37,7 @@ export const TRIGGER_ROUTES = [
     responses: { 201: { description: 'Created.', schema: StoredTriggerSchema, headers: LOCATION } },
     problems: [400, 409, 413, 415],
     action: async ({ engine, body, options }) => {
-      const trigger = await engine.triggers.create(await body());
+      const trigger = await engine.triggers.create((await body()) as TriggerBody);
       return json(201, shown(trigger), { location: `${options.basePath}/triggers/${enc(trigger.name)}` });
     },
   }),

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors/index.js';
-import { RUN_STATUSES, RunRecordSchema, RunSummarySchema, WorkflowSchema } from '../schema/index.js';
+import {
+  RUN_STATUSES,
+  RunRecordSchema,
+  RunSummarySchema,
+  WorkflowSchema,
+  type WorkflowBody,
+} from '../schema/index.js';
 import {
   IDEMPOTENCY_KEY,
   LOCATION,
@@ -55,7 +61,7 @@ export const WORKFLOW_ROUTES = [
     responses: { 201: { description: 'Created.', schema: WorkflowSchema, headers: LOCATION } },
     problems: [400, 409, 413, 415],
     action: async ({ engine, body, options }) => {
-      const workflow = await engine.workflows.create(await body());
+      const workflow = await engine.workflows.create((await body()) as WorkflowBody);
       return json(201, workflow, { location: `${options.basePath}/workflows/${enc(workflow.name)}` });
     },
   }),
@@ -106,7 +112,7 @@ export const WORKFLOW_ROUTES = [
         ]);
       }
       const { workflow, created } = await engine.workflows.replace(
-        isObject ? { ...definition, name: params.name } : definition,
+        (isObject ? { ...definition, name: params.name } : definition) as WorkflowBody,
       );
       return json(
         created ? 201 : 200,

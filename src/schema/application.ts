@@ -283,6 +283,8 @@ function screenValues(
 
 /** An application configuration. */
 export type Application = z.infer<typeof ApplicationSchema>;
+/** An application configuration as written: what `engine.applications.put` takes. */
+export type ApplicationBody = z.input<typeof ApplicationSchema>;
 /** A screen. */
 export type Screen = z.infer<typeof ScreenSchema>;
 /** A component. */

@@ -118,6 +118,8 @@ export function hasArrays(value: unknown, ...fields: string[]): boolean {
 
 /** An entity definition: its columns, primary key and sheet. */
 export type Entity = z.infer<typeof EntitySchema>;
+/** An entity definition as written: what `engine.catalog.createEntity` and `putEntity` take. */
+export type EntityBody = z.input<typeof EntitySchema>;
 /** A column of an entity. */
 export type EntityColumn = z.infer<typeof EntityColumnSchema>;
 /** Where an entity's rows live. */

@@ -12,6 +12,7 @@ export {
   EntitySchema,
   type ColumnType,
   type Entity,
+  type EntityBody,
   type EntityColumn,
   type SpreadsheetConfig,
 } from './entity.js';

@@ -202,7 +202,7 @@ export function check<S extends z.ZodType>(schema: S, input: unknown): CheckResu
 
 /**
  * Validates `input` against `schema` and returns the parsed value.
- * @throws {@link ValidationError} with every issue, each with its path.
+ * @throws `ValidationError` with every issue, each with its path.
  */
 export function parse<S extends z.ZodType>(schema: S, input: unknown, what?: string): z.output<S> {
   const result = check(schema, input);

@@ -33,3 +33,5 @@ export const RelationshipSchema = z
 
 /** A relationship definition. */
 export type Relationship = z.infer<typeof RelationshipSchema>;
+/** A relationship definition as written: what `engine.catalog.createRelationship` takes. */
+export type RelationshipBody = z.input<typeof RelationshipSchema>;

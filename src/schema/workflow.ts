@@ -108,8 +108,13 @@ export const WorkflowSchema = z
 
 /** A workflow definition. */
 export type Workflow = z.infer<typeof WorkflowSchema>;
-/** A workflow definition as written (before defaults and normalization). */
-export type WorkflowInputBody = z.input<typeof WorkflowSchema>;
+/**
+ * A workflow definition as written (before defaults and normalization): what `engine.workflows.create`
+ * and `put` take.
+ */
+export type WorkflowBody = z.input<typeof WorkflowSchema>;
+/** The same as {@link WorkflowBody}, under its first name. */
+export type WorkflowInputBody = WorkflowBody;
 /** A wire between steps. */
 export type Wire = z.infer<typeof WireSchema>;
 /** `workflow_input`. */

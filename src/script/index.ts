@@ -3,7 +3,7 @@
  * @module
  */
 
-export { QuickJsSandbox, type QuickJsSandboxOptions } from './quickjs-sandbox.js';
+export { QuickJsSandbox, type QuickJsSandboxOptions, type QuickJsVariant } from './quickjs-sandbox.js';
 export {
   DEFAULT_SCRIPT_LIMITS,
   type EntityData,

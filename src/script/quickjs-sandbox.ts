@@ -30,10 +30,25 @@ import {
 } from './outcome.js';
 import type { ScriptInput, ScriptLimits, ScriptResult, ScriptSandbox } from './types.js';
 
+/**
+ * A sync build variant of QuickJS from `quickjs-emscripten`: its `RELEASE_SYNC` or `DEBUG_SYNC`, or
+ * one made with `newVariant`. Written out here rather than imported, so the published declarations
+ * need no QuickJS types: theirs need `Disposable`, which a project on the ES2022 library (and
+ * without `@types/node`) does not have.
+ */
+export interface QuickJsVariant {
+  /** Always `"sync"`: the sandbox calls QuickJS synchronously. */
+  readonly type: 'sync';
+  /** Loads the variant's foreign function interface. */
+  readonly importFFI: () => Promise<unknown>;
+  /** Loads the variant's Emscripten module loader. */
+  readonly importModuleLoader: () => Promise<unknown>;
+}
+
 /** Options of {@link QuickJsSandbox}. */
 export interface QuickJsSandboxOptions {
   /** QuickJS build to use (a sync variant); default `RELEASE_SYNC` of `quickjs-emscripten`. */
-  variant?: QuickJSSyncVariant;
+  variant?: QuickJsVariant;
   /**
    * The compiled QuickJS WebAssembly module. Needed where code cannot compile WebAssembly from
    * bytes, such as Cloudflare Workers: `import wasm from "@jitl/quickjs-wasmfile-release-sync/wasm"`
@@ -106,7 +121,8 @@ export class QuickJsSandbox implements ScriptSandbox {
   readonly #idle = new Map<number, IdleRuntime>();
 
   constructor(options: QuickJsSandboxOptions = {}) {
-    this.#variant = options.variant ?? RELEASE_SYNC;
+    // The variant's own type, which the public one writes out without QuickJS's types.
+    this.#variant = (options.variant as QuickJSSyncVariant | undefined) ?? RELEASE_SYNC;
     this.#wasmModule = options.wasmModule;
   }
 

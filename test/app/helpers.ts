@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   Engine,
   MemorySpreadsheets,
+  type ApplicationBody,
   type CellValue,
   type EngineOptions,
   type Entity,
@@ -134,7 +135,7 @@ export const explodeWorkflow: Workflow = {
 };
 
 /** The shop application used across the app tests. */
-export function shopApp(): unknown {
+export function shopApp(): ApplicationBody {
   return {
     start_screen_url: 'start',
     screens: [

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/adapters/postgres/index.js';
 import { handleScreenRoute } from '../../src/http/screens.js';
-import { Engine, type ResolvedForm } from '../../src/index.js';
+import { Engine, type ApplicationBody, type ResolvedForm } from '../../src/index.js';
 import { shopEngine } from '../engine/helpers.js';
 import { reachServer, testSchemas } from '../postgres/server.js';
 
@@ -9,7 +9,7 @@ const url = await reachServer();
 const schemas = testSchemas(url);
 afterAll(() => schemas.drop());
 
-const app = {
+const app: ApplicationBody = {
   start_screen_url: 'customer',
   screens: [
     {

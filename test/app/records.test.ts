@@ -6,17 +6,23 @@ import {
   MemorySpreadsheets,
   ValidationError,
   renderScreen,
+  type ApplicationBody,
   type ResolvedForm,
 } from '../../src/index.js';
 import { shopEngine } from '../engine/helpers.js';
 
 /** Customers with an edit screen: one customer's form and orders, a delete form, an add form. */
-function recordsApp() {
+function recordsApp(): ApplicationBody {
   const filter = (param: string) => ({
     filters: [
-      { column: 'customer_id', operator: 'EQUALS', value_type: 'NUMBER', value: `{{query_params.${param}}}` },
+      {
+        column: 'customer_id',
+        operator: 'EQUALS' as const,
+        value_type: 'NUMBER' as const,
+        value: `{{query_params.${param}}}`,
+      },
     ],
-    order_by: [{ column: 'order_id', direction: 'DESC' }],
+    order_by: [{ column: 'order_id', direction: 'DESC' as const }],
   });
   return {
     start_screen_url: 'customer',

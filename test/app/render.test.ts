@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderScreen } from '../../src/index.js';
+import { renderScreen, type Component } from '../../src/index.js';
 import { appEngine, shopApp } from './helpers.js';
 
 const MARKUP = '<script>alert("x")</script><img src=x onerror=alert(1)>';
@@ -104,7 +104,7 @@ describe('renderScreen', () => {
 describe('HTML ids', () => {
   it('are unique on a screen whatever its form names: é9 and น, a and a-0', async () => {
     const { engine } = await appEngine();
-    const form = (name: string) => ({
+    const form = (name: string): Component => ({
       name,
       type: 'form',
       form: {

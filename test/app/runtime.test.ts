@@ -4,6 +4,7 @@ import {
   NotFoundError,
   StepwireError,
   type Application,
+  type Component,
   type ResolvedDatagrid,
   type ResolvedForm,
   type ResolvedScreen,
@@ -287,7 +288,7 @@ describe('items whose property needs quoting in a path', () => {
         },
       },
     });
-    const form = {
+    const form: Component = {
       name: 'f',
       type: 'form',
       form: {

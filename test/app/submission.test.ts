@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { handleScreenRoute } from '../../src/http/screens.js';
+import type { Component } from '../../src/index.js';
 import { appEngine } from './helpers.js';
 
 const post = (url: string, body: string) =>
@@ -50,10 +51,10 @@ describe('one-time submission tokens', () => {
     const { engine } = await appEngine();
     const long = 'f'.repeat(200);
     const items = [
-      { label: 'Note', name: 'note', type: 'text' },
-      { label: 'Amount', name: 'amount', type: 'number' },
+      { label: 'Note', name: 'note', type: 'text' as const },
+      { label: 'Amount', name: 'amount', type: 'number' as const },
     ];
-    const form = (name: string) => ({
+    const form = (name: string): Component => ({
       name,
       type: 'form',
       form: { form_items: items, job: { type: 'sync', workflow_name: 'note' } },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, MemorySpreadsheets, ValidationError } from '../../src/index.js';
+import { Engine, MemorySpreadsheets, ValidationError, type ApplicationBody } from '../../src/index.js';
 import { customersEntity, shopSheets } from '../fixtures.js';
 import { appEngine, shopApp } from './helpers.js';
 
@@ -8,7 +8,7 @@ type Json = Record<string, any>;
 /** Stores `config` and returns the issues it was refused with. */
 async function issuesOf(config: unknown) {
   const { engine } = await appEngine();
-  const error = await engine.applications.put('bad', config).then(
+  const error = await engine.applications.put('bad', config as ApplicationBody).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -71,7 +71,7 @@ describe('application config validation', () => {
     const app = shopApp() as Json;
     startForm(app).job.workflow_name = 'protoish';
     startForm(app).form_items = [{ label: 'note', type: 'text' }];
-    const error = await engine.applications.put('proto', app).then(
+    const error = await engine.applications.put('proto', app as ApplicationBody).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -191,10 +191,11 @@ describe('the grids of one screen', () => {
       type: 'datagrid',
       datagrid: { entity_name: 'customers', ...(page_size === undefined ? {} : { page_size }) },
     });
-    const app = (grids: object[]) => ({
-      start_screen_url: 'home',
-      screens: [{ url: 'home', components: [grids] }],
-    });
+    const app = (grids: object[]) =>
+      ({
+        start_screen_url: 'home',
+        screens: [{ url: 'home', components: [grids] }],
+      }) as ApplicationBody;
     const error = await engine.applications
       .put('big', app(Array.from({ length: 6 }, (_, i) => grid(i, 1000))))
       .catch((e: unknown) => e);

@@ -112,3 +112,22 @@ describe('relationship builder types', () => {
     });
   });
 });
+
+describe('a key guessed where the builder does not take it', () => {
+  it('is no column option: the message says to call primaryKey', () => {
+    entity('x').column('id', 'NUMBER', { number: { min: 1 } });
+    // @ts-expect-error not a column option: the primary key is set with .primaryKey(...columns)
+    entity('x').column('id', 'NUMBER', { primaryKey: true });
+    // @ts-expect-error not a column option: the primary key is set with .primaryKey(...columns)
+    entity('x').column('id', 'NUMBER', { primary_key: true });
+    // @ts-expect-error not a column option: the primary key is set with .primaryKey(...columns)
+    entity('x').column('id', 'NUMBER', { key: true });
+  });
+
+  it('is no method under the spec field name or a shorter one', () => {
+    // @ts-expect-error the method is primaryKey (the definition's field is primary_key)
+    customers.primary_key('id');
+    // @ts-expect-error the method is primaryKey
+    customers.key('id');
+  });
+});

@@ -4,11 +4,14 @@ import {
   entity,
   getEntity,
   l2,
+  request,
   runWorkflow,
   transform,
   workflow,
+  writeEntity,
   type FromJsonSchema,
   type InputOf,
+  type StepDef,
   type WorkflowDefinition,
 } from '../../src/builders/index.js';
 
@@ -265,5 +268,108 @@ describe('for_each steps', () => {
     // @ts-expect-error on_error is "fail" or "continue"
     base.step('a', { ...l2('p', 'm', 'a'), on_error: 'ignore' });
     base.step('a', { ...l2('p', 'm', 'a'), on_error: 'continue' });
+  });
+});
+
+describe('references written in step data', () => {
+  it('accept steps added before, the input and its properties, with spaces inside the braces', () => {
+    orderInput
+      .step(
+        'pdf',
+        l2('platform', 'converters', 'create_pdf', {
+          template: '{{check.body.table}}',
+          amount: '{{ input.amount }}',
+          line: 'row {{send.rows[0]}} for {{input.address.city}}',
+          nested: { list: [{ whole: '{{check}}' }] },
+        }),
+      )
+      .step(
+        'read',
+        getEntity('orders', { filters: [{ column: 'id', operator: 'EQUALS', value: '{{input.amount}}' }] }),
+      )
+      .step(
+        'listed',
+        atlasGet('orders', { filters: [{ column: 'id', operator: 'EQUALS', value: '{{pdf.n}}' }] }),
+      )
+      .step('write', writeEntity('orders', 'update', '{{read.body.table}}'))
+      .step('rows', writeEntity('orders', 'append', [{ id: '{{input.amount}}', note: '{{pdf.url}}' }]))
+      .step('call', request({ url: 'https://example.com/{{input.note}}', body: { at: '{{write.written}}' } }))
+      .step('child', runWorkflow('invoice', { id: '{{call.body.id}}' }))
+      .step('totals', transform({ code_file: 't.js', inputs: ['{{listed.table}}'], outputs: ['totals'] }));
+  });
+
+  it('are kept in the type of what the step helpers return', () => {
+    expectTypeOf(l2('p', 'm', 'a', { x: '{{ read.body }} and {{input.id}}' })).toEqualTypeOf<
+      StepDef<never, 'read.body' | 'input.id'>
+    >();
+    expectTypeOf(l2('p', 'm', 'a', { x: 'no reference', n: 1 })).toEqualTypeOf<StepDef<never, never>>();
+  });
+
+  it('reject a step name spelt wrong, in every step helper', () => {
+    // @ts-expect-error 'raed' is not a step: 'read' was meant
+    orderInput.step('x', l2('p', 'm', 'a', { rows: '{{raed.body.table}}' }));
+    // @ts-expect-error 'chek' is not a step
+    orderInput.step('x', l2('p', 'm', 'a', { deep: { list: ['{{chek.ok}}'] } }));
+    const byNope = { filters: [{ column: 'id', operator: 'EQUALS', value: '{{nope.id}}' }] } as const;
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('x', getEntity('orders', byNope));
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('x', atlasGet('orders', byNope));
+    // @ts-expect-error 'raed' is not a step
+    orderInput.step('x', writeEntity('orders', 'update', '{{raed.body.table}}'));
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('x', writeEntity('orders', 'append', [{ id: '{{nope.id}}' }]));
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('x', request({ url: 'https://example.com/{{nope.path}}' }));
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('x', runWorkflow('invoice', { id: '{{nope.id}}' }));
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('x', transform({ code_file: 't.js', inputs: ['{{nope.table}}'], outputs: ['totals'] }));
+  });
+
+  it('reject a step added after, and an input property the schema does not declare', () => {
+    workflow('w')
+      // @ts-expect-error 'later' is added after 'first'
+      .step('first', l2('p', 'm', 'a', { x: '{{later.x}}' }))
+      .step('later', l2('p', 'm', 'a'));
+    // @ts-expect-error 'amout' is not an input property
+    orderInput.step('x', l2('p', 'm', 'a', { x: '{{input.amout}}' }));
+  });
+
+  it('keep checking a step spread into a definition with more fields', () => {
+    orderInput.step('x', { ...l2('p', 'm', 'a', { x: '{{check.ok}}' }), timeout_ms: 1000 });
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('x', { ...l2('p', 'm', 'a', { x: '{{nope.ok}}' }), timeout_ms: 1000 });
+  });
+
+  it('allow the item inside a for_each step only', () => {
+    orderInput.forEach('each', 'input.tags', l2('p', 'm', 'a', { tag: '{{item}}', at: '{{item_index}}' }));
+    // @ts-expect-error the item exists only inside a for_each step
+    orderInput.step('x', l2('p', 'm', 'a', { tag: '{{item}}' }));
+  });
+
+  it('check the values of the workflow output', () => {
+    orderInput.output({ data: { sent: '{{send.ok}}', list: ['{{input.tags}}'] } });
+    // @ts-expect-error 'sned' is not a step
+    orderInput.output({ data: { sent: '{{sned.ok}}' } });
+  });
+
+  it('leave text whose value is not known to the type checker to the engine', () => {
+    const text: string = String(Date.now());
+    orderInput.step('x', l2('p', 'm', 'a', { x: text, y: `{{${text}}}` }));
+  });
+});
+
+describe('entity step helpers keep their key checks', () => {
+  const orders = entity('orders').column('id', 'NUMBER').column('total', 'NUMBER');
+
+  it('reject a row key that is not a column, and an operation key that is not one', () => {
+    writeEntity(orders, 'append', [{ id: 1, total: '{{input.total}}' }]);
+    // @ts-expect-error 'price' is not a column of orders
+    writeEntity(orders, 'append', [{ id: 1, price: 2 }]);
+    // @ts-expect-error 'filter' is not an operation key: 'filters'
+    getEntity(orders, { filter: [] });
+    // @ts-expect-error 'limit' is not an operation key: paging is the third argument
+    atlasGet(orders, { filters: [], limit: 3 });
   });
 });

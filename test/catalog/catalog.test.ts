@@ -112,7 +112,8 @@ describe('catalog reads', () => {
     const unknown = await engine.catalog.getEntity({ entity_name: 'nope', operation: {} });
     expect(unknown.body).toMatchObject({ table: { columns: null, rows: null }, error: { is_error: true } });
     expect(unknown.body.error?.errors?.[0]).toContain('nope');
-    const extra = await engine.catalog.getEntity({ entity_name: 'orders', operation: {}, extra: 1 });
+    // As a caller without types would send it.
+    const extra = await engine.catalog.getEntity({ entity_name: 'orders', operation: {}, extra: 1 } as never);
     expect(extra.body.error?.is_error).toBe(true);
     expect(extra.body.error?.errors?.join(' ')).toContain('extra');
   });

@@ -8,6 +8,7 @@ import {
   type ActionDefinition,
   type RunEvent,
   type RunRecord,
+  type WorkflowBody,
 } from '../../src/index.js';
 
 const opened: { db: PostgresDatabase; stop: () => Promise<void> }[] = [];
@@ -19,7 +20,7 @@ afterEach(async () => {
   }
 });
 
-function chain(name: string, length: number) {
+function chain(name: string, length: number): WorkflowBody {
   return {
     name,
     steps: Array.from({ length }, (_, i) => ({
@@ -68,7 +69,7 @@ const held = {
     },
   ],
   wires: [],
-};
+} satisfies WorkflowBody;
 
 async function open(target?: { pglite: PGlite }): Promise<{ engine: Engine; db: PostgresDatabase }> {
   const db = await openPostgres(target);

@@ -30,7 +30,7 @@ it('joins the spans of a durable run across the engines that executed its steps'
     new Engine({ storage: db.storage, queue: db.queue }),
   ];
   const running = workers.map((engine) => engine.work({ concurrency: 1, triggers: false }));
-  const dummy = (name: string, input: object) => ({
+  const dummy = (name: string, input: Record<string, unknown>) => ({
     name,
     type: 'l2' as const,
     l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data: input },

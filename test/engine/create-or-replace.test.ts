@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, MemorySpreadsheets } from '../../src/index.js';
+import { Engine, MemorySpreadsheets, type Component } from '../../src/index.js';
 import { customersEntity, shopSheets } from '../fixtures.js';
 
 describe('create-or-replace called several times at once for a new name', () => {
@@ -8,7 +8,8 @@ describe('create-or-replace called several times at once for a new name', () => 
     const three = <T>(call: () => Promise<T>) => Promise.all([call(), call(), call()]);
     const entities = await three(() => engine.catalog.upsertEntity(customersEntity));
     expect(entities.map((e) => e.created).sort()).toEqual([false, false, true]);
-    const screen = { url: 'home', components: [[{ name: 't', type: 'text', text: { contents: 'Hi' } }]] };
+    const text: Component = { name: 't', type: 'text', text: { contents: 'Hi' } };
+    const screen = { url: 'home', components: [[text]] };
     const apps = await three(() =>
       engine.applications.put('app', { start_screen_url: 'home', screens: [screen] }),
     );

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, MemorySpreadsheets, ValidationError, type Workflow } from '../../src/index.js';
+import {
+  Engine,
+  MemorySpreadsheets,
+  ValidationError,
+  type EntityBody,
+  type Workflow,
+} from '../../src/index.js';
 import { workflowGraphSvg } from '../../src/pictures/index.js';
 
 const notes = {
@@ -11,7 +17,7 @@ const notes = {
   ],
   primary_key: ['id'],
   spreadsheet_config: { spreadsheet_id: 'book', sheet_name: 'notes', origin: { row: 0, col: 0 } },
-};
+} satisfies EntityBody;
 
 async function engineWithNotes() {
   const engine = new Engine({

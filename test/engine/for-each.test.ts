@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, RunRecordSchema, check, type RunEvent, type Step, type Workflow } from '../../src/index.js';
+import { Engine, type RunEvent, type Step, type Workflow } from '../../src/index.js';
+import { RunRecordSchema, check } from '../../src/schema-entry.js';
 import { shopEngine } from './helpers.js';
 
 /** A workflow of one for_each step running `acme/work/item` over `input.list`, plus `extra` steps. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Engine, MemoryStorage, ValidationError, type RunEvent } from '../../src/index.js';
+import { Engine, MemoryStorage, ValidationError, type RunEvent, type WorkflowBody } from '../../src/index.js';
 
 /** Lets the `hold` steps waiting finish. */
 function holding(storage = new MemoryStorage(), options: { runTimeoutMs?: number } = {}) {
@@ -35,7 +35,7 @@ const HELD = {
     },
   ],
   wires: [],
-};
+} satisfies WorkflowBody;
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));

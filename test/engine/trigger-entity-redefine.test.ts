@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, MemorySpreadsheets } from '../../src/index.js';
+import { Engine, MemorySpreadsheets, type EntityColumn } from '../../src/index.js';
 import { settle } from './settle.js';
 
-type Column = { name: string; type: string };
+type Column = EntityColumn;
 const entity = (columns: Column[], primary_key: string[]) => ({
   name: 'items',
   columns,
   primary_key,
   spreadsheet_config: { spreadsheet_id: 'book', sheet_name: 'items', origin: { row: 0, col: 0 } },
 });
-const ID = { name: 'id', type: 'NUMBER' };
-const NAME = { name: 'name', type: 'STRING' };
-const QTY = { name: 'qty', type: 'NUMBER' };
+const ID: Column = { name: 'id', type: 'NUMBER' };
+const NAME: Column = { name: 'name', type: 'STRING' };
+const QTY: Column = { name: 'qty', type: 'NUMBER' };
 
 describe('an entity redefined under an entity trigger', () => {
   it('fires only for rows that changed, not for every row the new definition reads differently', async () => {

@@ -10,6 +10,7 @@ import {
   MemorySpreadsheets,
   TriggerFireError,
   isStepwireError,
+  type TriggerBody,
   type ValidationError,
 } from '../../src/index.js';
 import { createHandler } from '../../src/http/index.js';
@@ -77,7 +78,7 @@ describe('triggers that cannot fire', () => {
     for (const [name, workflow_name] of [
       ['a first', 'notify'],
       ['b second', 'other'],
-    ])
+    ] as const)
       await engine.triggers.create({
         name,
         type: 'schedule',
@@ -264,8 +265,9 @@ describe('trigger definitions', () => {
   it('take standard five-field cron only, IANA zones only, each event once, secrets of 16+ characters', async () => {
     const { engine } = await setup();
     const issues = async (definition: unknown) =>
-      ((await engine.triggers.create(definition).catch((e: unknown) => e)) as ValidationError).issues ?? [];
-    const schedule = (cron: string, timezone?: string) => ({
+      ((await engine.triggers.create(definition as TriggerBody).catch((e: unknown) => e)) as ValidationError)
+        .issues ?? [];
+    const schedule = (cron: string, timezone?: string): TriggerBody => ({
       name: 's',
       type: 'schedule',
       workflow_name: 'notify',

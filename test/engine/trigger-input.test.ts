@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TriggerFireError, ValidationError, type Engine } from '../../src/index.js';
+import { TriggerFireError, ValidationError, type Engine, type TriggerBody } from '../../src/index.js';
 import { notingEngine } from './noting-engine.js';
 import { settle } from './settle.js';
 
@@ -10,7 +10,7 @@ function setUp(inputSchema: Record<string, unknown>) {
 
 /** The issues a refused trigger lists, as `path code`, sorted. */
 async function refused(engine: Engine, definition: unknown): Promise<string[]> {
-  const error: unknown = await engine.triggers.create(definition).then(
+  const error: unknown = await engine.triggers.create(definition as TriggerBody).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -42,7 +42,7 @@ describe('a trigger definition names each unknown property at its own path', () 
       'colour unknown_property',
     ]);
     const error = (await engine.triggers
-      .create({ ...hook, type: 'schedule', cron: '0 9 * * *', webhook: true })
+      .create({ ...hook, type: 'schedule', cron: '0 9 * * *', webhook: true } as never)
       .catch((e: unknown) => e)) as ValidationError;
     expect(error.issues).toContainEqual({
       code: 'unknown_property',
@@ -55,7 +55,7 @@ describe('a trigger definition names each unknown property at its own path', () 
 describe('a trigger’s input_data is checked against the workflow when the trigger is created', () => {
   it('webhook: what input_data holds must fit (the body may add properties, never remove one)', async () => {
     const { engine } = await setUp(STRICT);
-    const hook = (input_data: Record<string, unknown>) => ({
+    const hook = (input_data: Record<string, unknown>): TriggerBody => ({
       name: 'hook',
       type: 'webhook',
       workflow_name: 'flow',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Engine, MemorySpreadsheets, MemoryStorage } from '../../src/index.js';
+import { Engine, MemorySpreadsheets, MemoryStorage, type TriggerBody } from '../../src/index.js';
 import type { RangeRequest } from '../../src/adapters/types.js';
 import { settle } from './settle.js';
 
@@ -52,7 +52,7 @@ describe('a trigger deleted while a tick polls it, then created again under its 
       ],
       wires: [],
     });
-    const trigger = {
+    const trigger: TriggerBody = {
       name: 'items-changed',
       type: 'entity',
       workflow_name: 'notify',

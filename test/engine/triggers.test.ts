@@ -9,6 +9,7 @@ import {
   MemoryStorage,
   TriggerFireError,
   ValidationError,
+  type TriggerBody,
 } from '../../src/index.js';
 import type { StorageAdapter } from '../../src/adapters/types.js';
 import { createHandler } from '../../src/http/index.js';
@@ -155,7 +156,8 @@ describe('engine.triggers', () => {
   it('refuses a bad trigger naming each field, and a taken name', async () => {
     const [engine] = (await engines(1)).engines as [Engine];
     const issues = async (definition: unknown) =>
-      ((await engine.triggers.create(definition).catch((e: unknown) => e)) as ValidationError).issues;
+      ((await engine.triggers.create(definition as TriggerBody).catch((e: unknown) => e)) as ValidationError)
+        .issues;
     expect(
       await issues({
         name: 't',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, ValidationError } from '../../src/index.js';
+import { Engine, ValidationError, type WorkflowBody } from '../../src/index.js';
 
 const definition = {
   name: 'echo',
@@ -11,7 +11,7 @@ const definition = {
     },
   ],
   wires: [],
-};
+} satisfies WorkflowBody;
 
 describe('engine.workflows.validate', () => {
   it('returns the definition as it would be stored, and stores nothing', async () => {
@@ -94,7 +94,10 @@ describe('engine.workflows.validate', () => {
     const deep = (levels: number) => ({
       ...definition,
       steps: [
-        { ...definition.steps[0]!, l2_data: { ...definition.steps[0]!.l2_data, input_data: nest(levels) } },
+        {
+          ...definition.steps[0]!,
+          l2_data: { ...definition.steps[0]!.l2_data, input_data: nest(levels) as Record<string, unknown> },
+        },
       ],
     });
     for (const levels of [600, 20_000]) {
@@ -119,7 +122,12 @@ describe('engine.workflows.validate', () => {
     let value: unknown = 1;
     for (let i = 0; i < 20_000; i++) value = { a: value };
     const error = await engine.triggers
-      .create({ name: 'deep', type: 'webhook', workflow_name: 'echo', input_data: value })
+      .create({
+        name: 'deep',
+        type: 'webhook',
+        workflow_name: 'echo',
+        input_data: value as Record<string, unknown>,
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues).toEqual([

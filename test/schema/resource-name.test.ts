@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, MemorySpreadsheets, ValidationError } from '../../src/index.js';
+import {
+  Engine,
+  MemorySpreadsheets,
+  ValidationError,
+  type EntityBody,
+  type WorkflowBody,
+} from '../../src/index.js';
 import { createHandler } from '../../src/http/index.js';
 import { RESOURCE_NAME_RULE, isResourceName } from '../../src/schema/index.js';
 import { call } from '../http/helpers.js';
@@ -22,13 +28,13 @@ const HOSTILE = [
 ];
 const FINE = ['orders', 'summarize.js', 'Orders 2024', 'crème-brûlée_v1.2', '_private', '42'];
 
-const entity = (name: string) => ({
+const entity = (name: string): EntityBody => ({
   name,
   columns: [{ name: 'id', type: 'NUMBER' }],
   primary_key: ['id'],
   spreadsheet_config: { spreadsheet_id: 's', sheet_name: 't', origin: { row: 0, col: 0 } },
 });
-const workflow = (name: string) => ({
+const workflow = (name: string): WorkflowBody => ({
   name,
   steps: [
     { name: 'a', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task' } },
@@ -54,14 +60,19 @@ describe('the name rule of stored resources', () => {
         () =>
           engine.catalog.createRelationship({
             name: 'r\u0000',
+            relationship_type: 'foreign_key',
             source_entity: 'target',
             target_entity: 'target',
-            source_columns: ['id'],
-            target_columns: ['id'],
+            foreign_key_config: {
+              source_columns: ['id'],
+              target_columns: ['id'],
+              enforce_foreign_key: false,
+            },
           }),
       ],
       ['workflow', () => engine.workflows.create(workflow('w/../x'))],
-      ['application', () => engine.applications.put('app\n', { name: 'x' })],
+      // The name is refused before the config is read.
+      ['application', () => engine.applications.put('app\n', { name: 'x' } as never)],
     ];
     for (const [what, attempt] of attempts) {
       const error = await attempt().then(

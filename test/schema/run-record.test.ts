@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RUN_STATUSES, RunRecordSchema, check, type Workflow } from '../../src/index.js';
+import { RUN_STATUSES, RunRecordSchema, check, type Workflow } from '../../src/schema-entry.js';
 import { shopEngine } from '../engine/helpers.js';
 import { failingWorkflow, lookupWorkflow } from '../http/helpers.js';
 
