@@ -74,7 +74,7 @@ export type ProjectSettings = z.input<typeof ProjectSettingsSchema>;
 /**
  * The settings in `<dir>/stepwire.json`, or `{}` when the folder has no such file; `publicUrl` comes
  * back without a trailing slash.
- * @throws {@link ValidationError} listing every problem, each path `stepwire.json: <json path>`.
+ * @throws `ValidationError` listing every problem, each path `stepwire.json: <json path>`.
  * @example
  * ```ts
  * const settings = await readProjectSettings('./project'); // { allowHosts: ['127.0.0.1:8080'] }
