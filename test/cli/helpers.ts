@@ -111,3 +111,17 @@ export function pdfText(file: string): string | undefined {
   if (findTool(POPPLER) === undefined) return undefined;
   return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8', timeout: 10_000 });
 }
+
+/** Runs the command line in this process and collects what it prints: for cases that need no process. */
+export async function inProcess(argv: string[]): Promise<Finished> {
+  const { runCli } = await import('../../src/cli/cli.js');
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = {
+    out: (l: string) => out.push(l),
+    err: (l: string) => err.push(l),
+    stopped: () => Promise.resolve(),
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}

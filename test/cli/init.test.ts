@@ -1,22 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/cli.js';
-import type { CliIo } from '../../src/cli/io.js';
 import { createHandler } from '../../src/http/index.js';
 import { loadProject } from '../../src/node/index.js';
-import { tempDir } from './helpers.js';
+import { inProcess, tempDir } from './helpers.js';
 
 const temp = tempDir('init');
 afterAll(() => temp.remove());
-
-async function inProcess(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), stopped: () => Promise.resolve() };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
 
 describe('stepwire init', () => {
   it('writes a project that validates, runs as a dry run and serves its screen', async () => {

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/index.js';
 import { loadProject, readProjectSettings } from '../../src/node/index.js';
-import { runCli } from '../../src/cli/cli.js';
-import type { CliIo } from '../../src/cli/io.js';
+import { inProcess } from '../cli/helpers.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'stepwire-settings-'));
 let server: Server;
@@ -41,14 +40,6 @@ function project(settings?: string): string {
   );
   if (settings !== undefined) writeFileSync(join(dir, 'stepwire.json'), settings);
   return dir;
-}
-
-async function inProcess(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), stopped: () => Promise.resolve() };
-  const code = await runCli(argv, io);
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
 }
 
 describe('stepwire.json, the settings of a project folder', () => {
