@@ -31,7 +31,7 @@ import { WorkflowRegistry } from './workflows.js';
 import { workflowName, type RunInput, type WorkflowRef } from './workflow-ref.js';
 import { DurableRuns } from './durable.js';
 import { interruptedRecord } from './interrupted.js';
-import { jsonProblem } from './json-value.js';
+import { copyJson, jsonProblem } from './json-value.js';
 import type { QueueWorker } from '../adapters/queue.js';
 import { RUN_STATUSES, type Entity } from '../schema/index.js';
 
@@ -107,6 +107,8 @@ export class Engine {
   #sandbox: ScriptSandbox;
   #runKeys: RunKeys;
   #ready: Promise<void> | undefined;
+  /** Whether {@link Engine.ready} has resolved (a run started since then did not fail to open the storage). */
+  #opened = false;
   #services: RunServices | undefined;
   /** Durable runs, when the engine has a queue. */
   #durable: DurableRuns | undefined;
@@ -444,8 +446,11 @@ export class Engine {
   /** Tracks a start or tick under way, so `close()` waits for it. */
   #admit<T>(work: Promise<T>): Promise<T> {
     this.#pending.add(work);
-    const done = () => this.#pending.delete(work);
-    work.then(done, done);
+    // Not a named function: under tsx (the benchmarks) naming one costs a defineProperty a run.
+    work.then(
+      () => this.#pending.delete(work),
+      () => this.#pending.delete(work),
+    );
     return work;
   }
 
@@ -532,7 +537,11 @@ export class Engine {
 
   /** The plan of a workflow and its input with defaults, checked. */
   async #prepareRun(name: string, input: unknown) {
-    await this.ready();
+    // Once the storage is open, a run does not wait a turn for it.
+    if (!this.#opened) {
+      await this.ready();
+      this.#opened = true;
+    }
     const prepared = await this.workflows.prepared(name);
     return { plan: prepared.plan, input: applyInput(prepared, input) };
   }
@@ -596,7 +605,7 @@ function applyInput(
   const unstorable = jsonProblem(value, 'invalid_input', MAX_RECORD_JSON_CHARS);
   if (unstorable) throw new ValidationError([unstorable], `Invalid input: ${formatIssues([unstorable])}`);
   if (declared?.default_data && typeof value === 'object' && !Array.isArray(value)) {
-    const filled: Record<string, unknown> = structuredClone(declared.default_data);
+    const filled: Record<string, unknown> = copyJson(declared.default_data);
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
       if (item !== undefined) setOwn(filled, key, item);
     }

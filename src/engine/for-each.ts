@@ -143,7 +143,8 @@ export function itemsOf(value: unknown, reference: string): unknown[] {
 /** The scope of one item: `item` and `item_index` name it; every other root resolves as in the run. @internal */
 export function itemScope(run: Scope, item: unknown, index: number): Scope {
   return {
-    value: (root) => (root === ITEM_ROOT ? item : root === ITEM_INDEX_ROOT ? index : run.value(root)),
+    value: (root, step) =>
+      root === ITEM_ROOT ? item : root === ITEM_INDEX_ROOT ? index : run.value(root, step),
     skipped: (root) => root !== ITEM_ROOT && root !== ITEM_INDEX_ROOT && run.skipped(root),
   };
 }

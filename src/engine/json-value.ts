@@ -6,6 +6,7 @@
  */
 import type { Issue } from '../errors/index.js';
 import { indexPath, keyPath, subjectOf } from '../json-schema/describe.js';
+import { setOwn } from '../schema/own.js';
 import type { RunError } from './record.js';
 
 /**
@@ -22,6 +23,11 @@ export function jsonProblem(
   code: string,
   maxChars = MAX_OUTPUT_JSON_CHARS,
 ): Issue | undefined {
+  // Most values are small trees of plain data (a step's output of a few fields): counted at once,
+  // with nothing allocated. Anything else (larger, shared, a BigInt, a toJSON) is walked in full.
+  treeBudget = SMALL_TREE_OBJECTS;
+  const chars = treeChars(value);
+  if (chars >= 0 && chars <= maxChars) return undefined;
   const walker = new JsonWalker(code, maxChars);
   try {
     return walker.walk(value);
@@ -119,6 +125,50 @@ class JsonWalker {
       path = typeof step === 'number' ? indexPath(path, step) : keyPath(path, step);
     return { code: this.code, path, message: `${subjectOf(path)} ${what}, which JSON cannot hold` };
   }
+}
+
+/** Objects and arrays {@link treeChars} counts before it leaves a value to the full walk. */
+const SMALL_TREE_OBJECTS = 32;
+/** Objects {@link treeChars} may still count in this call (one counter, so the count makes no closure). */
+let treeBudget = 0;
+
+/**
+ * The characters of JSON a small tree of plain values takes, counted as {@link JsonWalker} counts
+ * them; -1 when the tree holds more than {@link SMALL_TREE_OBJECTS} objects (an object held twice,
+ * or one holding itself, counts each time it is met, so it runs past the budget), a BigInt or a
+ * `toJSON`, which the full walk decides.
+ */
+function treeChars(item: unknown): number {
+  if (typeof item !== 'object' || item === null) return typeof item === 'bigint' ? -1 : plainChars(item);
+  if (--treeBudget < 0 || typeof (item as { toJSON?: unknown }).toJSON === 'function') return -1;
+  let chars = 2;
+  if (Array.isArray(item)) {
+    for (let i = 0; i < item.length; i++) {
+      const n = treeChars(item[i]);
+      if (n < 0) return -1;
+      chars += n;
+    }
+    return chars;
+  }
+  for (const key in item) {
+    if (!Object.hasOwn(item, key)) continue;
+    const n = treeChars((item as Record<string, unknown>)[key]);
+    if (n < 0) return -1;
+    chars += key.length + 3 + n;
+  }
+  return chars;
+}
+
+/**
+ * A copy of a JSON value (a definition's `default_data`): objects and arrays copied, the rest as
+ * it is. A key `__proto__` is copied as an own property. @internal
+ */
+export function copyJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(copy, key, copyJson((value as Record<string, unknown>)[key]));
+  return copy as T;
 }
 
 /** Characters a value that is no object takes in JSON, about (a number's at most 24). */

@@ -61,6 +61,11 @@ export interface PlannedStep<S extends Step = Step> {
   forEach: PlannedForEach | undefined;
   /** What a failure does (per item in a `for_each` step). */
   onError: OnError;
+  /**
+   * What the step's type keeps from one run of the plan to the next, made at its first run (the
+   * `l2` type: its action's key), so a run does not look it up again; undefined until then.
+   */
+  typeState: unknown;
 }
 
 /** A workflow turned into what the runner needs: pure data, computed once per definition. @internal */
@@ -75,6 +80,14 @@ export interface Plan {
   indexByName: ReadonlyMap<string, number>;
   /** For each step, the indexes of the steps that wait for it. */
   dependents: number[][];
+  /**
+   * The same, packed for a run's scheduler: the steps waiting for step `i` are
+   * `waiters[waitersFrom[i]]` up to `waiters[waitersFrom[i + 1]]`; and how many steps each step
+   * waits for. Two small arrays a long run reads in order, not one list per step.
+   */
+  waiters: Int32Array;
+  waitersFrom: Int32Array;
+  waitCounts: Int32Array;
 }
 
 /** Inputs of {@link planWorkflow}. @internal */

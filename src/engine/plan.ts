@@ -77,6 +77,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     } else if (target === self) {
       issues.push({ code: 'cycle', path, message: `reference ${ref.text} refers to its own step` });
     } else {
+      ref.step = target;
       deps.add(target);
       checkShape(target, ref.path, path, `reference ${ref.text}`);
     }
@@ -167,6 +168,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       retriesItself: typePlan.retriesItself === true,
       forEach,
       onError: step.on_error ?? 'fail',
+      typeState: undefined,
     };
   });
 
@@ -221,11 +223,19 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
   addDataOrder(workflow.steps, stepDeps);
   steps.forEach((planned, i) => {
     planned.dependsOn = [...stepDeps[i]!].sort((a, b) => a - b);
+    // Most steps have no wires and no conditions: they share one empty list, which a long run
+    // keeps at hand, rather than each reading its own.
+    if (planned.wires.length === 0) planned.wires = NONE;
+    if (planned.conditions.length === 0) planned.conditions = NONE;
   });
 
   const order = orderSteps(steps, workflow, issues);
   const dependents: number[][] = steps.map(() => []);
   for (const planned of steps) for (const d of planned.dependsOn) dependents[d]!.push(planned.index);
+  const waitersFrom = new Int32Array(steps.length + 1);
+  dependents.forEach((after, i) => (waitersFrom[i + 1] = waitersFrom[i]! + after.length));
+  const waiters = Int32Array.from(dependents.flat());
+  const waitCounts = Int32Array.from(steps, (planned) => planned.dependsOn.length);
   const output = workflow.workflow_output?.output_data;
   const outputResolver =
     output === undefined
@@ -237,7 +247,18 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
             issues.push({ code: 'invalid_reference', path: 'workflow_output.output_data', message }),
         ).resolve;
   return {
-    plan: { workflow, inputName, steps, order, output: outputResolver, indexByName: indexOf, dependents },
+    plan: {
+      workflow,
+      inputName,
+      steps,
+      order,
+      output: outputResolver,
+      indexByName: indexOf,
+      dependents,
+      waiters,
+      waitersFrom,
+      waitCounts,
+    },
     issues,
   };
 }
@@ -259,6 +280,9 @@ function declaredDepth(schema: unknown, path: readonly PathSegment[]): number {
   }
   return depth;
 }
+
+/** The empty list of wires or conditions that steps without any share (frozen: none is added later). */
+const NONE = Object.freeze([]) as unknown as never[];
 
 /** Kahn's algorithm, always taking the ready step that comes first in the definition. */
 function orderSteps(steps: PlannedStep[], workflow: Workflow, issues: Issue[]): number[] {

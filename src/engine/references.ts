@@ -26,12 +26,17 @@ export interface Reference {
    * (see `declaredDepth`). One of them that the input leaves out resolves to null.
    */
   declared?: number;
+  /** For a reference to a step: the step's index in the plan, so a run finds its output without a look-up by name. */
+  step?: number;
 }
 
 /** Looks up the value of a root (a step's output or the workflow input). @internal */
 export interface Scope {
-  /** The value of `root`, `undefined` when there is none yet. */
-  value(root: string): unknown;
+  /**
+   * The value of `root`, `undefined` when there is none yet; `step` is the index of the step
+   * `root` names, when the planner knows it.
+   */
+  value(root: string, step?: number): unknown;
   /** True when `root` is a step that was skipped (references into it resolve to null). */
   skipped(root: string): boolean;
 }
@@ -87,7 +92,7 @@ export function readPath(
  * @throws {@link StepReferenceError} when its path does not exist. @internal
  */
 export function resolveReference(ref: Reference, scope: Scope): unknown {
-  const root = scope.value(ref.root);
+  const root = scope.value(ref.root, ref.step);
   if (root === null && scope.skipped(ref.root)) return null;
   const found = readPath(root, ref.path);
   if (found.ok) return found.value === undefined ? null : found.value;
@@ -140,9 +145,11 @@ export function compileValue(
       if (typeof segment !== 'string' || segment === 'length' || rest.length > 0)
         return { resolve: (scope) => resolveReference(ref, scope), constant: false };
       // The usual reference, `{{step.field}}`: read straight from a plain object, else as any other.
+      // (The planner has named the step by then: its index is read here once, not at every run.)
+      const { root: name, step } = ref;
       return {
         resolve: (scope) => {
-          const root = scope.value(ref.root);
+          const root = scope.value(name, step);
           if (
             typeof root === 'object' &&
             root !== null &&
@@ -198,14 +205,22 @@ export function compileValue(
         },
         constant: false,
       };
-    // Each result starts as a copy of one object with every key (in order), then gets its values:
-    // cheaper than adding the keys one by one to an empty object.
+    // Each result starts as a copy of one object with every key (in order) and the values without
+    // references (returned as they are, as elsewhere), then gets the others: cheaper than adding the
+    // keys one by one to an empty object.
     const template: Record<string, unknown> = {};
-    for (const key of keys) template[key] = null;
+    const resolved: string[] = [];
+    const resolving: Resolver[] = [];
+    for (const [key, item] of entries) {
+      template[key] = item.constant ? item.resolve(EMPTY_SCOPE) : null;
+      if (item.constant) continue;
+      resolved.push(key);
+      resolving.push(item.resolve);
+    }
     return {
       resolve: (scope) => {
         const out = { ...template };
-        for (let i = 0; i < keys.length; i++) out[keys[i]!] = resolvers[i]!(scope);
+        for (let i = 0; i < resolved.length; i++) out[resolved[i]!] = resolving[i]!(scope);
         return out;
       },
       constant: false,
@@ -213,6 +228,9 @@ export function compileValue(
   }
   return constant;
 }
+
+/** The scope a value without references is resolved in (it reads none). */
+const EMPTY_SCOPE: Scope = { value: () => undefined, skipped: () => false };
 
 /** The text form of a value placed inside a longer string: strings as they are, null as "", others as JSON. @internal */
 export function toText(value: unknown): string {

@@ -98,8 +98,7 @@ export function traceRun(
   const span = tracer.startSpan(`run ${workflow}`, { attributes: base, startTime: startedAt }, parent);
   // No tracer is registered (the API's no-op one answered) and no caller's trace goes on: the
   // attempts' spans would record nothing and carry no context, so none is started.
-  if (!span.isRecording() && !api.isSpanContextValid(span.spanContext()))
-    return { traceparent: undefined, attempt: NO_TRACE.attempt, end: () => span.end() };
+  if (!span.isRecording() && !api.isSpanContextValid(span.spanContext())) return new UntracedRun(span);
   return {
     ...attemptsUnder(api, api.trace.setSpan(parent, span), base),
     traceparent: formatTraceparent(api, span),
@@ -119,6 +118,24 @@ export function traceJoin(workflow: string, runId: string, traceparent: string |
   if (!api || traceparent === undefined) return NO_TRACE;
   const base = { [SPAN_ATTRIBUTES.workflow]: workflow, [SPAN_ATTRIBUTES.runId]: runId };
   return { ...attemptsUnder(api, parentContext(api, traceparent), base), traceparent, end: () => {} };
+}
+
+/** A run's span that records nothing: its attempts start none; ending it ends the span. */
+class UntracedRun implements RunTrace {
+  readonly traceparent = undefined;
+  readonly #span: Otel.Span;
+
+  constructor(span: Otel.Span) {
+    this.#span = span;
+  }
+
+  attempt(): AttemptTrace {
+    return NO_ATTEMPT;
+  }
+
+  end(): void {
+    this.#span.end();
+  }
 }
 
 /** Starts attempt spans as children of `runContext`. */

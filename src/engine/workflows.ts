@@ -48,6 +48,8 @@ export class WorkflowRegistry {
   #storage: StorageAdapter;
   #hasAction: (provider: string, module: string, action: string) => boolean;
   #ready: () => Promise<void>;
+  /** Whether `#ready` has resolved once: a run's look-up then does not wait a turn for it. */
+  #opened = false;
   #usedBy: (name: string) => Promise<WorkflowUsers>;
   #prepared = new Map<string, PreparedWorkflow>();
   /** Plans of definition snapshots, by their JSON. */
@@ -228,7 +230,10 @@ export class WorkflowRegistry {
    * sharing the storage changed them. @internal
    */
   async prepared(name: string): Promise<PreparedWorkflow> {
-    await this.#ready();
+    if (!this.#opened) {
+      await this.#ready();
+      this.#opened = true;
+    }
     const cached = this.#prepared.get(name);
     const now = Date.now();
     if (cached && now - cached.checkedAt < DEFINITION_RECHECK_MS) return cached;

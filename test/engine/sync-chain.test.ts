@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { z } from 'zod';
 import { Engine, type RunEvent, type Workflow } from '../../src/index.js';
 
 /** A chain of `n` dummy steps, each passing the one before's value on. */
@@ -68,4 +69,44 @@ it('a cancel from an event listener stops the chain before its next step starts'
     's1 succeeded',
     's2 succeeded',
   ]);
+});
+
+it('keeps a long chain in its stored record step by step, with a line a finished step logs later', async () => {
+  const engine = new Engine();
+  // s3 logs once more after it returned; s70 waits, so the run still goes on when that line comes.
+  engine.actions.register({
+    provider: 'test',
+    module: 'chain',
+    action: 'late_log',
+    input: z.object({ value: z.unknown() }),
+    run: (input, context) => {
+      setTimeout(() => context.log('late'), 5);
+      return input;
+    },
+  });
+  engine.actions.register({
+    provider: 'test',
+    module: 'chain',
+    action: 'wait',
+    input: z.object({ value: z.unknown() }),
+    run: async (input) => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return input;
+    },
+  });
+  const workflow = chain(130);
+  const own = (index: number, action: string) => {
+    const step = workflow.steps[index] as { l2_data: { provider: string; module: string; action: string } };
+    step.l2_data = { ...step.l2_data, provider: 'test', module: 'chain', action };
+  };
+  own(3, 'late_log');
+  own(70, 'wait');
+  await engine.workflows.create(workflow);
+  const record = await engine.run('chain_130', { value: { id: 7 } });
+  expect(record.error).toBeNull();
+  expect(record.steps).toHaveLength(130);
+  expect(record.steps[3]!.logs).toEqual(['late']);
+  const stored = await engine.getRun(record.id);
+  expect(stored).toEqual(JSON.parse(JSON.stringify(record)));
+  expect(stored.steps.map((step) => step.name)).toEqual(workflow.steps.map((step) => step.name));
 });

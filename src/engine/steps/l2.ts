@@ -8,8 +8,13 @@ import { isThenable } from '../thenable.js';
 /** The key of `platform/dummy/dummy_task`, whose output is its input. */
 const ECHO_KEY = actionKey('platform', 'dummy', 'dummy_task');
 
-/** Each l2 step's action and its key `provider/module/action`, made at its first run rather than at every one. */
-const KEYS = new WeakMap<object, { provider: string; module: string; action: string; key: string }>();
+/** An l2 step's action and its key `provider/module/action`, kept on its planned step at its first run. */
+interface ActionKey {
+  provider: string;
+  module: string;
+  action: string;
+  key: string;
+}
 
 /** Outputs of built-in actions whose type is known: action -> output field -> JSON Schema. */
 const KNOWN_OUTPUTS: Readonly<Record<string, Readonly<Record<string, Record<string, unknown>>>>> = {
@@ -39,15 +44,16 @@ export const L2_STEP: StepType<StepOf<'l2'>> = {
   run(planned, data, context, services) {
     const l2 = planned.step.l2_data;
     const { provider, module, action } = l2;
-    let known = KEYS.get(l2);
+    let known = planned.typeState as ActionKey | undefined;
     if (known?.provider !== provider || known.module !== module || known.action !== action) {
       known = { provider, module, action, key: actionKey(provider, module, action) };
-      KEYS.set(l2, known);
+      planned.typeState = known;
     }
     const output = services.actions.invoke(provider, module, action, data ?? {}, context, known.key);
     // Built-in actions return JSON by construction, except dummy_task, which returns its input: an
-    // object its wires placed at several paths is JSON that doubles with each step of a chain.
-    if (!services.actions.isOwn(known.key) && (known.key !== ECHO_KEY || flat(output))) return output;
+    // object its wires placed at several paths is JSON that doubles with each step of a chain. (A
+    // small output is counted at once, without the full walk: see `jsonProblem`.)
+    if (known.key !== ECHO_KEY && !services.actions.isOwn(known.key)) return output;
     return isThenable(output) ? Promise.resolve(output).then(storable) : storable(output);
   },
 
@@ -66,14 +72,4 @@ function storable(output: unknown): unknown {
   const problem = outputProblem(output);
   if (problem) throw new StepwireError(problem.code, problem.message);
   return output;
-}
-
-/** True for a value that holds no object (an object of plain values): nothing in it can be held twice. */
-function flat(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return true;
-  for (const key in value) {
-    const item = (value as Record<string, unknown>)[key];
-    if (typeof item === 'object' && item !== null) return false;
-  }
-  return true;
 }
