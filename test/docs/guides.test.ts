@@ -16,7 +16,13 @@ import { runCli } from '../../src/cli/cli.js';
 import type { CliIo } from '../../src/cli/io.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const GUIDES = ['transforms.md', 'step-order-and-wires.md', 'testing-a-workflow.md'];
+const GUIDES = [
+  'transforms.md',
+  'step-order-and-wires.md',
+  'testing-a-workflow.md',
+  'builders.md',
+  'deploying-with-workers.md',
+];
 
 /** The package's entries, as the guides import them, and their sources. */
 const ENTRIES: Record<string, string> = {
