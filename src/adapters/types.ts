@@ -144,7 +144,11 @@ export type Collection =
   /** What triggers remember between ticks: a schedule's last slot, an entity's row snapshot. */
   | 'trigger_state'
   /** Submissions of delete forms: each render's one-time token, and what its delete wrote. */
-  | 'form_submissions';
+  | 'form_submissions'
+  /** The access policy (key `policy`). */
+  | 'access'
+  /** Audit entries, by a key that sorts in the order they were made (storages without `appendAudit`). */
+  | 'audit';
 
 /** Options of {@link StorageAdapter.put}. */
 export interface PutOptions extends CallOptions {
@@ -187,6 +191,22 @@ export interface StorageAdapter {
    */
   listRuns?(query: RunQuery, options?: CallOptions): MaybePromise<RunPage<RunSummary>>;
   /**
+   * Optional: appends one entry to the audit log and returns it with its `id`, a string that sorts
+   * (as text) after the id of every entry appended before it (see `audit-list.ts` for the form).
+   * An entry is never changed or deleted once appended. Without this method (and
+   * {@link StorageAdapter.listAudit}), `AuditLog` keeps entries in collection `audit` instead.
+   */
+  appendAudit?(entry: AuditRecord & { at: string }, options?: CallOptions): MaybePromise<AuditEntry>;
+  /**
+   * Optional: one page of the audit log, oldest first (in append order), filtered by `action`,
+   * `principal` (id) and `resource` when given. Pass a page's `next` as `after` for the page that
+   * follows; `next` is absent on the last page. The query is checked by `AuditLog.list` first.
+   */
+  listAudit?(
+    query: Required<Pick<AuditQuery, 'limit'>> & AuditQuery,
+    options?: CallOptions,
+  ): MaybePromise<AuditPage>;
+  /**
    * Optional: true when no other process can use this storage (an embedded database directory,
    * locked while open). A run not on a queue that such storage holds as `running` when an engine
    * opens it can then be executing nowhere, and is marked `interrupted` also by an engine with a
@@ -211,6 +231,52 @@ export interface RunQuery {
 export interface RunPage<T = RunSummary> {
   /** Runs, newest first. */
   runs: T[];
+  /** Where the next page starts (pass it as `after`); absent on the last page. */
+  next?: string;
+}
+
+/**
+ * One entry of the audit log: who did what to which resource, and how it came out. Entries hold
+ * names, ids, counts and codes, never cell values or secrets: that is for the code recording them.
+ */
+export interface AuditEntry {
+  /** Opaque; sorts (as text) in the order entries were appended. Pass it as `after` to list those after it. */
+  id: string;
+  /** When the entry was appended (ISO 8601, UTC). Informative: entries are ordered by `id`, not by it. */
+  at: string;
+  /** Who acted: a principal's id and kind (never its roles, email or a secret). */
+  principal: { id: string; kind: 'user' | 'key' | 'service' };
+  /** What was done, e.g. `definition.put`, `run.start`, `run.cancel`, `access.put`, `rows.write`. */
+  action: string;
+  /** What it was done to, e.g. `workflow:invoice`, `entity:customers`, `run:<id>`, `access:policy`. */
+  resource: string;
+  /** Whether it was done (`success`), refused for want of a permission (`denied`) or failed. */
+  outcome: 'success' | 'failure' | 'denied';
+  /** More about it as JSON (a mode, a count, an error code): at most about 4,000 characters of JSON. */
+  detail?: Record<string, unknown>;
+}
+
+/** An audit entry to append: the log gives it its `id` and `at`. */
+export type AuditRecord = Omit<AuditEntry, 'id' | 'at'>;
+
+/** Filters and paging of the audit log. Filters compare exactly; given together, all must match. */
+export interface AuditQuery {
+  /** The `next` of the previous page (or any entry's `id`): only entries appended after it. */
+  after?: string;
+  /** Most entries in the page, 1 to 1000. @default 100 */
+  limit?: number;
+  /** Only entries of this action, e.g. `run.start`. */
+  action?: string;
+  /** Only entries of the principal with this id. */
+  principal?: string;
+  /** Only entries about this resource, e.g. `workflow:invoice`. */
+  resource?: string;
+}
+
+/** A page of the audit log. */
+export interface AuditPage {
+  /** Entries, oldest first. */
+  entries: AuditEntry[];
   /** Where the next page starts (pass it as `after`); absent on the last page. */
   next?: string;
 }

@@ -2,6 +2,7 @@ import { backoffDelay } from '../retry/index.js';
 import ky, { type KyInstance } from 'ky';
 import type { RunRecord, RunSummary } from '../engine/record.js';
 import type { RunListQuery } from '../engine/engine.js';
+import type { AuditPage, AuditQuery } from '../access/audit.js';
 import type { StoredTrigger } from '../engine/triggers.js';
 import type {
   Application,
@@ -111,6 +112,14 @@ export interface StepwireClient {
    * reads a whole record), a page at a time (`next` goes back as `after`).
    */
   listRuns(query?: RunListQuery): Promise<{ runs: RunSummary[]; next?: string | undefined }>;
+  /** The audit log (needs `audit.read`). */
+  audit: {
+    /**
+     * `GET /audit`: entries oldest first (in append order), filtered by `action`, `principal` (id) and
+     * `resource`, a page at a time (`next` goes back as `after`).
+     */
+    list(query?: AuditQuery): Promise<AuditPage>;
+  };
   /** `PUT /scripts/{name}`: stores a transform script's source. */
   putScript(name: string, source: string): Promise<{ name: string; created: boolean }>;
   /** `GET /scripts/{name}`: a script's source. */
@@ -254,6 +263,15 @@ export function createClient(options: ClientOptions): StepwireClient {
       value(
         call('runs.list', { query: { ...query, ...(limit === undefined ? {} : { limit: String(limit) }) } }),
       ),
+    audit: {
+      // JSON holds no `undefined`: an absent `detail` or `next` is absent, as AuditPage says.
+      list: async ({ limit, ...query } = {}) =>
+        (await value(
+          call('audit.list', {
+            query: { ...query, ...(limit === undefined ? {} : { limit: String(limit) }) },
+          }),
+        )) as AuditPage,
+    },
     workflowGraph: (name) => value(call('workflows.graph', { params: { name } })),
     runTimeline: (id) => value(call('runs.timeline', { params: { id } })),
     runPage: (id) => value(call('runs.page', { params: { id } })),

@@ -1,3 +1,4 @@
+import { AUDIT_ROUTES } from './audit-routes.js';
 import { CATALOG_ROUTES } from './catalog-routes.js';
 import { PICTURE_ROUTES } from './picture-routes.js';
 import { RESOURCE_ROUTES } from './resource-routes.js';
@@ -17,6 +18,7 @@ export const ROUTES = [
   ...TRIGGER_ROUTES,
   ...PICTURE_ROUTES,
   ...RESOURCE_ROUTES,
+  ...AUDIT_ROUTES,
 ] as const;
 
 /** Any route of {@link ROUTES}. @internal */

@@ -1,7 +1,17 @@
 import { TAKES_JSON_TEXT, toJson } from '../json-text.js';
+import { auditId, pageOfAudit, type CheckedAuditQuery } from '../audit-list.js';
 import { pageOfRuns, runSummary } from '../run-list.js';
 import type { RunSummary } from '../../schema/index.js';
-import type { Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
+import type {
+  AuditEntry,
+  AuditPage,
+  AuditRecord,
+  Collection,
+  PutOptions,
+  RunPage,
+  RunQuery,
+  StorageAdapter,
+} from '../types.js';
 
 /**
  * In-memory storage of definitions, scripts and run records; the default of `new Engine()`.
@@ -18,6 +28,8 @@ export class MemoryStorage implements StorageAdapter {
   #collections = new Map<Collection, Map<string, string>>();
   /** The summary of each run record, made when it is put: a listing parses no record. */
   #summaries = new Map<string, RunSummary>();
+  /** The audit log, as JSON text, in append order: entry `i` has id `auditId(i + 1)`. */
+  #audit: string[] = [];
 
   /** A copy of the value under `key`, or `undefined`. */
   get<T = unknown>(collection: Collection, key: string): T | undefined {
@@ -66,11 +78,30 @@ export class MemoryStorage implements StorageAdapter {
     return { ...page, runs: page.runs.map(copySummary) };
   }
 
+  /** Appends an entry to the audit log; see {@link StorageAdapter.appendAudit}. */
+  appendAudit(entry: AuditRecord & { at: string }): AuditEntry {
+    const json = JSON.stringify({ id: auditId(this.#audit.length + 1), ...entry });
+    this.#audit.push(json);
+    return JSON.parse(json) as AuditEntry;
+  }
+
+  /** One page of the audit log, oldest first; see {@link StorageAdapter.listAudit}. */
+  listAudit(query: CheckedAuditQuery): AuditPage {
+    // Ids are positions: start right after `after` rather than at the first entry.
+    const from = query.after === undefined ? 0 : Number(query.after);
+    return pageOfAudit(parsedFrom(this.#audit, Number.isInteger(from) ? from : 0), query);
+  }
+
   #collection(name: Collection): Map<string, string> {
     let entries = this.#collections.get(name);
     if (!entries) this.#collections.set(name, (entries = new Map()));
     return entries;
   }
+}
+
+/** The entries from position `from` on, each parsed only when the page reaches it. */
+function* parsedFrom(texts: readonly string[], from: number): Generator<AuditEntry> {
+  for (let i = Math.max(0, from); i < texts.length; i++) yield JSON.parse(texts[i]!) as AuditEntry;
 }
 
 /** A copy of a summary: its error is an object a caller may change. */

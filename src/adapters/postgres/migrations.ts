@@ -154,6 +154,40 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 6,
+    name: 'the audit log, append-only',
+    async up(schema, { db, name }) {
+      await schema
+        .createTable('audit_log')
+        .addColumn('seq', 'bigserial', (c) => c.primaryKey())
+        .addColumn('at', 'timestamptz', (c) => c.notNull())
+        .addColumn('principal_id', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('resource', 'text', (c) => c.notNull())
+        .addColumn('entry', 'json', (c) => c.notNull())
+        .execute();
+      // Oldest first from a cursor, by one filter: the others are checked on the rows it finds.
+      for (const column of ['action', 'principal_id', 'resource'] as const)
+        await schema
+          .createIndex(`audit_log_${column}_seq`)
+          .on('audit_log')
+          .columns([column, 'seq'])
+          .execute();
+      // Append-only even for SQL run beside stepwire: a row may be inserted, never changed or removed.
+      const refuse = sql.id(name, 'audit_log_append_only');
+      await sql`create function ${refuse}() returns trigger language plpgsql as $$
+        begin
+          raise exception 'audit_log is append-only: % is not allowed', tg_op
+            using errcode = 'insufficient_privilege';
+        end
+        $$`.execute(db);
+      await sql`create trigger audit_log_no_change before update or delete on ${sql.id(name, 'audit_log')}
+        for each row execute function ${refuse}()`.execute(db);
+      await sql`create trigger audit_log_no_truncate before truncate on ${sql.id(name, 'audit_log')}
+        for each statement execute function ${refuse}()`.execute(db);
+    },
+  },
 ];
 
 /**

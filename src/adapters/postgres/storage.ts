@@ -2,7 +2,18 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { StorageError } from '../../errors/storage-error.js';
 import { ValidationError } from '../../errors/index.js';
 import { checkRunQuery, runColumns, runCursor, runSummary } from '../run-list.js';
-import type { CallOptions, Collection, PutOptions, RunPage, RunQuery, StorageAdapter } from '../types.js';
+import { auditId, type CheckedAuditQuery } from '../audit-list.js';
+import type {
+  AuditEntry,
+  AuditPage,
+  AuditRecord,
+  CallOptions,
+  Collection,
+  PutOptions,
+  RunPage,
+  RunQuery,
+  StorageAdapter,
+} from '../types.js';
 import type { RunSummary } from '../../schema/index.js';
 import { TAKES_JSON_TEXT, toJson } from '../json-text.js';
 import type { Tables } from './tables.js';
@@ -220,6 +231,59 @@ export class PostgresStorage implements StorageAdapter {
     return { runs, ...(last && lastStarted ? { next: runCursor(lastStarted, last.id) } : {}) };
   }
 
+  /**
+   * Appends an entry to the `audit_log` table; its id is its `seq` zero-padded. See
+   * {@link StorageAdapter.appendAudit}.
+   * @throws a `ValidationError` naming `principal.id`, `action` or `resource` when it holds U+0000 or
+   *   half of a surrogate pair, which Postgres text cannot hold.
+   */
+  async appendAudit(entry: AuditRecord & { at: string }, options?: CallOptions): Promise<AuditEntry> {
+    const columns = { principal_id: entry.principal.id, action: entry.action, resource: entry.resource };
+    for (const [path, text] of [
+      ['principal.id', columns.principal_id],
+      ['action', columns.action],
+      ['resource', columns.resource],
+    ] as const)
+      if (unstorableText(text))
+        throw new ValidationError([
+          { code: 'invalid_text', path, message: 'must not hold U+0000 or half of a surrogate pair' },
+        ]);
+    const text = JSON.stringify(entry);
+    const row = await this.#open()
+      .insertInto('audit_log')
+      .values({
+        ...columns,
+        at: sql<string>`${entry.at}::text::timestamptz`,
+        entry: sql<string>`${text}::text::json`,
+      })
+      .returning(SEQ_TEXT)
+      .executeTakeFirstOrThrow(abortable(options));
+    return { id: auditId(row.seq_text), ...(JSON.parse(text) as AuditRecord & { at: string }) };
+  }
+
+  /**
+   * One page of the audit log, oldest first by `seq`, from the index of the one filter given (or the
+   * primary key); see {@link StorageAdapter.listAudit}.
+   */
+  async listAudit(query: CheckedAuditQuery, options?: CallOptions): Promise<AuditPage> {
+    const { after, limit, action, principal, resource } = query;
+    // No stored entry holds what Postgres text cannot.
+    if ([action, principal, resource].some(unstorableText)) return { entries: [] };
+    let select = this.#open().selectFrom('audit_log').select([SEQ_TEXT, ENTRY_TEXT]);
+    if (after !== undefined) select = select.where('seq', '>', sql<string>`${after}::text::bigint`);
+    if (action !== undefined) select = select.where('action', '=', action);
+    if (principal !== undefined) select = select.where('principal_id', '=', principal);
+    if (resource !== undefined) select = select.where('resource', '=', resource);
+    const rows = await select
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute(abortable(options));
+    const entries = rows
+      .slice(0, limit)
+      .map((row) => ({ id: auditId(row.seq_text), ...(JSON.parse(row.json) as Omit<AuditEntry, 'id'>) }));
+    return { entries, ...(rows.length > limit ? { next: entries.at(-1)!.id } : {}) };
+  }
+
   #open(): Kysely<Tables> {
     if (this.#isClosed()) throw new StorageError('closed', `${this.#where} was closed`, this.#where);
     return this.#db;
@@ -231,6 +295,12 @@ const RECORD_TEXT = sql<string>`${sql.ref('record')}::text`.as('json');
 const VALUE_TEXT = sql<string>`${sql.ref('value')}::text`.as('json');
 const PROGRESS_TEXT = sql<string | null>`${sql.ref('progress')}::text`.as('progress');
 const NO_PROGRESS = sql<string | null>`null`.as('progress');
+const ENTRY_TEXT = sql<string>`${sql.ref('entry')}::text`.as('json');
+/**
+ * An audit entry's `seq` as text (a bigint past 2^53 would lose digits as a number), named apart
+ * from the column: `order by seq` would sort the text otherwise.
+ */
+const SEQ_TEXT = sql<string>`${sql.ref('seq')}::text`.as('seq_text');
 const RUN_STATUS = sql<string | null>`${sql.ref('status')}`.as('status');
 const NO_STATUS = sql<string | null>`null`.as('status');
 

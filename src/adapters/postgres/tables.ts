@@ -97,6 +97,21 @@ export interface FileKeysTable {
   created_at: Generated<Time>;
 }
 
+/**
+ * The audit log, one row per entry in append order (`seq`); a trigger refuses every update, delete
+ * and truncate, so entries stay as written even for SQL run beside stepwire. @internal
+ */
+export interface AuditLogTable {
+  /** The entry's place in the log; its id is this number zero-padded (`auditId`). Read as text. */
+  seq: Generated<string>;
+  at: Time;
+  principal_id: string;
+  action: string;
+  resource: string;
+  /** The entry without its id, as appended. */
+  entry: JsonText;
+}
+
 /** Every table of the schema. @internal */
 export interface Tables {
   migrations: MigrationsTable;
@@ -107,4 +122,5 @@ export interface Tables {
   trigger_state: TriggerStateTable;
   files: FilesTable;
   file_keys: FileKeysTable;
+  audit_log: AuditLogTable;
 }
