@@ -27,6 +27,7 @@ import {
   WriteEntityInputSchema,
 } from '../src/schema/index.js';
 import { ProjectSettingsSchema } from '../src/node/project-settings.js';
+import { AccessPolicySchema } from '../src/schema/access.js';
 
 /** Root of the repository. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -125,6 +126,12 @@ export const RESOURCES: readonly Resource[] = [
     title: 'ProjectSettings',
     description: 'stepwire.json: the settings of a project folder, read by every stepwire command.',
     schema: ProjectSettingsSchema,
+  },
+  {
+    file: 'access',
+    title: 'AccessPolicy',
+    description: 'access.json: the access policy of a project (roles and grants, row rules, column rules).',
+    schema: AccessPolicySchema,
   },
 ];
 

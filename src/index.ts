@@ -62,6 +62,7 @@ export {
   NonRetryableError,
   ScriptError,
   UpstreamError,
+  ForbiddenError,
   StorageError,
   isStepwireError,
   isValidationError,
@@ -75,6 +76,7 @@ export {
   isNonRetryableError,
   isScriptError,
   isUpstreamError,
+  isForbiddenError,
   isStorageError,
   formatIssue,
   formatIssues,
@@ -83,6 +85,13 @@ export {
   type StorageErrorCode,
 } from './errors/index.js';
 export { StepReferenceError } from './engine/references.js';
+
+// Access control: who is asking, the policy, the view of the engine a principal gets, the audit log.
+export type { Principal } from './access/principal.js';
+export type { AccessPolicy, Permission, Role, RowRule, ColumnRule } from './schema/access.js';
+export type { EngineView } from './engine/engine-view.js';
+export type { AuditLog, AuditEntry, AuditRecord, AuditQuery, AuditPage } from './access/audit.js';
+export type { RunInitiator } from './schema/run-record-types.js';
 
 // Adapters: the contracts, the in-memory defaults, chat, and the script sandbox.
 export * from './adapters/types.js';

@@ -163,4 +163,8 @@ export interface Workflow {
     name: string;
     output_data?: unknown;
   };
+  /**
+   * `service`: the steps read and write as the host's service, not as the run's initiator (storing it needs definitions.write).
+   */
+  run_as?: 'service';
 }

@@ -62,6 +62,9 @@ export function runSummary(id: string, value: unknown, json?: string): RunSummar
     finished_at: record.finished_at ?? null,
     error: typeof error === 'object' && error !== null ? { code: error.code, message: error.message } : null,
     ...(typeof record.parent_run_id === 'string' ? { parent_run_id: record.parent_run_id } : {}),
+    ...(typeof record.initiator === 'object' && record.initiator !== null
+      ? { initiator: record.initiator }
+      : {}),
   };
   // Any JSON may be stored under `runs`: a value that is no run record is listed as it is.
   return summary as RunSummary;
@@ -88,7 +91,15 @@ function jsonFields(value: unknown, json: string | undefined): Record<string, un
 }
 
 /** The fields of a run record its summary is made of (besides the id, which is its key). */
-const SUMMARY_FIELDS = ['workflow', 'status', 'started_at', 'finished_at', 'error', 'parent_run_id'];
+const SUMMARY_FIELDS = [
+  'workflow',
+  'status',
+  'started_at',
+  'finished_at',
+  'error',
+  'parent_run_id',
+  'initiator',
+];
 
 /**
  * The query with `after` decoded. @internal

@@ -83,6 +83,14 @@ export class Applications {
     return new AppRuntime(this.#host, name, await this.get(name));
   }
 
+  /**
+   * The runtime of a stored application on another host: the engine as one principal sees it, so
+   * grids read and forms write and run as that principal (`engine.as(p).applications.open`). @internal
+   */
+  async openAs(name: string, host: AppHost): Promise<AppRuntime> {
+    return new AppRuntime(host, name, await this.get(name));
+  }
+
   /** Checks a config against the schema, the catalog and the workflows. @throws {@link ValidationError} */
   async validate(config: ApplicationBody): Promise<Application> {
     const shape = check(ApplicationSchema, config);

@@ -22,6 +22,8 @@ import type { EntityRows, WritableRows } from './rows.js';
 import type { SheetCache } from './sheet-cache.js';
 import { commitPlan, undoPlans, type Undo } from './sheet-commit.js';
 import { planEntityWrite, planSize, type WritePlan } from './write-plan.js';
+import { applyWriteAccess } from './write-access.js';
+import type { EntityAccess } from '../access/grants.js';
 
 /** Times a write is planned again when another writer moved its rows in between. */
 const MOVED_ATTEMPTS = 3;
@@ -82,21 +84,28 @@ export interface WriterDeps {
   relationships(): Promise<Relationship[]>;
 }
 
+/** What the principal of a write may write of an entity (see `Grants.entity`); throws when nothing. @internal */
+export type WriteAccess = (entity: Entity) => EntityAccess;
+
 /**
  * Writes to entities, all or nothing. With `options.idempotencyKey` the write is taken as possibly
  * delivered before: appended rows the sheet already holds with the same key and values count as
- * written and are not appended again (see `planEntityWrite`). @internal
+ * written and are not appended again (see `planEntityWrite`). With `access`, the principal's rules
+ * apply to every row (see `applyWriteAccess`). @internal
  */
 export async function writeEntities(
   deps: WriterDeps,
   writes: readonly TakenWrite[],
   options: CallOptions,
+  access?: WriteAccess,
 ): Promise<WriteResult> {
   const entities = new Map<string, Entity>();
   for (const w of writes) {
     const entity = await deps.definition(w.entity, options);
     if (!entity) throw new NotFoundError('entity', w.entity);
     entities.set(w.entity, entity);
+    // Before anything is read: a principal without entity.write learns nothing of the rows.
+    access?.(entity);
   }
   const total = writes.reduce((n, w) => n + w.rows.length, 0);
   if (total > deps.maxRowsPerWrite) {
@@ -112,7 +121,15 @@ export async function writeEntities(
   return deps.lock.run(lockKeys, async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await writeOnce(deps, writes, entities, relationships, options, attempt < MOVED_ATTEMPTS);
+        return await writeOnce(
+          deps,
+          writes,
+          entities,
+          relationships,
+          options,
+          attempt < MOVED_ATTEMPTS,
+          access,
+        );
       } catch (error) {
         if (!(error instanceof SheetError && error.code === 'rows_moved')) throw error;
         for (const name of entities.keys()) deps.cache.forget(name);
@@ -133,8 +150,9 @@ async function writeOnce(
   relationships: Relationship[],
   options: CallOptions,
   planAgain: boolean,
+  access: WriteAccess | undefined,
 ): Promise<WriteResult> {
-  const plans = await planWrites(deps, writes, entities, relationships, options);
+  const plans = await planWrites(deps, writes, entities, relationships, options, access);
   // A write to several entities takes back what it wrote when a later entity fails, so it needs
   // an adapter that can overwrite cells; a write to one entity is all or nothing by itself.
   const undoable = plans.filter((p) => planSize(p) > 0 || p.mode === 'replace').length > 1;
@@ -186,6 +204,7 @@ async function planWrites(
   entities: Map<string, Entity>,
   relationships: Relationship[],
   options: CallOptions,
+  access: WriteAccess | undefined,
 ): Promise<WritePlan[]> {
   const issues: Issue[] = [];
   const plans: WritePlan[] = [];
@@ -204,6 +223,7 @@ async function planWrites(
     const loaded = await deps.cache.load(entity, options);
     const repeatable = options.idempotencyKey !== undefined;
     const plan = planEntityWrite(entity, mode, w.rows, loaded, earlier[0]?.rows ?? [], issues, repeatable);
+    if (access) applyWriteAccess(plan, access(entity), issues);
     // Appends to one entity become one plan, so their rows land in order after the data.
     if (earlier[0]) {
       // Item by item: a spread of 100,000s of rows would overflow the call's arguments.

@@ -26,10 +26,12 @@ import {
 } from '../schema/index.js';
 import { describeValue } from '../schema/issues.js';
 import { executeRead } from '../query/index.js';
+import { rowsMatchingRules } from '../query/execute.js';
 import { KeyedLock } from '../locks/keyed-lock.js';
 import {
   writeEntities,
   type EntityWrite,
+  type TakenWrite,
   type WriteCount,
   type WriteResult,
   type WriterDeps,
@@ -39,6 +41,12 @@ import { entityRowsOf, rowsOf, type EntityRows, type WritableRows } from './rows
 import { SheetCache } from './sheet-cache.js';
 import { sheetHeaderIssues } from './header-check.js';
 import type { EntityTable } from './sheet-mapping.js';
+import { ForbiddenError } from '../errors/index.js';
+import type { EntityAccess, Grants } from '../access/grants.js';
+import type { AuditRecord } from '../access/audit.js';
+import { setOwn } from '../schema/own.js';
+import { appendRows, createTable } from '../query/entity-table.js';
+import { tableRow } from './sheet-mapping.js';
 
 /** Limits the catalog needs. @internal */
 export interface CatalogLimits {
@@ -75,14 +83,34 @@ export class Catalog {
    * `Entity` object, which is what the sheet cache's entries are kept for.
    */
   #definitions = new Map<string, { entity: Entity; text: string | undefined }>();
+  /** In a principal's view ({@link Catalog.as}): its grants under the policy stored now. */
+  #grants: (() => Promise<Grants>) | undefined;
+  /** In a view of people's writes (screens, the rows route, `engine.as(p).catalog`): where they are logged. */
+  #audit: WriteAudit | undefined;
 
   /** @internal */
-  constructor(deps: {
-    storage: StorageAdapter;
-    spreadsheets: SpreadsheetAdapter;
-    limits: CatalogLimits;
-    ready: () => Promise<void>;
-  }) {
+  constructor(
+    deps: {
+      storage: StorageAdapter;
+      spreadsheets: SpreadsheetAdapter;
+      limits: CatalogLimits;
+      ready: () => Promise<void>;
+    },
+    view?: { of: Catalog; grants: () => Promise<Grants>; audit?: WriteAudit | undefined },
+  ) {
+    if (view) {
+      // The same catalog (storage, cache, locks, definitions), every call checked by the grants.
+      const of = view.of;
+      this.#storage = of.#storage;
+      this.#limits = of.#limits;
+      this.#ready = of.#ready;
+      this.#cache = of.#cache;
+      this.#writer = of.#writer;
+      this.#definitions = of.#definitions;
+      this.#grants = view.grants;
+      this.#audit = view.audit;
+      return;
+    }
     this.#storage = deps.storage;
     this.#limits = deps.limits;
     this.#ready = deps.ready;
@@ -99,6 +127,26 @@ export class Catalog {
   }
 
   /**
+   * This catalog as a principal sees it: every call checked by `grants` (DESIGN 17). What
+   * `engine.as(principal).catalog` is. @internal
+   */
+  as(grants: () => Promise<Grants>, audit?: WriteAudit): Catalog {
+    return new Catalog(undefined as never, { of: this, grants, audit });
+  }
+
+  /** The grants of this view's principal, or undefined for the engine's own catalog (no checks). */
+  async #access(): Promise<Grants | undefined> {
+    if (!this.#grants) return undefined;
+    const grants = await this.#grants();
+    return grants.unrestricted ? undefined : grants;
+  }
+
+  /** Throws unless this view's principal may change definitions. */
+  async #mayDefine(what: string): Promise<void> {
+    (await this.#access())?.require('definitions.write', undefined, `change ${what}`);
+  }
+
+  /**
    * Registers a new entity (`POST /catalog/entity`). When its sheet can be read, the header row must
    * name every column (so every primary-key column).
    * @throws {@link ValidationError} when the definition is invalid or the readable header row lacks a
@@ -107,6 +155,7 @@ export class Catalog {
    */
   async registerEntity(definition: EntityBody): Promise<Entity> {
     await this.#ready();
+    await this.#mayDefine('entity definitions');
     const entity = parse(EntitySchema, definition, 'entity');
     await this.#checkSheet(entity);
     const stored = await this.#storage.put('entities', entity.name, entity, { ifAbsent: true });
@@ -124,6 +173,7 @@ export class Catalog {
    */
   async upsertEntity(definition: EntityBody): Promise<UpsertResult> {
     await this.#ready();
+    await this.#mayDefine('entity definitions');
     const entity = parse(EntitySchema, definition, 'entity');
     await this.#checkSheet(entity);
     const created = await createOrReplace(
@@ -167,18 +217,33 @@ export class Catalog {
     if (issues.length > 0) throw new ValidationError(issues);
   }
 
-  /** The definition of an entity. @throws {@link NotFoundError} */
+  /**
+   * The definition of an entity. In a principal's view: with `definitions.read`, or `entity.read` or
+   * `entity.write` on the entity, and without the columns hidden from it.
+   * @throws {@link NotFoundError}; {@link ForbiddenError} in a view that may not see it.
+   */
   async getDefinition(name: string): Promise<Entity> {
     await this.#ready();
     const entity = await this.#storage.get<Entity>('entities', name);
     if (!entity) throw new NotFoundError('entity', name);
-    return entity;
+    const grants = await this.#access();
+    if (!grants) return entity;
+    const shown = shownDefinition(grants, entity);
+    if (!shown)
+      throw new ForbiddenError(
+        `${grants.principal.kind} "${grants.principal.id}" may not see entity "${name}": it needs definitions.read, entity.read or entity.write on it`,
+        'entity.read',
+      );
+    return shown;
   }
 
-  /** Every entity definition, ordered by name. */
+  /** Every entity definition, ordered by name (in a principal's view: those it may see, as it sees them). */
   async listEntities(): Promise<Entity[]> {
     await this.#ready();
-    return (await this.#storage.list<Entity>('entities')).map((e) => e.value);
+    const all = (await this.#storage.list<Entity>('entities')).map((e) => e.value);
+    const grants = await this.#access();
+    if (!grants) return all;
+    return all.flatMap((entity) => shownDefinition(grants, entity) ?? []);
   }
 
   /**
@@ -188,6 +253,7 @@ export class Catalog {
    */
   async createRelationship(definition: RelationshipBody): Promise<Relationship> {
     await this.#ready();
+    await this.#mayDefine('relationships');
     const rel = parse(RelationshipSchema, definition, 'relationship');
     const source = await this.#storage.get<Entity>('entities', rel.source_entity);
     const target = await this.#storage.get<Entity>('entities', rel.target_entity);
@@ -210,15 +276,22 @@ export class Catalog {
     return rel;
   }
 
-  /** Every relationship, ordered by name. */
+  /** Every relationship, ordered by name (in a principal's view: those between entities it may see). */
   async listRelationships(): Promise<Relationship[]> {
     await this.#ready();
-    return (await this.#storage.list<Relationship>('relationships')).map((r) => r.value);
+    const all = (await this.#storage.list<Relationship>('relationships')).map((r) => r.value);
+    const grants = await this.#access();
+    if (!grants || grants.allows('definitions.read')) return all;
+    const seen = (name: string) => grants.allows('entity.read', name) || grants.allows('entity.write', name);
+    return all.filter((r) => seen(r.source_entity) && seen(r.target_entity));
   }
 
   /**
    * Reads an entity, as the `get_entity` action does. Never throws for bad input or unreadable
-   * data: problems come back in `body.error` with `body.table` columns and rows null.
+   * data: problems come back in `body.error` with `body.table` columns and rows null. In a
+   * principal's view only the rows its rules let it see are read, and its hidden columns are left out.
+   * @throws {@link ForbiddenError} in a view without `entity.read` on the entity, or that names a
+   *   column hidden from it (in `select_columns`, `filters` or `order_by`).
    */
   async getEntity(input: GetEntityInput, options: CallOptions = {}): Promise<GetEntityOutput> {
     await this.#ready();
@@ -233,9 +306,16 @@ export class Catalog {
         if (!shape.ok) return failure(shape.issues.map(formatIssue));
         return failure([`entity_name: entity "${String(name)}" does not exist`]);
       }
+      const grants = await this.#access();
+      const access = grants?.entity(entity, 'read');
       const loaded = await this.#cache.load(entity, options);
-      return executeRead(entity.name, loaded.table, input, this.#limits);
+      if (!access || (access.rows === 'all' && access.hidden.size === 0))
+        return executeRead(entity.name, loaded.table, input, this.#limits);
+      return executeRead(entity.name, loaded.table, withoutHidden(entity, access, input), this.#limits, {
+        rules: access.rows === 'all' ? undefined : access.rows,
+      });
     } catch (error) {
+      if (error instanceof ForbiddenError) throw error;
       if (isStepwireError(error)) return failure([error.message]);
       throw error;
     }
@@ -322,7 +402,9 @@ export class Catalog {
       return { ...entityWrite, rows: [] };
     });
     if (issues.length > 0) throw new WriteRejectedError(issues);
-    return writeEntities(this.#writer, taken, options);
+    return this.#logged(taken, async () =>
+      writeEntities(this.#writer, taken, options, await this.#writeAccess()),
+    );
   }
 
   /** One write to one entity, `rows` checked at `path`; resolves to the count of rows written. */
@@ -334,12 +416,52 @@ export class Catalog {
     options: CallOptions,
   ): Promise<WriteCount> {
     await this.#ready();
-    const result = await writeEntities(
-      this.#writer,
-      [{ entity: name, rows: entityRowsOf(rows, path), mode }],
-      options,
+    const writes = [{ entity: name, rows: entityRowsOf(rows, path), mode }];
+    const result = await this.#logged(writes, async () =>
+      writeEntities(this.#writer, writes, options, await this.#writeAccess()),
     );
     return { written: result.written[name] ?? 0 };
+  }
+
+  /**
+   * Does a write, and in an audited view logs it: who, which entities, the mode and the primary
+   * keys of the rows (never other cells), and whether it was done, denied or failed.
+   */
+  async #logged(writes: readonly TakenWrite[], work: () => Promise<WriteResult>): Promise<WriteResult> {
+    const audit = this.#audit;
+    if (!audit) return work();
+    const log = async (outcome: 'success' | 'failure' | 'denied', error?: unknown) => {
+      for (const w of writes) {
+        const entity = await this.#definition(w.entity).catch(() => undefined);
+        const code = (error as { code?: unknown } | undefined)?.code;
+        await audit.audit.record({
+          principal: { id: audit.principal.id, kind: audit.principal.kind },
+          action: 'rows.write',
+          resource: `entity:${w.entity}`,
+          outcome,
+          detail: {
+            mode: w.mode ?? 'append',
+            rows: w.rows.length,
+            ...(entity ? { keys: keysOf(entity, w.rows) } : {}),
+            ...(typeof code === 'string' ? { code } : {}),
+          },
+        });
+      }
+    };
+    try {
+      const result = await work();
+      await log('success');
+      return result;
+    } catch (error) {
+      await log(error instanceof ForbiddenError ? 'denied' : 'failure', error);
+      throw error;
+    }
+  }
+
+  /** What this view's principal may write of each entity; undefined for the engine's own catalog. */
+  async #writeAccess(): Promise<((entity: Entity) => EntityAccess) | undefined> {
+    const grants = await this.#access();
+    return grants && ((entity) => grants.entity(entity, 'write'));
   }
 
   /** Drops cached tables (all, or one entity's), so the next read goes to the spreadsheet. */
@@ -347,12 +469,18 @@ export class Catalog {
     this.#cache.forget(entityName);
   }
 
-  /** The mapped table of an entity (read through the cache). @internal */
+  /**
+   * The mapped table of an entity (read through the cache). In a principal's view, the rows it
+   * sees and the columns not hidden from it (a copy, with a definition of those columns). @internal
+   */
   async table(name: string, options: CallOptions = {}): Promise<{ entity: Entity; table: EntityTable }> {
     await this.#ready();
     const entity = await this.#definition(name, options);
     if (!entity) throw new NotFoundError('entity', name);
-    return { entity, table: (await this.#cache.load(entity, options)).table };
+    const access = (await this.#access())?.entity(entity, 'read');
+    const table = (await this.#cache.load(entity, options)).table;
+    if (!access || (access.rows === 'all' && access.hidden.size === 0)) return { entity, table };
+    return visibleTable(entity, table, access, this.#limits);
   }
 
   /**
@@ -426,6 +554,101 @@ function writeIssues(write: unknown, path: string): Issue[] {
       message: `${path}.mode must be one of ${WRITE_MODES.map((m) => `"${m}"`).join(', ')}, got ${describeValue(mode)}`,
     });
   return issues;
+}
+
+/** Where an audited view logs writes, and as whom. @internal */
+export interface WriteAudit {
+  principal: { id: string; kind: 'user' | 'key' | 'service' };
+  audit: { record(entry: AuditRecord): Promise<unknown> };
+}
+
+/** Most keys one audit entry lists. */
+const MAX_LOGGED_KEYS = 100;
+
+/** The primary keys of written rows (objects of the key columns), the first {@link MAX_LOGGED_KEYS}. */
+function keysOf(entity: Entity, rows: EntityRows): Record<string, unknown>[] {
+  const positions = entity.primary_key.map((k) => entity.columns.findIndex((c) => c.name === k));
+  return rows.slice(0, MAX_LOGGED_KEYS).map((row) => {
+    const key: Record<string, unknown> = {};
+    entity.primary_key.forEach((name, k) => {
+      const value = Array.isArray(row) ? row[positions[k]!] : (row as Record<string, unknown> | null)?.[name];
+      setOwn(key, name, value === undefined ? null : value);
+    });
+    return key;
+  });
+}
+
+/** The definition as `grants` show it (hidden columns left out), or undefined when it may not see it. */
+function shownDefinition(grants: Grants, entity: Entity): Entity | undefined {
+  const name = entity.name;
+  const reads = grants.allows('entity.read', name);
+  if (!reads && !grants.allows('entity.write', name) && !grants.allows('definitions.read')) return undefined;
+  const access = reads ? grants.entity(entity, 'read') : undefined;
+  if (!access || access.hidden.size === 0) return entity;
+  return { ...entity, columns: entity.columns.filter((c) => !access.hidden.has(c.name)) };
+}
+
+/**
+ * The read `input` with the hidden columns of `access` out of its selection (every visible column
+ * when it selects none).
+ * @throws {@link ForbiddenError} naming a hidden column it selects, filters or orders by.
+ */
+function withoutHidden(entity: Entity, access: EntityAccess, input: GetEntityInput): GetEntityInput {
+  if (access.hidden.size === 0) return input;
+  const operation = (
+    typeof input.operation === 'object' && input.operation !== null ? input.operation : {}
+  ) as GetEntityInput['operation'];
+  const named: [string, unknown][] = [
+    ...(operation.select_columns ?? []).map((s, i): [string, unknown] => [
+      `operation.select_columns[${i}].column`,
+      s?.column,
+    ]),
+    ...(operation.filters ?? []).map((f, i): [string, unknown] => [
+      `operation.filters[${i}].column`,
+      f?.column,
+    ]),
+    ...(operation.order_by ?? []).map((o, i): [string, unknown] => [
+      `operation.order_by[${i}].column`,
+      o?.column,
+    ]),
+  ];
+  for (const [path, column] of named)
+    if (typeof column === 'string' && access.hidden.has(column))
+      throw new ForbiddenError(
+        `${path}: column "${column}" of entity "${entity.name}" is hidden from you`,
+        'entity.read',
+      );
+  if (operation.select_columns && operation.select_columns.length > 0) return input;
+  const select_columns = entity.columns
+    .filter((c) => !access.hidden.has(c.name))
+    .map((c) => ({ column: c.name }));
+  return { ...input, operation: { ...operation, select_columns } };
+}
+
+/** The rows of `table` that `access` lets a principal see, without its hidden columns: a copy. */
+function visibleTable(
+  entity: Entity,
+  table: EntityTable,
+  access: EntityAccess,
+  limits: CatalogLimits,
+): { entity: Entity; table: EntityTable } {
+  const shown = entity.columns.flatMap((c, i) => (access.hidden.has(c.name) ? [] : [i]));
+  const definition =
+    shown.length === entity.columns.length
+      ? entity
+      : { ...entity, columns: shown.map((i) => entity.columns[i]!) };
+  let rows: number[];
+  if (access.rows === 'all') rows = Array.from({ length: table.length }, (_, i) => i);
+  else {
+    const all = Array.from({ length: table.length }, (_, i) => i);
+    const seen = rowsMatchingRules(entity.name, table, access.rows, limits, all);
+    rows = all.filter((i) => seen.has(i));
+  }
+  const values = rows.map((i) => {
+    const row = tableRow(table, i);
+    return shown.map((c) => row[c]);
+  });
+  return { entity: definition, table: appendRows(createTable(definition.columns, 0), values) };
 }
 
 function failure(errors: string[]): GetEntityOutput {

@@ -284,7 +284,14 @@ function keyRows(table: EntityTable, columns: readonly number[], row: readonly u
   );
 }
 
-function duplicate(entity: Entity, i: number, columns: number[], row: unknown[], clash: string): Issue {
+/** The issue of a key written twice, or already taken (`clash` says where). @internal */
+export function duplicate(
+  entity: Entity,
+  i: number,
+  columns: number[],
+  row: unknown[],
+  clash: string,
+): Issue {
   return {
     code: 'duplicate_key',
     path: `${entity.name}[${i}]`,
@@ -292,7 +299,8 @@ function duplicate(entity: Entity, i: number, columns: number[], row: unknown[],
   };
 }
 
-function missing(entity: Entity, i: number, columns: number[], row: unknown[]): Issue {
+/** The issue of a key no row holds. @internal */
+export function missing(entity: Entity, i: number, columns: number[], row: unknown[]): Issue {
   return {
     code: 'missing_key',
     path: `${entity.name}[${i}]`,

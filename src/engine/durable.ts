@@ -9,7 +9,10 @@ import type { Delivery, DurableRun, QueueWorker, RunQueue, StepJob } from '../ad
 import { NotFoundError, StepwireError } from '../errors/index.js';
 import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
-import { Execution, RUN_DEADLINE, type DeliveredStep, type RunOptions } from './run.js';
+import { Execution, INITIATOR, RUN_DEADLINE, type DeliveredStep, type RunOptions } from './run.js';
+import { initiatorOf } from '../access/principal.js';
+import type { RunInitiator } from '../schema/run-record-types.js';
+import type { Workflow } from '../schema/index.js';
 import {
   advance,
   advanceItem,
@@ -42,8 +45,8 @@ const MOST_QUIET_POLLS = 60;
 
 /** What durable runs need from the engine. @internal */
 export interface DurableHost {
-  /** The services steps run with. */
-  services(): RunServices;
+  /** The services the steps of a run started by `initiator` run with (`workflow` may run as the service). */
+  services(initiator?: RunInitiator, workflow?: Workflow): RunServices;
   /** The plan of a definition snapshot (validated and planned once per definition). */
   planOf(definition: unknown): Plan;
 }
@@ -79,7 +82,9 @@ export class DurableRuns {
 
   /** Stores a run, enqueues its first steps and its time limit, and follows it. */
   async start(plan: Plan, input: unknown, options: RunOptions, id: string): Promise<DurableStart> {
-    const services = this.#host.services();
+    const principal = options[INITIATOR];
+    const initiator = principal && initiatorOf(principal);
+    const services = this.#host.services(initiator, plan.workflow);
     const startedAt = Date.now();
     const trace = await traceRun(plan.workflow.name, id, options.traceparent, startedAt);
     const record: RunRecord = {
@@ -92,6 +97,7 @@ export class DurableRuns {
       started_at: new Date(startedAt).toISOString(),
       finished_at: null,
       steps: [],
+      ...(initiator ? { initiator } : {}),
       ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
     };
     const timeoutMs = options.timeoutMs ?? services.options.limits.runTimeoutMs;
@@ -350,7 +356,7 @@ export class DurableRuns {
     return Execution.resume(
       plan,
       record,
-      this.#host.services(),
+      this.#host.services(record.initiator, plan.workflow),
       { signal, onEvent: (event) => event.type !== 'step.started' && events.push(event) },
       state.chain,
     );

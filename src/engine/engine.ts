@@ -15,10 +15,10 @@ import { Applications } from '../app/applications.js';
 import { EventFeed } from './event-feed.js';
 import { describeValue } from '../schema/issues.js';
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from './options.js';
-import { Execution, checkRunOptions, type RunOptions } from './run.js';
+import { Execution, INITIATOR, checkRunOptions, type RunOptions } from './run.js';
 import { MAX_RECORD_JSON_CHARS } from './record-size.js';
 import type { RunServices } from './plan-types.js';
-import type { RunEvent, RunRecord, RunSummary } from './record.js';
+import type { RunRecord, RunSummary } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
 import { pageOfRuns, runSummary } from '../adapters/run-list.js';
 import { TAKES_JSON_TEXT, takesJsonText } from '../adapters/json-text.js';
@@ -34,6 +34,17 @@ import { interruptedRecord } from './interrupted.js';
 import { copyJson, jsonProblem } from './json-value.js';
 import type { QueueWorker } from '../adapters/queue.js';
 import { RUN_STATUSES, type Entity } from '../schema/index.js';
+import { AccessControl } from '../access/control.js';
+import { AuditLog } from '../access/audit.js';
+import { checkPrincipal, initiatorOf, type Principal } from '../access/principal.js';
+import type { RunInitiator } from '../schema/run-record-types.js';
+import type { Workflow } from '../schema/index.js';
+import type { AppHost } from '../app/host.js';
+import type { AccessPolicy } from '../schema/access.js';
+import { EngineView } from './engine-view.js';
+import type { RunHandle, RunListQuery } from './engine-types.js';
+
+export type { RunHandle, RunListQuery } from './engine-types.js';
 
 /** Options of {@link Engine.work}. */
 export interface WorkOptions {
@@ -45,37 +56,6 @@ export interface WorkOptions {
   concurrency?: number;
   /** Told about errors of the background work (a tick that failed, a lost database connection). */
   onError?: (error: unknown) => void;
-}
-
-/** Filters and paging of {@link Engine.listRuns}. */
-export interface RunListQuery {
-  /** Only runs of this workflow. */
-  workflow?: string | undefined;
-  /** Only runs with this status, e.g. `failed`. */
-  status?: RunRecord['status'] | undefined;
-  /** Most runs in the page, 1 to 1000. @default 50 */
-  limit?: number | undefined;
-  /** The `next` of the previous page. */
-  after?: string | undefined;
-}
-
-/** A run started with {@link Engine.start}: its id, its events as they happen, and its result. */
-export interface RunHandle {
-  /** The run id (also the key of its record). */
-  id: string;
-  /**
-   * True when `options.key` was used before: this is the run that start began, `events` is empty and
-   * `result` is its record once it ends.
-   */
-  replayed: boolean;
-  /**
-   * Every event of the run, in order; the iteration ends when the run finishes. Each iteration, at
-   * once with others or after them, gives every event from the first. A start that a run key
-   * replayed has none.
-   */
-  events: AsyncIterable<RunEvent>;
-  /** The finished run record. */
-  result: Promise<RunRecord>;
 }
 
 /**
@@ -102,6 +82,22 @@ export class Engine {
   readonly triggers: TriggerRegistry;
   /** Application configurations and their runtime. */
   readonly applications: Applications;
+  /**
+   * The access policy (DESIGN 17): `get()` the one stored, `put(policy)` to check it against the
+   * catalog and store it (access control is on from then on).
+   */
+  readonly access: {
+    /** The stored policy, or `undefined` when there is none. */
+    get(): Promise<AccessPolicy | undefined>;
+    /**
+     * Checks the policy (roles, grants, the entities and columns its rules name) and stores it.
+     * @throws {@link ValidationError} naming every field that is wrong.
+     */
+    put(policy: AccessPolicy): Promise<AccessPolicy>;
+  };
+  /** The append-only audit log: who changed definitions, started and cancelled runs, wrote rows. */
+  readonly audit: AuditLog;
+  #control: AccessControl;
   /** The options with every default filled in. @internal */
   readonly options: ResolvedOptions;
   #sandbox: ScriptSandbox;
@@ -177,9 +173,21 @@ export class Engine {
       ready,
     );
     this.applications = new Applications(this, ready);
+    this.#control = new AccessControl(this.options.storage, options.access);
+    this.access = {
+      get: async () => {
+        await this.ready();
+        return this.#control.policy();
+      },
+      put: async (policy) => {
+        await this.ready();
+        return this.#control.put(policy, await this.catalog.listEntities());
+      },
+    };
+    this.audit = new AuditLog(this.options.storage, ready);
     if (this.options.queue)
       this.#durable = new DurableRuns(this.options.queue, {
-        services: () => (this.#services ??= this.#runServices()),
+        services: (initiator, workflow) => this.#servicesFor(initiator, workflow),
         planOf: (definition) => this.workflows.planOf(definition),
       });
     preloadTracing();
@@ -193,8 +201,60 @@ export class Engine {
   ready(): Promise<void> {
     // With a queue, runs found running may be running in another process, unless none can use the
     // storage (an embedded directory): then its runs not on the queue are stopped for good.
-    return (this.#ready ??=
-      this.#durable && !this.options.storage.exclusive ? Promise.resolve() : this.#recoverInterrupted());
+    // A storage that could not be opened (a database not up yet) is tried again by the next call.
+    return (this.#ready ??= this.#control
+      .open()
+      .then(() => (this.#durable && !this.options.storage.exclusive ? undefined : this.#recoverInterrupted()))
+      .catch((error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      }));
+  }
+
+  /**
+   * The engine as `principal` may use it (DESIGN 17): the same catalog, registries and runs, every
+   * call checked against the access policy and changes written to the audit log; runs started
+   * through it carry the principal as their initiator, and their steps read and write as it.
+   * Without an access policy every check passes (an embedded engine trusts its host).
+   * @example
+   * ```ts
+   * const alice = engine.as({ id: 'u1', kind: 'user', roles: ['sales'], email: 'alice@example.com' });
+   * const mine = await alice.catalog.getEntity({ entity_name: 'customers', operation: {} });
+   * ```
+   * @throws a `TypeError` naming the field of `principal` that is wrong.
+   */
+  as(principal: Principal): EngineView {
+    const checked = checkPrincipal(principal);
+    return new EngineView(
+      {
+        engine: this,
+        grants: (p) => this.ready().then(() => this.#control.grants(p)),
+        audit: this.audit,
+        catalog: (p, audited) => this.catalogOf(p, audited),
+        run: (p, name, input, options) => this.run(name, input as never, { ...options, [INITIATOR]: p }),
+        start: (p, name, input, options) => this.start(name, input as never, { ...options, [INITIATOR]: p }),
+        openApplication: (p, name) => this.applications.openAs(name, this.#appHost(p)),
+      },
+      checked,
+    );
+  }
+
+  /** The catalog as `principal` sees it; with `audited`, its row writes go to the audit log. @internal */
+  catalogOf(principal: Principal, audited = false): Catalog {
+    return this.catalog.as(
+      () => this.ready().then(() => this.#control.grants(principal)),
+      audited ? { principal, audit: this.audit } : undefined,
+    );
+  }
+
+  /** What an application opened by `principal` acts through: its catalog and runs as it. */
+  #appHost(principal: Principal): AppHost {
+    return {
+      catalog: this.catalogOf(principal, true),
+      workflows: this.workflows,
+      options: this.options,
+      run: (name, input, options) => this.run(name, input as never, { ...options, [INITIATOR]: principal }),
+    };
   }
 
   /**
@@ -460,7 +520,12 @@ export class Engine {
       triggers: this.triggers,
       catalog: this.catalog,
       storage: this.options.storage,
-      start: (name, input, options) => this.start(name, input, options),
+      // A trigger's runs are started by its service principal.
+      start: (name, input, options) =>
+        this.start(name, input, {
+          ...options,
+          [INITIATOR]: { id: `trigger:${options.trigger ?? name}`, kind: 'service', roles: [] },
+        }),
     };
   }
 
@@ -532,7 +597,24 @@ export class Engine {
 
   async #prepare(name: string, input: unknown, options: RunOptions): Promise<Execution> {
     const { plan, input: value } = await this.#prepareRun(name, input);
-    return new Execution(plan, value, (this.#services ??= this.#runServices()), options);
+    const principal = options[INITIATOR];
+    const services = this.#servicesFor(principal && initiatorOf(principal), plan.workflow);
+    return new Execution(plan, value, services, options);
+  }
+
+  /**
+   * The services a run's steps use: the engine's, or for a run with an initiator, with the catalog
+   * as the initiator sees it (unless the workflow runs as the service) and the initiator recorded.
+   */
+  #servicesFor(initiator: RunInitiator | undefined, workflow: Workflow | undefined): RunServices {
+    const services = (this.#services ??= this.#runServices());
+    if (initiator === undefined) return services;
+    const asService = workflow?.run_as === 'service' || initiator.kind === 'service';
+    return {
+      ...services,
+      initiator,
+      catalog: asService ? services.catalog : this.catalogOf(principalOf(initiator)),
+    };
   }
 
   /** The plan of a workflow and its input with defaults, checked. */
@@ -588,6 +670,11 @@ export class Engine {
       await this.options.storage.put('runs', id, interruptedRecord(record, 'the engine running this run'));
     }
   }
+}
+
+/** The principal a run's initiator acts as. */
+function principalOf(initiator: RunInitiator): Principal {
+  return { id: initiator.id, kind: initiator.kind, roles: initiator.roles, email: initiator.email };
 }
 
 function applyInput(

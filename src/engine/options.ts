@@ -4,6 +4,7 @@ import { MemoryChat, MemoryFileStore, MemorySpreadsheets, MemoryStorage } from '
 import type { ActionDefinition } from '../actions/registry.js';
 import type { ScriptSandbox } from '../script/index.js';
 import { compileAllowHosts } from '../request/policy.js';
+import type { AccessPolicy } from '../schema/access.js';
 
 /** Limits of the engine. Every field is optional; each default is documented in docs/security.md. */
 export interface EngineLimits {
@@ -81,6 +82,13 @@ export interface EngineOptions {
   limits?: EngineLimits;
   /** Security settings; see {@link EngineSecurity}. */
   security?: EngineSecurity;
+  /**
+   * The access policy (DESIGN 17): with it, `engine.as(principal)` checks every call against it
+   * and runs carry their initiator. Stored when the engine opens (replacing the stored one), and
+   * changed later with `engine.access.put`. Without it, an engine whose storage holds a policy
+   * enforces that one; with neither, nothing is checked (an embedded engine trusts its host).
+   */
+  access?: AccessPolicy;
 }
 
 /** Engine options with every default filled in. @internal */
@@ -127,6 +135,7 @@ const OPTION_KEYS: readonly (keyof EngineOptions)[] = [
   'sandbox',
   'limits',
   'security',
+  'access',
 ];
 const SECURITY_KEYS: readonly (keyof EngineSecurity)[] = ['allowHosts', 'resolve'];
 

@@ -3,6 +3,7 @@
  * of them imports another in a circle.
  * @module
  */
+import type { RunInitiator } from '../schema/run-record-types.js';
 import type { ActionRegistry } from '../actions/registry.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -110,4 +111,9 @@ export interface RunServices {
   storage: StorageAdapter;
   /** Runs executing in this process by id, child runs included: what `engine.cancel` aborts. */
   live: Map<string, { abort(): void }>;
+  /**
+   * Who started the run, kept in its record (and its child runs'); `catalog` is then the catalog as
+   * it sees it, unless the workflow runs as the service.
+   */
+  initiator?: RunInitiator | undefined;
 }

@@ -7,6 +7,10 @@
 import type { Plan } from './plan-types.js';
 import type { Scope } from './references.js';
 import type { RunEvent } from './record.js';
+import type { Principal } from '../access/principal.js';
+
+/** The key of {@link RunOptions} under which `engine.as(p)` and triggers pass a run's initiator. @internal */
+export const INITIATOR: unique symbol = Symbol('stepwire.initiator');
 
 /** Options of one run. */
 export interface RunOptions {
@@ -36,6 +40,8 @@ export interface RunOptions {
    * child. Without it the span is a child of the active context.
    */
   traceparent?: string | undefined;
+  /** Who starts the run (`engine.as(p)`, a trigger): kept in its record; its steps act as it. @internal */
+  [INITIATOR]?: Principal | undefined;
 }
 
 /** Checks the options of a run; a `TypeError` names the one that is wrong. @internal */

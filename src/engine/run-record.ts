@@ -278,6 +278,7 @@ export abstract class RecordedRun {
       finished_at: finished === undefined ? null : iso(finished),
       steps: steps as StepRecord[],
       ...(this.parentId === undefined ? {} : { parent_run_id: this.parentId }),
+      ...(this.services.initiator === undefined ? {} : { initiator: this.services.initiator }),
       ...(this.trace?.traceparent ? { traceparent: this.trace.traceparent } : {}),
     };
   }

@@ -20,7 +20,7 @@ import { isStarted, iso } from './run-record.js';
 import { ScheduledRun } from './run-steps.js';
 import { errorMessage, toRunError } from './run-errors.js';
 
-export { checkRunOptions, type RunOptions } from './run-prepare.js';
+export { checkRunOptions, INITIATOR, type RunOptions } from './run-prepare.js';
 export { RUN_DEADLINE } from './run-attempts.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */

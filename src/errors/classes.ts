@@ -69,6 +69,23 @@ export class NotFoundError extends StepwireError {
   }
 }
 
+/**
+ * The principal lacks a permission, or named a column hidden from it (code `forbidden`, HTTP 403).
+ * The message names the permission or the column, never data the principal may not see.
+ */
+export class ForbiddenError extends StepwireError {
+  /** Always `"ForbiddenError"`, so guards also work across package copies. */
+  override name = 'ForbiddenError';
+  constructor(
+    message: string,
+    /** The permission missing (`entity.read`, `definitions.write`...), when one is. */
+    readonly permission?: string,
+    options?: StepwireErrorOptions,
+  ) {
+    super('forbidden', message, options);
+  }
+}
+
 /** A spreadsheet cell could not be read as its column's type. `cell` is in A1 notation. */
 export class SheetError extends StepwireError {
   /** Always `"SheetError"`, so guards also work across package copies. */

@@ -18,7 +18,8 @@ export interface ErrorAnswer {
  * | `validation_failed` | 400 | `ValidationError`: the input is invalid; every issue is listed |
  * | `write_rejected` | 400 | `WriteRejectedError`: a write broke a rule; every issue is listed |
  * | `write_conflict` | 409 | `WriteRejectedError`: a key taken or missing, a row still referenced |
- * | `not_found` | 404 | `NotFoundError` |
+ * | `not_found` | 404 | `NotFoundError`; also a row or run the principal may not see |
+ * | `forbidden` | 403 | `ForbiddenError`: a permission missing, or a hidden column named |
  * | `conflict` | 409 | `ConflictError` |
  * | `sheet_not_found`, `missing_column`, `duplicate_column`, `invalid_cell`, `invalid_file`, `rows_moved` | 409 | `SheetError`: the sheet is missing, holds what the entity's columns cannot be read from (the message names the sheet, header range or A1 cell), or changed while being written |
  * | `permission_denied`, `sheet_error` | 502 | `SheetError`: the spreadsheet service refused or failed the call |
@@ -35,6 +36,7 @@ export const ERROR_CODES: Readonly<Record<string, ErrorAnswer>> = {
   write_rejected: { status: 400, title: 'Bad Request' },
   write_conflict: { status: 409, title: 'Conflict' },
   not_found: { status: 404, title: 'Not Found' },
+  forbidden: { status: 403, title: 'Forbidden' },
   conflict: { status: 409, title: 'Conflict' },
   sheet_not_found: { status: 409, title: 'Conflict' },
   missing_column: { status: 409, title: 'Conflict' },

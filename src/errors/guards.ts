@@ -4,6 +4,7 @@ import {
   LimitError,
   NonRetryableError,
   NotFoundError,
+  ForbiddenError,
   RequestRefusedError,
   ScriptError,
   SheetError,
@@ -24,6 +25,7 @@ const STEPWIRE_ERROR_NAMES: ReadonlySet<string> = new Set([
   'ValidationError',
   'ConflictError',
   'NotFoundError',
+  'ForbiddenError',
   'SheetError',
   'WriteRejectedError',
   'LimitError',
@@ -69,6 +71,11 @@ export function isConflictError(error: unknown): error is ConflictError {
 /** True when `error` is a {@link NotFoundError}, also from another copy of the package. */
 export function isNotFoundError(error: unknown): error is NotFoundError {
   return error instanceof NotFoundError || hasStepwireShape(error, 'NotFoundError');
+}
+
+/** True when `error` is a {@link ForbiddenError}, also from another copy of the package. */
+export function isForbiddenError(error: unknown): error is ForbiddenError {
+  return error instanceof ForbiddenError || hasStepwireShape(error, 'ForbiddenError');
 }
 
 /** True when `error` is a {@link SheetError}, also from another copy of the package. */

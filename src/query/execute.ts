@@ -19,6 +19,12 @@ import { planRead, type FilterPlan, type ReadLimits, type ReadPlan } from './pla
 export interface ReadOptions {
   /** Whether `EQUALS` / `IN` filters may use the columns' hash indexes (same rows either way). @default true */
   indexes?: boolean;
+  /**
+   * Row rules of the access policy: only rows matching every filter of one of the rules are read
+   * (filters as in `get_entity`, values already the principal's). A rule that cannot be planned (a
+   * column the entity lacks, a value its column cannot hold) matches no row. Absent: every row.
+   */
+  rules?: readonly (readonly unknown[])[] | undefined;
 }
 
 /** The `get_entity` output for a read that failed: every problem listed, table columns and rows null. */
@@ -75,7 +81,12 @@ export function executeRead(
   const planned = planRead(entityName, table.columns, shape.value, limits);
   if (!planned.ok) return readFailure(planned.errors);
   const plan = planned.plan;
-  const page = pageRows(table, plan, options.indexes ?? true);
+  const rules = options.rules && planRules(entityName, table, options.rules, limits);
+  const page = rules
+    ? rules.length === 1
+      ? pageRows(table, { ...plan, filters: [...rules[0]!, ...plan.filters] }, options.indexes ?? true)
+      : pageRows(table, plan, options.indexes ?? true, ruledRows(table, rules, options.indexes ?? true))
+    : pageRows(table, plan, options.indexes ?? true);
   const columns = plan.select.map((item) => outputColumn(item.name, table.columns[item.column]!));
   const selected = plan.select.map((item) => table.data[item.column]!);
   const rows: unknown[][] = new Array<unknown[]>(page.length);
@@ -88,30 +99,115 @@ export function executeRead(
   return { body: { table: { columns, rows }, error: { is_error: false, errors: [] } } };
 }
 
-/** Row indexes of the requested page, in output order. */
-function pageRows(table: EntityTable, plan: ReadPlan, indexes: boolean): ArrayLike<number> {
+/** The filters of each row rule, planned against the table; the rules that cannot be planned left out. */
+function planRules(
+  entityName: string,
+  table: EntityTable,
+  rules: readonly (readonly unknown[])[],
+  limits: ReadLimits,
+): FilterPlan[][] {
+  const planned: FilterPlan[][] = [];
+  for (const filters of rules) {
+    const input = { entity_name: entityName, operation: { filters } };
+    const shape = check(GetEntityInputSchema, input);
+    if (!shape.ok) continue;
+    const plan = planRead(entityName, table.columns, shape.value, limits);
+    if (plan.ok) planned.push(plan.plan.filters);
+  }
+  return planned;
+}
+
+/**
+ * The rows matching one of several rules, in ascending order, as a mark per row: each rule's rows
+ * found as a read's are (an index on a key or equality column, else a scan).
+ */
+function ruledRows(table: EntityTable, rules: readonly FilterPlan[][], indexes: boolean): Uint8Array {
+  const marked = new Uint8Array(table.length);
+  for (const filters of rules) {
+    const { idx, n } = matching(table, filters, indexes);
+    for (let j = 0; j < n; j++) marked[idx[j]!] = 1;
+  }
+  return marked;
+}
+
+/** The rows matching every filter: `idx[0..n)`, ascending. */
+function matching(
+  table: EntityTable,
+  filters: readonly FilterPlan[],
+  indexes: boolean,
+  marked?: Uint8Array,
+): { idx: Uint32Array; n: number } {
+  const driver = indexes ? indexedFilter(table, filters) : undefined;
+  let idx: Uint32Array;
+  let n: number;
+  if (driver) {
+    idx = rowsHolding(columnIndex(table, driver.column), driver.values, table.length);
+    n = idx.length;
+  } else if (marked) {
+    idx = new Uint32Array(table.length);
+    n = 0;
+    for (let i = 0; i < marked.length; i++) if (marked[i] === 1) idx[n++] = i;
+  } else {
+    idx = new Uint32Array(table.length);
+    for (let i = 0; i < idx.length; i++) idx[i] = i;
+    n = idx.length;
+  }
+  if (driver && marked) {
+    let k = 0;
+    for (let j = 0; j < n; j++) if (marked[idx[j]!] === 1) idx[k++] = idx[j]!;
+    n = k;
+  }
+  for (const filter of filters) {
+    if (n === 0) break;
+    if (filter === driver?.filter) continue;
+    n = compileFilter(table.data[filter.column]!, filter)(idx, n);
+  }
+  return { idx, n };
+}
+
+/** The rows of `table` (by index) that match one of `rules`. @internal */
+export function rowsMatchingRules(
+  entityName: string,
+  table: EntityTable,
+  rules: readonly (readonly unknown[])[],
+  limits: ReadLimits,
+  candidates: readonly number[],
+): Set<number> {
+  const planned = planRules(entityName, table, rules, limits);
+  const found = new Set<number>();
+  if (planned.length === 0 || candidates.length === 0) return found;
+  for (const filters of planned) {
+    const idx = Uint32Array.from(candidates);
+    let n = idx.length;
+    for (const filter of filters) {
+      if (n === 0) break;
+      n = compileFilter(table.data[filter.column]!, filter)(idx, n);
+    }
+    for (let j = 0; j < n; j++) found.add(idx[j]!);
+  }
+  return found;
+}
+
+/**
+ * Row indexes of the requested page, in output order; with `marked`, only rows marked 1 there
+ * (the rows a principal's rules let it see).
+ */
+function pageRows(
+  table: EntityTable,
+  plan: ReadPlan,
+  indexes: boolean,
+  marked?: Uint8Array,
+): ArrayLike<number> {
   const offset = (plan.pageNumber - 1) * plan.pageSize;
   const end = offset + plan.pageSize;
   if (offset >= table.length) return [];
-  if (plan.filters.length === 0 && plan.order.length === 0) {
+  if (!marked && plan.filters.length === 0 && plan.order.length === 0) {
     const last = Math.min(end, table.length);
     const out = new Uint32Array(last - offset);
     for (let i = 0; i < out.length; i++) out[i] = offset + i;
     return out;
   }
-  const driver = indexes ? indexedFilter(table, plan.filters) : undefined;
-  let idx: Uint32Array;
-  if (driver) idx = rowsHolding(columnIndex(table, driver.column), driver.values, table.length);
-  else {
-    idx = new Uint32Array(table.length);
-    for (let i = 0; i < idx.length; i++) idx[i] = i;
-  }
-  let n = idx.length;
-  for (const filter of plan.filters) {
-    if (n === 0) break;
-    if (filter === driver?.filter) continue;
-    n = compileFilter(table.data[filter.column]!, filter)(idx, n);
-  }
+  const { idx, n } = matching(table, plan.filters, indexes, marked);
   if (offset >= n) return [];
   if (plan.order.length === 0) return idx.subarray(offset, Math.min(end, n));
   const compare = compileOrder(

@@ -39,3 +39,4 @@ export type {
   StepStatus,
 } from './run-record-types.js';
 export * from './trigger.js';
+export { AccessPolicySchema, RoleSchema, RowRuleSchema, ColumnRuleSchema, PERMISSIONS } from './access.js';

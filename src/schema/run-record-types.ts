@@ -101,6 +101,11 @@ export interface RunRecord {
   /** The run that started this one with `run_workflow`; absent for a run started directly. */
   parent_run_id?: string;
   /**
+   * Who started the run (`engine.as(principal)`, a trigger's service principal); its steps read and
+   * write as it. Absent for a run the host's own engine started.
+   */
+  initiator?: RunInitiator;
+  /**
    * W3C trace context of the run's OpenTelemetry span, when one is recorded; work on the run
    * elsewhere continues this trace.
    */
@@ -128,4 +133,18 @@ export interface RunSummary {
   error: { code: string; message: string } | null;
   /** The run that started this one with `run_workflow`; absent for a run started directly. */
   parent_run_id?: string;
+  /** Who started the run; absent for a run the host's own engine started. */
+  initiator?: RunInitiator;
+}
+
+/** Who started a run, as its record keeps it (never a secret). */
+export interface RunInitiator {
+  /** The principal's id. */
+  id: string;
+  /** The principal's kind. */
+  kind: 'user' | 'key' | 'service';
+  /** Its roles when the run started. */
+  roles: string[];
+  /** Its e-mail address, when it had one (row rules of the steps may use it). */
+  email?: string;
 }

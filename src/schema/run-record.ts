@@ -63,6 +63,16 @@ export const StepRecordSchema = z.object({
   items: StepItemsSchema.exactOptional().describe('The items of a `for_each` step, summarized.'),
 });
 
+/** Who started a run (never a secret). */
+export const RunInitiatorSchema = z
+  .object({
+    id: z.string().describe("The principal's id."),
+    kind: z.enum(['user', 'key', 'service']).describe("The principal's kind."),
+    roles: z.array(z.string()).describe('Its roles when the run started.'),
+    email: z.string().exactOptional().describe('Its e-mail address, when it had one.'),
+  })
+  .describe('Who started a run.');
+
 /** The record of one workflow run, as the storage adapter keeps it and the HTTP API serves it. */
 export const RunRecordSchema = z
   .object({
@@ -79,6 +89,9 @@ export const RunRecordSchema = z
       .string()
       .exactOptional()
       .describe('The run that started this one with `run_workflow`; absent for a run started directly.'),
+    initiator: RunInitiatorSchema.exactOptional().describe(
+      "Who started the run; its steps read and write as it. Absent for a run the host's own engine started.",
+    ),
     traceparent: z
       .string()
       .exactOptional()
@@ -110,5 +123,8 @@ export const RunSummarySchema = z
       .string()
       .exactOptional()
       .describe('The run that started this one with `run_workflow`; absent for a run started directly.'),
+    initiator: RunInitiatorSchema.exactOptional().describe(
+      "Who started the run; its steps read and write as it. Absent for a run the host's own engine started.",
+    ),
   })
   .describe('What a run list shows of one run; `GET /runs/{id}` answers its whole record.');

@@ -51,6 +51,12 @@ export const WorkflowSchema = z
     wires: z.array(WireSchema),
     workflow_input: WorkflowInputSchema.optional(),
     workflow_output: WorkflowOutputSchema.optional(),
+    run_as: z
+      .literal('service')
+      .optional()
+      .describe(
+        "`service`: the steps read and write as the host's service, not as the run's initiator (storing it needs definitions.write).",
+      ),
   })
   .superRefine(
     (workflow, ctx) => {

@@ -1,0 +1,110 @@
+/**
+ * The access policy of an engine: where it is stored, whether access control is on, and the
+ * {@link Grants} of each principal under the policy stored now.
+ * @module
+ */
+import type { StorageAdapter } from '../adapters/types.js';
+import { ValidationError } from '../errors/index.js';
+import { AccessPolicySchema, type AccessPolicy } from '../schema/access.js';
+import { parse } from '../schema/index.js';
+import type { Entity } from '../schema/index.js';
+import { Grants } from './grants.js';
+import { policyIssues } from './policy-check.js';
+import { SERVICE_PRINCIPAL, type Principal } from './principal.js';
+
+/** The storage key of the policy, in collection `access`. */
+const POLICY_KEY = 'policy';
+
+/** Most principals whose grants are kept per policy (a server sees many users; each is cheap to compile). */
+const MAX_KEPT = 1000;
+
+/** The engine's access policy and the grants compiled from it. @internal */
+export class AccessControl {
+  #storage: StorageAdapter;
+  #option: AccessPolicy | undefined;
+  #enabled: boolean;
+  /** The policy last read, by its JSON text, with the grants compiled under it. */
+  #current: { text: string; policy: AccessPolicy; grants: Map<string, Grants> } | undefined;
+  /** The grants of an engine without access control: every check passes. */
+  #open = new Map<string, Grants>();
+
+  constructor(storage: StorageAdapter, option: unknown) {
+    this.#storage = storage;
+    this.#option =
+      option === undefined ? undefined : parse(AccessPolicySchema, option, 'access policy (options.access)');
+    this.#enabled = this.#option !== undefined;
+  }
+
+  /** Whether access control is on: an `access` option, or a policy found stored when the engine opened. */
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
+  /** Stores the `access` option as the policy, or turns access control on when a policy is stored. */
+  async open(): Promise<void> {
+    if (this.#option !== undefined) await this.#storage.put('access', POLICY_KEY, this.#option);
+    else if ((await this.#storage.get('access', POLICY_KEY)) !== undefined) this.#enabled = true;
+  }
+
+  /** The policy stored now, or `undefined` when there is none. */
+  async policy(): Promise<AccessPolicy | undefined> {
+    return (await this.#read())?.policy;
+  }
+
+  /**
+   * Checks `policy` against the entities it names and stores it, in force from the next call on.
+   * @throws {@link ValidationError} naming every field that is wrong (an unknown role, permission,
+   *   entity or column).
+   */
+  async put(policy: unknown, entities: readonly Entity[]): Promise<AccessPolicy> {
+    const parsed = parse(AccessPolicySchema, policy, 'access policy');
+    const issues = policyIssues(parsed, entities);
+    if (issues.length > 0)
+      throw new ValidationError(
+        issues,
+        `Invalid access policy: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      );
+    await this.#storage.put('access', POLICY_KEY, parsed);
+    this.#enabled = true;
+    return parsed;
+  }
+
+  /** The grants of `principal` under the policy stored now. */
+  async grants(principal: Principal): Promise<Grants> {
+    const key = principalKey(principal);
+    if (!this.#enabled || principal.kind === 'service')
+      return kept(this.#open, key, () => new Grants(principal, undefined));
+    const current = await this.#read();
+    // On with no policy stored (it was removed from the storage): nothing is allowed.
+    if (!current) return new Grants(principal, { roles: {} });
+    return kept(current.grants, key, () => new Grants(principal, current.policy));
+  }
+
+  /** The grants of the host's own service principal. */
+  service(): Grants {
+    return kept(this.#open, principalKey(SERVICE_PRINCIPAL), () => new Grants(SERVICE_PRINCIPAL, undefined));
+  }
+
+  async #read(): Promise<{ text: string; policy: AccessPolicy; grants: Map<string, Grants> } | undefined> {
+    const storage = this.#storage;
+    const text = storage.getText
+      ? await storage.getText('access', POLICY_KEY)
+      : JSON.stringify((await storage.get('access', POLICY_KEY)) ?? null);
+    if (text === undefined || text === 'null') return (this.#current = undefined);
+    if (this.#current?.text === text) return this.#current;
+    return (this.#current = { text, policy: JSON.parse(text) as AccessPolicy, grants: new Map() });
+  }
+}
+
+/** What tells two principals apart for their grants: everything they hold. */
+function principalKey(p: Principal): string {
+  return JSON.stringify([p.id, p.kind, p.roles, p.email ?? null]);
+}
+
+function kept(map: Map<string, Grants>, key: string, make: () => Grants): Grants {
+  let grants = map.get(key);
+  if (grants) return grants;
+  if (map.size >= MAX_KEPT) map.clear();
+  map.set(key, (grants = make()));
+  return grants;
+}
