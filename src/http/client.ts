@@ -3,7 +3,10 @@ import ky, { type KyInstance } from 'ky';
 import type { RunRecord, RunSummary } from '../engine/record.js';
 import type { RunListQuery } from '../engine/engine.js';
 import type { AuditPage, AuditQuery } from '../access/audit.js';
+import type { AccessPolicy } from '../schema/access.js';
 import type { StoredTrigger } from '../engine/triggers.js';
+import type { StoredScript } from '../engine/scripts.js';
+import type { VersionPage, VersionQuery } from '../engine/definition-history.js';
 import type {
   Application,
   Entity,
@@ -112,6 +115,10 @@ export interface StepwireClient {
    * reads a whole record), a page at a time (`next` goes back as `after`).
    */
   listRuns(query?: RunListQuery): Promise<{ runs: RunSummary[]; next?: string | undefined }>;
+  /** `GET /access`: the stored access policy (404 when none is stored). */
+  getAccess(): Promise<AccessPolicy>;
+  /** `PUT /access`: checks the access policy against the catalog and stores it. */
+  putAccess(policy: AccessPolicy): Promise<AccessPolicy>;
   /** The audit log (needs `audit.read`). */
   audit: {
     /**
@@ -153,6 +160,19 @@ export interface StepwireClient {
   listApplications(): Promise<string[]>;
   /** `DELETE /applications/{name}`. */
   deleteApplication(name: string): Promise<void>;
+  /**
+   * `GET /workflows/{name}/versions`: the versions of a workflow, oldest first, a page at a time
+   * (`next` goes back as `after`); each with when, who (when known), the action and the definition.
+   */
+  workflowVersions(name: string, query?: VersionQuery): Promise<VersionPage<Workflow>>;
+  /** `GET /scripts/{name}/versions`: the versions of a script, as {@link StepwireClient.workflowVersions}. */
+  scriptVersions(name: string, query?: VersionQuery): Promise<VersionPage<StoredScript>>;
+  /** `GET /applications/{name}/versions`: the versions of an application config. */
+  applicationVersions(name: string, query?: VersionQuery): Promise<VersionPage<Application>>;
+  /** `GET /triggers/{name}/versions`: the versions of a trigger. */
+  triggerVersions(name: string, query?: VersionQuery): Promise<VersionPage<StoredTrigger>>;
+  /** `GET /catalog/entities/{name}/versions`: the versions of an entity definition. */
+  entityVersions(name: string, query?: VersionQuery): Promise<VersionPage<Entity>>;
   /** `GET /applications/{name}/screens/{url}`: the screen as HTML. */
   renderScreen(name: string, url: string, query?: Record<string, string>): Promise<string>;
   /** `GET /openapi.json`: the OpenAPI document. */
@@ -263,6 +283,8 @@ export function createClient(options: ClientOptions): StepwireClient {
       value(
         call('runs.list', { query: { ...query, ...(limit === undefined ? {} : { limit: String(limit) }) } }),
       ),
+    getAccess: async () => (await value(call('access.get', {}))) as AccessPolicy,
+    putAccess: async (policy) => (await value(call('access.put', { body: policy }))) as AccessPolicy,
     audit: {
       // JSON holds no `undefined`: an absent `detail` or `next` is absent, as AuditPage says.
       list: async ({ limit, ...query } = {}) =>
@@ -301,9 +323,35 @@ export function createClient(options: ClientOptions): StepwireClient {
     getApplication: (name) => value(call('applications.get', { params: { name } })),
     listApplications: () => value(call('applications.list', {})),
     deleteApplication: (name) => value(call('applications.delete', { params: { name } })),
+    workflowVersions: async (name, query) =>
+      (await value(
+        call('workflows.versions', { params: { name }, query: pageQuery(query) }),
+      )) as VersionPage<Workflow>,
+    scriptVersions: (name, query) =>
+      value(call('scripts.versions', { params: { name }, query: pageQuery(query) })),
+    applicationVersions: async (name, query) =>
+      (await value(
+        call('applications.versions', { params: { name }, query: pageQuery(query) }),
+      )) as VersionPage<Application>,
+    triggerVersions: async (name, query) =>
+      (await value(
+        call('triggers.versions', { params: { name }, query: pageQuery(query) }),
+      )) as VersionPage<StoredTrigger>,
+    entityVersions: async (name, query) =>
+      (await value(
+        call('catalog.entityVersions', { params: { name }, query: pageQuery(query) }),
+      )) as VersionPage<Entity>,
     renderScreen: (name, url, query) =>
       value(call('applications.renderScreen', { params: { name, url }, ...(query ? { query } : {}) })),
     openapi: () => value(call('openapi', {})),
+  };
+}
+
+/** A page query as query parameters: numbers as decimal text, absent ones left out. */
+function pageQuery({ after, limit }: VersionQuery = {}): Record<string, string> {
+  return {
+    ...(after === undefined ? {} : { after: String(after) }),
+    ...(limit === undefined ? {} : { limit: String(limit) }),
   };
 }
 

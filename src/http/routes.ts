@@ -1,9 +1,11 @@
+import { ACCESS_ROUTES } from './access-routes.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
 import { CATALOG_ROUTES } from './catalog-routes.js';
 import { PICTURE_ROUTES } from './picture-routes.js';
 import { RESOURCE_ROUTES } from './resource-routes.js';
 import type { Route } from './route.js';
 import { TRIGGER_ROUTES } from './trigger-routes.js';
+import { VERSION_ROUTES } from './version-routes.js';
 import { WORKFLOW_ROUTES } from './workflow-routes.js';
 
 /**
@@ -19,6 +21,8 @@ export const ROUTES = [
   ...PICTURE_ROUTES,
   ...RESOURCE_ROUTES,
   ...AUDIT_ROUTES,
+  ...VERSION_ROUTES,
+  ...ACCESS_ROUTES,
 ] as const;
 
 /** Any route of {@link ROUTES}. @internal */

@@ -31,6 +31,7 @@ import {
   type WorkflowBody,
 } from '../schema/index.js';
 import { readJsonFile } from './json-file.js';
+import type { AccessPolicy } from '../schema/access.js';
 import { readProjectSettings, type ProjectSettings } from './project-settings.js';
 import { LocalFileStore, safeName } from '../adapters/node/local-file-store.js';
 import { csvLayout, parseCsv, writeCsvCells } from '../adapters/node/csv.js';
@@ -86,6 +87,9 @@ export interface LoadedProject {
   settings: ProjectSettings;
 }
 
+/** The access policy of a project (DESIGN 17), beside `stepwire.json`. */
+const ACCESS_FILE = 'access.json';
+
 const FOLDERS = [
   'entities',
   'relationships',
@@ -102,7 +106,8 @@ const FOLDERS = [
  * them; an application's name is its file name), `scripts/*.js` (the `code_file` is the file name,
  * e.g. `summarize.js`) and `sheets/<spreadsheet_id>/<sheet_name>.csv` (seed rows; cells stay text and
  * the entity's column types coerce them; empty cells are null). They load in that order: entities,
- * relationships, scripts, workflows, applications, `triggers/*.json`. Finally every entity is read once, so bad cells show.
+ * relationships, scripts, workflows, applications, `triggers/*.json`, then `access.json` (the access
+ * policy, checked against the entities). Finally every entity is read once, so bad cells show.
  * `stepwire.json`, when present, gives the engine its `allowHosts` and `limits` (options given in
  * `engineOptions` win).
  * @throws `ValidationError` listing every problem, each `path` being `<file>: <json path>`.
@@ -228,6 +233,12 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
     const body = await readJsonFile(root, file, issues);
     if (body !== undefined && definedOnce('trigger', named(body, file), file, defined, issues))
       await attempt(file, issues, () => keepTrigger(engine, named(body, file)));
+  }
+
+  // The access policy last: its rules name entities and their columns.
+  if ((await stat(join(root, ACCESS_FILE)).catch(() => undefined))?.isFile()) {
+    const body = await readJsonFile(root, ACCESS_FILE, issues);
+    if (body !== undefined) await attempt(ACCESS_FILE, issues, () => engine.access.put(body as AccessPolicy));
   }
 
   if (engineOptions.spreadsheets === undefined) {

@@ -24,13 +24,13 @@ describe('loadProject with sheets: "files"', () => {
     const first = await loadProject(root, { sheets: 'files' });
     await first.engine.catalog.append('customers', [{ id: 99, name: 'Zoë, "the" tester', city: '=Oslo' }]);
     const text = readFileSync(join(root, 'sheets/shop/customers.csv'), 'utf8');
-    expect(text.trimEnd().split(/\r?\n/).at(-1)).toBe('99,"Zoë, ""the"" tester",=Oslo');
+    expect(text.trimEnd().split(/\r?\n/).at(-1)).toBe('99,"Zoë, ""the"" tester",=Oslo,,');
     const second = await loadProject(root, { sheets: 'files' });
     const read = await second.engine.catalog.getEntity({
       entity_name: 'customers',
       operation: { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: 99 }] },
     });
-    expect(read.body.table.rows).toEqual([[99, 'Zoë, "the" tester', '=Oslo']]);
+    expect(read.body.table.rows).toEqual([[99, 'Zoë, "the" tester', '=Oslo', null, null]]);
   });
 
   it('gives an entity without a sheet file one holding its header row', async () => {

@@ -74,6 +74,8 @@ describe('the route table is the one description of the API', () => {
     let runId = '';
     const calls: { [M in keyof StepwireClient]: [operation: string, call: () => Promise<unknown>] } = {
       audit: ['audit.list', () => client.audit.list({ limit: 1 })],
+      putAccess: ['access.put', () => client.putAccess({ roles: { admin: { grants: ['*'] } } })],
+      getAccess: ['access.get', () => client.getAccess()],
       registerEntity: ['catalog.registerEntity', () => client.registerEntity(clients)],
       upsertEntity: ['catalog.upsertEntity', () => client.upsertEntity(clients)],
       createRelationship: [
