@@ -19,6 +19,7 @@ const ALL = [
   'http',
   'storage',
   'durable',
+  'access',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

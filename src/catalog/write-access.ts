@@ -31,6 +31,29 @@ export function applyWriteAccess(plan: WritePlan, access: EntityAccess, issues: 
       `write_mode "replace" of entity ${quoteName(name)} would replace rows or columns you may not see or change; write by key instead`,
       'entity.write',
     );
+  // Before, and before any column is looked at: a row it does not see is no row to it, so what it
+  // is told never depends on the cells of such a row (a read-only column's value, say).
+  if (rules !== 'all') {
+    const seen = rowsMatchingRules(name, plan.loaded.table, rules, RULE_LIMITS, [
+      ...plan.updates.map((u) => u.index),
+      ...plan.deletes.map((d) => d.index),
+    ]);
+    const columns = keyColumns(entity);
+    plan.updates = plan.updates.filter((u) => {
+      if (seen.has(u.index)) return true;
+      issues.push(
+        plan.mode === 'upsert'
+          ? duplicate(entity, u.input, columns, u.row, 'a row already stored')
+          : missing(entity, u.input, columns, u.row),
+      );
+      return false;
+    });
+    plan.deletes = plan.deletes.filter((d) => {
+      if (seen.has(d.index)) return true;
+      issues.push(missing(entity, d.input, columns, d.row));
+      return false;
+    });
+  }
   const fixed = entity.columns.flatMap((column, c) =>
     access.hidden.has(column.name) || access.readOnly.has(column.name) ? [c] : [],
   );
@@ -51,26 +74,6 @@ export function applyWriteAccess(plan: WritePlan, access: EntityAccess, issues: 
       )
         throw refuse(c, update.input);
   if (rules === 'all') return;
-  // Before: a row it does not see is no row to it.
-  const seen = rowsMatchingRules(name, plan.loaded.table, rules, RULE_LIMITS, [
-    ...plan.updates.map((u) => u.index),
-    ...plan.deletes.map((d) => d.index),
-  ]);
-  const columns = keyColumns(entity);
-  plan.updates = plan.updates.filter((u) => {
-    if (seen.has(u.index)) return true;
-    issues.push(
-      plan.mode === 'upsert'
-        ? duplicate(entity, u.input, columns, u.row, 'a row already stored')
-        : missing(entity, u.input, columns, u.row),
-    );
-    return false;
-  });
-  plan.deletes = plan.deletes.filter((d) => {
-    if (seen.has(d.index)) return true;
-    issues.push(missing(entity, d.input, columns, d.row));
-    return false;
-  });
   // After: every row written is one it may write.
   const after = [...plan.rows, ...plan.updates.map((u) => u.row)];
   const inputs = [...plan.inputs, ...plan.updates.map((u) => u.input)];

@@ -99,6 +99,12 @@ export function executeRead(
   return { body: { table: { columns, rows }, error: { is_error: false, errors: [] } } };
 }
 
+/**
+ * Rules planned, by the rules list: a principal's rules are one array for as long as its grants are
+ * kept, so a read under them plans them once per table columns, not once per read.
+ */
+const PLANNED = new WeakMap<object, { columns: EntityTable['columns']; planned: FilterPlan[][] }>();
+
 /** The filters of each row rule, planned against the table; the rules that cannot be planned left out. */
 function planRules(
   entityName: string,
@@ -106,6 +112,8 @@ function planRules(
   rules: readonly (readonly unknown[])[],
   limits: ReadLimits,
 ): FilterPlan[][] {
+  const known = PLANNED.get(rules);
+  if (known?.columns === table.columns) return known.planned;
   const planned: FilterPlan[][] = [];
   for (const filters of rules) {
     const input = { entity_name: entityName, operation: { filters } };
@@ -114,6 +122,7 @@ function planRules(
     const plan = planRead(entityName, table.columns, shape.value, limits);
     if (plan.ok) planned.push(plan.plan.filters);
   }
+  PLANNED.set(rules, { columns: table.columns, planned });
   return planned;
 }
 
