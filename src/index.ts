@@ -85,6 +85,7 @@ export {
   type StorageErrorCode,
 } from './errors/index.js';
 export { StepReferenceError } from './engine/references.js';
+export { MissingSecretError, type SecretsOption } from './engine/secrets.js';
 
 // Access control: who is asking, the policy, the view of the engine a principal gets, the audit log.
 export type { Principal } from './access/principal.js';

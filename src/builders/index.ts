@@ -27,6 +27,7 @@ export {
   type InputOf,
   type RefPath,
   type ItemPath,
+  type SecretPath,
   type RefContext,
   type StepInput,
   type WorkflowInputOptions,

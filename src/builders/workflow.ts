@@ -24,6 +24,9 @@ type EachPathOf<E extends string> =
 export type RefPath<Steps extends string, InputName extends string, Input, Each extends string = never> =
   PathOf<Exclude<Steps, Each>> | EachPathOf<Each> | InputPathOf<InputName, Input>;
 
+/** A secret, resolved at execution: only a step's own data may name one (`secrets.API_KEY`). */
+export type SecretPath = `secrets.${string}`;
+
 /** Paths naming the current item of a `for_each` step (`item.customer_id`) and its index (`item_index`). */
 export type ItemPath = 'item' | `item.${string}` | `item[${number}]${string}` | 'item_index';
 
@@ -136,7 +139,7 @@ export class WorkflowBuilder<
   /** Adds a step; `def` is a step helper's result, or a callback given `ref` for typed references. */
   step<const N extends string>(
     name: FreshName<N, Taken<Steps, InputName>>,
-    def: StepInput<RefPath<Steps, InputName, Input, Each>>,
+    def: StepInput<RefPath<Steps, InputName, Input, Each> | SecretPath>,
   ): WorkflowBuilder<Steps | N, InputName, Input, Each> {
     const body = typeof def === 'function' ? def(REF_CONTEXT) : def;
     return new WorkflowBuilder({ ...this.#state, steps: [...this.#state.steps, { name, ...body }] });
@@ -160,7 +163,7 @@ export class WorkflowBuilder<
   forEach<const N extends string>(
     name: FreshName<N, Taken<Steps, InputName>>,
     list: RefPath<Steps, InputName, Input, Each>,
-    def: StepInput<RefPath<Steps, InputName, Input, Each> | ItemPath>,
+    def: StepInput<RefPath<Steps, InputName, Input, Each> | ItemPath | SecretPath>,
   ): WorkflowBuilder<Steps | N, InputName, Input, Each | N> {
     const body = typeof def === 'function' ? def(REF_CONTEXT) : def;
     const step = { name, for_each: `{{${list}}}`, ...body };

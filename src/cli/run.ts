@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { loadProject } from '../node/project.js';
 import { openDatabase } from './database.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
+import { envSecrets } from '../node/env-secrets.js';
 import type { RunEvent } from '../engine/record.js';
 import { HELP } from './help.js';
 import { openSandbox } from './sandbox.js';
@@ -67,6 +68,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
       engineOptions: {
         sandbox,
         security: { resolve: nodeResolver },
+        secrets: envSecrets(),
         ...(database.storage ? { storage: database.storage } : {}),
       },
       sheets: real ? 'files' : 'memory',

@@ -3,6 +3,7 @@ import { openDatabase } from './database.js';
 import { describeTrigger } from './triggers.js';
 import { loadProject } from '../node/project.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
+import { envSecrets } from '../node/env-secrets.js';
 import { createHandler } from '../http/handler.js';
 import { problem, problemResponse } from '../http/problem.js';
 import { HELP } from './help.js';
@@ -108,6 +109,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       engineOptions: {
         sandbox,
         security: { resolve: nodeResolver },
+        secrets: envSecrets(),
         ...(database.storage ? { storage: database.storage } : {}),
         ...(database.queue ? { queue: database.queue } : {}),
       },

@@ -1,6 +1,7 @@
 import { openDatabase } from './database.js';
 import { loadProject } from '../node/project.js';
 import { nodeResolver } from '../adapters/node/dns-resolver.js';
+import { envSecrets } from '../node/env-secrets.js';
 import { HELP } from './help.js';
 import { openSandbox } from './sandbox.js';
 import { EXIT, parseCommand, requireFolder, type CliIo } from './io.js';
@@ -60,6 +61,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
       engineOptions: {
         sandbox,
         security: { resolve: nodeResolver },
+        secrets: envSecrets(),
         ...(database.storage ? { storage: database.storage } : {}),
         ...(database.queue ? { queue: database.queue } : {}),
       },

@@ -5,6 +5,7 @@ import type { ActionDefinition } from '../actions/registry.js';
 import type { ScriptSandbox } from '../script/index.js';
 import { compileAllowHosts } from '../request/policy.js';
 import type { AccessPolicy } from '../schema/access.js';
+import { secretResolver, type SecretResolver, type SecretsOption } from './secrets.js';
 
 /** Limits of the engine. Every field is optional; each default is documented in docs/security.md. */
 export interface EngineLimits {
@@ -89,6 +90,18 @@ export interface EngineOptions {
    * enforces that one; with neither, nothing is checked (an embedded engine trusts its host).
    */
   access?: AccessPolicy;
+  /**
+   * Where `{{secrets.NAME}}` in a step's data comes from: a map of names to values, or a function
+   * (sync or async) of the name, asked when a step that names the secret starts. A value is never
+   * stored: run records, events and logs show it as `[secret NAME]` (docs/guides/secrets.md). A
+   * secret that is not set fails the step (`missing_secret`). The CLI makes it from the environment
+   * variables `STEPWIRE_SECRET_<NAME>`.
+   * @default no secrets
+   * @example
+   * new Engine({ secrets: { API_KEY: process.env.API_KEY! } });
+   * new Engine({ secrets: async (name) => (await vault.read(`stepwire/${name}`))?.value });
+   */
+  secrets?: SecretsOption;
 }
 
 /** Engine options with every default filled in. @internal */
@@ -101,6 +114,7 @@ export interface ResolvedOptions {
   fetch: typeof fetch;
   limits: Required<EngineLimits>;
   security: { allowHosts: readonly string[]; resolve?: (hostname: string) => Promise<string[]> };
+  secrets: SecretResolver;
 }
 
 /** The default limits. @internal */
@@ -136,6 +150,7 @@ const OPTION_KEYS: readonly (keyof EngineOptions)[] = [
   'limits',
   'security',
   'access',
+  'secrets',
 ];
 const SECURITY_KEYS: readonly (keyof EngineSecurity)[] = ['allowHosts', 'resolve'];
 
@@ -221,5 +236,6 @@ export function resolveOptions(options: EngineOptions): ResolvedOptions {
     fetch: fetchFn,
     limits,
     security,
+    secrets: secretResolver(options.secrets),
   };
 }

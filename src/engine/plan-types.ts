@@ -63,6 +63,11 @@ export interface PlannedStep<S extends Step = Step> {
   /** What a failure does (per item in a `for_each` step). */
   onError: OnError;
   /**
+   * The secrets the step's data names (`{{secrets.NAME}}`), resolved when an attempt starts;
+   * undefined for a step that names none (most), which then pays nothing for them.
+   */
+  secrets: readonly string[] | undefined;
+  /**
    * What the step's type keeps from one run of the plan to the next, made at its first run (the
    * `l2` type: its action's key), so a run does not look it up again; undefined until then.
    */
@@ -72,6 +77,8 @@ export interface PlannedStep<S extends Step = Step> {
 /** A workflow turned into what the runner needs: pure data, computed once per definition. @internal */
 export interface Plan {
   workflow: Workflow;
+  /** The version of the stored definition planned (its history's number); undefined when not known. */
+  version?: number | undefined;
   inputName: string;
   steps: PlannedStep[];
   /** Step indexes in the order they start: dependencies first, otherwise definition order. */

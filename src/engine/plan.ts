@@ -7,6 +7,7 @@ import { stepRetryPolicy } from '../retry/index.js';
 import { stepType } from './steps/index.js';
 import { ITEM_INDEX_ROOT, forEachPathProblem, isItemRoot } from './for-each-shape.js';
 import type { Plan, PlanContext, PlannedCondition, PlannedForEach, PlannedStep } from './plan-types.js';
+import { SECRETS_ROOT, secretReferenceProblem } from './secrets.js';
 
 export type {
   Plan,
@@ -27,6 +28,8 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
   const inputName = workflow.workflow_input?.name ?? 'input';
   const inputSchema = workflow.workflow_input?.input_schema;
   const indexOf = new Map(workflow.steps.map((step, index) => [step.name, index]));
+  if (inputName === SECRETS_ROOT)
+    issues.push({ code: 'reserved_name', path: 'workflow_input.name', message: RESERVED });
 
   /**
    * Checks a reference's root and records the step it waits for. Returns true when it names the
@@ -39,7 +42,18 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     self: number | undefined,
     deps: Set<number>,
     inItem = false,
+    secrets?: Set<string>,
   ): boolean => {
+    if (ref.root === SECRETS_ROOT) {
+      // Only a step's data, resolved as its attempt starts, may hold a secret: a condition, a list
+      // or the workflow's output would keep or show its value.
+      const problem = secrets
+        ? secretReferenceProblem(ref)
+        : `reference ${ref.text}: a secret resolves only in a step's data`;
+      if (problem) issues.push({ code: 'invalid_reference', path, message: problem });
+      else secrets!.add(ref.path[0] as string);
+      return false;
+    }
     if (isItemRoot(ref.root) && (inItem || (!indexOf.has(ref.root) && ref.root !== inputName))) {
       if (!inItem)
         issues.push({
@@ -133,9 +147,12 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     const inItem = step.for_each !== undefined;
     const typePlan = stepType(step).plan(step, context);
     const field = typePlan.data.path;
+    const secrets = new Set<string>();
+    if (step.name === SECRETS_ROOT)
+      issues.push({ code: 'reserved_name', path: `${at}.name`, message: RESERVED });
     const data = compileValue(
       typePlan.data.value,
-      (ref) => checkRoot(ref, `${at}.${field}`, index, deps, inItem),
+      (ref) => checkRoot(ref, `${at}.${field}`, index, deps, inItem, secrets),
       (message) => issues.push({ code: 'invalid_reference', path: `${at}.${field}`, message }),
     ).resolve;
     issues.push(...issuesUnder(typePlan.issues ?? [], at));
@@ -168,6 +185,7 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
       retriesItself: typePlan.retriesItself === true,
       forEach,
       onError: step.on_error ?? 'fail',
+      secrets: secrets.size === 0 ? undefined : [...secrets],
       typeState: undefined,
     };
   });
@@ -280,6 +298,9 @@ function declaredDepth(schema: unknown, path: readonly PathSegment[]): number {
   }
   return depth;
 }
+
+/** Why neither a step nor the input may be named `secrets`. */
+const RESERVED = `"${SECRETS_ROOT}" is reserved: {{${SECRETS_ROOT}.NAME}} names a secret, so no step and no workflow input may be named "${SECRETS_ROOT}"`;
 
 /** The empty list of wires or conditions that steps without any share (frozen: none is added later). */
 const NONE = Object.freeze([]) as unknown as never[];

@@ -4,7 +4,7 @@
  * context calls back (its log, a retry it makes itself).
  * @module
  */
-import { LimitError } from '../errors/index.js';
+import { LimitError, StepwireError } from '../errors/index.js';
 import type { Plan, PlannedCondition, PlannedForEach, PlannedStep, RunServices } from './plan-types.js';
 import { readPath, type Scope } from './references.js';
 import type { RunError, StepRecord } from './record.js';
@@ -18,6 +18,7 @@ import { isThenable } from './thenable.js';
 import { RunScope, type RunOptions } from './run-prepare.js';
 import { RecordedRun, iso } from './run-record.js';
 import { toRunError } from './run-errors.js';
+import { Redaction, SecretScope, resolveSecrets } from './secrets.js';
 
 /**
  * The reason a durable run's worker aborts a step's signal with when the run's time limit ends: the
@@ -42,6 +43,11 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
   protected runDeadline: number | undefined;
   /** Looks up step outputs and the input for references; one per run. */
   protected readonly scopeOnce: Scope;
+  /**
+   * The secret values this run's steps resolved, shown as `[secret NAME]` in what leaves a step:
+   * its output, its error, its log lines and its retries' reasons. Made when a step first names a secret.
+   */
+  protected redaction: Redaction | undefined;
 
   constructor(
     plan: Plan,
@@ -107,11 +113,10 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
     let output: unknown;
     try {
       if (this.aborted) throw this.abortError();
-      const data = this.#stepData(planned, scope);
       output =
-        span === NO_ATTEMPT
-          ? this.#invoke(planned, data, attempt, record, item, undefined)
-          : span.within(() => this.#invoke(planned, data, attempt, record, item, span.traceparent));
+        planned.secrets === undefined
+          ? this.#work(planned, this.#stepData(planned, scope), attempt, record, item, span)
+          : this.#withSecrets(planned, planned.secrets, scope, attempt, record, item, span);
     } catch (error) {
       return this.#attemptFailed(planned, scope, record, item, attempt, single, span, error);
     }
@@ -129,6 +134,40 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
     );
   }
 
+  /** Runs the step's work once, within the attempt's span when it has one. */
+  #work(
+    planned: PlannedStep,
+    data: unknown,
+    attempt: number,
+    record: StepRecord,
+    item: number | undefined,
+    span: AttemptTrace,
+  ): unknown {
+    return span === NO_ATTEMPT
+      ? this.#invoke(planned, data, attempt, record, item, undefined)
+      : span.within(() => this.#invoke(planned, data, attempt, record, item, span.traceparent));
+  }
+
+  /**
+   * The work of a step whose data names secrets: they are resolved now (a missing one fails the step),
+   * only into the data the work is given, and the output comes back with their values redacted.
+   */
+  async #withSecrets(
+    planned: PlannedStep,
+    names: readonly string[],
+    scope: Scope,
+    attempt: number,
+    record: StepRecord,
+    item: number | undefined,
+    span: AttemptTrace,
+  ): Promise<unknown> {
+    const values = await resolveSecrets(names, this.services.options.secrets);
+    const redaction = (this.redaction ??= new Redaction());
+    redaction.add(values);
+    const data = this.#stepData(planned, new SecretScope(scope, values));
+    return redaction.value((await this.#work(planned, data, attempt, record, item, span)) ?? null);
+  }
+
   /** After a failed attempt: the step's error, or (after the backoff) the next attempt when it may be retried. */
   #attemptFailed(
     planned: PlannedStep,
@@ -142,7 +181,8 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
   ): Retried | Promise<Retried> {
     const step = planned.step;
     const retry = planned.retry ?? NO_RETRY;
-    const runError = toRunError(error, this.aborted ? this.abortError() : undefined);
+    const thrown = toRunError(error, this.aborted ? this.abortError() : undefined);
+    const runError = this.redaction ? this.redaction.error(thrown) : thrown;
     const delay =
       attempt < retry.attempts && !this.aborted && isRetryableError(error)
         ? backoffDelay(attempt, retry, retryAfterOf(error))
@@ -182,7 +222,7 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
         this.maybePersist(Date.now());
       },
       stopReason: () => (this.aborted ? this.abortError() : this.failure && this.#stoppedError(this.failure)),
-      toError: (error) => toRunError(error),
+      toError: (error) => (this.redaction ? this.redaction.error(toRunError(error)) : toRunError(error)),
     });
   }
 
@@ -297,6 +337,7 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
   /** Appends a line to a step's (an item's) log and emits `step.log`: a context's `log`. @internal */
   logLine(planned: PlannedStep, record: StepRecord, item: number | undefined, message: string): void {
     const step = planned.step.name;
+    if (this.redaction) message = this.redaction.text(message);
     (record.logs ??= []).push(item === undefined ? message : `item ${item}: ${message}`);
     // A line logged after the step finished goes into the next save, like any other change.
     this.unsave(planned.index);
@@ -324,6 +365,7 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
     reason: string,
   ): void {
     const step = planned.step.name;
+    if (this.redaction) reason = this.redaction.text(reason);
     if (item === undefined) record.attempts = next;
     if (this.emit)
       this.event({
@@ -336,6 +378,15 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
         at: iso(Date.now()),
         ...(item === undefined ? {} : { item }),
       });
+  }
+
+  /** Refuses a child run's input holding a secret value (see `ContextHost.checkChildInput`). @internal */
+  checkChildInput(input: unknown): void {
+    if (this.redaction?.holds(input))
+      throw new StepwireError(
+        'secret_in_input',
+        "a secret's value may not be passed in a child run's input, which its run record keeps: let the child workflow's steps name {{secrets.NAME}} themselves",
+      );
   }
 
   /** Runs a workflow as a child of this run (see `Execution.runChild`). @internal */

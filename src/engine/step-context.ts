@@ -32,6 +32,11 @@ export interface ContextHost {
     delayMs: number,
     reason: string,
   ): void;
+  /**
+   * Refuses a child run's input that holds a secret value the run resolved (the child's record
+   * would keep it). @throws a `StepwireError` `secret_in_input`.
+   */
+  checkChildInput(input: unknown): void;
   /** Runs a workflow as a child of the run; resolves to its output. */
   runChild(
     name: string,
@@ -153,7 +158,9 @@ export class StepContext implements ActionContext {
   /** Runs a workflow as a child of this run and resolves to its output. */
   get runWorkflow(): (name: string, input: unknown) => Promise<unknown> {
     const extras = (this.#extras ??= {});
-    return (extras.runWorkflow ??= (name, input) =>
-      this.#host.runChild(name, input, this.signal, extras.traceparent, this.idempotencyKey));
+    return (extras.runWorkflow ??= async (name, input) => {
+      this.#host.checkChildInput(input);
+      return this.#host.runChild(name, input, this.signal, extras.traceparent, this.idempotencyKey);
+    });
   }
 }

@@ -36,6 +36,7 @@ const STEPWIRE_ERROR_NAMES: ReadonlySet<string> = new Set([
   'UpstreamError',
   'StorageError',
   'StepReferenceError',
+  'MissingSecretError',
   'RedirectError',
   'HttpProblemError',
   'TriggerFireError',

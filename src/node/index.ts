@@ -7,6 +7,7 @@
 export * from '../adapters/node/index.js';
 export { serve, type ServeOptions, type RunningServer } from './serve.js';
 export { loadProject, type LoadProjectOptions, type LoadedProject } from './project.js';
+export { envSecrets } from './env-secrets.js';
 export {
   readProjectSettings,
   ProjectSettingsSchema,

@@ -118,6 +118,8 @@ const FINAL_CODES = new Set([
   'conflict',
   'outcome_unknown',
   'invalid_output',
+  'missing_secret',
+  'secret_in_input',
 ]);
 
 /**

@@ -22,6 +22,7 @@ const GUIDES = [
   'testing-a-workflow.md',
   'builders.md',
   'deploying-with-workers.md',
+  'secrets.md',
 ];
 
 /** The package's entries, as the guides import them, and their sources. */

@@ -56,6 +56,7 @@ const ROOT_VALUES = {
     'ForbiddenError',
     'StorageError',
     'StepReferenceError',
+    'MissingSecretError',
     'TriggerFireError',
     'isStepwireError',
     'isValidationError',
