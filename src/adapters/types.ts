@@ -148,7 +148,17 @@ export type Collection =
   /** The access policy (key `policy`). */
   | 'access'
   /** Audit entries, by a key that sorts in the order they were made (storages without `appendAudit`). */
-  | 'audit';
+  | 'audit'
+  /** API keys, by the SHA-256 (hex) of the secret; `<sha256>/last_used` holds when one was last used. */
+  | 'api_keys'
+  /** Users, by id, with the PHC string of their password. */
+  | 'users'
+  /** Which user has an e-mail address: lower-case address to `{ id }`, claimed with `ifAbsent`. */
+  | 'user_emails'
+  /** Cookie sessions, by the SHA-256 (hex) of the token; `<sha256>/seen` holds when one was last used. */
+  | 'sessions'
+  /** Sign-in attempts: `<account|address>/<name>/<window>/<n>`, one slot claimed per attempt. */
+  | 'sign_in_attempts';
 
 /** Options of {@link StorageAdapter.put}. */
 export interface PutOptions extends CallOptions {

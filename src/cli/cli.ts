@@ -17,6 +17,8 @@ import { graphCommand } from './graph.js';
 import { printIssues } from './report.js';
 import { nearest } from './nearest.js';
 import { initCommand } from './init.js';
+import { keysCommand } from './keys.js';
+import { usersCommand } from './users.js';
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
   init: initCommand,
@@ -27,6 +29,8 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   types: typesCommand,
   triggers: triggersCommand,
   graph: graphCommand,
+  keys: keysCommand,
+  users: usersCommand,
 };
 
 /**
