@@ -11,6 +11,8 @@ import type { Entity } from '../schema/index.js';
 import { Grants } from './grants.js';
 import { policyIssues } from './policy-check.js';
 import { SERVICE_PRINCIPAL, type Principal } from './principal.js';
+import { createOrReplace } from '../adapters/create-or-replace.js';
+import { DefinitionHistory, type DefinitionWriteOptions } from '../adapters/definition-history.js';
 
 /** The storage key of the policy, in collection `access`. */
 const POLICY_KEY = 'policy';
@@ -27,9 +29,12 @@ export class AccessControl {
   #current: { text: string; policy: AccessPolicy; grants: Map<string, Grants> } | undefined;
   /** The grants of an engine without access control: every check passes. */
   #open = new Map<string, Grants>();
+  /** Versions of the policy: kind `access`, name `policy`. */
+  #history: DefinitionHistory;
 
   constructor(storage: StorageAdapter, option: unknown) {
     this.#storage = storage;
+    this.#history = new DefinitionHistory(storage);
     this.#option =
       option === undefined ? undefined : parse(AccessPolicySchema, option, 'access policy (options.access)');
     this.#enabled = this.#option !== undefined;
@@ -42,8 +47,21 @@ export class AccessControl {
 
   /** Stores the `access` option as the policy, or turns access control on when a policy is stored. */
   async open(): Promise<void> {
-    if (this.#option !== undefined) await this.#storage.put('access', POLICY_KEY, this.#option);
-    else if ((await this.#storage.get('access', POLICY_KEY)) !== undefined) this.#enabled = true;
+    const stored = await this.#storage.get('access', POLICY_KEY);
+    if (this.#option !== undefined) {
+      // Every engine opening with the same option stores it again; only a different one is a version.
+      const option = this.#option;
+      await this.#history.changing('access', POLICY_KEY, async () => {
+        await this.#storage.put('access', POLICY_KEY, option);
+        if (JSON.stringify(stored) !== JSON.stringify(option))
+          await this.#history.record(
+            'access',
+            POLICY_KEY,
+            stored === undefined ? 'create' : 'replace',
+            option,
+          );
+      });
+    } else if (stored !== undefined) this.#enabled = true;
   }
 
   /** The policy stored now, or `undefined` when there is none. */
@@ -56,7 +74,11 @@ export class AccessControl {
    * @throws {@link ValidationError} naming every field that is wrong (an unknown role, permission,
    *   entity or column).
    */
-  async put(policy: unknown, entities: readonly Entity[]): Promise<AccessPolicy> {
+  async put(
+    policy: unknown,
+    entities: readonly Entity[],
+    options: DefinitionWriteOptions = {},
+  ): Promise<AccessPolicy> {
     const parsed = parse(AccessPolicySchema, policy, 'access policy');
     const issues = policyIssues(parsed, entities);
     if (issues.length > 0)
@@ -64,7 +86,10 @@ export class AccessControl {
         issues,
         `Invalid access policy: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
       );
-    await this.#storage.put('access', POLICY_KEY, parsed);
+    await this.#history.changing('access', POLICY_KEY, async () => {
+      const created = await createOrReplace(this.#storage, 'access', POLICY_KEY, parsed);
+      await this.#history.record('access', POLICY_KEY, created ? 'create' : 'replace', parsed, options.by);
+    });
     this.#enabled = true;
     return parsed;
   }

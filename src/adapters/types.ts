@@ -149,6 +149,11 @@ export type Collection =
   | 'access'
   /** Audit entries, by a key that sorts in the order they were made (storages without `appendAudit`). */
   | 'audit'
+  /**
+   * Versions of definitions, one per change, never changed once put: key `<kind>/<name>/<version>`
+   * with the version in ten digits, so a listing sorts them (see `DefinitionHistory`).
+   */
+  | 'definition_versions'
   /** API keys, by the SHA-256 (hex) of the secret; `<sha256>/last_used` holds when one was last used. */
   | 'api_keys'
   /** Users, by id, with the PHC string of their password. */

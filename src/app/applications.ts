@@ -12,6 +12,12 @@ import type { AppHost } from './host.js';
 import { itemProperty } from './form.js';
 import { AppRuntime } from './runtime.js';
 import { gridIssues, writeFormIssues } from './check-entities.js';
+import {
+  DefinitionHistory,
+  type DefinitionWriteOptions,
+  type VersionPage,
+  type VersionQuery,
+} from '../adapters/definition-history.js';
 
 /**
  * Application configurations, reached as `engine.applications`. A config is validated against the
@@ -20,11 +26,17 @@ import { gridIssues, writeFormIssues } from './check-entities.js';
 export class Applications {
   #host: AppHost;
   #ready: () => Promise<void>;
+  #history: DefinitionHistory | undefined;
 
   /** @internal */
   constructor(host: AppHost, ready: () => Promise<void>) {
     this.#host = host;
     this.#ready = ready;
+  }
+
+  /** The history, made on first use: the host's options are not set yet when this is constructed. */
+  get #versions(): DefinitionHistory {
+    return (this.#history ??= new DefinitionHistory(this.#host.options.storage));
   }
 
   /**
@@ -34,13 +46,21 @@ export class Applications {
    * and their columns, redirects go to screens of the same app.
    * @throws {@link ValidationError} with every problem and its path.
    */
-  async put(name: string, config: ApplicationBody): Promise<{ application: Application; created: boolean }> {
+  async put(
+    name: string,
+    config: ApplicationBody,
+    options: DefinitionWriteOptions = {},
+  ): Promise<{ application: Application; created: boolean }> {
     await this.#ready();
     const validName = check(ResourceNameSchema, name);
     if (!validName.ok) throw new ValidationError(validName.issues.map((i) => ({ ...i, path: 'name' })));
     const application = await this.validate(config);
-    const created = await createOrReplace(this.#host.options.storage, 'applications', name, application);
-    return { application, created };
+    const history = this.#versions;
+    return history.changing('application', name, async () => {
+      const created = await createOrReplace(this.#host.options.storage, 'applications', name, application);
+      await history.record('application', name, created ? 'create' : 'replace', application, options.by);
+      return { application, created };
+    });
   }
 
   /** An application config. @throws {@link NotFoundError} */
@@ -58,9 +78,24 @@ export class Applications {
   }
 
   /** Deletes an application; resolves with whether it existed. */
-  async delete(name: string): Promise<boolean> {
+  async delete(name: string, options: DefinitionWriteOptions = {}): Promise<boolean> {
     await this.#ready();
-    return this.#host.options.storage.delete('applications', name);
+    const history = this.#versions;
+    return history.changing('application', name, async () => {
+      const existed = await this.#host.options.storage.delete('applications', name);
+      if (existed) await history.record('application', name, 'delete', null, options.by);
+      return existed;
+    });
+  }
+
+  /**
+   * The versions of an application config, oldest first, a page at a time: one per put and delete.
+   * @throws {@link NotFoundError} when no application of that name was ever stored.
+   */
+  async versions(name: string, query: VersionQuery = {}): Promise<VersionPage<Application>> {
+    await this.#ready();
+    const storage = this.#host.options.storage;
+    return this.#versions.list('application', name, query, () => storage.get('applications', name));
   }
 
   /** The forms of the stored applications that run `workflow`, each with its application's name. @internal */

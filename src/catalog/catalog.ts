@@ -47,6 +47,13 @@ import type { AuditRecord } from '../access/audit.js';
 import { setOwn } from '../schema/own.js';
 import { appendRows, createTable } from '../query/entity-table.js';
 import { tableRow } from './sheet-mapping.js';
+import {
+  DefinitionHistory,
+  type DefinitionAuthor,
+  type DefinitionWriteOptions,
+  type VersionPage,
+  type VersionQuery,
+} from '../adapters/definition-history.js';
 
 /** Limits the catalog needs. @internal */
 export interface CatalogLimits {
@@ -87,6 +94,7 @@ export class Catalog {
   #grants: (() => Promise<Grants>) | undefined;
   /** In a view of people's writes (screens, the rows route, `engine.as(p).catalog`): where they are logged. */
   #audit: WriteAudit | undefined;
+  #history: DefinitionHistory;
 
   /** @internal */
   constructor(
@@ -109,12 +117,14 @@ export class Catalog {
       this.#definitions = of.#definitions;
       this.#grants = view.grants;
       this.#audit = view.audit;
+      this.#history = of.#history;
       return;
     }
     this.#storage = deps.storage;
     this.#limits = deps.limits;
     this.#ready = deps.ready;
     this.#cache = new SheetCache(deps.spreadsheets);
+    this.#history = new DefinitionHistory(deps.storage);
     this.#writer = {
       definition: (name, options) => this.#definition(name, options),
       sheets: deps.spreadsheets,
@@ -153,13 +163,17 @@ export class Catalog {
    * column; {@link ConflictError} when the name is taken.
    * @see {@link Catalog.createEntity}, the same under the verb every registry uses.
    */
-  async registerEntity(definition: EntityBody): Promise<Entity> {
+  async registerEntity(definition: EntityBody, options: DefinitionWriteOptions = {}): Promise<Entity> {
     await this.#ready();
     await this.#mayDefine('entity definitions');
     const entity = parse(EntitySchema, definition, 'entity');
     await this.#checkSheet(entity);
-    const stored = await this.#storage.put('entities', entity.name, entity, { ifAbsent: true });
-    if (!stored) throw new ConflictError('entity', entity.name);
+    const by = await this.#author(options);
+    await this.#history.changing('entity', entity.name, async () => {
+      const stored = await this.#storage.put('entities', entity.name, entity, { ifAbsent: true });
+      if (!stored) throw new ConflictError('entity', entity.name);
+      await this.#history.record('entity', entity.name, 'create', entity, by);
+    });
     this.#definitions.delete(entity.name);
     this.#cache.forget(entity.name);
     return entity;
@@ -171,21 +185,20 @@ export class Catalog {
    * one of its columns, are reported as a validation error.
    * @see {@link Catalog.putEntity}, the same under the verb every registry uses.
    */
-  async upsertEntity(definition: EntityBody): Promise<UpsertResult> {
+  async upsertEntity(definition: EntityBody, options: DefinitionWriteOptions = {}): Promise<UpsertResult> {
     await this.#ready();
     await this.#mayDefine('entity definitions');
     const entity = parse(EntitySchema, definition, 'entity');
     await this.#checkSheet(entity);
-    const created = await createOrReplace(
-      this.#storage,
-      'entities',
-      entity.name,
-      entity,
-      async (previous) => {
+    const by = await this.#author(options);
+    const created = await this.#history.changing('entity', entity.name, async () => {
+      const made = await createOrReplace(this.#storage, 'entities', entity.name, entity, async (previous) => {
         const issues = redefinitionIssues(entity, previous, await this.listRelationships());
         if (issues.length > 0) throw new ValidationError(issues);
-      },
-    );
+      });
+      await this.#history.record('entity', entity.name, made ? 'create' : 'replace', entity, by);
+      return made;
+    });
     // Reads under way keep their table to themselves; later ones map the sheet by the new definition.
     this.#definitions.delete(entity.name);
     this.#cache.forget(entity.name);
@@ -198,8 +211,8 @@ export class Catalog {
    * `engine.triggers.create`).
    * @throws {@link ValidationError}; {@link ConflictError} when the name is taken.
    */
-  createEntity(definition: EntityBody): Promise<Entity> {
-    return this.registerEntity(definition);
+  createEntity(definition: EntityBody, options: DefinitionWriteOptions = {}): Promise<Entity> {
+    return this.registerEntity(definition, options);
   }
 
   /**
@@ -207,8 +220,27 @@ export class Catalog {
    * "create or replace" (`engine.workflows.put`, `engine.applications.put`, `engine.scripts.put`).
    * @throws {@link ValidationError}
    */
-  putEntity(definition: EntityBody): Promise<UpsertResult> {
-    return this.upsertEntity(definition);
+  putEntity(definition: EntityBody, options: DefinitionWriteOptions = {}): Promise<UpsertResult> {
+    return this.upsertEntity(definition, options);
+  }
+
+  /**
+   * The versions of an entity definition, oldest first, a page at a time: one per create and replace.
+   * Needs `definitions.read` in a principal's view.
+   * @throws {@link NotFoundError} when no entity of that name ever existed.
+   */
+  async entityVersions(name: string, query: VersionQuery = {}): Promise<VersionPage<Entity>> {
+    await this.#ready();
+    (await this.#access())?.require('definitions.read', undefined, 'read entity versions');
+    return this.#history.list('entity', name, query, () => this.#storage.get('entities', name));
+  }
+
+  /** Who changes a definition: the one given, else this view's principal (undefined for the engine's own catalog). */
+  async #author(options: DefinitionWriteOptions): Promise<DefinitionAuthor | undefined> {
+    if (options.by) return options.by;
+    if (!this.#grants) return undefined;
+    const { id, kind } = (await this.#grants()).principal;
+    return { id, kind };
   }
 
   /** Refuses an entity whose readable sheet has a header row that does not name its columns. */
@@ -251,7 +283,10 @@ export class Catalog {
    * column must exist, the column lists be of equal length and the paired columns of the same type.
    * @throws {@link ValidationError}, {@link NotFoundError} (unknown entity), {@link ConflictError} (name taken).
    */
-  async createRelationship(definition: RelationshipBody): Promise<Relationship> {
+  async createRelationship(
+    definition: RelationshipBody,
+    options: DefinitionWriteOptions = {},
+  ): Promise<Relationship> {
     await this.#ready();
     await this.#mayDefine('relationships');
     const rel = parse(RelationshipSchema, definition, 'relationship');
@@ -271,8 +306,12 @@ export class Catalog {
       });
     const issues = relationshipIssues(rel, source, target);
     if (issues.length > 0) throw new ValidationError(issues);
-    if (!(await this.#storage.put('relationships', rel.name, rel, { ifAbsent: true })))
-      throw new ConflictError('relationship', rel.name);
+    const by = await this.#author(options);
+    await this.#history.changing('relationship', rel.name, async () => {
+      if (!(await this.#storage.put('relationships', rel.name, rel, { ifAbsent: true })))
+        throw new ConflictError('relationship', rel.name);
+      await this.#history.record('relationship', rel.name, 'create', rel, by);
+    });
     return rel;
   }
 

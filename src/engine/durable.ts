@@ -97,6 +97,7 @@ export class DurableRuns {
       started_at: new Date(startedAt).toISOString(),
       finished_at: null,
       steps: [],
+      ...(plan.version === undefined ? {} : { workflow_version: plan.version }),
       ...(initiator ? { initiator } : {}),
       ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
     };

@@ -49,6 +49,8 @@ export abstract class RecordedRun {
   /** The first failure of the run; no step or item starts after it. */
   protected failure: RunError | null = null;
   protected parentId: string | undefined;
+  /** The version of the definition run (a resumed durable run takes it from its record). */
+  protected workflowVersion: number | undefined;
   protected persistLater: ReturnType<typeof setTimeout> | undefined;
   /** Whether records are saved with finished steps as {@link JsonText} (see `takesJsonText`). */
   #asText: boolean;
@@ -77,6 +79,7 @@ export abstract class RecordedRun {
     this.id = id;
     this.parentId = parentId;
     this.plan = plan;
+    this.workflowVersion = plan.version;
     this.services = services;
     // Only storages that write JsonText themselves (not their subclasses, which may read records).
     this.#asText = takesJsonText(services.storage);
@@ -278,6 +281,7 @@ export abstract class RecordedRun {
       finished_at: finished === undefined ? null : iso(finished),
       steps: steps as StepRecord[],
       ...(this.parentId === undefined ? {} : { parent_run_id: this.parentId }),
+      ...(this.workflowVersion === undefined ? {} : { workflow_version: this.workflowVersion }),
       ...(this.services.initiator === undefined ? {} : { initiator: this.services.initiator }),
       ...(this.trace?.traceparent ? { traceparent: this.trace.traceparent } : {}),
     };

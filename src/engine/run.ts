@@ -78,6 +78,7 @@ export class Execution extends ScheduledRun {
     const execution = new Execution(plan, record.input, services, options, lineage, record.id);
     if (record.parent_run_id === undefined) execution.parentId = undefined;
     execution.startedAt = Date.parse(record.started_at);
+    execution.workflowVersion = record.workflow_version;
     // A durable run's time limit is the queue's timer: its length is not in the record.
     execution.runDeadline = undefined;
     execution.#resumed = true;

@@ -2,6 +2,12 @@ import { createOrReplace } from '../adapters/create-or-replace.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import { ResourceNameSchema, check, type RowsTable } from '../schema/index.js';
+import {
+  DefinitionHistory,
+  type DefinitionWriteOptions,
+  type VersionPage,
+  type VersionQuery,
+} from '../adapters/definition-history.js';
 
 /** What a trusted transform function receives: the same contract as a sandboxed script. */
 export interface TransformContext {
@@ -36,15 +42,21 @@ export class ScriptRegistry {
   #storage: StorageAdapter;
   #trusted = new Map<string, TransformFunction>();
   #ready: () => Promise<void>;
+  #history: DefinitionHistory;
 
   /** @internal */
   constructor(storage: StorageAdapter, ready: () => Promise<void>) {
     this.#storage = storage;
     this.#ready = ready;
+    this.#history = new DefinitionHistory(storage);
   }
 
   /** Stores (or replaces) a script's source under `name`; `created` says whether none was stored before. */
-  async put(name: string, source: string): Promise<StoredScript & { created: boolean }> {
+  async put(
+    name: string,
+    source: string,
+    options: DefinitionWriteOptions = {},
+  ): Promise<StoredScript & { created: boolean }> {
     await this.#ready();
     const checked = check(ResourceNameSchema, name);
     if (!checked.ok) throw new ValidationError(checked.issues.map((i) => ({ ...i, path: 'name' })));
@@ -52,8 +64,17 @@ export class ScriptRegistry {
       throw new ValidationError([
         { code: 'invalid_type', path: 'source', message: 'the script source must be text' },
       ]);
-    const created = await createOrReplace(this.#storage, 'scripts', name, { name, source });
-    return { name, source, created };
+    return this.#history.changing('script', name, async () => {
+      const created = await createOrReplace(this.#storage, 'scripts', name, { name, source });
+      await this.#history.record(
+        'script',
+        name,
+        created ? 'create' : 'replace',
+        { name, source },
+        options.by,
+      );
+      return { name, source, created };
+    });
   }
 
   /** The source of a stored script. @throws {@link NotFoundError} */
@@ -71,9 +92,22 @@ export class ScriptRegistry {
   }
 
   /** Removes a stored script; returns whether it existed. */
-  async delete(name: string): Promise<boolean> {
+  async delete(name: string, options: DefinitionWriteOptions = {}): Promise<boolean> {
     await this.#ready();
-    return this.#storage.delete('scripts', name);
+    return this.#history.changing('script', name, async () => {
+      const existed = await this.#storage.delete('scripts', name);
+      if (existed) await this.#history.record('script', name, 'delete', null, options.by);
+      return existed;
+    });
+  }
+
+  /**
+   * The versions of a stored script, oldest first, a page at a time: one per put and delete.
+   * @throws {@link NotFoundError} when no script of that name was ever stored.
+   */
+  async versions(name: string, query: VersionQuery = {}): Promise<VersionPage<StoredScript>> {
+    await this.#ready();
+    return this.#history.list('script', name, query, () => this.#storage.get('scripts', name));
   }
 
   /** Registers a trusted transform function under a `code_file` name; it wins over a stored script of that name. */

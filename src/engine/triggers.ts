@@ -16,6 +16,12 @@ import { keyPath } from '../json-schema/describe.js';
 import { TriggerSchema, check, type Trigger, type TriggerBody } from '../schema/index.js';
 import { CronSchedule, cronSyntaxProblem } from './cron-slots.js';
 import { depthProblem } from './json-value.js';
+import {
+  DefinitionHistory,
+  type DefinitionWriteOptions,
+  type VersionPage,
+  type VersionQuery,
+} from '../adapters/definition-history.js';
 
 /** A stored trigger: its definition and when it was created (schedules fire only slots after it). */
 export type StoredTrigger = Trigger & { created_at: string };
@@ -43,11 +49,13 @@ export class TriggerRegistry {
   readonly #storage: StorageAdapter;
   readonly #checks: TriggerChecks;
   readonly #ready: () => Promise<void>;
+  readonly #history: DefinitionHistory;
 
   constructor(storage: StorageAdapter, checks: TriggerChecks, ready: () => Promise<void>) {
     this.#storage = storage;
     this.#checks = checks;
     this.#ready = ready;
+    this.#history = new DefinitionHistory(storage);
   }
 
   /**
@@ -60,7 +68,7 @@ export class TriggerRegistry {
    * key columns and columns; their values come from the sheet and are checked when each run starts).
    * @throws {@link ValidationError} listing every problem with its path; {@link ConflictError} when the name is taken.
    */
-  async create(definition: TriggerBody): Promise<StoredTrigger> {
+  async create(definition: TriggerBody, options: DefinitionWriteOptions = {}): Promise<StoredTrigger> {
     await this.#ready();
     const deep = depthProblem(definition);
     if (deep) throw new ValidationError([deep]);
@@ -70,9 +78,12 @@ export class TriggerRegistry {
     const issues = await this.#problems(trigger);
     if (issues.length > 0) throw new ValidationError(issues);
     const stored: StoredTrigger = { ...trigger, created_at: new Date().toISOString() };
-    if (!(await this.#storage.put('triggers', trigger.name, stored, { ifAbsent: true })))
-      throw new ConflictError('trigger', trigger.name);
-    return stored;
+    return this.#history.changing('trigger', trigger.name, async () => {
+      if (!(await this.#storage.put('triggers', trigger.name, stored, { ifAbsent: true })))
+        throw new ConflictError('trigger', trigger.name);
+      await this.#history.record('trigger', trigger.name, 'create', stored, options.by);
+      return stored;
+    });
   }
 
   /** A trigger by name. @throws {@link NotFoundError} */
@@ -90,10 +101,23 @@ export class TriggerRegistry {
   }
 
   /** Removes a trigger and what it remembered; returns whether it existed. */
-  async delete(name: string): Promise<boolean> {
+  async delete(name: string, options: DefinitionWriteOptions = {}): Promise<boolean> {
     await this.#ready();
-    await this.#storage.delete('trigger_state', name);
-    return this.#storage.delete('triggers', name);
+    return this.#history.changing('trigger', name, async () => {
+      await this.#storage.delete('trigger_state', name);
+      const existed = await this.#storage.delete('triggers', name);
+      if (existed) await this.#history.record('trigger', name, 'delete', null, options.by);
+      return existed;
+    });
+  }
+
+  /**
+   * The versions of a trigger, oldest first, a page at a time: one per create and delete.
+   * @throws {@link NotFoundError} when no trigger of that name ever existed.
+   */
+  async versions(name: string, query: VersionQuery = {}): Promise<VersionPage<StoredTrigger>> {
+    await this.#ready();
+    return this.#history.list('trigger', name, query, () => this.#storage.get('triggers', name));
   }
 
   async #problems(trigger: Trigger): Promise<Issue[]> {

@@ -15,6 +15,12 @@ import { depthProblem } from './json-value.js';
 import { selfCallIssues, selfReachIssues } from './child-runs.js';
 import { KeyedLock } from '../locks/keyed-lock.js';
 import { listNames, quoteName } from '../schema/issues.js';
+import {
+  DefinitionHistory,
+  type DefinitionWriteOptions,
+  type VersionPage,
+  type VersionQuery,
+} from '../adapters/definition-history.js';
 
 /** A stored workflow ready to run: its plan and its compiled input schema. @internal */
 export interface PreparedWorkflow {
@@ -59,6 +65,7 @@ export class WorkflowRegistry {
    * stored definitions, so two made at once (`a` running `b`, `b` running `a`) must not both pass.
    */
   #writes = new KeyedLock();
+  #history: DefinitionHistory;
 
   /** @internal */
   constructor(
@@ -71,13 +78,14 @@ export class WorkflowRegistry {
     this.#hasAction = hasAction;
     this.#ready = ready;
     this.#usedBy = usedBy;
+    this.#history = new DefinitionHistory(storage);
   }
 
   /**
    * Creates a workflow. A workflow that can reach itself through `run_workflow` steps is refused.
    * @throws {@link ValidationError}; {@link ConflictError} when the name is taken.
    */
-  async create(definition: WorkflowBody): Promise<Workflow> {
+  async create(definition: WorkflowBody, options: DefinitionWriteOptions = {}): Promise<Workflow> {
     await this.#ready();
     const prepared = this.#prepare(definition, true);
     const workflow = prepared.plan.workflow;
@@ -85,6 +93,14 @@ export class WorkflowRegistry {
       await this.#checkReach(workflow);
       if (!(await this.#storage.put('workflows', workflow.name, workflow, { ifAbsent: true })))
         throw new ConflictError('workflow', workflow.name);
+      const { version } = await this.#history.record(
+        'workflow',
+        workflow.name,
+        'create',
+        workflow,
+        options.by,
+      );
+      prepared.plan.version = version;
       this.#prepared.set(workflow.name, prepared);
       return workflow;
     });
@@ -96,12 +112,18 @@ export class WorkflowRegistry {
    * `replace` is the same.
    * @throws {@link ValidationError}
    */
-  put(definition: WorkflowBody): Promise<{ workflow: Workflow; created: boolean }> {
-    return this.replace(definition);
+  put(
+    definition: WorkflowBody,
+    options: DefinitionWriteOptions = {},
+  ): Promise<{ workflow: Workflow; created: boolean }> {
+    return this.replace(definition, options);
   }
 
   /** Creates or replaces a workflow; resolves with whether it was created. The same as {@link WorkflowRegistry.put}. */
-  async replace(definition: WorkflowBody): Promise<{ workflow: Workflow; created: boolean }> {
+  async replace(
+    definition: WorkflowBody,
+    options: DefinitionWriteOptions = {},
+  ): Promise<{ workflow: Workflow; created: boolean }> {
     await this.#ready();
     const prepared = this.#prepare(definition, true);
     const workflow = prepared.plan.workflow;
@@ -109,6 +131,9 @@ export class WorkflowRegistry {
       await this.#checkReach(workflow);
       // Created or replaced as one storage call decides, also between engines of several processes.
       const created = await createOrReplace(this.#storage, 'workflows', workflow.name, workflow);
+      const action = created ? 'create' : 'replace';
+      const { version } = await this.#history.record('workflow', workflow.name, action, workflow, options.by);
+      prepared.plan.version = version;
       this.#prepared.set(workflow.name, prepared);
       return { workflow, created };
     });
@@ -133,7 +158,7 @@ export class WorkflowRegistry {
    * @throws {@link StepwireError} `conflict` when triggers start it or application forms run it
    *   (delete or change them first), naming them.
    */
-  async delete(name: string): Promise<boolean> {
+  async delete(name: string, options: DefinitionWriteOptions = {}): Promise<boolean> {
     await this.#ready();
     const { triggers, forms } = await this.#usedBy(name);
     if (triggers.length + forms.length > 0) {
@@ -153,8 +178,23 @@ export class WorkflowRegistry {
         `workflow ${quoteName(name)} is ${uses.join(' and ')}: ${forms.length > 0 ? 'change or delete' : 'delete'} ${them} first`,
       );
     }
-    this.#prepared.delete(name);
-    return this.#storage.delete('workflows', name);
+    return this.#writes.run(['workflows'], async () => {
+      this.#prepared.delete(name);
+      const existed = await this.#storage.delete('workflows', name);
+      if (existed) await this.#history.record('workflow', name, 'delete', null, options.by);
+      return existed;
+    });
+  }
+
+  /**
+   * The versions of a workflow, oldest first, a page at a time: one per create, replace and delete,
+   * each with who made it (when known), when, and the definition after it.
+   * @throws {@link NotFoundError} when no workflow of that name ever existed; {@link ValidationError}
+   *   for a bad `after` or `limit`.
+   */
+  async versions(name: string, query: VersionQuery = {}): Promise<VersionPage<Workflow>> {
+    await this.#ready();
+    return this.#history.list('workflow', name, query, () => this.#storage.get('workflows', name));
   }
 
   /**
@@ -244,6 +284,10 @@ export class WorkflowRegistry {
       return cached;
     }
     const prepared = this.#prepare(workflow);
+    // The stored definition's version: the latest, when it holds this definition (another engine
+    // may have changed it since it was read; one stored before history has none).
+    const latest = await this.#history.latest('workflow', name);
+    if (latest && JSON.stringify(latest.definition) === json) prepared.plan.version = latest.version;
     this.#prepared.set(name, prepared);
     return prepared;
   }

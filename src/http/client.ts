@@ -6,7 +6,7 @@ import type { AuditPage, AuditQuery } from '../access/audit.js';
 import type { AccessPolicy } from '../schema/access.js';
 import type { StoredTrigger } from '../engine/triggers.js';
 import type { StoredScript } from '../engine/scripts.js';
-import type { VersionPage, VersionQuery } from '../engine/definition-history.js';
+import type { VersionPage, VersionQuery } from '../adapters/definition-history.js';
 import type {
   Application,
   Entity,
@@ -323,24 +323,16 @@ export function createClient(options: ClientOptions): StepwireClient {
     getApplication: (name) => value(call('applications.get', { params: { name } })),
     listApplications: () => value(call('applications.list', {})),
     deleteApplication: (name) => value(call('applications.delete', { params: { name } })),
-    workflowVersions: async (name, query) =>
-      (await value(
-        call('workflows.versions', { params: { name }, query: pageQuery(query) }),
-      )) as VersionPage<Workflow>,
+    workflowVersions: (name, query) =>
+      value(call('workflows.versions', { params: { name }, query: pageQuery(query) })),
     scriptVersions: (name, query) =>
       value(call('scripts.versions', { params: { name }, query: pageQuery(query) })),
-    applicationVersions: async (name, query) =>
-      (await value(
-        call('applications.versions', { params: { name }, query: pageQuery(query) }),
-      )) as VersionPage<Application>,
-    triggerVersions: async (name, query) =>
-      (await value(
-        call('triggers.versions', { params: { name }, query: pageQuery(query) }),
-      )) as VersionPage<StoredTrigger>,
-    entityVersions: async (name, query) =>
-      (await value(
-        call('catalog.entityVersions', { params: { name }, query: pageQuery(query) }),
-      )) as VersionPage<Entity>,
+    applicationVersions: (name, query) =>
+      value(call('applications.versions', { params: { name }, query: pageQuery(query) })),
+    triggerVersions: (name, query) =>
+      value(call('triggers.versions', { params: { name }, query: pageQuery(query) })),
+    entityVersions: (name, query) =>
+      value(call('catalog.entityVersions', { params: { name }, query: pageQuery(query) })),
     renderScreen: (name, url, query) =>
       value(call('applications.renderScreen', { params: { name, url }, ...(query ? { query } : {}) })),
     openapi: () => value(call('openapi', {})),

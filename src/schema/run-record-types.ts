@@ -106,6 +106,11 @@ export interface RunRecord {
    */
   initiator?: RunInitiator;
   /**
+   * The version of the workflow's definition the run ran (see `engine.workflows.versions`); absent
+   * when not known (a definition stored before definitions kept a history).
+   */
+  workflow_version?: number;
+  /**
    * W3C trace context of the run's OpenTelemetry span, when one is recorded; work on the run
    * elsewhere continues this trace.
    */

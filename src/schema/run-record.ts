@@ -92,6 +92,14 @@ export const RunRecordSchema = z
     initiator: RunInitiatorSchema.exactOptional().describe(
       "Who started the run; its steps read and write as it. Absent for a run the host's own engine started.",
     ),
+    workflow_version: z
+      .number()
+      .int()
+      .positive()
+      .exactOptional()
+      .describe(
+        "The version of the workflow's definition the run ran (`GET /workflows/{name}/versions`); absent when not known (a definition stored before definitions kept a history).",
+      ),
     traceparent: z
       .string()
       .exactOptional()

@@ -140,6 +140,15 @@ describe('the route table is the one description of the API', () => {
       listApplications: ['applications.list', () => client.listApplications()],
       renderScreen: ['applications.renderScreen', () => client.renderScreen('shop', 'home', { q: '1' })],
       deleteApplication: ['applications.delete', () => client.deleteApplication('shop')],
+      // Versions outlive a delete: each name above was stored, so each lists its versions.
+      workflowVersions: [
+        'workflows.versions',
+        () => client.workflowVersions(lookupWorkflow.name, { limit: 1 }),
+      ],
+      scriptVersions: ['scripts.versions', () => client.scriptVersions('a b.js')],
+      applicationVersions: ['applications.versions', () => client.applicationVersions('shop')],
+      triggerVersions: ['triggers.versions', () => client.triggerVersions('hook', { after: 1 })],
+      entityVersions: ['catalog.entityVersions', () => client.entityVersions('clients')],
       openapi: ['openapi', () => client.openapi()],
     };
     expect(Object.keys(calls).sort()).toEqual(Object.keys(client).sort());
