@@ -17,6 +17,9 @@ import { DefinitionHistory, type DefinitionWriteOptions } from '../adapters/defi
 /** The storage key of the policy, in collection `access`. */
 const POLICY_KEY = 'policy';
 
+/** How often an engine without a policy looks for one another process stored, in ms. */
+const RECHECK_MS = 1000;
+
 /** Most principals whose grants are kept per policy (a server sees many users; each is cheap to compile). */
 const MAX_KEPT = 1000;
 
@@ -29,6 +32,8 @@ export class AccessControl {
   #current: { text: string; policy: AccessPolicy; grants: Map<string, Grants> } | undefined;
   /** The grants of an engine without access control: every check passes. */
   #open = new Map<string, Grants>();
+  /** When {@link AccessControl.enabledNow} last asked the storage, in ms since 1970. */
+  #checkedAt = 0;
   /** Versions of the policy: kind `access`, name `policy`. */
   #history: DefinitionHistory;
 
@@ -97,12 +102,27 @@ export class AccessControl {
   /** The grants of `principal` under the policy stored now. */
   async grants(principal: Principal): Promise<Grants> {
     const key = principalKey(principal);
-    if (!this.#enabled || principal.kind === 'service')
-      return kept(this.#open, key, () => new Grants(principal, undefined));
+    if (principal.kind === 'service') return kept(this.#open, key, () => new Grants(principal, undefined));
+    // Read every time: a policy another process stored after this engine opened is in force here too.
     const current = await this.#read();
+    if (current) this.#enabled = true;
+    else if (!this.#enabled) return kept(this.#open, key, () => new Grants(principal, undefined));
     // On with no policy stored (it was removed from the storage): nothing is allowed.
     if (!current) return new Grants(principal, { roles: {} });
     return kept(current.grants, key, () => new Grants(principal, current.policy));
+  }
+
+  /**
+   * Whether access control is on now: once on, it stays on; while off, the storage is asked again
+   * at most once every {@link RECHECK_MS} (a policy another process stored turns it on here too).
+   */
+  async enabledNow(): Promise<boolean> {
+    if (this.#enabled) return true;
+    const now = Date.now();
+    if (now - this.#checkedAt < RECHECK_MS) return false;
+    this.#checkedAt = now;
+    if ((await this.#read()) !== undefined) this.#enabled = true;
+    return this.#enabled;
   }
 
   /** The grants of the host's own service principal. */

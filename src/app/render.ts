@@ -13,6 +13,11 @@ import type {
 export interface RenderScreenOptions {
   /** Path the HTTP handler is mounted at, without a trailing slash (e.g. `/api`). @default "" */
   basePath?: string;
+  /**
+   * The signed-in session's form token: every form carries it (a form posted without it is refused),
+   * and the page shows who is signed in with a sign-out button.
+   */
+  session?: { csrf: string; who: string } | undefined;
 }
 
 /**
@@ -32,7 +37,7 @@ export function renderScreen(
 ): string {
   const base = normalizeBase(options.basePath);
   const appBase = `${base}/applications/${encodeURIComponent(appName)}`;
-  const context: RenderContext = { appBase, screen, headings: 0 };
+  const context: RenderContext = { appBase, screen, headings: 0, csrf: options.session?.csrf };
   const title = firstHeading(screen) ?? screen.url;
   const rows = screen.rows
     .map((row) => `<div class="row">${row.map((c) => renderComponent(c, context)).join('')}</div>`)
@@ -46,13 +51,19 @@ export function renderScreen(
 <style>${SCREEN_STYLES}</style>
 </head>
 <body>
-<header class="app-bar"><div><a href="${escapeHtml(screenHref(appBase, `/screens/${screen.startUrl}`))}">${escapeHtml(appName)}</a></div></header>
+<header class="app-bar"><div><a href="${escapeHtml(screenHref(appBase, `/screens/${screen.startUrl}`))}">${escapeHtml(appName)}</a></div>${signOutForm(base, options.session)}</header>
 <main>
 ${rows}
 </main>
 </body>
 </html>
 `;
+}
+
+/** Who is signed in, and the form that signs out (carrying the session's form token). */
+function signOutForm(base: string, session: RenderScreenOptions['session']): string {
+  if (!session) return '';
+  return `<form class="sign-out" method="post" action="${escapeHtml(`${base}/sign-out`)}"><span>${escapeHtml(session.who)}</span><input type="hidden" name="_csrf" value="${escapeHtml(session.csrf)}"><button type="submit">Sign out</button></form>`;
 }
 
 /**
@@ -95,6 +106,8 @@ interface RenderContext {
   appBase: string;
   screen: ResolvedScreen;
   headings: number;
+  /** The session's form token, put in every form. */
+  csrf: string | undefined;
 }
 
 function renderComponent(component: ResolvedScreen['rows'][number][number], context: RenderContext): string {
@@ -136,9 +149,12 @@ function renderForm(form: ResolvedForm, context: RenderContext): string {
   const fields = form.items.map((item, i) => renderItem(item, ids[i]!)).join('');
   const described = alert ? ` aria-describedby="${prefix}-error"` : '';
   const token =
-    form.submission === null
+    (form.submission === null
       ? ''
-      : `<input type="hidden" name="_submission" value="${escapeHtml(form.submission)}">`;
+      : `<input type="hidden" name="_submission" value="${escapeHtml(form.submission)}">`) +
+    (context.csrf === undefined
+      ? ''
+      : `<input type="hidden" name="_csrf" value="${escapeHtml(context.csrf)}">`);
   return `<div class="c-form"><form method="post" action="${escapeHtml(action)}" aria-label="${escapeHtml(form.name)}"${described}>${alert}${token}${fields}<button type="submit">${escapeHtml(form.submitLabel)}</button></form></div>`;
 }
 

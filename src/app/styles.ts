@@ -13,6 +13,10 @@ body { margin: 0; }
 .app-bar { border-bottom: 1px solid var(--line); background: var(--soft); }
 .app-bar > div { max-width: 64rem; margin: 0 auto; padding: 0.75rem 1.5rem; }
 .app-bar a { color: var(--ink); font-weight: 600; text-decoration: none; }
+.app-bar { display: flex; align-items: center; }
+.app-bar > div { flex: 1; }
+.app-bar .sign-out { display: flex; gap: 0.75rem; align-items: center; padding: 0.5rem 1.5rem; margin: 0; }
+.app-bar .sign-out button { margin: 0; }
 .app-bar a:hover { text-decoration: underline; }
 main { max-width: 64rem; margin: 0 auto; padding: 1.5rem; }
 .row { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; margin: 0 0 1.5rem; }

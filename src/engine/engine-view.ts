@@ -28,6 +28,7 @@ import type { RunInput, WorkflowRef } from './workflow-ref.js';
 import { workflowName } from './workflow-ref.js';
 import type { RunOptions } from './run.js';
 import type { RunHandle, RunListQuery } from './engine-types.js';
+import type { DefinitionWriteOptions, VersionPage, VersionQuery } from '../adapters/definition-history.js';
 import type { WorkflowRegistry } from './workflows.js';
 import type { ScriptRegistry } from './scripts.js';
 import type { TriggerRegistry } from './triggers.js';
@@ -54,8 +55,12 @@ export interface ViewEngine {
   scripts: ScriptRegistry;
   triggers: TriggerRegistry;
   applications: Applications;
-  access: { get(): Promise<AccessPolicy | undefined>; put(policy: AccessPolicy): Promise<AccessPolicy> };
+  access: {
+    get(): Promise<AccessPolicy | undefined>;
+    put(policy: AccessPolicy, options?: DefinitionWriteOptions): Promise<AccessPolicy>;
+  };
   getRun(id: string): Promise<RunRecord>;
+  getRunText(id: string): Promise<string>;
   listRuns(query?: RunListQuery): Promise<RunPage<RunSummary>>;
   cancel(id: string): Promise<boolean>;
 }
@@ -69,7 +74,11 @@ export class EngineView {
   /** Workflow definitions: reading needs `definitions.read`, changing `definitions.write`. */
   readonly workflows: {
     create(definition: WorkflowBody): Promise<Workflow>;
+    /** The versions a workflow went through, oldest first. */
+    versions(name: string, query?: VersionQuery): Promise<VersionPage<Workflow>>;
     put(definition: WorkflowBody): Promise<{ workflow: Workflow; created: boolean }>;
+    /** The same as `put`. */
+    replace(definition: WorkflowBody): Promise<{ workflow: Workflow; created: boolean }>;
     get(name: string): Promise<Workflow>;
     list(): Promise<Workflow[]>;
     delete(name: string): Promise<boolean>;
@@ -77,6 +86,8 @@ export class EngineView {
   /** Transform scripts: reading needs `definitions.read`, changing `definitions.write`. */
   readonly scripts: {
     put(name: string, source: string): Promise<StoredScript & { created: boolean }>;
+    /** The versions a script went through, oldest first. */
+    versions(name: string, query?: VersionQuery): Promise<VersionPage<StoredScript>>;
     get(name: string): Promise<string>;
     list(): Promise<string[]>;
     delete(name: string): Promise<boolean>;
@@ -84,6 +95,8 @@ export class EngineView {
   /** Triggers: reading needs `definitions.read`, changing `definitions.write`. */
   readonly triggers: {
     create(definition: TriggerBody): Promise<StoredTrigger>;
+    /** The versions a trigger went through, oldest first. */
+    versions(name: string, query?: VersionQuery): Promise<VersionPage<StoredTrigger>>;
     get(name: string): Promise<StoredTrigger>;
     list(): Promise<StoredTrigger[]>;
     delete(name: string): Promise<boolean>;
@@ -91,6 +104,8 @@ export class EngineView {
   /** Applications: configs need `definitions.*`; opening one needs `app.use` on it. */
   readonly applications: {
     put(name: string, config: ApplicationBody): Promise<{ application: Application; created: boolean }>;
+    /** The versions an application went through, oldest first. */
+    versions(name: string, query?: VersionQuery): Promise<VersionPage<Application>>;
     get(name: string): Promise<Application>;
     list(): Promise<string[]>;
     delete(name: string): Promise<boolean>;
@@ -112,6 +127,8 @@ export class EngineView {
     this.catalog = host.catalog(principal, true);
     const engine = host.engine;
     const read = <T>(work: () => Promise<T>) => this.#allowed('definitions.read', undefined, work);
+    // Who changes a definition, for its history.
+    const by = { by: { id: principal.id, kind: principal.kind } };
     const change = <T>(action: string, resource: string, work: () => Promise<T>) =>
       this.#changed('definitions.write', undefined, action, resource, work);
     this.workflows = {
@@ -120,17 +137,26 @@ export class EngineView {
           engine.workflows.create(definition),
         ),
       put: (definition) =>
-        change('definition.put', `workflow:${nameOf(definition)}`, () => engine.workflows.put(definition)),
+        change('definition.put', `workflow:${nameOf(definition)}`, () =>
+          engine.workflows.put(definition, by),
+        ),
+      replace: (definition) =>
+        change('definition.put', `workflow:${nameOf(definition)}`, () =>
+          engine.workflows.put(definition, by),
+        ),
       get: (name) => read(() => engine.workflows.get(name)),
+      versions: (name, query) => read(() => engine.workflows.versions(name, query)),
       list: () => read(() => engine.workflows.list()),
-      delete: (name) => change('definition.delete', `workflow:${name}`, () => engine.workflows.delete(name)),
+      delete: (name) =>
+        change('definition.delete', `workflow:${name}`, () => engine.workflows.delete(name, by)),
     };
     this.scripts = {
       put: (name, source) =>
-        change('definition.put', `script:${name}`, () => engine.scripts.put(name, source)),
+        change('definition.put', `script:${name}`, () => engine.scripts.put(name, source, by)),
       get: (name) => read(() => engine.scripts.get(name)),
+      versions: (name, query) => read(() => engine.scripts.versions(name, query)),
       list: () => read(() => engine.scripts.list()),
-      delete: (name) => change('definition.delete', `script:${name}`, () => engine.scripts.delete(name)),
+      delete: (name) => change('definition.delete', `script:${name}`, () => engine.scripts.delete(name, by)),
     };
     this.triggers = {
       create: (definition) =>
@@ -138,21 +164,24 @@ export class EngineView {
           engine.triggers.create(definition),
         ),
       get: (name) => read(() => engine.triggers.get(name)),
+      versions: (name, query) => read(() => engine.triggers.versions(name, query)),
       list: () => read(() => engine.triggers.list()),
-      delete: (name) => change('definition.delete', `trigger:${name}`, () => engine.triggers.delete(name)),
+      delete: (name) =>
+        change('definition.delete', `trigger:${name}`, () => engine.triggers.delete(name, by)),
     };
     this.applications = {
       put: (name, config) =>
-        change('definition.put', `application:${name}`, () => engine.applications.put(name, config)),
+        change('definition.put', `application:${name}`, () => engine.applications.put(name, config, by)),
       get: (name) => read(() => engine.applications.get(name)),
+      versions: (name, query) => read(() => engine.applications.versions(name, query)),
       list: () => read(() => engine.applications.list()),
       delete: (name) =>
-        change('definition.delete', `application:${name}`, () => engine.applications.delete(name)),
+        change('definition.delete', `application:${name}`, () => engine.applications.delete(name, by)),
       open: (name) => this.#allowed('app.use', name, () => host.openApplication(principal, name)),
     };
     this.access = {
       get: () => read(() => engine.access.get()),
-      put: (policy) => change('access.put', 'access:policy', () => engine.access.put(policy)),
+      put: (policy) => change('access.put', 'access:policy', () => engine.access.put(policy, by)),
     };
     this.audit = { list: (query) => this.#allowed('audit.read', undefined, () => host.audit.list(query)) };
   }
@@ -199,6 +228,15 @@ export class EngineView {
     const record = await this.#host.engine.getRun(id);
     if (!grants.allows('runs.read') && !this.#owns(record)) throw new NotFoundError('run', id);
     return record;
+  }
+
+  /**
+   * The JSON text of a run record, under the same checks as {@link EngineView.getRun}. @internal
+   */
+  async getRunText(id: string): Promise<string> {
+    const grants = await this.#grants();
+    if (grants.allows('runs.read')) return this.#host.engine.getRunText(id);
+    return JSON.stringify(await this.getRun(id));
   }
 
   /**

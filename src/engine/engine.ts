@@ -42,6 +42,11 @@ import type { Workflow } from '../schema/index.js';
 import type { AppHost } from '../app/host.js';
 import type { AccessPolicy } from '../schema/access.js';
 import { EngineView } from './engine-view.js';
+import { ApiKeys } from '../auth/keys.js';
+import { Users } from '../auth/users.js';
+import { Sessions } from '../auth/sessions.js';
+import type { CredentialStores } from '../auth/credentials.js';
+import type { DefinitionWriteOptions } from '../adapters/definition-history.js';
 import type { RunHandle, RunListQuery } from './engine-types.js';
 
 export type { RunHandle, RunListQuery } from './engine-types.js';
@@ -91,12 +96,22 @@ export class Engine {
     get(): Promise<AccessPolicy | undefined>;
     /**
      * Checks the policy (roles, grants, the entities and columns its rules name) and stores it.
+     * `options.by` names who changes it, for its history (`engine.as(p)` passes it).
      * @throws {@link ValidationError} naming every field that is wrong.
      */
-    put(policy: AccessPolicy): Promise<AccessPolicy>;
+    put(policy: AccessPolicy, options?: DefinitionWriteOptions): Promise<AccessPolicy>;
   };
   /** The append-only audit log: who changed definitions, started and cancelled runs, wrote rows. */
   readonly audit: AuditLog;
+  /**
+   * API keys for programs (DESIGN 18): `create` shows a key's secret once (only its SHA-256 is
+   * stored), `list`, `revoke`. A request carries it as `Authorization: Bearer sw_...`.
+   */
+  readonly keys: ApiKeys;
+  /** People who sign in with a password (or OpenID Connect): create, roles, passwords, disable. */
+  readonly users: Users;
+  /** The cookie sessions of signed-in browsers, stored hashed in the storage. @internal */
+  readonly sessions: Sessions;
   #control: AccessControl;
   /** The options with every default filled in. @internal */
   readonly options: ResolvedOptions;
@@ -179,12 +194,15 @@ export class Engine {
         await this.ready();
         return this.#control.policy();
       },
-      put: async (policy) => {
+      put: async (policy, options) => {
         await this.ready();
-        return this.#control.put(policy, await this.catalog.listEntities());
+        return this.#control.put(policy, await this.catalog.listEntities(), options);
       },
     };
     this.audit = new AuditLog(this.options.storage, ready);
+    this.keys = new ApiKeys(this.options.storage, ready);
+    this.users = new Users(this.options.storage, ready);
+    this.sessions = new Sessions(this.options.storage, ready);
     if (this.options.queue)
       this.#durable = new DurableRuns(this.options.queue, {
         services: (initiator, workflow) => this.#servicesFor(initiator, workflow),
@@ -237,6 +255,30 @@ export class Engine {
       },
       checked,
     );
+  }
+
+  /** Whether the engine enforces an access policy (once its storage is open). @internal */
+  async accessControlled(): Promise<boolean> {
+    await this.ready();
+    return this.#control.enabledNow();
+  }
+
+  /**
+   * Where the HTTP handler checks credentials: API keys, and sessions whose user still exists, is
+   * not disabled, and acts with the roles it has now. @internal
+   */
+  credentialStores(): CredentialStores {
+    return {
+      verifyKey: (secret) => this.keys.verify(secret),
+      session: async (token) => {
+        const session = await this.sessions.get(token);
+        if (!session) return undefined;
+        if (session.user_id === undefined) return { principal: session.principal, csrf: session.csrf };
+        const user = await this.users.get(session.user_id);
+        if (!user || user.disabled) return undefined;
+        return { principal: { ...session.principal, roles: user.roles }, csrf: session.csrf };
+      },
+    };
   }
 
   /** The catalog as `principal` sees it; with `audited`, its row writes go to the audit log. @internal */
@@ -520,12 +562,7 @@ export class Engine {
       triggers: this.triggers,
       catalog: this.catalog,
       storage: this.options.storage,
-      // A trigger's runs are started by its service principal.
-      start: (name, input, options) =>
-        this.start(name, input, {
-          ...options,
-          [INITIATOR]: { id: `trigger:${options.trigger ?? name}`, kind: 'service', roles: [] },
-        }),
+      start: (name, input, options) => this.start(name, input, options),
     };
   }
 

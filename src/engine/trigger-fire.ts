@@ -12,6 +12,8 @@ import { setOwn } from '../schema/own.js';
 import type { Trigger } from '../schema/index.js';
 import type { RunRecord } from './record.js';
 import { triggerKeySpace } from './run-keys.js';
+import { INITIATOR } from './run-prepare.js';
+import type { Principal } from '../access/principal.js';
 import { scheduleOf, type StoredTrigger, type TriggerRegistry } from './triggers.js';
 
 /** What firing needs from the engine. @internal */
@@ -22,7 +24,7 @@ export interface FireHost {
   start(
     name: string,
     input: unknown,
-    options: { key: string; trigger: string },
+    options: { key: string; trigger: string; [INITIATOR]: Principal },
   ): Promise<{ id: string; replayed: boolean; result: Promise<RunRecord> }>;
 }
 
@@ -128,7 +130,12 @@ export async function startFor(
 ): Promise<TriggerFiring> {
   // The key space names the trigger by its creation too: one created again under a deleted one's
   // name starts afresh, and a webhook delivery's key the deleted one used starts a new run.
-  const handle = await host.start(trigger.workflow_name, input, { key, trigger: triggerKeySpace(trigger) });
+  // A trigger's runs are started by its service principal.
+  const handle = await host.start(trigger.workflow_name, input, {
+    key,
+    trigger: triggerKeySpace(trigger),
+    [INITIATOR]: { id: `trigger:${trigger.name}`, kind: 'service', roles: [] },
+  });
   handle.result.catch(() => undefined);
   return { trigger: trigger.name, run_id: handle.id, replayed: handle.replayed };
 }

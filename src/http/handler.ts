@@ -7,6 +7,8 @@ import { resolveHandlerOptions, type HandlerOptions, type ResolvedHandlerOptions
 import { HttpProblem, problem, problemFromError, problemResponse } from './problem.js';
 import type { Route } from './route.js';
 import { ROUTE_LIST } from './routes.js';
+import { identify, refuseCrossSite, refuseHost, unauthorized } from './auth.js';
+import { renderMessagePage } from '../app/render.js';
 import { Router } from './router.js';
 
 /** A web-standard fetch handler: what `createHandler` returns. */
@@ -33,6 +35,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   async function answer(request: Request): Promise<Response> {
     try {
       const url = new URL(request.url);
+      const badHost = refuseHost(request, resolved.allowedHosts);
+      if (badHost) return badHost;
       let path = url.pathname;
       if (resolved.basePath) {
         if (path !== resolved.basePath && !path.startsWith(`${resolved.basePath}/`)) return notFound(path);
@@ -52,6 +56,38 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         );
       }
       const { route, params } = match;
+      const refused = refuseCrossSite(request, method, ownOrigins(url, resolved));
+      // A screen's form is answered with a page, as the screens' other refusals are.
+      if (refused)
+        return SCREEN_ROUTES.has(route.name)
+          ? new Response(
+              renderMessagePage(
+                'Forbidden',
+                'A form of this application can only be sent from its own pages.',
+              ),
+              {
+                status: 403,
+                headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+              },
+            )
+          : refused;
+      const secure = isSecure(url, resolved);
+      const controlled = await engine.accessControlled();
+      const identity = await identify(
+        request,
+        {
+          keys: resolved.auth.keys ?? controlled,
+          sessions: resolved.auth.sessions ?? controlled,
+          principal: resolved.auth.principal,
+        },
+        engine.credentialStores(),
+        secure,
+      );
+      if (identity instanceof Response) return identity;
+      if (controlled && identity.principal === undefined && !route.public)
+        return SCREEN_ROUTES.has(route.name) && method !== 'POST'
+          ? signInRedirect(resolved.basePath, url)
+          : unauthorized('Sign in: this server needs an API key (Authorization: Bearer) or a session.');
       if (resolved.authorize) {
         const verdict = await resolved.authorize(request, { method, path, name: route.name, params });
         if (verdict instanceof Response) return verdict;
@@ -61,7 +97,9 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
           );
       }
       return await route.action({
-        engine,
+        engine: identity.principal ? engine.as(identity.principal) : engine,
+        host: engine,
+        identity,
         // A HEAD runs the GET action as it is; only the answer's body is left out.
         request: method === 'HEAD' ? new Request(request, { method: 'GET' }) : request,
         params,
@@ -107,6 +145,32 @@ async function sized(response: Response, head: boolean): Promise<Response> {
     status: response.status,
     statusText: response.statusText,
     headers,
+  });
+}
+
+/** The screens: without credentials they send the browser to the sign-in page instead of a 401. */
+const SCREEN_ROUTES: ReadonlySet<string> = new Set(['applications.renderScreen', 'applications.submitForm']);
+
+/** The origins a request that changes something may come from: the request's own, and the public URL's. */
+function ownOrigins(url: URL, options: ResolvedHandlerOptions): string[] {
+  const own = url.origin.toLowerCase();
+  return options.publicOrigin && options.publicOrigin !== own ? [own, options.publicOrigin] : [own];
+}
+
+/** Whether browsers reach the server over https (cookies are then `Secure` and `__Host-`). */
+function isSecure(url: URL, options: ResolvedHandlerOptions): boolean {
+  return url.protocol === 'https:' || (options.publicOrigin?.startsWith('https:') ?? false);
+}
+
+/** 303 to the sign-in page, which comes back to `url` after signing in. */
+function signInRedirect(basePath: string, url: URL): Response {
+  const next = `${url.pathname}${url.search}`;
+  return new Response(null, {
+    status: 303,
+    headers: {
+      location: `${basePath}/sign-in?next=${encodeURIComponent(next)}`,
+      'cache-control': 'no-store',
+    },
   });
 }
 

@@ -47,8 +47,8 @@ const COMPONENTS: readonly { schema: z.ZodType; input?: string; output?: string 
 /** What each problem status means, for `components.responses`. */
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: every problem is listed in `errors` with its path; or a path segment that is not valid percent-encoding (`invalid_path`).',
-  401: 'The request is not signed as the resource requires.',
-  403: 'The authorize hook refused the request.',
+  401: 'Credentials are needed (the engine has an access policy) or were not valid: an API key as `Authorization: Bearer`, or a session cookie; or a webhook call not signed as its trigger requires.',
+  403: "Refused: the principal lacks the permission (the message names it), the request changes something and did not come from this server's pages, its `Host` is not one the server answers to, or the authorize hook refused it.",
   404: 'No such resource.',
   409: 'A resource of that name already exists, or the request conflicts with what the sheets hold (a key taken or missing, a row still referenced, a foreign key matching no row, a missing sheet, a cell of the wrong type).',
   413: 'The request body is larger than the limit.',
@@ -68,6 +68,8 @@ const BODY_TYPES: Record<BodyMedia, readonly string[]> = {
 
 /** Problem statuses every route may answer: the authorize hook's 403, a limit (an answer too large to send: 422), the unexpected 500. */
 const ALWAYS = [403, 422, 500];
+/** Problem statuses of every route that needs credentials where the engine has an access policy. */
+const SIGNED = [401];
 /** Problem statuses every route with path parameters may answer: 400 `invalid_path` for a value that is not valid percent-encoding. */
 const WITH_PARAMS = [400];
 
@@ -100,7 +102,26 @@ export function buildOpenApi(options: OpenApiOptions = {}): JsonObject {
     servers: [{ url: options.basePath || '/' }],
     tags: [...new Set(ROUTE_LIST.map(tagOf))].map((name) => ({ name })),
     paths,
-    components: { schemas: components, responses },
+    components: {
+      schemas: components,
+      responses,
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (`sw_...`) made with `engine.keys.create` or `stepwire keys create`.',
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'stepwire_session',
+          description:
+            "The session cookie the sign-in page sets (`__Host-stepwire_session` under https); requests that change something must also come from this server's pages.",
+        },
+      },
+    },
+    // Where the engine has an access policy; without one every request acts as the engine's service.
+    security: [{ apiKey: [] }, { session: [] }],
   };
 }
 
@@ -108,7 +129,11 @@ function operation(route: Route): JsonObject {
   const responses: JsonObject = {};
   for (const [status, answer] of Object.entries<RouteResponse>(route.responses))
     responses[status] = response(answer);
-  const always = route.path.includes('{') ? [...WITH_PARAMS, ...ALWAYS] : ALWAYS;
+  const always = [
+    ...(route.path.includes('{') ? WITH_PARAMS : []),
+    ...(route.public ? [] : SIGNED),
+    ...ALWAYS,
+  ];
   for (const status of new Set([...route.problems, ...always])) {
     if (!PROBLEM_DESCRIPTIONS[status]) throw new Error(`${route.name}: no description of problem ${status}`);
     const own = responses[status] as { description: string; content?: JsonObject } | undefined;
@@ -125,6 +150,7 @@ function operation(route: Route): JsonObject {
   return {
     operationId: route.name,
     tags: [tagOf(route)],
+    ...(route.public ? { security: [] } : {}),
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),

@@ -1,3 +1,4 @@
+import type { AuthOptions } from './auth.js';
 /** What {@link HandlerOptions.authorize} is told about the request it decides on. */
 export interface RouteInfo {
   /** HTTP method, upper case, as the request came: `HEAD` for a HEAD request, which runs the `GET` route. */
@@ -45,6 +46,25 @@ export interface HandlerOptions {
    * the answer itself never carries the error's message or stack.
    */
   onError?: (error: unknown, request: Request) => void;
+  /**
+   * How the handler finds out who is asking (DESIGN 18): API keys and cookie sessions (both on by
+   * default when the engine has an access policy), or the host's own `principal(request)`. With an
+   * access policy, a request without credentials answers 401 (screens redirect to the sign-in page);
+   * without one, every request acts as the engine's service principal.
+   */
+  auth?: AuthOptions;
+  /**
+   * Host names (or `host:port`) the handler answers to besides the loopback names: a request whose
+   * `Host` is another gets 403, so a DNS-rebinding page cannot reach a server on loopback under its
+   * own name. Without it the handler does not check `Host`: the embedding host owns that check.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * The origin the server is reached at by browsers (`https://app.example.com`): requests that change
+   * something are also taken from it (besides the request's own origin), and session cookies are
+   * `Secure` when it is https.
+   */
+  publicUrl?: string;
 }
 
 /** Handler options with every default filled in. @internal */
@@ -54,6 +74,10 @@ export interface ResolvedHandlerOptions {
   maxJsonDepth: number;
   authorize: AuthorizeHook | undefined;
   onError: ((error: unknown, request: Request) => void) | undefined;
+  auth: AuthOptions;
+  allowedHosts: ReadonlySet<string> | undefined;
+  /** The public origin, lower case, when given. */
+  publicOrigin: string | undefined;
 }
 
 /** Default of {@link HandlerOptions.maxBodyBytes}. */
@@ -85,5 +109,47 @@ export function resolveHandlerOptions(options: HandlerOptions): ResolvedHandlerO
     maxJsonDepth: positive('maxJsonDepth', options.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH),
     authorize: options.authorize,
     onError: options.onError,
+    auth: checkAuth(options.auth),
+    allowedHosts: checkHosts(options.allowedHosts),
+    publicOrigin: checkPublicUrl(options.publicUrl),
   };
+}
+
+function checkAuth(auth: AuthOptions | undefined): AuthOptions {
+  if (auth === undefined) return {};
+  if (typeof auth !== 'object' || auth === null)
+    throw new TypeError('auth must be an object: { keys?, sessions?, principal? }');
+  for (const key of Object.keys(auth))
+    if (!['keys', 'sessions', 'principal'].includes(key))
+      throw new TypeError(`auth.${key} is not a known option (known: keys, sessions, principal)`);
+  for (const key of ['keys', 'sessions'] as const)
+    if (auth[key] !== undefined && typeof auth[key] !== 'boolean')
+      throw new TypeError(`auth.${key} must be true or false`);
+  if (auth.principal !== undefined && typeof auth.principal !== 'function')
+    throw new TypeError('auth.principal must be a function from a request to its principal');
+  return auth;
+}
+
+function checkHosts(hosts: readonly string[] | undefined): ReadonlySet<string> | undefined {
+  if (hosts === undefined) return undefined;
+  if (!Array.isArray(hosts) || hosts.some((h) => typeof h !== 'string' || h === '' || /[\s/]/.test(h)))
+    throw new TypeError(
+      'allowedHosts must be an array of host names (or host:port), e.g. ["app.example.com"]',
+    );
+  return new Set(hosts.map((h) => h.toLowerCase()));
+}
+
+function checkPublicUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new TypeError(
+      `publicUrl must be an http or https URL, e.g. "https://app.example.com", got ${JSON.stringify(url)}`,
+    );
+  return parsed.origin.toLowerCase();
 }

@@ -148,8 +148,13 @@ export const RESOURCE_ROUTES = [
     },
     problems: [],
     // The screen reads the query string itself: a record schema would drop a parameter named __proto__.
-    action: ({ engine, request, params, options }) =>
-      handleScreenRoute(engine, request, { app: params.name, screen: params.url }, options),
+    action: ({ engine, request, params, options, identity }) =>
+      handleScreenRoute(
+        engine,
+        request,
+        { app: params.name, screen: params.url },
+        { ...options, session: identity.session },
+      ),
   }),
   defineRoute({
     method: 'POST',
@@ -182,18 +187,19 @@ export const RESOURCE_ROUTES = [
       503: html('The engine is closed (shutting down): nothing ran; send the form again.'),
     },
     problems: [],
-    action: ({ engine, request, params, options }) =>
+    action: ({ engine, request, params, options, identity }) =>
       handleScreenRoute(
         engine,
         request,
         { app: params.name, screen: params.url, form: params.component },
-        options,
+        { ...options, session: identity.session },
       ),
   }),
   defineRoute({
     method: 'GET',
     path: '/openapi.json',
     name: 'openapi',
+    public: true,
     summary: 'This document',
     responses: {
       200: { description: 'The OpenAPI 3.1 document.', schema: z.record(z.string(), z.unknown()) },

@@ -1,5 +1,25 @@
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
+import type { EngineView } from '../engine/engine-view.js';
+import type { Identity } from './auth.js';
+
+/** What a route acts through: the engine as the principal asking sees it. @internal */
+export type RouteEngine = Pick<
+  EngineView,
+  | 'catalog'
+  | 'workflows'
+  | 'scripts'
+  | 'triggers'
+  | 'applications'
+  | 'access'
+  | 'audit'
+  | 'start'
+  | 'run'
+  | 'getRun'
+  | 'getRunText'
+  | 'listRuns'
+  | 'cancel'
+>;
 import { runKeyProblem } from '../engine/run-keys.js';
 import { LimitError, ValidationError } from '../errors/index.js';
 import type { ResolvedHandlerOptions } from './options.js';
@@ -54,7 +74,12 @@ export interface RouteResponse<S extends z.ZodType = z.ZodType> {
 
 /** What a route's action gets. @internal */
 export interface RouteContext<Params = Record<string, string>, Body = unknown, Query = unknown> {
-  engine: Engine;
+  /** The engine as the principal asking sees it (`engine.as(p)`), or the engine itself without a policy. */
+  engine: RouteEngine;
+  /** The engine itself: for what acts as the service whoever asks (a webhook's trigger). */
+  host: Engine;
+  /** Who is asking, when known. */
+  identity: Identity;
   request: Request;
   /** Path parameters, URL-decoded. */
   params: Params;
@@ -109,6 +134,11 @@ export interface Route<
   responses: Responses;
   /** Statuses answered with problem details, besides 403 (authorize) and 500 (unexpected). */
   problems: readonly number[];
+  /**
+   * Answered without credentials also where the engine has an access policy: the OpenAPI document,
+   * webhooks (which carry their own signature), the sign-in pages.
+   */
+  public?: true;
   /** Answers the request. */
   action(context: RouteContext<ParamsOf<Params>, BodyOf<Body>, QueryOf<Query>>): Promise<Response>;
 }

@@ -1,5 +1,6 @@
-import type { Engine } from '../engine/engine.js';
-import { NotFoundError, isStepwireError } from '../errors/index.js';
+import type { RouteEngine } from './route.js';
+import type { SessionInfo } from './auth.js';
+import { NotFoundError, isForbiddenError, isStepwireError } from '../errors/index.js';
 import { renderMessagePage, renderScreen } from '../app/render.js';
 import { setOwn } from '../schema/own.js';
 import { readBytes } from './body.js';
@@ -23,6 +24,8 @@ export interface ScreenRouteOptions {
   basePath?: string;
   /** Largest form body read, in bytes. @default 1048576 (1 MiB) */
   maxBodyBytes?: number;
+  /** The signed-in session: its token goes in every form, and a form must bring it back. */
+  session?: SessionInfo | undefined;
 }
 
 /** Headers of every HTML answer: no scripts, no framing, styles inline only, forms to this origin. */
@@ -45,7 +48,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * @internal
  */
 export async function handleScreenRoute(
-  engine: Engine,
+  engine: Pick<RouteEngine, 'applications'>,
   request: Request,
   params: ScreenRouteParams,
   options: ScreenRouteOptions = {},
@@ -66,9 +69,17 @@ export async function handleScreenRoute(
       renderMessagePage('Forbidden', 'A form of this application can only be sent from its own pages.'),
     );
   try {
+    const session = options.session;
+    const shown = session && {
+      csrf: session.csrf,
+      who: session.principal.name ?? session.principal.email ?? session.principal.id,
+    };
     const app = await engine.applications.open(params.app);
     if (!isForm)
-      return html(200, renderScreen(app.name, await app.screen(params.screen, query), { basePath }));
+      return html(
+        200,
+        renderScreen(app.name, await app.screen(params.screen, query), { basePath, session: shown }),
+      );
 
     // An unknown screen or form is 404 before the body is read (as the rows route answers an unknown entity).
     const screen = app.application.screens.find((s) => s.url === params.screen);
@@ -77,6 +88,17 @@ export async function handleScreenRoute(
     if (form?.type !== 'form') throw new NotFoundError('form', `${params.screen}/${params.form!}`);
     const values = await readForm(request, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     if (values instanceof Response) return values;
+    // A signed-in browser's form carries its session's token: a form made elsewhere does not.
+    const token = values._csrf;
+    delete values._csrf;
+    if (session && token !== session.csrf)
+      return html(
+        403,
+        renderMessagePage(
+          'Forbidden',
+          'This form is not one this server gave you; open the screen again and send it from there.',
+        ),
+      );
     const result = await app.submit(params.screen, params.form!, values, query, {
       traceparent: request.headers.get('traceparent') ?? undefined,
     });
@@ -85,9 +107,10 @@ export async function handleScreenRoute(
       return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
     }
     // Invalid input, a failed run and a redirect that cannot be built all show the screen again.
-    return html(422, renderScreen(app.name, result.screen, { basePath }));
+    return html(422, renderScreen(app.name, result.screen, { basePath, session: shown }));
   } catch (error) {
     if (error instanceof NotFoundError) return html(404, renderMessagePage('Not found', error.message));
+    if (isForbiddenError(error)) return html(403, renderMessagePage('Forbidden', error.message));
     if (isStepwireError(error) && error.code === 'closed')
       return html(
         503,

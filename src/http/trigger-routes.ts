@@ -79,6 +79,7 @@ export const TRIGGER_ROUTES = [
     method: 'POST',
     path: '/hooks/{name}',
     name: 'hooks.call',
+    public: true,
     summary: 'Call a webhook trigger',
     description:
       'Starts the trigger’s workflow with its `input_data` and the JSON body laid over it, and answers 202 at once. With a secret, the request must carry `X-Stepwire-Signature: sha256=<hex HMAC-SHA256 of the raw body>`, else 401 and nothing runs. With an `Idempotency-Key`, a key already used answers 200 with the run it started.',
@@ -103,7 +104,8 @@ export const TRIGGER_ROUTES = [
       202: { description: 'Started.', schema: RUN_ID },
     },
     problems: [400, 401, 404, 413, 415, 503],
-    action: async ({ engine, request, params, options }) => {
+    // A webhook is called by another server with the trigger's signature, and starts its run as the trigger.
+    action: async ({ host: engine, request, params, options }) => {
       const trigger = await engine.triggers.get(params.name);
       if (trigger.type !== 'webhook')
         throw new HttpProblem(problem(404, 'not_found', `trigger "${params.name}" is not a webhook`));

@@ -267,6 +267,12 @@ function bodyStream(req: IncomingMessage, signal: AbortSignal): ReadableStream<U
 }
 
 /**
+ * The header the handler reads the client's address from (sign-in attempts are counted by it): set
+ * from the socket, never taken from the client.
+ */
+const CLIENT_ADDRESS_HEADER = 'x-stepwire-client-address';
+
+/**
  * The request as a web `Request`, or the 400 answer of one whose `Host` is not a host: a value such
  * as `evil/x`, `a@b` or `h?` would otherwise move into the URL's path, user or query (RFC 9112 3.2).
  */
@@ -289,9 +295,11 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
-    if (name.startsWith(':')) continue;
+    // The client's address is the socket's: a header of that name a client sent is not believed.
+    if (name.startsWith(':') || name.toLowerCase() === CLIENT_ADDRESS_HEADER) continue;
     headers.append(name, req.rawHeaders[i + 1]!);
   }
+  if (req.socket.remoteAddress) headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress);
   let url: URL;
   try {
     url = requestUrl(req.url ?? '/', `http://${host || formatHost(hostname)}`);

@@ -8,13 +8,15 @@ async function server() {
   const engine = new Engine({ spreadsheets: new MemorySpreadsheets({ crm: { customers: CUSTOMER_ROWS } }) });
   await engine.catalog.registerEntity(customers);
   const handler = createHandler(engine);
-  const send = (method: string, body?: unknown) =>
+  const send = (method: string, body?: unknown, key?: string) =>
     handler(
       new Request('http://localhost/access', {
         method,
-        ...(body === undefined
-          ? {}
-          : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
     );
   return { engine, send };
@@ -33,7 +35,10 @@ describe('/access', () => {
     const put = await send('PUT', policy);
     expect(put.status).toBe(200);
     expect(await put.json()).toEqual(policy);
-    expect(await (await send('GET')).json()).toEqual(policy);
+    // From now on the server needs credentials: an admin's key reads the policy back.
+    expect((await send('GET')).status).toBe(401);
+    const { secret } = await engine.keys.create({ name: 'admin', roles: ['admin'] });
+    expect(await (await send('GET', undefined, secret)).json()).toEqual(policy);
     const alice = { id: 'a', kind: 'user' as const, roles: ['sales'], email: 'alice@example.com' };
     const read = await engine.as(alice).catalog.getEntity({ entity_name: 'customers', operation: {} });
     expect(read.body.table.rows).toHaveLength(2);

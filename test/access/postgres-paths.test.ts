@@ -294,11 +294,8 @@ describe.sequential('access on openPostgres, steps executed by a worker', () => 
     ).toEqual(['Acme', 'Globex Ltd', 'Initech', 'Umbrella']);
   }, 60_000);
 
-  // KNOWN BUG (src/access/control.ts, left to its owner): AccessControl.open() looks for a stored
-  // policy once, when the engine opens; a worker opened before `engine.access.put` keeps
-  // `#enabled` false and runs every initiator's steps unrestricted. `it.fails` until that is fixed:
-  // then this goes red and `.fails` is to be removed.
-  it.fails(
+  // A worker opened before `engine.access.put` reads the policy at each check of an initiator.
+  it(
     'a worker opened before the policy was put enforces it too',
     async () => {
       const { engine, sheets } = await openCluster({ workerFirst: true });

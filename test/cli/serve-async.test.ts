@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveProcess, tempDir, type Served } from './helpers.js';
@@ -17,6 +17,8 @@ const call = (url: string, init: RequestInit = {}) =>
 function slowApp(): string {
   const app = join(temp.dir, 'app');
   cpSync('examples/app', app, { recursive: true });
+  // Served open on loopback: this test is not about sign-in (test/http/sign-in.test.ts is).
+  rmSync(join(app, 'access.json'));
   writeFileSync(
     join(app, 'scripts/slow.js'),
     `/* global getEntity, writeEntity */

@@ -1,4 +1,4 @@
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveProcess, tempDir, type Served } from './helpers.js';
@@ -16,6 +16,8 @@ describe('stepwire serve keeps its data', () => {
   it('a form submitted, the process killed with SIGKILL and started again: the run is listed and the row is in the sheet file', async () => {
     const app = join(temp.dir, 'app');
     cpSync('examples/app', app, { recursive: true });
+    // Served open on loopback: this test is not about sign-in (test/http/sign-in.test.ts is).
+    rmSync(join(app, 'access.json'));
     served = await serveProcess([app, '--port', '0'], 120_000);
     expect(served.stdout()).toContain(`data: ${join(app, '.stepwire', 'db')}`);
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, serveProcess, stepwire, tempDir, type Served } from './helpers.js';
@@ -50,6 +50,8 @@ describe.skipIf(url === undefined)('stepwire worker beside stepwire serve --no-w
   it('serve only queues, the worker executes the steps, and SIGTERM stops it gracefully', async () => {
     const app = join(temp.dir, 'app');
     cpSync('examples/app', app, { recursive: true });
+    // Served open on loopback: this test is not about sign-in (test/http/sign-in.test.ts is).
+    rmSync(join(app, 'access.json'));
     const schema = schemas.next();
     const served: Served = await serveProcess(
       [app, '--port', '0', '--db', url!, '--schema', schema, '--no-work'],
@@ -83,6 +85,8 @@ describe.skipIf(url === undefined)('stepwire worker beside stepwire serve --no-w
   it('stepwire run --db URL --schema NAME keeps its run in that schema; --schema without --db is a usage error', async () => {
     const app = join(temp.dir, 'run-schema');
     cpSync('examples/app', app, { recursive: true });
+    // Served open on loopback: this test is not about sign-in (test/http/sign-in.test.ts is).
+    rmSync(join(app, 'access.json'));
     const schema = schemas.next();
     const input = JSON.stringify({ id: 601, name: 'Run Rita', city: 'Kyiv' });
     const ran = await stepwire([

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,8 @@ describe.skipIf(chromiumPath === undefined)('examples/app in a real browser', ()
     mkdirSync(SHOTS, { recursive: true });
     app = join(temp.dir, 'app');
     cpSync('examples/app', app, { recursive: true });
+    // Served open on loopback: this test is not about sign-in (test/http/sign-in.test.ts is).
+    rmSync(join(app, 'access.json'));
     served = await serveProcess([app, '--port', '0'], 120_000);
     browser = await chromium.launch({
       executablePath: chromiumPath!,

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pdfText, serveProcess, stepwire, tempDir, type Served } from '../cli/helpers.js';
@@ -103,6 +103,8 @@ describe('examples/app with stepwire serve', () => {
     // A copy: serve keeps its database and the sheets' rows in the project folder.
     const app = join(temp.dir, 'app');
     cpSync('examples/app', app, { recursive: true });
+    // Served open on loopback: this test is not about sign-in (test/http/sign-in.test.ts is).
+    rmSync(join(app, 'access.json'));
     served = await serveProcess([app, '--port', '0', '--out', out]);
   });
   afterAll(async () => {

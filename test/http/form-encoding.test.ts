@@ -50,7 +50,7 @@ describe('form bodies with a Content-Encoding', () => {
 });
 
 describe('a form sent from another site', () => {
-  it('is refused with a 403 page when the browser says cross-site, and nothing runs; same-site and none go on', async () => {
+  it('is refused with a 403 page when the browser says cross-site or same-site (another port, a sibling subdomain), and nothing runs; same-origin and none go on', async () => {
     const { engine } = await appEngine();
     const handler = createHandler(engine);
     const post = (site?: string) =>
@@ -64,12 +64,14 @@ describe('a form sent from another site', () => {
           },
         }),
       );
-    const refused = await post('cross-site');
-    expect(refused.status).toBe(403);
-    expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(await refused.text()).toContain('A form of this application can only be sent from its own pages.');
+    for (const site of ['cross-site', 'same-site']) {
+      const refused = await post(site);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await refused.text()).toContain('A form of this application can only be sent from its own pages.');
+    }
     expect((await engine.listRuns({})).runs).toEqual([]);
-    for (const site of ['same-origin', 'same-site', 'none', undefined])
+    for (const site of ['same-origin', 'none', undefined])
       expect((await post(site)).status).toBe(303);
   });
 });

@@ -30,8 +30,15 @@ describe('GET /openapi.json', () => {
           'text/html',
         ]);
       } else expect(op.responses['500'].$ref).toBe('#/components/responses/Problem500');
-      // Every POST and PUT takes a body, but cancelling a run, which names all it needs in its path.
-      if ((route.method === 'POST' || route.method === 'PUT') && route.name !== 'runs.cancel')
+      // Where the engine has an access policy: 401 without credentials, but on the public routes.
+      if (route.public) expect(op.security, route.name).toEqual([]);
+      else expect(op.responses['401'].$ref, route.name).toBe('#/components/responses/Problem401');
+      // Every POST and PUT takes a body, but cancelling a run and signing out, which need none.
+      if (
+        (route.method === 'POST' || route.method === 'PUT') &&
+        route.name !== 'runs.cancel' &&
+        route.name !== 'session.signOut'
+      )
         expect(op.requestBody, route.name).toBeDefined();
     }
     // An engine closed while serving answers runs and hooks with 503 (code closed).

@@ -11,6 +11,8 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 async function served(name: string) {
   const dir = join(temp, name);
   cpSync('examples/app', dir, { recursive: true });
+  // Served open on loopback: this test is not about sign-in (test/http/sign-in.test.ts is).
+  rmSync(join(dir, 'access.json'));
   const project = await loadProject(dir, { sheets: 'files' });
   const handler = createHandler(project.engine);
   const call = async (method: string, path: string, body?: unknown) => {

@@ -1,0 +1,152 @@
+/**
+ * Who is asking, and whether the browser rules let the request in (DESIGN 18): the `Host` check
+ * against DNS rebinding, the same-origin rule for every request that changes something, and the
+ * principal found from a bearer key, a session cookie or the host's own hook.
+ * @module
+ */
+import type { Principal } from '../access/principal.js';
+import type { CredentialStores, SessionInfo } from '../auth/credentials.js';
+
+export type { CredentialStores, SessionInfo } from '../auth/credentials.js';
+import { problem, problemResponse } from './problem.js';
+
+/** How `createHandler` finds out who is asking (DESIGN 18). */
+export interface AuthOptions {
+  /**
+   * API keys: `Authorization: Bearer sw_...` (keys made with `engine.keys.create`).
+   * @default true when the engine has an access policy
+   */
+  keys?: boolean;
+  /**
+   * Cookie sessions for screens and the console, made by the sign-in page.
+   * @default true when the engine has an access policy
+   */
+  sessions?: boolean;
+  /**
+   * For a host that already knows its user (its own session, a gateway's header): the principal
+   * of a request, or undefined for none. Asked before keys and sessions; a principal it gives wins.
+   */
+  principal?: (request: Request) => Principal | undefined | Promise<Principal | undefined>;
+}
+
+/** Names the request's host answers to without being listed: the loopback ones. */
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The name of the session cookie: `__Host-` prefixed (so Secure, host-only, path /) under https. @internal */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? '__Host-stepwire_session' : 'stepwire_session';
+}
+
+/**
+ * The answer refusing a request whose `Host` is neither loopback nor listed (a DNS-rebinding page
+ * reaches a loopback server under its own name), or undefined when it may go on.
+ * @internal
+ */
+export function refuseHost(request: Request, allowed: ReadonlySet<string> | undefined): Response | undefined {
+  if (allowed === undefined) return undefined;
+  const url = new URL(request.url);
+  const host = url.hostname.toLowerCase();
+  if (LOOPBACK.test(host) || allowed.has(host) || allowed.has(url.host.toLowerCase())) return undefined;
+  return problemResponse(
+    problem(403, 'host_not_allowed', `This server does not answer to the host "${url.host}".`),
+  );
+}
+
+/**
+ * The answer refusing a request that changes something and does not come from this server's own
+ * pages, or undefined when it may go on. `Sec-Fetch-Site` must be `same-origin` or `none`
+ * (same-site is not enough: another port or a sibling subdomain is same-site); without it, an
+ * `Origin` must be one of `origins`; a request with neither (not sent by a browser) passes, and so
+ * does one with a bearer key and no cookie. A body-less POST is no exception.
+ * @internal
+ */
+export function refuseCrossSite(
+  request: Request,
+  method: string,
+  origins: readonly string[],
+): Response | undefined {
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return undefined;
+  const headers = request.headers;
+  if (bearerOf(request) !== undefined && !headers.has('cookie')) return undefined;
+  const site = headers.get('sec-fetch-site');
+  if (site !== null) {
+    if (site === 'same-origin' || site === 'none') return undefined;
+    return crossSite(`the browser says it came from a ${site} page`);
+  }
+  const origin = headers.get('origin');
+  if (origin === null) return undefined;
+  if (origins.includes(origin.toLowerCase())) return undefined;
+  return crossSite(`it came from ${origin === 'null' ? 'an opaque origin' : origin}`);
+}
+
+function crossSite(why: string): Response {
+  return problemResponse(
+    problem(
+      403,
+      'cross_site',
+      `A request that changes something is only taken from this server's own pages: ${why}. Nothing was done.`,
+    ),
+  );
+}
+
+/** The bearer token of `Authorization`, or undefined. @internal */
+export function bearerOf(request: Request): string | undefined {
+  const header = request.headers.get('authorization');
+  if (header === null) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+/** The value of cookie `name`, or undefined. @internal */
+export function cookieOf(request: Request, name: string): string | undefined {
+  const header = request.headers.get('cookie');
+  if (header === null) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** Who is asking: the principal, and the session when it came by cookie. @internal */
+export interface Identity {
+  principal: Principal | undefined;
+  session: SessionInfo | undefined;
+}
+
+/**
+ * Finds the principal of a request: the host's hook, then a bearer key, then the session cookie.
+ * A bearer token that is no live key answers 401 (it is never taken for "no credentials").
+ * @internal
+ */
+export async function identify(
+  request: Request,
+  auth: { keys: boolean; sessions: boolean; principal: AuthOptions['principal'] },
+  stores: CredentialStores,
+  secure: boolean,
+): Promise<Identity | Response> {
+  if (auth.principal) {
+    const principal = await auth.principal(request);
+    if (principal !== undefined) return { principal, session: undefined };
+  }
+  const bearer = auth.keys ? bearerOf(request) : undefined;
+  if (bearer !== undefined) {
+    const principal = bearer === '' ? undefined : await stores.verifyKey(bearer);
+    if (!principal)
+      return unauthorized('The API key is not valid (unknown, revoked or expired).', 'invalid_token');
+    return { principal, session: undefined };
+  }
+  if (auth.sessions) {
+    const token = cookieOf(request, sessionCookieName(secure));
+    const session = token ? await stores.session(token) : undefined;
+    if (session) return { principal: session.principal, session };
+  }
+  return { principal: undefined, session: undefined };
+}
+
+/** 401 with `WWW-Authenticate: Bearer`: credentials are needed (or were not valid). @internal */
+export function unauthorized(detail: string, error?: 'invalid_token'): Response {
+  return problemResponse(problem(401, 'unauthorized', detail), {
+    'www-authenticate': `Bearer realm="stepwire"${error ? `, error="${error}"` : ''}`,
+  });
+}
