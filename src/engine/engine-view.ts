@@ -28,6 +28,8 @@ import type { RunInput, WorkflowRef } from './workflow-ref.js';
 import { workflowName } from './workflow-ref.js';
 import type { RunOptions } from './run.js';
 import type { RunHandle, RunListQuery } from './engine-types.js';
+import type { ApiKey, ApiKeyInput, ApiKeys, CreatedApiKey } from '../auth/keys.js';
+import type { User, UserInput, Users } from '../auth/users.js';
 import type { DefinitionWriteOptions, VersionPage, VersionQuery } from '../adapters/definition-history.js';
 import type { WorkflowRegistry } from './workflows.js';
 import type { ScriptRegistry } from './scripts.js';
@@ -55,6 +57,8 @@ export interface ViewEngine {
   scripts: ScriptRegistry;
   triggers: TriggerRegistry;
   applications: Applications;
+  keys: ApiKeys;
+  users: Users;
   access: {
     get(): Promise<AccessPolicy | undefined>;
     put(policy: AccessPolicy, options?: DefinitionWriteOptions): Promise<AccessPolicy>;
@@ -118,6 +122,21 @@ export class EngineView {
   };
   /** The audit log: needs `audit.read`. */
   readonly audit: { list(query?: AuditQuery): Promise<AuditPage> };
+  /** API keys: every call needs `keys.manage`; changes are audited. */
+  readonly keys: {
+    create(input: ApiKeyInput): Promise<CreatedApiKey>;
+    list(): Promise<ApiKey[]>;
+    revoke(id: string): Promise<boolean>;
+  };
+  /** Users: every call needs `users.manage`; changes are audited (never a password). */
+  readonly users: {
+    create(input: UserInput): Promise<User>;
+    get(id: string): Promise<User | undefined>;
+    list(): Promise<User[]>;
+    setRoles(id: string, roles: string[]): Promise<User>;
+    setPassword(id: string, password: string): Promise<void>;
+    disable(id: string): Promise<User>;
+  };
   #host: ViewHost;
 
   /** @internal */
@@ -184,6 +203,33 @@ export class EngineView {
       put: (policy) => change('access.put', 'access:policy', () => engine.access.put(policy, by)),
     };
     this.audit = { list: (query) => this.#allowed('audit.read', undefined, () => host.audit.list(query)) };
+    const keys =
+      (action: string, resource: string) =>
+      <T>(work: () => Promise<T>) =>
+        this.#changed('keys.manage', undefined, action, resource, work);
+    this.keys = {
+      create: (input) => keys('key.create', `key:${nameOf(input)}`)(() => engine.keys.create(input)),
+      list: () => this.#allowed('keys.manage', undefined, () => engine.keys.list()),
+      revoke: (id) => keys('key.revoke', `key:${id}`)(() => engine.keys.revoke(id)),
+    };
+    const users =
+      (action: string, resource: string) =>
+      <T>(work: () => Promise<T>) =>
+        this.#changed('users.manage', undefined, action, resource, work);
+    const manage = <T>(work: () => Promise<T>) => this.#allowed('users.manage', undefined, work);
+    this.users = {
+      create: (input) =>
+        users(
+          'user.create',
+          `user:${String((input as { email?: unknown }).email)}`,
+        )(() => engine.users.create(input)),
+      get: (id) => manage(() => engine.users.get(id)),
+      list: () => manage(() => engine.users.list()),
+      setRoles: (id, roles) => users('user.set_roles', `user:${id}`)(() => engine.users.setRoles(id, roles)),
+      setPassword: (id, password) =>
+        users('user.set_password', `user:${id}`)(() => engine.users.setPassword(id, password)),
+      disable: (id) => users('user.disable', `user:${id}`)(() => engine.users.disable(id)),
+    };
   }
 
   /**

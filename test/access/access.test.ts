@@ -417,3 +417,33 @@ describe('definitions and the audit log', () => {
     });
   });
 });
+
+describe('keys and users through engine.as(p)', () => {
+  it('need keys.manage and users.manage; the audit log names them and holds no secret or password', async () => {
+    const { engine } = await openEngine();
+    const admin: Principal = { id: 'u-admin', kind: 'user', roles: ['admin'] };
+    await expect(engine.as(alice).keys.create({ name: 'mine', roles: ['admin'] })).rejects.toMatchObject({
+      code: 'forbidden',
+      permission: 'keys.manage',
+    });
+    await expect(engine.as(alice).users.list()).rejects.toMatchObject({ permission: 'users.manage' });
+    const key = await engine.as(admin).keys.create({ name: 'export', roles: ['finance'] });
+    const user = await engine.as(admin).users.create({
+      email: 'new@example.com',
+      roles: ['sales'],
+      password: 'a long enough password',
+    });
+    await engine.as(admin).users.disable(user.id);
+    const { entries } = await engine.audit.list();
+    expect(entries.map((e) => [e.principal.id, e.action, e.outcome])).toEqual([
+      ['u-alice', 'key.create', 'denied'],
+      ['u-admin', 'key.create', 'success'],
+      ['u-admin', 'user.create', 'success'],
+      ['u-admin', 'user.disable', 'success'],
+    ]);
+    const text = JSON.stringify(entries);
+    expect(text).not.toContain(key.secret);
+    expect(text).not.toContain('a long enough password');
+    expect((await engine.as(admin).keys.list()).map((k) => k.name)).toEqual(['export']);
+  });
+});
