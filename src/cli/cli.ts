@@ -19,6 +19,7 @@ import { nearest } from './nearest.js';
 import { initCommand } from './init.js';
 import { keysCommand } from './keys.js';
 import { usersCommand } from './users.js';
+import { initAccessCommand } from './init-access.js';
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
   init: initCommand,
@@ -31,6 +32,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   graph: graphCommand,
   keys: keysCommand,
   users: usersCommand,
+  'init-access': initAccessCommand,
 };
 
 /**

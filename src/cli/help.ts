@@ -17,6 +17,9 @@ Commands:
   triggers <dir>                       list the project's triggers and when they fire next
   types <dir> [--out FILE]             TypeScript types of each workflow's input and output
   graph <dir> <workflow> [--out FILE]  the workflow as an SVG picture
+  init-access <dir> --email E | --key  a starting access policy and the first admin (sign-in)
+  keys create|list|revoke              API keys for programs (Authorization: Bearer)
+  users add|list|set-roles|disable|reset-password  people who sign in with a password
 
 Options:
   -h, --help     show help (also after a command: stepwire run --help)
@@ -91,10 +94,14 @@ runs are kept in a database (by default <dir>/.stepwire/db) and entity rows in t
 of <dir>/sheets, so both survive a restart. Runs are durable: their steps are queued in the
 database and executed here and by any "stepwire worker" on it; a run cut short by a stop
 goes on at the next start. Stop with Ctrl-C (or SIGTERM): steps in flight finish first.
+With <dir>/access.json (stepwire init-access) every request needs sign-in (the /sign-in
+page, or an API key); without one the server is open and listens on loopback only.
 
 Options:
   -p, --port N      port to listen on; 0 picks a free one (default: 8787)
-      --host ADDR   address to listen on (default: 127.0.0.1)
+      --host ADDR   address to listen on (default: 127.0.0.1); another than loopback
+                    only with an access policy; answers loopback names, this address and
+                    the --public-url host
       --public-url URL  the address clients reach this server at, e.g.
                     https://flows.example.com: every link (file URLs, app and hook
                     addresses) starts with it (default: the listen address, with

@@ -119,9 +119,25 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       ...(outDir === undefined ? {} : { outDir, onFileWritten: (path: string) => io.err(`wrote ${path}`) }),
     });
     printWarnings(io, project.problems);
+    const controlled = await project.engine.accessControlled();
+    // An open server beyond loopback lets anyone on the network do anything: refused, as a
+    // database server refuses outside clients until authentication is set.
+    if (!controlled && !isLoopback(hostname)) {
+      io.err(
+        `stepwire serve: --host ${hostname} would let anyone who reaches it read and change everything: ${dir} has no access policy. Run "stepwire init-access ${dir} --email you@example.com" first (then sign in), or serve on 127.0.0.1.`,
+      );
+      return EXIT.failure;
+    }
     const api = createHandler(project.engine, {
       onError: (error) =>
         io.err(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      // Loopback names, the public URL's host and a listen address named on purpose: nothing else
+      // (a DNS-rebinding page names its own host).
+      allowedHosts: [
+        ...(publicUrl !== undefined ? [new URL(publicUrl).host] : []),
+        ...(isWildcard(hostname) || isLoopback(hostname) ? [] : [formatHost(hostname)]),
+      ],
+      ...(publicUrl !== undefined ? { publicUrl } : {}),
     });
     inner = async function stepwireServe(request: Request): Promise<Response> {
       const started = performance.now();
@@ -137,6 +153,15 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     };
     io.out(`stepwire serving ${dir} at ${server.url}`);
     if (publicUrl !== undefined) io.out(`  public URL: ${publicUrl} (every link starts with it)`);
+    io.out(
+      controlled
+        ? `  access: sign in at ${base}/sign-in; programs send Authorization: Bearer <key> (stepwire keys create)`
+        : '  access: none (no access.json): anyone who reaches this loopback address can do anything; stepwire init-access adds sign-in',
+    );
+    if (isWildcard(hostname) && publicUrl === undefined)
+      io.out(
+        `  note: listening on ${hostname}, answering only loopback names; give --public-url to be reached by name`,
+      );
     io.out(`  API: ${base}/openapi.json`);
     io.out(`  data: ${database.where}${memory ? '' : `; entity rows in ${dir}/sheets`}`);
     for (const name of await project.engine.applications.list()) {
@@ -171,6 +196,21 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     await sandbox.close();
     await database.close();
   }
+}
+
+/** Whether a listen address is loopback (127.0.0.0/8, ::1, localhost). */
+function isLoopback(hostname: string): boolean {
+  return /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(hostname);
+}
+
+/** Whether a listen address is every interface (0.0.0.0, ::). */
+function isWildcard(hostname: string): boolean {
+  return hostname === '0.0.0.0' || hostname === '::' || hostname === '[::]';
+}
+
+/** A host as a `Host` header names it: an IPv6 address in brackets. */
+function formatHost(hostname: string): string {
+  return hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname;
 }
 
 /**
