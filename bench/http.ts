@@ -2,6 +2,12 @@
  * Requests per second of `POST /catalog/entities/{name}/read` through the Node server (`serve`),
  * compared with the same read called in-process (`engine.catalog.getEntity`), in the same run.
  * Load is bounded: a fixed number of requests from a few concurrent keep-alive clients on 127.0.0.1.
+ *
+ * Then the cost of sign-in (DESIGN 18, issue 38 item 8): the handler of an engine with an access
+ * policy, each request carrying a bearer API key, against the handler of an engine without one,
+ * on the same read routes (`GET /workflows/{name}` and the entity read above), called in-process
+ * (no socket, so the figure is the handler's own), in turns, best of several samples; goal at most
+ * 1.10x. The parts sign-in adds (the key's check, the policy read, `engine.as`) are timed alone.
  * Run directly with `npx tsx bench/http.ts`.
  */
 import { createServer } from 'node:http';
@@ -9,8 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { serve } from '../src/node/serve.js';
 import { createHandler } from '../src/http/index.js';
-import { Engine, MemorySpreadsheets, type Entity } from '../src/index.js';
-import { checkEqual, sized } from './util.js';
+import { Engine, MemorySpreadsheets, type AccessPolicy, type Entity, type Workflow } from '../src/index.js';
+import { checkEqual, printTable, sized } from './util.js';
 
 const REQUESTS = sized(5_000, 40);
 const CONCURRENCY = 16;
@@ -129,6 +135,152 @@ export async function run(): Promise<void> {
   } finally {
     await server.close();
   }
+  await signInCost(cells);
+}
+
+/** What the signed-in key may do: read definitions and the orders, nothing else. */
+const POLICY: AccessPolicy = {
+  roles: { reader: { grants: ['definitions.read', 'entity.read:orders'] }, admin: { grants: ['*'] } },
+};
+
+const WORKFLOW: Workflow = {
+  name: 'ship',
+  steps: [
+    {
+      name: 'pick',
+      type: 'l2',
+      l2_data: {
+        provider: 'platform',
+        module: 'dummy',
+        action: 'dummy_task',
+        input_data: { id: '{{input.id}}' },
+      },
+    },
+  ],
+  wires: [],
+};
+
+const SIGN_IN_CALLS = sized(4_000, 20);
+const SIGN_IN_SAMPLES = sized(9, 1);
+
+/** An engine with the orders and the workflow, with `access` or without. */
+async function engineOf(cells: (string | number)[][], access?: AccessPolicy): Promise<Engine> {
+  const engine = new Engine({
+    spreadsheets: new MemorySpreadsheets({ shop: { orders: cells.map((row) => [...row]) } }),
+    ...(access ? { access } : {}),
+  });
+  await engine.catalog.registerEntity(entity);
+  await engine.workflows.create(WORKFLOW);
+  return engine;
+}
+
+/** Milliseconds per call of `once`, the best of the samples `sample` takes (each of `calls` calls). */
+async function perCall(calls: number, once: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < calls; i++) await once();
+  return (performance.now() - start) / calls;
+}
+
+/**
+ * Each variant's best time per call over the samples, taken in turns (a, b, c, a, b, c, ...) so
+ * that a drift of the machine falls on every variant alike.
+ */
+async function inTurns(calls: number, variants: Record<string, () => Promise<unknown>>) {
+  const best: Record<string, number> = {};
+  for (const [name, once] of Object.entries(variants)) {
+    for (let i = 0; i < sized(300, 3); i++) await once(); // warm up
+    best[name] = Infinity;
+  }
+  for (let sample = 0; sample < SIGN_IN_SAMPLES; sample++)
+    for (const [name, once] of Object.entries(variants))
+      best[name] = Math.min(best[name]!, await perCall(calls, once));
+  return best;
+}
+
+const us = (ms: number) => `${(ms * 1000).toFixed(1)} us`;
+
+/** The handler with sign-in on (a bearer key, an engine with a policy) against the handler without it. */
+async function signInCost(cells: (string | number)[][]): Promise<void> {
+  const open = await engineOf(cells);
+  const guarded = await engineOf(cells, POLICY);
+  const { secret } = await guarded.keys.create({ name: 'bench', roles: ['reader'] });
+  const plain = createHandler(open);
+  const signed = createHandler(guarded);
+  const origin = 'http://127.0.0.1:8787';
+  const bearer = { authorization: `Bearer ${secret}` };
+  const payload = JSON.stringify(body);
+  const routes = {
+    'GET /workflows/{name}': (headers: Record<string, string>) =>
+      new Request(`${origin}/workflows/ship`, { headers }),
+    'POST /catalog/entities/{name}/read': (headers: Record<string, string>) =>
+      new Request(`${origin}/catalog/entities/orders/read`, {
+        method: 'POST',
+        body: payload,
+        headers: { ...headers, 'content-type': 'application/json' },
+      }),
+  };
+  const answered = async (handler: typeof plain, request: Request) => {
+    const response = await handler(request);
+    if (response.status !== 200) throw new Error(`status ${response.status}: ${await response.text()}`);
+    return response.text();
+  };
+  for (const [route, make] of Object.entries(routes)) {
+    checkEqual((await signed(make({}))).status, 401, `${route} without a key, sign-in on: 401`);
+    checkEqual(
+      await answered(signed, make(bearer)),
+      await answered(plain, make({})),
+      `${route} with the key answers as the open handler`,
+    );
+  }
+
+  const rows: string[][] = [];
+  for (const [route, make] of Object.entries(routes)) {
+    const best = await inTurns(SIGN_IN_CALLS, {
+      off: () => answered(plain, make({})),
+      on: () => answered(signed, make(bearer)),
+    });
+    rows.push([route, us(best['off']!), us(best['on']!), `${(best['on']! / best['off']!).toFixed(2)}x`]);
+  }
+  printTable(
+    `sign-in: the handler in-process, ${SIGN_IN_CALLS} calls a sample, best of ${SIGN_IN_SAMPLES} (goal on/off <= 1.10x)`,
+    ['route', 'sign-in off', 'sign-in on (bearer key)', 'on / off'],
+    rows,
+  );
+
+  // Where the added time goes: each part sign-in adds, alone, on the same engine.
+  const stores = guarded.credentialStores();
+  const principal = (await stores.verifyKey(secret))!;
+  const bytes = new TextEncoder().encode(secret);
+  const view = guarded.as(principal);
+  const parts = await inTurns(SIGN_IN_CALLS, {
+    'verifyKey (one storage get + SHA-256)': () => stores.verifyKey(secret),
+    'SHA-256 of the key alone (crypto.subtle)': () => crypto.subtle.digest('SHA-256', bytes),
+    'accessControlled() (policy read)': () => guarded.accessControlled(),
+    'engine.as(principal) (a view per request)': async () => guarded.as(principal),
+    'as(p).workflows.get (view + grants + get)': () => guarded.as(principal).workflows.get('ship'),
+    'view.workflows.get (one view: grants + get)': () => view.workflows.get('ship'),
+    'plain engine.workflows.get': () => open.workflows.get('ship'),
+  });
+  // The same split through the handler: the header alone, then a principal given by the host's
+  // hook (engine.as and the policy, no key to check), then the bearer key.
+  const hooked = createHandler(guarded, { auth: { principal: () => principal } });
+  const make = routes['GET /workflows/{name}'];
+  const steps = await inTurns(SIGN_IN_CALLS, {
+    'off, no header': () => answered(plain, make({})),
+    'off, Authorization header (ignored)': () => answered(plain, make(bearer)),
+    'on, principal from auth.principal (no key)': () => answered(hooked, make({})),
+    'on, bearer key': () => answered(signed, make(bearer)),
+  });
+  printTable(
+    'GET /workflows/{name} step by step, per call (best of the samples)',
+    ['handler', 'time', 'over off'],
+    Object.entries(steps).map(([name, ms]) => [name, us(ms), us(ms - steps['off, no header']!)]),
+  );
+  printTable(
+    'sign-in parts, per call (best of the samples)',
+    ['part', 'time'],
+    Object.entries(parts).map(([part, ms]) => [part, us(ms)]),
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();
