@@ -128,8 +128,8 @@ describe('signing in with a password', () => {
     );
   });
 
-  it('a wrong password is 401 with the page again; too many attempts lock the account (429)', async () => {
-    const { send } = await server();
+  it('a wrong password is 401 with the page again; too many attempts lock the account (429); each is audited', async () => {
+    const { engine, send } = await server();
     const wrong = await signIn(send, 'ada@example.com', 'not the password at all');
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('The e-mail address or password is wrong');
@@ -138,6 +138,14 @@ describe('signing in with a password', () => {
     expect(last.status).toBe(429);
     // Locked: even the right password waits.
     expect((await signIn(send, 'ada@example.com')).status).toBe(429);
+    const { entries } = await engine.audit.list({ action: 'session.sign_in' });
+    expect(entries[0]).toMatchObject({
+      principal: { id: 'email:ada@example.com', kind: 'user' },
+      outcome: 'denied',
+      detail: { reason: 'invalid' },
+    });
+    expect(entries.at(-1)).toMatchObject({ outcome: 'denied', detail: { reason: 'locked' } });
+    expect(JSON.stringify(entries)).not.toContain('not the password at all');
   });
 
   it('a session is a new id at every sign-in, and signing out ends it', async () => {
