@@ -61,6 +61,13 @@ export interface AuthStoreOptions {
 
 /** What a secret starts with, so that a leaked one is easy to recognise (and scan for). */
 const PREFIX = 'sw_';
+/**
+ * How long a checked key is taken as it was without asking the storage again, in ms: a key revoked
+ * by another process stops working within this time (at once in the process that revoked it).
+ */
+const RECENT_MS = 1000;
+/** Most keys remembered as checked. */
+const MAX_RECENT = 1000;
 /** `last_used_at` is written at most this often, so checking a key is not a write per request. */
 const TOUCH_MS = 60_000;
 /** What follows a key's digest in the storage key of its last use. */
@@ -81,6 +88,8 @@ export class ApiKeys {
   #now: () => number;
   /** When this process last wrote each key's last use (by key id). */
   #touched = new Map<string, number>();
+  /** Secrets checked in the last {@link RECENT_MS}: their principal, and until when it holds. */
+  #recent = new Map<string, { principal: Principal; until: number }>();
 
   /** @internal */
   constructor(storage: StorageAdapter, ready: () => Promise<void>, options: AuthStoreOptions = {}) {
@@ -141,6 +150,7 @@ export class ApiKeys {
     if (found === undefined || found.value.revoked_at !== null) return false;
     const revoked = { ...found.value, revoked_at: new Date(this.#now()).toISOString() };
     await this.#storage.put('api_keys', found.key, revoked);
+    for (const [secret, seen] of this.#recent) if (seen.principal.id === id) this.#recent.delete(secret);
     return true;
   }
 
@@ -152,10 +162,15 @@ export class ApiKeys {
   async verify(secret: string): Promise<Principal | undefined> {
     if (typeof secret !== 'string' || !secret.startsWith(PREFIX)) return undefined;
     if (!TOKEN_PATTERN.test(secret.slice(PREFIX.length))) return undefined;
+    const now = this.#now();
+    // A key checked a moment ago is taken as it was: a request does not pay a hash and a storage
+    // read each time. A revoke here ends it at once; one in another process within RECENT_MS.
+    const recent = this.#recent.get(secret);
+    if (recent !== undefined && now < recent.until)
+      return { ...recent.principal, roles: [...recent.principal.roles] };
     await this.#ready();
     const digest = await tokenDigest(secret);
     const key = await this.#storage.get<ApiKey>('api_keys', digest);
-    const now = this.#now();
     if (key === undefined || key.revoked_at !== null) return undefined;
     if (key.expires_at !== null && Date.parse(key.expires_at) <= now) return undefined;
     const touched = this.#touched.get(key.id);
@@ -164,7 +179,11 @@ export class ApiKeys {
       const used: LastUse = { at: new Date(now).toISOString() };
       await this.#storage.put('api_keys', `${digest}${LAST_USED}`, used);
     }
-    return { id: key.id, kind: 'key', roles: [...key.roles], name: key.name };
+    const principal: Principal = { id: key.id, kind: 'key', roles: [...key.roles], name: key.name };
+    if (this.#recent.size >= MAX_RECENT) this.#recent.clear();
+    const until = Math.min(now + RECENT_MS, key.expires_at === null ? Infinity : Date.parse(key.expires_at));
+    this.#recent.set(secret, { principal, until });
+    return { ...principal, roles: [...principal.roles] };
   }
 }
 

@@ -113,6 +113,10 @@ export class Engine {
   /** The cookie sessions of signed-in browsers, stored hashed in the storage. @internal */
   readonly sessions: Sessions;
   #control: AccessControl;
+  /** What {@link Engine.credentialStores} gives, made once. */
+  #credentials: CredentialStores | undefined;
+  /** The views {@link Engine.as} made, by principal. */
+  #views = new Map<string, EngineView>();
   /** The options with every default filled in. @internal */
   readonly options: ResolvedOptions;
   #sandbox: ScriptSandbox;
@@ -243,6 +247,18 @@ export class Engine {
    */
   as(principal: Principal): EngineView {
     const checked = checkPrincipal(principal);
+    // A view holds nothing but its principal: one per principal is kept, so a server does not build
+    // one per request.
+    const key = JSON.stringify([checked.id, checked.kind, checked.roles, checked.email, checked.name]);
+    const known = this.#views.get(key);
+    if (known) return known;
+    if (this.#views.size >= MAX_VIEWS) this.#views.clear();
+    const view = this.#newView(checked);
+    this.#views.set(key, view);
+    return view;
+  }
+
+  #newView(checked: Principal): EngineView {
     return new EngineView(
       {
         engine: this,
@@ -268,7 +284,7 @@ export class Engine {
    * not disabled, and acts with the roles it has now. @internal
    */
   credentialStores(): CredentialStores {
-    return {
+    return (this.#credentials ??= {
       verifyKey: (secret) => this.keys.verify(secret),
       session: async (token) => {
         const session = await this.sessions.get(token);
@@ -278,7 +294,7 @@ export class Engine {
         if (!user || user.disabled) return undefined;
         return { principal: { ...session.principal, roles: user.roles }, csrf: session.csrf };
       },
-    };
+    });
   }
 
   /** The catalog as `principal` sees it; with `audited`, its row writes go to the audit log. @internal */
@@ -743,6 +759,9 @@ function applyInput(
   }
   return value;
 }
+
+/** Most views {@link Engine.as} keeps (one per principal seen). */
+const MAX_VIEWS = 1000;
 
 /** Most steps one `work()` loop executes at once: one queue worker (and its polling) per slot. */
 const MAX_WORK_CONCURRENCY = 256;

@@ -85,6 +85,23 @@ describe.each(TARGETS)('API keys on $name', (target) => {
     ]);
   });
 
+  it('a key revoked by another process stops working within a second (at once in the revoking one)', async () => {
+    const time = clock();
+    const { storage } = await target.open();
+    const here = new ApiKeys(storage, ready, { now: time.now });
+    const there = new ApiKeys(storage, ready, { now: time.now });
+    const key = await here.create({ name: 'shared', roles: ['a'] });
+    expect(await there.verify(key.secret)).toMatchObject({ id: key.id });
+    expect(await here.verify(key.secret)).toMatchObject({ id: key.id });
+    expect(await here.revoke(key.id)).toBe(true);
+    expect(await here.verify(key.secret)).toBeUndefined();
+    // The other process checked it a moment ago: it takes it as it was for at most a second.
+    time.advance(999);
+    expect(await there.verify(key.secret)).toMatchObject({ id: key.id });
+    time.advance(1);
+    expect(await there.verify(key.secret)).toBeUndefined();
+  });
+
   it('notes the last use at most once a minute, without writing the key record back', async () => {
     const time = clock();
     const { storage } = await target.open();
