@@ -163,7 +163,13 @@ export type Collection =
   /** Cookie sessions, by the SHA-256 (hex) of the token; `<sha256>/seen` holds when one was last used. */
   | 'sessions'
   /** Sign-in attempts: `<account|address>/<name>/<window>/<n>`, one slot claimed per attempt. */
-  | 'sign_in_attempts';
+  | 'sign_in_attempts'
+  /**
+   * OpenID Connect sign-ins under way, by the SHA-256 (hex) of their `state`: the PKCE verifier,
+   * the nonce, the redirect URI and where to go next, for 10 minutes; deleted when the provider
+   * sends the browser back (so any process on the database can finish the sign-in, and only once).
+   */
+  | 'oidc_flows';
 
 /** Options of {@link StorageAdapter.put}. */
 export interface PutOptions extends CallOptions {

@@ -27,6 +27,74 @@ export interface AuthOptions {
    * of a request, or undefined for none. Asked before keys and sessions; a principal it gives wins.
    */
   principal?: (request: Request) => Principal | undefined | Promise<Principal | undefined>;
+  /**
+   * Sign-in with an OpenID Connect provider (Google, Keycloak, Authentik, Entra ID...): the sign-in
+   * page links to `GET /sign-in/oidc`, the authorization code flow (PKCE, state and nonce) runs
+   * through `openid-client`, and the provider's `email` and `groups` claims give the user and its
+   * roles. Needs `sessions` (on by default with an access policy).
+   */
+  oidc?: OidcOptions;
+}
+
+/**
+ * How `createHandler` signs people in with an OpenID Connect provider (DESIGN 18). At each sign-in
+ * the user with the provider's (verified) `email` is made or updated, with the roles its `groups`
+ * give plus `default_roles`: with OpenID Connect, the provider decides the roles.
+ * @example
+ * ```ts
+ * createHandler(engine, {
+ *   auth: {
+ *     oidc: {
+ *       issuer: 'https://accounts.google.com',
+ *       client_id: '1234.apps.googleusercontent.com',
+ *       client_secret: process.env.OIDC_SECRET,
+ *       allowed_domains: ['example.com'],
+ *       default_roles: ['sales'],
+ *     },
+ *   },
+ * });
+ * ```
+ */
+export interface OidcOptions {
+  /**
+   * The provider's issuer identifier, e.g. `https://accounts.google.com` or
+   * `https://sso.example.com/realms/staff`; its discovery document is read from
+   * `<issuer>/.well-known/openid-configuration` on first use. `http:` only on a loopback host
+   * (`127.0.0.1`, `localhost`, `[::1]`), for local development and tests.
+   */
+  issuer: string;
+  /** The client id the provider gave this application. */
+  client_id: string;
+  /**
+   * The client secret (sent with HTTP Basic, `client_secret_basic`); leave it out for a public
+   * client, which PKCE alone protects.
+   */
+  client_secret?: string;
+  /**
+   * Scopes asked for; must hold `openid`. Add the one that brings the `groups` claim where the
+   * provider needs one (Authentik and Keycloak setups often use `groups`).
+   * @default ["openid", "email", "profile"]
+   */
+  scopes?: string[];
+  /**
+   * The roles each group of the `groups` claim gives: `{ "sales-team": ["sales"] }`. A group not
+   * listed gives none.
+   * @default {}
+   */
+  groups?: Record<string, string[]>;
+  /**
+   * Only these e-mail addresses may sign in (in any case); with `allowed_domains`, an address
+   * either list admits may. Leave both out and every address the provider vouches for signs in:
+   * with a public provider (Google, Microsoft) always set one.
+   */
+  allowed_emails?: string[];
+  /** Only addresses of these domains may sign in (exactly the part after `@`, no subdomains). */
+  allowed_domains?: string[];
+  /**
+   * Roles every user signed in by the provider holds, besides those of its groups.
+   * @default []
+   */
+  default_roles?: string[];
 }
 
 /** Names the request's host answers to without being listed: the loopback ones. */

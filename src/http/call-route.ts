@@ -7,18 +7,23 @@ import { ROUTE_LIST, type AnyRoute, type RouteName } from './routes.js';
 type Named<N> = Extract<AnyRoute, { name: N }>;
 type SuccessStatus = 200 | 201 | 202 | 203 | 204;
 
-/** What a call of route `R` sends: its path parameters, body and query, typed by its schemas. @internal */
-export type RouteRequest<R> = (R extends { params?: infer P }
+/**
+ * What a call of route `R` sends: its path parameters, body and query, typed by its schemas.
+ * `[R]` keeps each part from distributing over a union of routes: the three unions' cross product
+ * (for the constraint of {@link CallRoute}) grows past what TypeScript can represent.
+ * @internal
+ */
+export type RouteRequest<R> = ([R] extends [{ params?: infer P }]
   ? P extends z.ZodType
     ? { params: z.input<P> }
     : unknown
   : unknown) &
-  (R extends { body?: infer B }
+  ([R] extends [{ body?: infer B }]
     ? B extends { schema: infer S extends z.ZodType }
       ? { body: z.input<S> }
       : unknown
     : unknown) &
-  (R extends { query?: infer Q } ? (Q extends z.ZodType ? { query?: z.input<Q> } : unknown) : unknown);
+  ([R] extends [{ query?: infer Q }] ? (Q extends z.ZodType ? { query?: z.input<Q> } : unknown) : unknown);
 
 /** What a call of route `R` answers: the status and the body of one of its 2xx answers. @internal */
 export type RouteAnswer<R> = R extends { responses: infer Answers }

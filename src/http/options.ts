@@ -1,4 +1,4 @@
-import type { AuthOptions } from './auth.js';
+import type { AuthOptions, OidcOptions } from './auth.js';
 /** What {@link HandlerOptions.authorize} is told about the request it decides on. */
 export interface RouteInfo {
   /** HTTP method, upper case, as the request came: `HEAD` for a HEAD request, which runs the `GET` route. */
@@ -78,6 +78,26 @@ export interface ResolvedHandlerOptions {
   allowedHosts: ReadonlySet<string> | undefined;
   /** The public origin, lower case, when given. */
   publicOrigin: string | undefined;
+  /** OpenID Connect sign-in, checked, when configured. */
+  oidc: ResolvedOidc | undefined;
+}
+
+/** {@link OidcOptions} checked, with the defaults filled in. @internal */
+export interface ResolvedOidc {
+  /** The issuer URL as given. */
+  issuer: string;
+  /** Whether the issuer is an `http:` one (loopback only): its requests are then allowed without TLS. */
+  insecure: boolean;
+  client_id: string;
+  client_secret: string | undefined;
+  /** The scopes, space-separated. */
+  scope: string;
+  groups: ReadonlyMap<string, readonly string[]>;
+  /** Lower-case addresses, or undefined when not limited by address. */
+  allowed_emails: ReadonlySet<string> | undefined;
+  /** Lower-case domains, or undefined when not limited by domain. */
+  allowed_domains: ReadonlySet<string> | undefined;
+  default_roles: readonly string[];
 }
 
 /** Default of {@link HandlerOptions.maxBodyBytes}. */
@@ -112,22 +132,112 @@ export function resolveHandlerOptions(options: HandlerOptions): ResolvedHandlerO
     auth: checkAuth(options.auth),
     allowedHosts: checkHosts(options.allowedHosts),
     publicOrigin: checkPublicUrl(options.publicUrl),
+    oidc: checkOidc(options.auth?.oidc, options.auth?.sessions),
   };
 }
 
 function checkAuth(auth: AuthOptions | undefined): AuthOptions {
   if (auth === undefined) return {};
   if (typeof auth !== 'object' || auth === null)
-    throw new TypeError('auth must be an object: { keys?, sessions?, principal? }');
+    throw new TypeError('auth must be an object: { keys?, sessions?, principal?, oidc? }');
   for (const key of Object.keys(auth))
-    if (!['keys', 'sessions', 'principal'].includes(key))
-      throw new TypeError(`auth.${key} is not a known option (known: keys, sessions, principal)`);
+    if (!['keys', 'sessions', 'principal', 'oidc'].includes(key))
+      throw new TypeError(`auth.${key} is not a known option (known: keys, sessions, principal, oidc)`);
   for (const key of ['keys', 'sessions'] as const)
     if (auth[key] !== undefined && typeof auth[key] !== 'boolean')
       throw new TypeError(`auth.${key} must be true or false`);
   if (auth.principal !== undefined && typeof auth.principal !== 'function')
     throw new TypeError('auth.principal must be a function from a request to its principal');
   return auth;
+}
+
+const OIDC_KEYS = [
+  'issuer',
+  'client_id',
+  'client_secret',
+  'scopes',
+  'groups',
+  'allowed_emails',
+  'allowed_domains',
+  'default_roles',
+];
+/** The hosts an `http:` issuer may have: loopback only. */
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\])$/i;
+/** A role, a scope, a group: no spaces or control characters at either end, not empty. */
+const NAME = /^\S(?:.*\S)?$/u;
+
+function checkOidc(oidc: OidcOptions | undefined, sessions: boolean | undefined): ResolvedOidc | undefined {
+  if (oidc === undefined) return undefined;
+  if (typeof oidc !== 'object' || oidc === null || Array.isArray(oidc))
+    throw new TypeError('auth.oidc must be an object: { issuer, client_id, client_secret?, ... }');
+  if (sessions === false)
+    throw new TypeError('auth.oidc signs people in to a session: it cannot go with auth.sessions false');
+  for (const key of Object.keys(oidc))
+    if (!OIDC_KEYS.includes(key))
+      throw new TypeError(`auth.oidc.${key} is not a known option (known: ${OIDC_KEYS.join(', ')})`);
+  const issuer = checkIssuer(oidc.issuer);
+  const text = (name: string, value: unknown): string => {
+    if (typeof value !== 'string' || value === '' || value !== value.trim())
+      throw new TypeError(`auth.oidc.${name} must be a non-empty string without spaces at either end`);
+    return value;
+  };
+  const client_id = text('client_id', oidc.client_id);
+  const client_secret =
+    oidc.client_secret === undefined ? undefined : text('client_secret', oidc.client_secret);
+  const scopes = oidc.scopes === undefined ? ['openid', 'email', 'profile'] : names('scopes', oidc.scopes);
+  if (scopes.some((scope) => /\s/.test(scope)) || !scopes.includes('openid'))
+    throw new TypeError('auth.oidc.scopes must hold "openid", each scope one word: ["openid", "email"]');
+  const groups = new Map<string, readonly string[]>();
+  if (oidc.groups !== undefined) {
+    if (typeof oidc.groups !== 'object' || oidc.groups === null || Array.isArray(oidc.groups))
+      throw new TypeError('auth.oidc.groups must map each group to its roles: { "sales-team": ["sales"] }');
+    for (const [group, roles] of Object.entries(oidc.groups))
+      groups.set(group, names(`groups[${JSON.stringify(group)}]`, roles));
+  }
+  const emails = oidc.allowed_emails && names('allowed_emails', oidc.allowed_emails);
+  if (emails?.some((email) => !/^[^\s@]+@[^\s@]+$/.test(email)))
+    throw new TypeError('auth.oidc.allowed_emails must be e-mail addresses: ["ada@example.com"]');
+  const domains = oidc.allowed_domains && names('allowed_domains', oidc.allowed_domains);
+  if (domains?.some((domain) => !/^[^\s@/]+\.[^\s@/]+$/.test(domain)))
+    throw new TypeError('auth.oidc.allowed_domains must be domain names without "@": ["example.com"]');
+  const lower = (list: string[] | undefined) => list && new Set(list.map((item) => item.toLowerCase()));
+  return {
+    issuer: issuer.href,
+    insecure: issuer.protocol === 'http:',
+    client_id,
+    client_secret,
+    scope: scopes.join(' '),
+    groups,
+    allowed_emails: lower(emails),
+    allowed_domains: lower(domains),
+    default_roles: oidc.default_roles === undefined ? [] : names('default_roles', oidc.default_roles),
+  };
+}
+
+/** The issuer's URL: https, or http on a loopback host; no query or fragment (OpenID Connect Discovery 2). */
+function checkIssuer(issuer: unknown): URL {
+  let url: URL | undefined;
+  try {
+    url = typeof issuer === 'string' ? new URL(issuer) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '')
+    throw new TypeError(
+      `auth.oidc.issuer must be the provider's https URL without query or fragment, e.g. "https://accounts.google.com", got ${JSON.stringify(issuer)}`,
+    );
+  if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname))
+    throw new TypeError(
+      `auth.oidc.issuer must be https: an http issuer is only taken on a loopback host (127.0.0.1, localhost, [::1]), got ${JSON.stringify(issuer)}`,
+    );
+  return url;
+}
+
+/** `list` when it is an array of names (roles, scopes, addresses), else a TypeError naming the option. */
+function names(option: string, list: unknown): string[] {
+  if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || !NAME.test(item)))
+    throw new TypeError(`auth.oidc.${option} must be an array of non-empty strings`);
+  return [...(list as string[])];
 }
 
 function checkHosts(hosts: readonly string[] | undefined): ReadonlySet<string> | undefined {

@@ -1,6 +1,7 @@
 import { ACCESS_ROUTES } from './access-routes.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
 import { SIGN_IN_ROUTES } from './sign-in-routes.js';
+import { OIDC_ROUTES } from './oidc-routes.js';
 import { CATALOG_ROUTES } from './catalog-routes.js';
 import { PICTURE_ROUTES } from './picture-routes.js';
 import { RESOURCE_ROUTES } from './resource-routes.js';
@@ -25,6 +26,7 @@ export const ROUTES = [
   ...VERSION_ROUTES,
   ...ACCESS_ROUTES,
   ...SIGN_IN_ROUTES,
+  ...OIDC_ROUTES,
 ] as const;
 
 /** Any route of {@link ROUTES}. @internal */

@@ -3,10 +3,11 @@ import { escapeHtml } from '../app/render.js';
 import { SCREEN_STYLES } from '../app/styles.js';
 import { readBytes } from './body.js';
 import { cookieOf, sessionCookieName } from './auth.js';
+import type { ResolvedHandlerOptions } from './options.js';
 import { defineRoute, type RouteContext } from './route.js';
 
-/** Headers of the sign-in pages: as the screens', never cached. */
-const PAGE_HEADERS: Record<string, string> = {
+/** Headers of the sign-in pages: as the screens', never cached. @internal */
+export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
@@ -36,7 +37,7 @@ export const SIGN_IN_ROUTES = [
     problems: [400],
     action: async ({ query, options }) => {
       const { next } = query();
-      return signInPage(200, options.basePath, safeNext(next, options.basePath));
+      return signInPage(200, options, safeNext(next, options.basePath));
     },
   }),
   defineRoute({
@@ -81,7 +82,7 @@ export const SIGN_IN_ROUTES = [
       if (!outcome.ok)
         return signInPage(
           outcome.reason === 'locked' ? 429 : 401,
-          options.basePath,
+          options,
           next,
           outcome.reason === 'locked'
             ? 'Too many attempts to sign in. Wait a while and try again.'
@@ -139,14 +140,14 @@ export const SIGN_IN_ROUTES = [
   }),
 ] as const;
 
-/** The session cookie: host-only, HttpOnly, SameSite=Lax, Secure under https, until the session's absolute end. */
-function sessionCookie(secure: boolean, token: string, expiresAt: string): string {
+/** The session cookie: host-only, HttpOnly, SameSite=Lax, Secure under https, until the session's absolute end. @internal */
+export function sessionCookie(secure: boolean, token: string, expiresAt: string): string {
   const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
   return `${sessionCookieName(secure)}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
 }
 
-/** Whether the browser reaches the server over https. */
-function isSecure({ request, options }: RouteContext): boolean {
+/** Whether the browser reaches the server over https. @internal */
+export function isSecure({ request, options }: RouteContext): boolean {
   return new URL(request.url).protocol === 'https:' || (options.publicOrigin?.startsWith('https:') ?? false);
 }
 
@@ -155,8 +156,8 @@ function clientAddress({ request }: RouteContext): string {
   return request.headers.get('x-stepwire-client-address') ?? 'unknown';
 }
 
-/** `next` when it is a path of this server (never another site: `//evil.example` or `https://...`). */
-function safeNext(next: string | undefined, basePath: string): string {
+/** `next` when it is a path of this server (never another site: `//evil.example` or `https://...`). @internal */
+export function safeNext(next: string | undefined, basePath: string): string {
   if (next !== undefined && /^\/(?![/\\])[^\s]*$/.test(next)) return next;
   return `${basePath}/`;
 }
@@ -166,8 +167,17 @@ async function readSignInForm(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams(new TextDecoder().decode(bytes));
 }
 
-/** The sign-in page, with a message when the last attempt failed. */
-function signInPage(status: number, basePath: string, next: string, message?: string, email = ''): Response {
+/** The sign-in page, with a message when the last attempt failed, and a link to the OpenID provider when there is one. */
+function signInPage(
+  status: number,
+  { basePath, oidc }: ResolvedHandlerOptions,
+  next: string,
+  message?: string,
+  email = '',
+): Response {
+  const provider = oidc
+    ? `<p><a href="${escapeHtml(`${basePath}/sign-in/oidc?next=${encodeURIComponent(next)}`)}">Sign in with ${escapeHtml(new URL(oidc.issuer).host)}</a></p>`
+    : '';
   const alert = message ? `<div class="form-error" role="alert"><p>${escapeHtml(message)}</p></div>` : '';
   const body = `<!doctype html>
 <html lang="en">
@@ -181,7 +191,7 @@ function signInPage(status: number, basePath: string, next: string, message?: st
 <main>
 <h1>Sign in</h1>
 <div class="c-form"><form method="post" action="${escapeHtml(`${basePath}/sign-in`)}" aria-label="sign in">${alert}<input type="hidden" name="next" value="${escapeHtml(next)}"><div class="field"><label for="email">E-mail address</label><input type="email" id="email" name="email" autocomplete="username" required value="${escapeHtml(email)}"></div><div class="field"><label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required></div><button type="submit">Sign in</button></form></div>
-</main>
+${provider}</main>
 </body>
 </html>
 `;
