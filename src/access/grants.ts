@@ -59,6 +59,17 @@ export class Grants {
     return this.#roles.some((role) => roleAllows(this.#policy!, role, permission, name));
   }
 
+  /** Whether the principal holds `permission` on at least one resource (or on all). */
+  allowsAny(permission: Permission): boolean {
+    if (this.unrestricted) return true;
+    const policy = this.#policy!;
+    return this.#roles.some((role) =>
+      (policy.roles[role]?.grants ?? []).some(
+        (grant) => grant === '*' || grant === permission || grant.startsWith(`${permission}:`),
+      ),
+    );
+  }
+
   /**
    * Throws unless the principal holds `permission` on `name`.
    * @throws {@link ForbiddenError} naming the permission and what it was needed for.

@@ -44,6 +44,7 @@ import type { EntityTable } from './sheet-mapping.js';
 import { ForbiddenError } from '../errors/index.js';
 import type { EntityAccess, Grants } from '../access/grants.js';
 import type { AuditRecord } from '../access/audit.js';
+import type { Permission } from '../schema/access.js';
 import { setOwn } from '../schema/own.js';
 import { appendRows, createTable } from '../query/entity-table.js';
 import { tableRow } from './sheet-mapping.js';
@@ -269,12 +270,21 @@ export class Catalog {
     return shown;
   }
 
-  /** Every entity definition, ordered by name (in a principal's view: those it may see, as it sees them). */
+  /**
+   * Every entity definition, ordered by name (in a principal's view: those it may see, as it sees
+   * them). @throws {@link ForbiddenError} in a view that may see no entity at all.
+   */
   async listEntities(): Promise<Entity[]> {
     await this.#ready();
     const all = (await this.#storage.list<Entity>('entities')).map((e) => e.value);
     const grants = await this.#access();
     if (!grants) return all;
+    // A principal that may see no entity at all is refused, as the other registries refuse a list.
+    if (!['definitions.read', 'entity.read', 'entity.write'].some((p) => grants.allowsAny(p as Permission)))
+      throw new ForbiddenError(
+        `${grants.principal.kind} "${grants.principal.id}" may not list entities: it needs definitions.read, entity.read or entity.write`,
+        'definitions.read',
+      );
     return all.flatMap((entity) => shownDefinition(grants, entity) ?? []);
   }
 

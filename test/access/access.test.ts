@@ -203,7 +203,9 @@ describe('reads under the rules', () => {
     await expect(engine.as(outsider).catalog.getDefinition('customers')).rejects.toMatchObject({
       code: 'forbidden',
     });
-    expect(await engine.as(outsider).catalog.listEntities()).toEqual([]);
+    await expect(engine.as(outsider).catalog.listEntities()).rejects.toMatchObject({ code: 'forbidden' });
+    // One who may read some entity lists those only.
+    expect((await engine.as(alice).catalog.listEntities()).map((e) => e.name)).toEqual(['customers']);
   });
 
   it('definitions show only the columns a principal sees', async () => {

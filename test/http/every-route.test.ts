@@ -115,14 +115,7 @@ const FIXTURES: Record<string, Fixture> = {
     }),
     admin: 201,
   },
-  'catalog.listEntities': {
-    admin: 200,
-    nobody: {
-      status: 200,
-      json: [],
-      why: 'a listing of the entities the principal may see (entity.read, entity.write or definitions.read on each): none',
-    },
-  },
+  'catalog.listEntities': { admin: 200 },
   'catalog.getEntityDefinition': { params: { name: 'customers' }, admin: 200 },
   'catalog.readEntity': {
     params: { name: 'customers' },
