@@ -1,5 +1,5 @@
 /**
- * Who is asking: a person, an API key or the service itself (DESIGN 17).
+ * Who is asking: a person, an API key or the service itself.
  * @module
  */
 import { describeValue } from '../schema/issues.js';

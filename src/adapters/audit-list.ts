@@ -6,7 +6,7 @@
 import { ValidationError, type Issue } from '../errors/index.js';
 import type { AuditEntry, AuditPage, AuditQuery } from './types.js';
 
-/** A checked {@link AuditQuery}: `limit` filled in. @internal */
+/** A checked {@link AuditQuery}: `limit` filled in (what a storage's `listAudit` is given). */
 export type CheckedAuditQuery = Required<Pick<AuditQuery, 'limit'>> & AuditQuery;
 
 /** Digits of an entry id: its sequence number zero-padded, so ids sort as text in append order. */

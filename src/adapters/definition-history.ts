@@ -48,8 +48,8 @@ export interface VersionPage<T = unknown> {
 }
 
 /**
- * What a registry's changing methods take as their last parameter: who is changing the definition
- * (`engine.as(p)` passes its principal). @internal
+ * What a registry's changing methods take as their last parameter: who is changing the definition,
+ * kept in its history (`engine.as(p)` passes its principal).
  */
 export interface DefinitionWriteOptions {
   by?: DefinitionAuthor | undefined;

@@ -1,5 +1,5 @@
 /**
- * Sign-in for people and programs (DESIGN 18): API keys, users with passwords, cookie sessions.
+ * Sign-in for people and programs: API keys, users with passwords, cookie sessions.
  * @module
  */
 export { ApiKeys, type ApiKey, type ApiKeyInput, type AuthStoreOptions, type CreatedApiKey } from './keys.js';

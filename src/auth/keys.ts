@@ -1,5 +1,5 @@
 /**
- * API keys (`engine.keys`, DESIGN 18): a program signs in with `Authorization: Bearer <secret>`.
+ * API keys (`engine.keys`): a program signs in with `Authorization: Bearer <secret>`.
  * The secret is shown once, when the key is made; the storage keeps only its SHA-256, as the key of
  * the record in collection `api_keys`, so checking a secret is one read. Its last use is kept apart,
  * under `<sha256>/last_used`, so that noting a use can never write back a record a revoke changed.

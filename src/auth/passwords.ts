@@ -1,5 +1,5 @@
 /**
- * Password hashes as PHC strings (DESIGN 18). On Node, argon2id through `@node-rs/argon2`
+ * Password hashes as PHC strings. On Node, argon2id through `@node-rs/argon2`
  * (`$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`, OWASP's parameters); where that package cannot
  * load (workerd, Deno without it, an unsupported platform), PBKDF2-SHA256 through Web Crypto with
  * 600,000 iterations (`$pbkdf2-sha256$i=600000$<salt>$<hash>`). {@link verifyPassword} reads both,

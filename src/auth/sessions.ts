@@ -1,5 +1,5 @@
 /**
- * Cookie sessions (DESIGN 18), kept in collection `sessions` so that every process on one database
+ * Cookie sessions, kept in collection `sessions` so that every process on one database
  * shares them: under the SHA-256 of the token (the cookie's value is never stored) the principal,
  * the session's form token and its absolute expiry; under `<sha256>/seen` when it was last used, kept
  * apart so that noting a use can never bring back a session that ended meanwhile.

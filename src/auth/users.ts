@@ -1,5 +1,5 @@
 /**
- * People who sign in (`engine.users`, DESIGN 18): collection `users` holds each user by id with the
+ * People who sign in (`engine.users`): collection `users` holds each user by id with the
  * PHC string of its password, collection `user_emails` maps a lower-case e-mail address to the id
  * (claimed with `ifAbsent`, so two processes cannot give one address to two users). Neither the
  * password nor its hash ever leaves this file.

@@ -138,7 +138,7 @@ export class Catalog {
   }
 
   /**
-   * This catalog as a principal sees it: every call checked by `grants` (DESIGN 17). What
+   * This catalog as a principal sees it: every call checked by `grants`. What
    * `engine.as(principal).catalog` is. @internal
    */
   as(grants: () => Promise<Grants>, audit?: WriteAudit): Catalog {

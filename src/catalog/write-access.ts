@@ -1,5 +1,5 @@
 /**
- * The access policy applied to a planned write (DESIGN 17): hidden and read-only columns stay as
+ * The access policy applied to a planned write: hidden and read-only columns stay as
  * they are, a row the principal does not see is missing to it, and every row written must be one it
  * may write, before and after.
  * @module

@@ -1,6 +1,6 @@
 /**
  * `stepwire init-access <dir>`: a starting access policy (`access.json`) and the first admin, so a
- * team goes from an open project to a signed-in admin in two commands (DESIGN 18).
+ * team goes from an open project to a signed-in admin in two commands.
  * @module
  */
 import { writeFile } from 'node:fs/promises';

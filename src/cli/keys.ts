@@ -1,5 +1,5 @@
 /**
- * `stepwire keys create|list|revoke`: the API keys of a project's database (DESIGN 18), and what
+ * `stepwire keys create|list|revoke`: the API keys of a project's database, and what
  * `stepwire users` shares with it: opening the database and the engine's credential stores.
  * @module
  */

@@ -160,7 +160,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     );
     if (isWildcard(hostname) && publicUrl === undefined)
       io.out(
-        `  note: listening on ${hostname}, answering only loopback names; give --public-url to be reached by name`,
+        '  note: listening on every address, answering only loopback names; give --public-url to be reached by name',
       );
     io.out(`  API: ${base}/openapi.json`);
     io.out(`  data: ${database.where}${memory ? '' : `; entity rows in ${dir}/sheets`}`);

@@ -1,6 +1,6 @@
 /**
  * `stepwire users add|list|set-roles|disable|reset-password`: the people who sign in to a project's
- * server with a password (DESIGN 18).
+ * server with a password.
  * @module
  */
 import { NotFoundError } from '../errors/index.js';

@@ -1,7 +1,7 @@
 /**
  * `engine.as(principal)`: the engine as one principal may use it. Every method checks the
  * principal's grants before it does anything, changes are written to the audit log (denied ones
- * too), and runs started here carry the principal as their initiator (DESIGN 17).
+ * too), and runs started here carry the principal as their initiator.
  * @module
  */
 import type { Grants } from '../access/grants.js';

@@ -88,7 +88,7 @@ export class Engine {
   /** Application configurations and their runtime. */
   readonly applications: Applications;
   /**
-   * The access policy (DESIGN 17): `get()` the one stored, `put(policy)` to check it against the
+   * The access policy: `get()` the one stored, `put(policy)` to check it against the
    * catalog and store it (access control is on from then on).
    */
   readonly access: {
@@ -104,7 +104,7 @@ export class Engine {
   /** The append-only audit log: who changed definitions, started and cancelled runs, wrote rows. */
   readonly audit: AuditLog;
   /**
-   * API keys for programs (DESIGN 18): `create` shows a key's secret once (only its SHA-256 is
+   * API keys for programs: `create` shows a key's secret once (only its SHA-256 is
    * stored), `list`, `revoke`. A request carries it as `Authorization: Bearer sw_...`.
    */
   readonly keys: ApiKeys;
@@ -234,7 +234,7 @@ export class Engine {
   }
 
   /**
-   * The engine as `principal` may use it (DESIGN 17): the same catalog, registries and runs, every
+   * The engine as `principal` may use it: the same catalog, registries and runs, every
    * call checked against the access policy and changes written to the audit log; runs started
    * through it carry the principal as their initiator, and their steps read and write as it.
    * Without an access policy every check passes (an embedded engine trusts its host).

@@ -84,7 +84,7 @@ export interface EngineOptions {
   /** Security settings; see {@link EngineSecurity}. */
   security?: EngineSecurity;
   /**
-   * The access policy (DESIGN 17): with it, `engine.as(principal)` checks every call against it
+   * The access policy: with it, `engine.as(principal)` checks every call against it
    * and runs carry their initiator. Stored when the engine opens (replacing the stored one), and
    * changed later with `engine.access.put`. Without it, an engine whose storage holds a policy
    * enforces that one; with neither, nothing is checked (an embedded engine trusts its host).

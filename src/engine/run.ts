@@ -20,7 +20,10 @@ import { isStarted, iso } from './run-record.js';
 import { ScheduledRun } from './run-steps.js';
 import { errorMessage, toRunError } from './run-errors.js';
 
-export { checkRunOptions, INITIATOR, type RunOptions } from './run-prepare.js';
+export type { RunOptions } from './run-prepare.js';
+/** @internal */
+export { checkRunOptions, INITIATOR } from './run-prepare.js';
+/** @internal */
 export { RUN_DEADLINE } from './run-attempts.js';
 
 /** One delivery of a step of a durable run, executed: its record, output or error, and events. @internal */

@@ -1,5 +1,5 @@
 /**
- * Who is asking, and whether the browser rules let the request in (DESIGN 18): the `Host` check
+ * Who is asking, and whether the browser rules let the request in: the `Host` check
  * against DNS rebinding, the same-origin rule for every request that changes something, and the
  * principal found from a bearer key, a session cookie or the host's own hook.
  * @module
@@ -7,10 +7,11 @@
 import type { Principal } from '../access/principal.js';
 import type { CredentialStores, SessionInfo } from '../auth/credentials.js';
 
+/** @internal */
 export type { CredentialStores, SessionInfo } from '../auth/credentials.js';
 import { problem, problemResponse } from './problem.js';
 
-/** How `createHandler` finds out who is asking (DESIGN 18). */
+/** How `createHandler` finds out who is asking. */
 export interface AuthOptions {
   /**
    * API keys: `Authorization: Bearer sw_...` (keys made with `engine.keys.create`).
@@ -37,7 +38,7 @@ export interface AuthOptions {
 }
 
 /**
- * How `createHandler` signs people in with an OpenID Connect provider (DESIGN 18). At each sign-in
+ * How `createHandler` signs people in with an OpenID Connect provider. At each sign-in
  * the user with the provider's (verified) `email` is made or updated, with the roles its `groups`
  * give plus `default_roles`: with OpenID Connect, the provider decides the roles.
  * @example

@@ -1,5 +1,5 @@
 /**
- * Sign-in with an OpenID Connect provider (DESIGN 18): the authorization code flow with PKCE (S256),
+ * Sign-in with an OpenID Connect provider: the authorization code flow with PKCE (S256),
  * state and nonce, through `openid-client`. What the callback needs (verifier, nonce, redirect URI,
  * `next`) waits in the engine's storage (collection `oidc_flows`, under the SHA-256 of the state),
  * so any process on the database can finish the flow, once; a short-lived cookie holding the state

@@ -47,7 +47,7 @@ export interface HandlerOptions {
    */
   onError?: (error: unknown, request: Request) => void;
   /**
-   * How the handler finds out who is asking (DESIGN 18): API keys and cookie sessions (both on by
+   * How the handler finds out who is asking: API keys and cookie sessions (both on by
    * default when the engine has an access policy), or the host's own `principal(request)`. With an
    * access policy, a request without credentials answers 401 (screens redirect to the sign-in page);
    * without one, every request acts as the engine's service principal.

@@ -21,7 +21,7 @@ const MAX_FORM_BYTES = 16 * 1024;
 
 const page = (description: string) => ({ description, media: 'text/html' as const });
 
-/** Routes of signing in and out with a password (DESIGN 18). @internal */
+/** Routes of signing in and out with a password. @internal */
 export const SIGN_IN_ROUTES = [
   defineRoute({
     method: 'GET',

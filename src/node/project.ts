@@ -87,7 +87,7 @@ export interface LoadedProject {
   settings: ProjectSettings;
 }
 
-/** The access policy of a project (DESIGN 17), beside `stepwire.json`. */
+/** The access policy of a project, beside `stepwire.json`. */
 const ACCESS_FILE = 'access.json';
 
 const FOLDERS = [

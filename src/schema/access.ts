@@ -3,7 +3,7 @@ import { addIssue } from './issues.js';
 import { FilterSchema } from './get-entity.js';
 
 /**
- * The permissions of the access policy (DESIGN 17). A grant is a permission alone (on every
+ * The permissions of the access policy. A grant is a permission alone (on every
  * resource) or `<permission>:<name>` (one entity, workflow or application; `*` for all).
  */
 export const PERMISSIONS = [
@@ -82,7 +82,7 @@ export const ColumnRuleSchema = z.strictObject({
   read_only: z.array(z.string().min(1)).optional(),
 });
 
-/** The access policy (DESIGN 17): roles and their grants, row rules and column rules. */
+/** The access policy: roles and their grants, row rules and column rules. */
 export const AccessPolicySchema = z
   .strictObject({
     roles: z.record(z.string().min(1), RoleSchema),

@@ -295,17 +295,13 @@ describe.sequential('access on openPostgres, steps executed by a worker', () => 
   }, 60_000);
 
   // A worker opened before `engine.access.put` reads the policy at each check of an initiator.
-  it(
-    'a worker opened before the policy was put enforces it too',
-    async () => {
-      const { engine, sheets } = await openCluster({ workerFirst: true });
-      const before = sheetOf(sheets);
-      const record = await runAs(engine, bob, 'write_unseen');
-      expect(sheetOf(sheets)).toBe(before);
-      expect(record.error?.code).toBe('write_conflict');
-      const read = await runAs(engine, bob, 'read_step');
-      expect(ids((read.output as { rows: unknown[][] }).rows)).toEqual([2]);
-    },
-    60_000,
-  );
+  it('a worker opened before the policy was put enforces it too', async () => {
+    const { engine, sheets } = await openCluster({ workerFirst: true });
+    const before = sheetOf(sheets);
+    const record = await runAs(engine, bob, 'write_unseen');
+    expect(sheetOf(sheets)).toBe(before);
+    expect(record.error?.code).toBe('write_conflict');
+    const read = await runAs(engine, bob, 'read_step');
+    expect(ids((read.output as { rows: unknown[][] }).rows)).toEqual([2]);
+  }, 60_000);
 });

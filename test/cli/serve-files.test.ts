@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { serveProcess, stepwire, tempDir, type Served } from './helpers.js';
+import { inProcess, serveProcess, stepwire, tempDir, type Served } from './helpers.js';
 
 const temp = tempDir('serve-files');
 let served: Served | undefined;
@@ -50,13 +50,16 @@ describe('stepwire serve: the files upload_file stored', () => {
     await served?.stop();
     const app = join(temp.dir, 'invoices-public');
     cpSync('examples/invoices', app, { recursive: true });
+    // Beyond loopback only with sign-in: a policy and an admin key in the project's database.
+    const key = (await inProcess(['init-access', app, '--key'])).stdout.trim();
+    const auth = { authorization: `Bearer ${key}` };
     // Listening on every address; requests still go to loopback only.
-    served = await serveProcess([app, '--port', '0', '--memory', '--host', '0.0.0.0'], 120_000);
+    served = await serveProcess([app, '--port', '0', '--host', '0.0.0.0'], 120_000);
     expect(served.stdout()).not.toContain('0.0.0.0');
     const first = (await (
       await call(`${served.url}/workflows/invoice/runs`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...auth },
         body: JSON.stringify({ customer_id: 1 }),
       })
     ).json()) as { output: { file_url: string } };
@@ -65,7 +68,7 @@ describe('stepwire serve: the files upload_file stored', () => {
 
     const publicUrl = 'https://flows.example.test/';
     served = await serveProcess(
-      [app, '--port', '0', '--memory', '--host', '0.0.0.0', '--public-url', publicUrl],
+      [app, '--port', '0', '--host', '0.0.0.0', '--public-url', publicUrl],
       120_000,
     );
     expect(served.stdout()).toContain('public URL: https://flows.example.test');
@@ -73,7 +76,7 @@ describe('stepwire serve: the files upload_file stored', () => {
     const record = (await (
       await call(`${served.url}/workflows/invoice/runs`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...auth },
         body: JSON.stringify({ customer_id: 1 }),
       })
     ).json()) as { output: { file_url: string } };

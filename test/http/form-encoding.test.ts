@@ -68,11 +68,12 @@ describe('a form sent from another site', () => {
       const refused = await post(site);
       expect(refused.status).toBe(403);
       expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(await refused.text()).toContain('A form of this application can only be sent from its own pages.');
+      expect(await refused.text()).toContain(
+        'A form of this application can only be sent from its own pages.',
+      );
     }
     expect((await engine.listRuns({})).runs).toEqual([]);
-    for (const site of ['same-origin', 'none', undefined])
-      expect((await post(site)).status).toBe(303);
+    for (const site of ['same-origin', 'none', undefined]) expect((await post(site)).status).toBe(303);
   });
 });
 
