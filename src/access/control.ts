@@ -143,6 +143,15 @@ export class AccessControl {
 
 /** What tells two principals apart for their grants: everything they hold. */
 function principalKey(p: Principal): string {
+  let key = KEYS.get(p);
+  if (key === undefined) KEYS.set(p, (key = keyOf(p)));
+  return key;
+}
+
+/** The keys of principals seen: a view asks with the same principal object at every call. */
+const KEYS = new WeakMap<Principal, string>();
+
+function keyOf(p: Principal): string {
   return JSON.stringify([p.id, p.kind, p.roles, p.email ?? null]);
 }
 

@@ -262,7 +262,9 @@ export class Engine {
     return new EngineView(
       {
         engine: this,
-        grants: (p) => this.ready().then(() => this.#control.grants(p)),
+        // Once the storage is open, a check does not wait a turn for it.
+        grants: (p) =>
+          this.#opened ? this.#control.grants(p) : this.#openThen(() => this.#control.grants(p)),
         audit: this.audit,
         catalog: (p, audited) => this.catalogOf(p, audited),
         run: (p, name, input, options) => this.run(name, input as never, { ...options, [INITIATOR]: p }),
@@ -275,7 +277,7 @@ export class Engine {
 
   /** Whether the engine enforces an access policy (once its storage is open). @internal */
   async accessControlled(): Promise<boolean> {
-    await this.ready();
+    if (!this.#opened) await this.#openThen(() => Promise.resolve());
     return this.#control.enabledNow();
   }
 
@@ -297,10 +299,20 @@ export class Engine {
     });
   }
 
+  /** Opens the storage, notes that it is open, then does `work`. */
+  async #openThen<T>(work: () => Promise<T>): Promise<T> {
+    await this.ready();
+    this.#opened = true;
+    return work();
+  }
+
   /** The catalog as `principal` sees it; with `audited`, its row writes go to the audit log. @internal */
   catalogOf(principal: Principal, audited = false): Catalog {
     return this.catalog.as(
-      () => this.ready().then(() => this.#control.grants(principal)),
+      () =>
+        this.#opened
+          ? this.#control.grants(principal)
+          : this.#openThen(() => this.#control.grants(principal)),
       audited ? { principal, audit: this.audit } : undefined,
     );
   }
