@@ -28,8 +28,11 @@ export interface ScreenRouteOptions {
   session?: SessionInfo | undefined;
 }
 
-/** Headers of every HTML answer: no scripts, no framing, styles inline only, forms to this origin. */
-const HTML_HEADERS: Record<string, string> = {
+/**
+ * Headers of every HTML answer (screens, the sign-in pages): no scripts, no framing, styles inline
+ * only, forms to this origin, never cached. @internal
+ */
+export const HTML_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",

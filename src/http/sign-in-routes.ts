@@ -1,20 +1,14 @@
 import { z } from 'zod';
 import { escapeHtml } from '../app/render.js';
+import { HTML_HEADERS } from './screens.js';
 import { SCREEN_STYLES } from '../app/styles.js';
 import { readBytes } from './body.js';
 import { cookieOf, sessionCookieName } from './auth.js';
 import type { ResolvedHandlerOptions } from './options.js';
 import { defineRoute, type RouteContext } from './route.js';
 
-/** Headers of the sign-in pages: as the screens', never cached. @internal */
-export const PAGE_HEADERS: Record<string, string> = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'cache-control': 'no-store',
-};
+/** Headers of the sign-in pages: the screens'. @internal */
+export const PAGE_HEADERS = HTML_HEADERS;
 
 /** Largest sign-in form read: an e-mail address, a password and where to go next. */
 const MAX_FORM_BYTES = 16 * 1024;
