@@ -155,8 +155,8 @@ export class ApiKeys {
   }
 
   /**
-   * The principal of a secret given as a bearer token, or `undefined` when it is malformed,
-   * unknown, revoked or expired (one answer for all, so a caller learns nothing from it).
+   * The principal of a secret given as a bearer token (a frozen object), or `undefined` when it is
+   * malformed, unknown, revoked or expired (one answer for all, so a caller learns nothing from it).
    * @internal
    */
   async verify(secret: string): Promise<Principal | undefined> {
@@ -166,8 +166,7 @@ export class ApiKeys {
     // A key checked a moment ago is taken as it was: a request does not pay a hash and a storage
     // read each time. A revoke here ends it at once; one in another process within RECENT_MS.
     const recent = this.#recent.get(secret);
-    if (recent !== undefined && now < recent.until)
-      return { ...recent.principal, roles: [...recent.principal.roles] };
+    if (recent !== undefined && now < recent.until) return recent.principal;
     await this.#ready();
     const digest = await tokenDigest(secret);
     const key = await this.#storage.get<ApiKey>('api_keys', digest);
@@ -179,11 +178,17 @@ export class ApiKeys {
       const used: LastUse = { at: new Date(now).toISOString() };
       await this.#storage.put('api_keys', `${digest}${LAST_USED}`, used);
     }
-    const principal: Principal = { id: key.id, kind: 'key', roles: [...key.roles], name: key.name };
+    // Frozen: the same object is handed out while it is remembered (engine.as keeps its view by it).
+    const principal: Principal = Object.freeze({
+      id: key.id,
+      kind: 'key',
+      roles: Object.freeze([...key.roles]) as string[],
+      name: key.name,
+    });
     if (this.#recent.size >= MAX_RECENT) this.#recent.clear();
     const until = Math.min(now + RECENT_MS, key.expires_at === null ? Infinity : Date.parse(key.expires_at));
     this.#recent.set(secret, { principal, until });
-    return { ...principal, roles: [...principal.roles] };
+    return principal;
   }
 }
 

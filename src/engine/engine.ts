@@ -117,6 +117,8 @@ export class Engine {
   #credentials: CredentialStores | undefined;
   /** The views {@link Engine.as} made, by principal. */
   #views = new Map<string, EngineView>();
+  /** The same views, by frozen principal object. */
+  #viewsOf = new WeakMap<Principal, EngineView>();
   /** The options with every default filled in. @internal */
   readonly options: ResolvedOptions;
   #sandbox: ScriptSandbox;
@@ -246,15 +248,20 @@ export class Engine {
    * @throws a `TypeError` naming the field of `principal` that is wrong.
    */
   as(principal: Principal): EngineView {
+    // A frozen principal (an API key's, while remembered) cannot change: its view is found by it.
+    const frozen = Object.isFrozen(principal) && Object.isFrozen(principal.roles);
+    const seen = frozen ? this.#viewsOf.get(principal) : undefined;
+    if (seen) return seen;
     const checked = checkPrincipal(principal);
     // A view holds nothing but its principal: one per principal is kept, so a server does not build
     // one per request.
     const key = JSON.stringify([checked.id, checked.kind, checked.roles, checked.email, checked.name]);
-    const known = this.#views.get(key);
-    if (known) return known;
-    if (this.#views.size >= MAX_VIEWS) this.#views.clear();
-    const view = this.#newView(checked);
-    this.#views.set(key, view);
+    let view = this.#views.get(key);
+    if (!view) {
+      if (this.#views.size >= MAX_VIEWS) this.#views.clear();
+      this.#views.set(key, (view = this.#newView(checked)));
+    }
+    if (frozen) this.#viewsOf.set(principal, view);
     return view;
   }
 
