@@ -1,6 +1,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openPage } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveProcess, tempDir, type Served } from '../cli/helpers.js';
 import { CHROMIUM, findTool } from '../helpers/tools.js';
@@ -22,12 +23,7 @@ describe.skipIf(chromiumPath === undefined)('examples/app in a real browser', ()
     // Served open on loopback: this test is not about sign-in (test/http/sign-in.test.ts is).
     rmSync(join(app, 'access.json'));
     served = await serveProcess([app, '--port', '0'], 120_000);
-    browser = await chromium.launch({
-      executablePath: chromiumPath!,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    page = await browser.newPage({ viewport: { width: 1024, height: 900 } });
-    page.setDefaultTimeout(15_000);
+    ({ browser, page } = await openPage(chromiumPath!));
   }, 180_000);
 
   afterAll(async () => {

@@ -3,7 +3,8 @@
 // through the form (its session token included) and signs out.
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openPage } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inProcess, serveProcess, tempDir, type Served } from '../cli/helpers.js';
 import { CHROMIUM, findTool } from '../helpers/tools.js';
@@ -36,12 +37,7 @@ describe.skipIf(chromiumPath === undefined)('signing in to examples/app in a rea
     expect(added.code).toBe(0);
     password = added.stdout.trim();
     served = await serveProcess([app, '--port', '0', '--host', '0.0.0.0'], 120_000);
-    browser = await chromium.launch({
-      executablePath: chromiumPath!,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    page = await browser.newPage({ viewport: { width: 1024, height: 900 } });
-    page.setDefaultTimeout(15_000);
+    ({ browser, page } = await openPage(chromiumPath!));
   }, 180_000);
 
   afterAll(async () => {

@@ -1,0 +1,13 @@
+// The headless Chromium every browser test drives: Debian's, with the flags CI runs it with.
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Launches Chromium at `executablePath` and opens one page of a laptop's size, 15 s per action. */
+export async function openPage(executablePath: string): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1024, height: 900 } });
+  page.setDefaultTimeout(15_000);
+  return { browser, page };
+}
