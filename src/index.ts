@@ -168,6 +168,7 @@ export type {
   SendMessageOutput,
   RunWorkflowInput,
   StepItems,
+  StepWait,
   ItemFailure,
 } from './schema/index.js';
 export type {
@@ -181,7 +182,7 @@ export type {
 } from './engine/record.js';
 
 // Documents and pictures.
-export { renderPdf, type RenderPdfOptions, type PdfVariable } from './pdf/index.js';
+export { renderPdf, type RenderPdfOptions, type PdfVariable, type ValueFormat } from './pdf/index.js';
 export { encodeBase64, decodeBase64 } from './pdf/base64.js';
 export {
   workflowGraphSvg,

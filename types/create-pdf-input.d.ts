@@ -11,7 +11,12 @@ export interface CreatePdfInput {
   template_type?: 'html';
   variables?: {
     name: string;
-    value_type: 'NUMBER' | 'STRING' | 'TABLE' | 'BOOLEAN' | 'DATE';
+    value_type: 'NUMBER' | 'STRING' | 'TABLE' | 'BOOLEAN' | 'DATE' | 'LIST' | 'OBJECT';
     value: unknown;
+    format?: {
+      locale?: string;
+      [k: string]: unknown;
+    };
+    totals?: string[];
   }[];
 }

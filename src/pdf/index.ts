@@ -7,9 +7,11 @@
  *   tags keep their text (div, section, blockquote... also break blocks); script, style, head,
  *   template, noscript, iframe, object, svg and math are dropped with their content; `<title>`
  *   becomes the PDF title (markers in it take text values). White space collapses as in HTML.
- * - Markers `[[.name]]` (spaces allowed inside the brackets) are replaced after parsing, in text only:
- *   a value is always text, never markup, and markers in attributes are not replaced. A newline in a
- *   value is a line break. A marker naming no variable is a ValidationError (path `variables`).
+ * - Templates are mustache with `[[ ]]` tags (template.ts): sections over LIST values and TABLE rows,
+ *   inverted sections, dotted names. `[[.name]]` places the variable `name` itself. Each value becomes
+ *   a placeholder that is placed after parsing, in text only: a value is always text, never markup
+ *   nor template. A newline in a value is a line break. `[[.name]]` naming no variable is a
+ *   ValidationError (path `variables`).
  * - Values: NUMBER = finite number or numeric string, printed as given (ASCII digits, no grouping);
  *   STRING = string; BOOLEAN = `true`/`false`; DATE = ISO string, Date or epoch ms, printed
  *   `YYYY-MM-DD` (UTC); `null` prints nothing. A value of the wrong type is a ValidationError naming
@@ -40,10 +42,18 @@ import { facesUsed, layoutBlocks } from './layout.js';
 import { normalizeOptions } from './options.js';
 import { PageWriter } from './page-writer.js';
 import { parseTemplate } from './parse.js';
+import { expandTemplate } from './template.js';
 import type { RenderPdfInput, RenderPdfOptions } from './types.js';
 import { resolveVariables } from './variables.js';
 
-export type { PageMargins, PdfValueType, PdfVariable, RenderPdfInput, RenderPdfOptions } from './types.js';
+export type {
+  PageMargins,
+  PdfValueType,
+  PdfVariable,
+  RenderPdfInput,
+  RenderPdfOptions,
+  ValueFormat,
+} from './types.js';
 export { decodeBase64, encodeBase64 } from './base64.js';
 
 /** Fixed metadata date, so the same input always gives the same bytes. */
@@ -80,16 +90,8 @@ export async function renderPdf(input: RenderPdfInput, options?: RenderPdfOption
   }
   if (issues.length > 0) throw new ValidationError(issues);
   const values = resolveVariables(input.variables);
-  const parsed = parseTemplate(input.template, values);
-  if (parsed.unknownMarkers.length > 0) {
-    throw new ValidationError(
-      parsed.unknownMarkers.map((name) => ({
-        code: 'unknown_variable',
-        path: 'variables',
-        message: `[[.${name}]] has no variable; add a variable named "${name}"`,
-      })),
-    );
-  }
+  const expanded = expandTemplate(input.template, values);
+  const parsed = parseTemplate(expanded.html, expanded.slots);
 
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.setProducer('stepwire');

@@ -4,16 +4,14 @@ import { cleanText } from './clean-text.js';
 import { safeLink } from './format.js';
 import { dataTableBlock, tableAsLines } from './table-value.js';
 import type { Block, Inline, TableBlock, TableCell, TextRole } from './types.js';
-import type { ResolvedValue } from './variables.js';
+import { PLACEHOLDER, type Slot } from './template.js';
 
-/** Result of parsing a template: blocks to lay out, markers naming no variable, the `<title>`. @internal */
+/** Result of parsing a template: blocks to lay out and the `<title>`. @internal */
 export interface ParsedTemplate {
   blocks: Block[];
-  unknownMarkers: string[];
   title: string | undefined;
 }
 
-const MARKER = /\[\[\s*\.([^\s[\]]+)\s*\]\]/g;
 const DROPPED = new Set([
   'script',
   'style',
@@ -58,14 +56,14 @@ export const MAX_TEMPLATE_DEPTH = 256;
 const MAX_PLACED_CHARS = 16 * 1024 * 1024;
 
 /**
- * Parses the HTML subset into blocks. Markers are replaced after parsing, inside text only, so a
- * value is always text, never markup. Unsupported tags keep their text; script/style are dropped.
+ * Parses the expanded HTML subset into blocks. Values (placeholders naming their slots) are placed
+ * after parsing, inside text only, so a value is always text, never markup. Unsupported tags keep
+ * their text; script/style are dropped.
  * @throws {@link ValidationError} at `template` when elements nest deeper than {@link MAX_TEMPLATE_DEPTH}.
  * @internal
  */
-export function parseTemplate(template: string, values: ReadonlyMap<string, ResolvedValue>): ParsedTemplate {
+export function parseTemplate(template: string, slots: readonly Slot[]): ParsedTemplate {
   const blocks: Block[] = [];
-  const unknown = new Set<string>();
   let pending = '';
   let dropDepth = 0;
   let bold = 0;
@@ -106,7 +104,7 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
       });
   };
 
-  const placeValue = (value: ResolvedValue, out: Inline[]): void => {
+  const placeValue = (value: Slot, out: Inline[]): void => {
     if (value.kind === 'text') return placeText(value.text, out);
     if (!table) return void out.push({ kind: 'table', table: value.table });
     // A table inside a table cell: its lines, each a line of the cell.
@@ -123,13 +121,11 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
     if (raw === '' || dropDepth > 0 || inTitle) return;
     const out = target();
     let last = 0;
-    for (const match of raw.matchAll(MARKER)) {
+    for (const match of raw.matchAll(PLACEHOLDER)) {
       pushText(cleanText(raw.slice(last, match.index).replace(/[ \t\n\r\f]+/g, ' ')), out);
       last = match.index + match[0].length;
-      const name = match[1]!;
-      const value = values.get(name);
+      const value = slots[Number(match[1])];
       if (value) placeValue(value, out);
-      else unknown.add(name);
     }
     pushText(cleanText(raw.slice(last).replace(/[ \t\n\r\f]+/g, ' ')), out);
   };
@@ -298,12 +294,17 @@ export function parseTemplate(template: string, values: ReadonlyMap<string, Reso
   processText();
   while (table) finishTable();
   flush();
-  // Markers in <title> take text values (a TABLE value leaves nothing there).
-  const titleText = title?.replace(MARKER, (_, name: string) => {
-    const value = values.get(name);
-    if (!value) unknown.add(name);
+  // Values in <title> are text (a TABLE value leaves nothing there).
+  const titleText = title === undefined ? undefined : slotText(title, slots);
+  const cleanTitle = titleText === undefined ? undefined : cleanText(titleText).replace(/\s+/g, ' ').trim();
+  return { blocks, title: cleanTitle || undefined };
+}
+
+/** Text with its placeholders replaced by their values' text (a table gives nothing). @internal */
+export function slotText(text: string, slots: readonly Slot[]): string {
+  if (!text.includes('\uE000')) return text;
+  return text.replace(PLACEHOLDER, (_, index: string) => {
+    const value = slots[Number(index)];
     return value?.kind === 'text' ? value.text : '';
   });
-  const cleanTitle = titleText === undefined ? undefined : cleanText(titleText).replace(/\s+/g, ' ').trim();
-  return { blocks, unknownMarkers: [...unknown], title: cleanTitle || undefined };
 }

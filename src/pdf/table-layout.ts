@@ -131,8 +131,9 @@ function layoutRow(
 export async function drawTable(block: TableBlock, writer: PageWriter, faces: FaceSet): Promise<void> {
   const header = measureRows(block.header, faces, true);
   const body = measureRows(block.body, faces, false);
+  const footer = measureRows(block.footer ?? [], faces, true);
   let count = 0;
-  for (const row of [...header, ...body])
+  for (const row of [...header, ...body, ...footer])
     count = Math.max(
       count,
       row.reduce((n, cell) => n + cell.colspan, 0),
@@ -141,7 +142,7 @@ export async function drawTable(block: TableBlock, writer: PageWriter, faces: Fa
   const left = writer.left;
   const total = writer.width;
   const numeric = numericColumns(block, body, count);
-  const widths = columnWidths([...header, ...body], count, total, numeric);
+  const widths = columnWidths([...header, ...body, ...footer], count, total, numeric);
   const starts: number[] = [];
   widths.reduce((x, w) => (starts.push(x), x + w), left);
   const headerRows = header.map((row) => layoutRow(row, faces, true, starts, widths, numeric));
@@ -212,6 +213,14 @@ export async function drawTable(block: TableBlock, writer: PageWriter, faces: Fa
     }
     rowsOnPage++;
     if (r < body.length - 1) writer.line(left, writer.y, left + total, writer.y, 0.4, RULE_GRAY);
+  }
+  // Totals: bold, under a darker rule, kept whole (on the next page, under the header, if need be).
+  for (const cells of footer) {
+    const row = layoutRow(cells, faces, true, starts, widths, numeric);
+    const height = row.lineCount * LINE_HEIGHT + 2 * PAD_Y;
+    if (!writer.fits(height) && !(rowsOnPage === 0 && segmentTop >= writer.top - 0.01)) await nextPage();
+    writer.line(left, writer.y, left + total, writer.y, 0.8, BORDER_GRAY);
+    drawRow(row, 0, row.lineCount);
   }
   endSegment();
 }

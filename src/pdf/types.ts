@@ -1,7 +1,10 @@
-import type { DataTable } from '../schema/data-table.js';
+import type { PdfTable } from './table-value.js';
+import type { ValueFormat } from './value-format.js';
+
+export type { ValueFormat } from './value-format.js';
 
 /** The type a `create_pdf` variable declares for its value. */
-export type PdfValueType = 'NUMBER' | 'STRING' | 'TABLE' | 'BOOLEAN' | 'DATE';
+export type PdfValueType = 'NUMBER' | 'STRING' | 'TABLE' | 'BOOLEAN' | 'DATE' | 'LIST' | 'OBJECT';
 
 /** A value placed in the template where the marker `[[.name]]` stands. */
 export interface PdfVariable {
@@ -11,10 +14,15 @@ export interface PdfVariable {
   value_type: PdfValueType;
   /**
    * `NUMBER`: a finite number (or a numeric string); `STRING`: a string; `BOOLEAN`: a boolean;
-   * `DATE`: an ISO 8601 string, a `Date` or epoch milliseconds; `TABLE`: a {@link DataTable}.
-   * `null` prints nothing.
+   * `DATE`: an ISO 8601 string, a `Date` or epoch milliseconds; `TABLE`: a data table
+   * `{ columns, rows }`; `LIST`: an array (of objects, for `[[#name]]...[[/name]]` sections);
+   * `OBJECT`: an object (its fields by dotted names, `[[name.field]]`). `null` prints nothing.
    */
   value: unknown;
+  /** How a `NUMBER` or `DATE` prints (`Intl` options plus `locale`); a `TABLE` column may hold its own `format`. */
+  format?: ValueFormat;
+  /** `TABLE` only: names of columns summed (exactly, in decimal) in a totals row under the table. */
+  totals?: string[];
 }
 
 /** Input of {@link renderPdf}: the `input_data` of a `create_pdf` step. */
@@ -67,7 +75,21 @@ export interface NormalizedPdfOptions {
 export type Inline =
   | { kind: 'text'; text: string; bold: boolean; italic: boolean; link: string | undefined }
   | { kind: 'break' }
-  | { kind: 'table'; table: DataTable };
+  | { kind: 'table'; table: PdfTable };
+
+/** An `<img>` in the template: where its bytes come from and the size asked for (points). @internal */
+export interface ImageRef {
+  src: string;
+  width: number | undefined;
+  height: number | undefined;
+}
+
+/** A `<qrcode>` or `<barcode>`: its kind, value and size asked for (points). @internal */
+export interface CodeRef {
+  type: 'qrcode' | 'code128' | 'ean13';
+  value: string;
+  size: number | undefined;
+}
 
 /** One cell of a table block. @internal */
 export interface TableCell {
@@ -80,6 +102,8 @@ export interface TableBlock {
   kind: 'table';
   header: TableCell[][];
   body: TableCell[][];
+  /** Rows drawn bold after the body, with a rule above (a `TABLE`'s totals). */
+  footer?: TableCell[][];
   numeric: (boolean | undefined)[];
 }
 

@@ -1,13 +1,27 @@
 import { ValidationError, type Issue } from '../errors/index.js';
-import { DataTableSchema, type DataTable } from '../schema/data-table.js';
+import { DataTableSchema } from '../schema/data-table.js';
 import { toIssues } from '../schema/issues.js';
 import { formatDate, formatNumber, toDate } from './format.js';
+import { cellText, type PdfTable } from './table-value.js';
 import type { PdfVariable } from './types.js';
+import { decimalSum, makeFormatter, type ValueFormatter } from './value-format.js';
 
-/** A variable checked against its `value_type`, ready to place. @internal */
-export type ResolvedValue = { kind: 'text'; text: string } | { kind: 'table'; table: DataTable };
+/**
+ * A variable checked against its `value_type`, ready to place: `text` or `table` where a marker
+ * stands alone, and `view`, what template sections and names see (strings, booleans, row objects).
+ * @internal
+ */
+export type ResolvedValue =
+  | { kind: 'text'; text: string; view: unknown }
+  | { kind: 'table'; table: PdfTable; view: unknown }
+  | { kind: 'data'; view: unknown };
 
-const VALUE_TYPES = new Set(['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE']);
+/** Marks the view of a `TABLE` (an array of row objects) with the table it came from. @internal */
+export const TABLE_VIEW = Symbol('stepwire.pdf.table');
+
+const VALUE_TYPES = new Set(['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE', 'LIST', 'OBJECT']);
+/** How deep a `LIST` or `OBJECT` value may nest. */
+const MAX_VIEW_DEPTH = 32;
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -65,15 +79,45 @@ export function resolveVariables(variables: unknown): Map<string, ResolvedValue>
       issues.push({
         code: 'invalid_value',
         path: `${path}.value_type`,
-        message: `variable "${name}" has value_type ${JSON.stringify(type)}; expected NUMBER, STRING, TABLE, BOOLEAN or DATE`,
+        message: `variable "${name}" has value_type ${JSON.stringify(type)}; expected NUMBER, STRING, TABLE, BOOLEAN, DATE, LIST or OBJECT`,
       });
       return;
     }
-    const result = resolveValue(name, type as PdfVariable['value_type'], value, `${path}.value`, issues);
+    const { format, totals } = variable as Partial<PdfVariable>;
+    const formatter =
+      type === 'NUMBER' || type === 'DATE'
+        ? makeFormatter(
+            format,
+            type === 'NUMBER' ? 'number' : 'date',
+            `${path}.format`,
+            issues,
+            `variable "${name}"`,
+          )
+        : undefined;
+    if (totals !== undefined && type !== 'TABLE')
+      issues.push({
+        code: 'invalid_value',
+        path: `${path}.totals`,
+        message: `variable "${name}": totals is only for TABLE variables`,
+      });
+    const result = resolveValue(
+      name,
+      type as PdfVariable['value_type'],
+      value,
+      `${path}.value`,
+      issues,
+      formatter,
+      totals,
+      path,
+    );
     if (result) resolved.set(name, result);
   });
   if (issues.length > 0) throw new ValidationError(issues);
   return resolved;
+}
+
+function text(value: string, view: unknown = value): ResolvedValue {
+  return { kind: 'text', text: value, view };
 }
 
 function resolveValue(
@@ -82,6 +126,9 @@ function resolveValue(
   value: unknown,
   path: string,
   issues: Issue[],
+  formatter: ValueFormatter | undefined,
+  totals: unknown,
+  variablePath: string,
 ): ResolvedValue | undefined {
   const mismatch = (expected: string): undefined => {
     issues.push({
@@ -92,33 +139,62 @@ function resolveValue(
     return undefined;
   };
   if (value === null || value === undefined) {
-    return type === 'TABLE'
-      ? { kind: 'table', table: { columns: null, rows: null } }
-      : { kind: 'text', text: '' };
+    if (type === 'TABLE') value = { columns: null, rows: null };
+    else return type === 'LIST' ? { kind: 'data', view: [] } : text('', null);
   }
   switch (type) {
     case 'NUMBER': {
-      if (typeof value === 'number' && Number.isFinite(value))
-        return { kind: 'text', text: formatNumber(value) };
-      if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
-        return { kind: 'text', text: value.trim() };
-      }
-      return mismatch('a finite number');
+      let plain: string | undefined;
+      if (typeof value === 'number' && Number.isFinite(value)) plain = formatNumber(value);
+      else if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+        plain = value.trim();
+      else return mismatch('a finite number');
+      return text(formatter?.format(plain) ?? plain);
     }
     case 'STRING':
-      return typeof value === 'string' ? { kind: 'text', text: value } : mismatch('a string');
+      return typeof value === 'string' ? text(value) : mismatch('a string');
     case 'BOOLEAN':
-      return typeof value === 'boolean'
-        ? { kind: 'text', text: value ? 'true' : 'false' }
-        : mismatch('true or false');
+      return typeof value === 'boolean' ? text(value ? 'true' : 'false', value) : mismatch('true or false');
     case 'DATE': {
-      const text = toDate(value) ? formatDate(value) : undefined;
-      return text === undefined
-        ? mismatch('an ISO 8601 date string, a Date or epoch milliseconds')
-        : { kind: 'text', text };
+      const plain = toDate(value) ? formatDate(value) : undefined;
+      if (plain === undefined) return mismatch('an ISO 8601 date string, a Date or epoch milliseconds');
+      return text(formatter?.format(value) ?? plain);
     }
+    case 'LIST':
+      return Array.isArray(value) ? data(name, value, path, issues) : mismatch('an array');
+    case 'OBJECT':
+      return typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
+        ? data(name, value, path, issues)
+        : mismatch('an object');
     case 'TABLE':
-      return resolveTable(name, value, path, issues);
+      return resolveTable(name, value, path, issues, totals, variablePath);
+  }
+}
+
+/**
+ * What templates see of a `LIST` or `OBJECT`: a copy whose objects have no prototype (so a name such
+ * as `constructor` finds nothing) and whose numbers are text (printed as given).
+ */
+function data(name: string, value: unknown, path: string, issues: Issue[]): ResolvedValue | undefined {
+  const convert = (item: unknown, depth: number): unknown => {
+    if (depth > MAX_VIEW_DEPTH) throw new RangeError('too deep');
+    if (typeof item === 'number') return formatNumber(item);
+    if (item === null || typeof item !== 'object') return item;
+    if (item instanceof Date) return formatDate(item);
+    if (Array.isArray(item)) return item.map((entry) => convert(entry, depth + 1));
+    const out = Object.create(null) as Record<string, unknown>;
+    for (const [key, entry] of Object.entries(item)) out[key] = convert(entry, depth + 1);
+    return out;
+  };
+  try {
+    return { kind: 'data', view: convert(value, 0) };
+  } catch {
+    issues.push({
+      code: 'too_deep',
+      path,
+      message: `variable "${name}" nests more than ${MAX_VIEW_DEPTH} levels deep`,
+    });
+    return undefined;
   }
 }
 
@@ -131,6 +207,8 @@ function resolveTable(
   value: unknown,
   path: string,
   issues: Issue[],
+  totals: unknown,
+  variablePath: string,
 ): ResolvedValue | undefined {
   const before = issues.length;
   const add = (at: string, code: string, message: string): void => {
@@ -160,9 +238,63 @@ function resolveTable(
       }
     }
   }
+  // A column's `format` (the column schema keeps only the fields it knows).
+  const formats: (ValueFormatter | undefined)[] = [];
+  if (Array.isArray(columns))
+    columns.forEach((column: unknown, c) => {
+      const given = (column as { format?: unknown } | null)?.format;
+      const type = String((column as { type?: unknown } | null)?.type ?? '').toLowerCase();
+      const kind = type === 'date' || type === 'datetime' ? 'date' : type === 'number' ? 'number' : 'auto';
+      formats[c] = makeFormatter(given, kind, `${path}.columns[${c}].format`, issues, `variable "${name}"`);
+    });
+  const names = parsed.success ? (parsed.data.columns ?? []).map((column) => column.name) : [];
+  let sums: (string | undefined)[] | undefined;
+  if (totals !== undefined) {
+    if (!Array.isArray(totals) || totals.some((column) => typeof column !== 'string'))
+      add('', 'invalid_type', 'totals must be an array of column names');
+    else {
+      sums = [];
+      for (const column of totals as string[]) {
+        const index = names.indexOf(column);
+        if (index < 0) {
+          issues.push({
+            code: 'unknown_column',
+            path: `${variablePath}.totals`,
+            message: `variable "${name}": totals names column "${column}", which the table does not have (columns: ${names.join(', ') || 'none'})`,
+          });
+          continue;
+        }
+        sums[index] = decimalSum(((rows ?? []) as unknown[][]).map((row) => row?.[index]));
+      }
+    }
+  }
   if (issues.length > before || !parsed.success) return undefined;
-  return {
-    kind: 'table',
+  const table: PdfTable = {
     table: { columns: parsed.data.columns, rows: (rows ?? null) as unknown[][] | null },
+    formats,
+    totals: sums,
   };
+  return { kind: 'table', table, view: tableView(table) };
+}
+
+/** Rows as objects keyed by column name (cells as printed), with `totals` by column name. */
+function tableView(value: PdfTable): unknown[] {
+  const columns = value.table.columns ?? [];
+  const view = (value.table.rows ?? []).map((row) => {
+    const out = Object.create(null) as Record<string, unknown>;
+    columns.forEach((column, c) => {
+      const cell = row[c];
+      out[column.name] =
+        cell === null || cell === undefined ? null : cellText(cell, column, value.formats[c]);
+    });
+    return out;
+  }) as unknown[] & { totals?: Record<string, string>; [TABLE_VIEW]?: PdfTable };
+  const totals = Object.create(null) as Record<string, string>;
+  columns.forEach((column, c) => {
+    const sum = value.totals?.[c];
+    if (sum !== undefined) totals[column.name] = cellText(sum, column, value.formats[c]);
+  });
+  view.totals = totals;
+  view[TABLE_VIEW] = value;
+  return view;
 }

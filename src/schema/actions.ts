@@ -3,8 +3,14 @@ import { LONE_SURROGATE, holdsLoneSurrogate } from './well-formed.js';
 import { WRITE_MODES } from './steps/atlas.js';
 import { isDummyTaskInput } from './dummy-input.js';
 
-/** Variable value types of `create_pdf`: a `TABLE` value is a data table rendered into the document. */
-export const PDF_VALUE_TYPES = ['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE'] as const;
+/**
+ * Variable value types of `create_pdf`: a `TABLE` value is a data table rendered into the document;
+ * `LIST` (an array, for `[[#name]]` sections) and `OBJECT` (fields by dotted names).
+ */
+export const PDF_VALUE_TYPES = ['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE', 'LIST', 'OBJECT'] as const;
+
+/** How a number or date prints: `Intl.NumberFormat` / `Intl.DateTimeFormat` options plus `locale`. */
+export const ValueFormatSchema = z.looseObject({ locale: z.string().optional() });
 
 /** Input of `platform/converters/create_pdf`: HTML whose `[[.name]]` markers take the variables' values. */
 export const CreatePdfInputSchema = z.object({
@@ -16,6 +22,8 @@ export const CreatePdfInputSchema = z.object({
         name: z.string().min(1),
         value_type: z.enum(PDF_VALUE_TYPES),
         value: z.unknown(),
+        format: ValueFormatSchema.optional(),
+        totals: z.array(z.string()).optional(),
       }),
     )
     .optional(),
