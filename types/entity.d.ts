@@ -21,6 +21,35 @@ export interface Entity {
       step?: number;
       latin_numbering?: boolean;
     };
+    formula?: string;
+    lookup?: {
+      relationship: string;
+      column: string;
+    };
+    rollup?: {
+      relationship: string;
+      function: 'count' | 'sum' | 'min' | 'max' | 'avg';
+      column?: string;
+      /**
+       * @maxItems 20
+       */
+      filters?: {
+        column: string;
+        operator: string;
+        value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
+        value?: unknown;
+      }[];
+    };
+    required?: boolean;
+    /**
+     * @minItems 1
+     * @maxItems 1000
+     */
+    enum?: (string | number)[];
+    min_length?: number;
+    max_length?: number;
+    pattern?: string;
+    format?: 'email' | 'url';
   }[];
   /**
    * @minItems 1
@@ -34,4 +63,11 @@ export interface Entity {
       col: number;
     };
   };
+  /**
+   * @maxItems 100
+   */
+  checks?: {
+    expression: string;
+    message: string;
+  }[];
 }

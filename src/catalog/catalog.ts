@@ -48,6 +48,9 @@ import type { Permission } from '../schema/access.js';
 import { setOwn } from '../schema/own.js';
 import { appendRows, createTable } from '../query/entity-table.js';
 import { tableRow } from './sheet-mapping.js';
+import { storedEntity, hasComputed } from '../computed/columns.js';
+import { entityIssues, relatedIssues } from '../computed/check.js';
+import { ComputedTables, type ComputeSource, type ReadAccessOf } from '../computed/compute.js';
 import {
   DefinitionHistory,
   type DefinitionAuthor,
@@ -96,6 +99,8 @@ export class Catalog {
   /** In a view of people's writes (screens, the rows route, `engine.as(p).catalog`): where they are logged. */
   #audit: WriteAudit | undefined;
   #history: DefinitionHistory;
+  /** Entity tables widened with their computed columns, kept per sheet revision. */
+  #computed: ComputedTables;
 
   /** @internal */
   constructor(
@@ -119,6 +124,7 @@ export class Catalog {
       this.#grants = view.grants;
       this.#audit = view.audit;
       this.#history = of.#history;
+      this.#computed = of.#computed;
       return;
     }
     this.#storage = deps.storage;
@@ -126,8 +132,13 @@ export class Catalog {
     this.#ready = deps.ready;
     this.#cache = new SheetCache(deps.spreadsheets);
     this.#history = new DefinitionHistory(deps.storage);
+    this.#computed = new ComputedTables();
     this.#writer = {
-      definition: (name, options) => this.#definition(name, options),
+      // Writes see the stored columns only: computed ones have no cells and are refused by name.
+      definition: async (name, options) => {
+        const entity = await this.#definition(name, options);
+        return entity && storedEntity(entity);
+      },
       sheets: deps.spreadsheets,
       cache: this.#cache,
       lock: new KeyedLock(),
@@ -168,6 +179,7 @@ export class Catalog {
     await this.#ready();
     await this.#mayDefine('entity definitions');
     const entity = parse(EntitySchema, definition, 'entity');
+    await this.#checkComputed(entity);
     await this.#checkSheet(entity);
     const by = await this.#author(options);
     await this.#history.changing('entity', entity.name, async () => {
@@ -190,11 +202,12 @@ export class Catalog {
     await this.#ready();
     await this.#mayDefine('entity definitions');
     const entity = parse(EntitySchema, definition, 'entity');
+    await this.#checkComputed(entity);
     await this.#checkSheet(entity);
     const by = await this.#author(options);
     const created = await this.#history.changing('entity', entity.name, async () => {
       const made = await createOrReplace(this.#storage, 'entities', entity.name, entity, async (previous) => {
-        const issues = redefinitionIssues(entity, previous, await this.listRelationships());
+        const issues = redefinitionIssues(storedEntity(entity), previous, await this.listRelationships());
         if (issues.length > 0) throw new ValidationError(issues);
       });
       await this.#history.record('entity', entity.name, made ? 'create' : 'replace', entity, by);
@@ -236,6 +249,22 @@ export class Catalog {
     return this.#history.list('entity', name, query, () => this.#storage.get('entities', name));
   }
 
+  /**
+   * Refuses an entity whose formulas, checks or validation rules do not fit its columns, or whose
+   * lookups and rollups do not fit the relationships and entities stored, or that would make
+   * computed columns read each other in a cycle.
+   */
+  async #checkComputed(entity: Entity): Promise<void> {
+    const issues = entityIssues(entity);
+    if (issues.length === 0 && hasComputed(entity)) {
+      const entities = new Map((await this.#storage.list<Entity>('entities')).map((e) => [e.key, e.value]));
+      entities.set(entity.name, entity);
+      const relationships = (await this.#storage.list<Relationship>('relationships')).map((r) => r.value);
+      issues.push(...relatedIssues(entity, entities, relationships));
+    }
+    if (issues.length > 0) throw new ValidationError(issues);
+  }
+
   /** Who changes a definition: the one given, else this view's principal (undefined for the engine's own catalog). */
   async #author(options: DefinitionWriteOptions): Promise<DefinitionAuthor | undefined> {
     if (options.by) return options.by;
@@ -244,9 +273,9 @@ export class Catalog {
     return { id, kind };
   }
 
-  /** Refuses an entity whose readable sheet has a header row that does not name its columns. */
+  /** Refuses an entity whose readable sheet has a header row that does not name its stored columns. */
   async #checkSheet(entity: Entity): Promise<void> {
-    const issues = await sheetHeaderIssues(entity, this.#writer.sheets);
+    const issues = await sheetHeaderIssues(storedEntity(entity), this.#writer.sheets);
     if (issues.length > 0) throw new ValidationError(issues);
   }
 
@@ -314,7 +343,7 @@ export class Catalog {
           message: `entity "${name}" does not exist`,
         })),
       });
-    const issues = relationshipIssues(rel, source, target);
+    const issues = relationshipIssues(rel, storedEntity(source), storedEntity(target));
     if (issues.length > 0) throw new ValidationError(issues);
     const by = await this.#author(options);
     await this.#history.changing('relationship', rel.name, async () => {
@@ -356,11 +385,10 @@ export class Catalog {
         return failure([`entity_name: entity "${String(name)}" does not exist`]);
       }
       const grants = await this.#access();
-      const access = grants?.entity(entity, 'read');
-      const loaded = await this.#cache.load(entity, options);
+      const { table, access } = await this.#readTable(entity, grants, options);
       if (!access || (access.rows === 'all' && access.hidden.size === 0))
-        return executeRead(entity.name, loaded.table, input, this.#limits);
-      return executeRead(entity.name, loaded.table, withoutHidden(entity, access, input), this.#limits, {
+        return executeRead(entity.name, table, input, this.#limits);
+      return executeRead(entity.name, table, withoutHidden(entity, access, input), this.#limits, {
         rules: access.rows === 'all' ? undefined : access.rows,
       });
     } catch (error) {
@@ -526,10 +554,38 @@ export class Catalog {
     await this.#ready();
     const entity = await this.#definition(name, options);
     if (!entity) throw new NotFoundError('entity', name);
-    const access = (await this.#access())?.entity(entity, 'read');
-    const table = (await this.#cache.load(entity, options)).table;
+    const { table, access } = await this.#readTable(entity, await this.#access(), options);
     if (!access || (access.rows === 'all' && access.hidden.size === 0)) return { entity, table };
     return visibleTable(entity, table, access, this.#limits);
+  }
+
+  /**
+   * The table of an entity with its computed columns, as `grants` may read it, and the principal's
+   * access with the computed columns that read what it may not see added to the hidden ones.
+   */
+  async #readTable(
+    entity: Entity,
+    grants: Grants | undefined,
+    options: CallOptions,
+  ): Promise<{ table: EntityTable; access: EntityAccess | undefined }> {
+    const access = grants?.entity(entity, 'read');
+    const source: ComputeSource = {
+      definition: (name) => this.#definition(name, options),
+      storedTable: async (stored) => (await this.#cache.load(stored, options)).table,
+      relationships: async () =>
+        (await this.#storage.list<Relationship>('relationships')).map((r) => r.value),
+    };
+    const computed = await this.#computed.table(entity, source, grants && readAccessOf(grants));
+    if (!access || computed.hidden.size === 0) return { table: computed.table, access };
+    return {
+      table: computed.table,
+      access: { ...access, hidden: new Set([...access.hidden, ...computed.hidden]) },
+    };
+  }
+
+  /** Times computed columns were computed (not found kept) since the engine started. @internal */
+  get computations(): number {
+    return this.#computed.computations;
   }
 
   /**
@@ -558,6 +614,19 @@ export class Catalog {
     this.#definitions.set(name, { entity, text });
     return entity;
   }
+}
+
+/** What `grants` may read of each entity, for computed columns reading through relationships. */
+function readAccessOf(grants: Grants): ReadAccessOf {
+  return (entity) => {
+    try {
+      const access = grants.entity(entity, 'read');
+      return access.rows === 'all' && access.hidden.size === 0 ? undefined : access;
+    } catch (error) {
+      if (error instanceof ForbiddenError) return 'none';
+      throw error;
+    }
+  };
 }
 
 /** Whether two JSON values are equal (objects key by key, in any order). */

@@ -4,6 +4,7 @@ import { isTableLike, tableRowObjects } from '../schema/table-rows.js';
 import { describeValue, listNames, quoteName } from '../schema/issues.js';
 import { brokenNumberRule } from '../schema/number-rules.js';
 import { coerceCell } from './sheet-mapping.js';
+import { computedColumnsOf } from '../computed/columns.js';
 
 /** Rows to write to one entity: objects keyed by column name, or arrays in column order. */
 export type EntityRows = readonly (Readonly<Record<string, unknown>> | readonly unknown[])[];
@@ -97,7 +98,9 @@ export function coerceKeys(entity: Entity, keys: EntityRows, issues: Issue[]): (
     const record = input as Record<string, unknown>;
     // Unknown names stay in, so the check reports them; other columns of the entity are dropped.
     const key = Object.fromEntries(
-      Object.entries(record).filter(([name]) => keyNames.has(name) || !columns.has(name)),
+      Object.entries(record).filter(
+        ([name]) => keyNames.has(name) || (!columns.has(name) && !computedColumnsOf(entity)?.has(name)),
+      ),
     );
     const row = check.coerce(key, i, issues, true);
     return row && keyGiven(entity, row, i, issues) ? row.values : undefined;
@@ -192,6 +195,16 @@ export function rowChecker(entity: Entity): RowChecker {
       const at = positions(keys);
       if (at === undefined) {
         const unknown = keys.filter((k) => !position.has(k));
+        const computed = computedColumnsOf(entity);
+        const named = unknown.find((k) => computed?.has(k));
+        if (named !== undefined) {
+          issues.push({
+            code: 'read_only_column',
+            path: `${entity.name}[${i}].${named}`,
+            message: `row ${i + 1} of "${entity.name}" gives column ${quoteName(named)}, which is computed (${computed!.get(named)!}) and cannot be written`,
+          });
+          return undefined;
+        }
         issues.push({
           code: 'unknown_column',
           path: `${entity.name}[${i}]`,

@@ -17,6 +17,7 @@ import {
 } from './rows.js';
 import { cellOf } from '../query/entity-table.js';
 import { KeyPositions } from './key-positions.js';
+import { rowRules } from '../computed/rules.js';
 import { rowsWithKey } from '../query/hash-index.js';
 import { tableRow, type EntityTable } from './sheet-mapping.js';
 
@@ -140,6 +141,11 @@ export function planEntityWrite(
   if (mode === 'append' || mode === 'replace') planRows(plan, input, earlier, issues, repeatable);
   else if (mode === 'delete') planDeletes(plan, input, issues);
   else planPatches(plan, input, issues);
+  const rules = rowRules(entity);
+  if (rules) {
+    plan.rows.forEach((row, k) => rules.check(row, undefined, plan.inputs[k]!, issues));
+    for (const update of plan.updates) rules.check(update.row, update.given, update.input, issues);
+  }
   return plan;
 }
 
