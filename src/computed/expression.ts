@@ -133,7 +133,16 @@ const ENVIRONMENTS = new WeakMap<readonly ExpressionColumn[], Environment>();
 function environmentOf(columns: readonly ExpressionColumn[]): Environment {
   let env = ENVIRONMENTS.get(columns);
   if (env) return env;
-  env = new Environment({
+  env = newEnvironment();
+  for (const column of columns)
+    if (isExpressionName(column.name)) env.registerVariable(column.name, CEL_TYPES[column.type]);
+  ENVIRONMENTS.set(columns, env);
+  return env;
+}
+
+/** An environment with the limits, the function set and the mixed-number operators, no variables. @internal */
+export function newEnvironment(): Environment {
+  const env = new Environment({
     limits: {
       maxAstNodes: MAX_EXPRESSION_NODES,
       maxDepth: MAX_EXPRESSION_DEPTH,
@@ -150,14 +159,14 @@ function environmentOf(columns: readonly ExpressionColumn[]): Environment {
     env.registerOperator(`double ${op} int`, (a: number, b: bigint) => apply(a, Number(b)));
     env.registerOperator(`int ${op} double`, (a: bigint, b: number) => apply(Number(a), b));
   }
-  for (const column of columns)
-    if (isExpressionName(column.name)) env.registerVariable(column.name, CEL_TYPES[column.type]);
-  ENVIRONMENTS.set(columns, env);
   return env;
 }
 
-/** Walks a syntax tree: the identifiers read, and the first node outside the allow list. */
-function inspect(ast: unknown, reads: Set<string>): string | undefined {
+/**
+ * Walks a syntax tree: the identifiers read, and the first node outside the allow list (field and
+ * index access allowed when `fields`, for step conditions over JSON data). @internal
+ */
+export function inspect(ast: unknown, reads: Set<string>, fields = false): string | undefined {
   const stack: unknown[] = [ast];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -167,6 +176,11 @@ function inspect(ast: unknown, reads: Set<string>): string | undefined {
     }
     if (typeof node !== 'object' || node === null || !('op' in node)) continue;
     const { op, args } = node as { op: string; args: unknown };
+    if (fields && (op === '.' || op === '[]')) {
+      // A field name is no variable: only the object it is read from is walked.
+      stack.push(op === '.' ? (args as unknown[])[0] : args);
+      continue;
+    }
     if (!ALLOWED_OPS.has(op))
       return op === '.' || op === '[]'
         ? 'reads a field or an index; an expression reads only the columns of the row'
@@ -283,7 +297,8 @@ function fromCel(value: unknown): unknown {
   return value;
 }
 
-function firstLine(error: unknown): string {
+/** The first line of an error's message, cut to 300 characters. @internal */
+export function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0]!.slice(0, 300);
 }

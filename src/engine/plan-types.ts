@@ -12,6 +12,7 @@ import type { OnError, PathSegment, Step, Workflow } from '../schema/index.js';
 import type { ScriptSandbox } from '../script/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { Reference, Resolver } from './references.js';
+import type { ConditionExpression } from '../computed/condition.js';
 import type { ScriptRegistry } from './scripts.js';
 
 /** A wire ready to apply. @internal */
@@ -30,6 +31,10 @@ export interface PlannedWire {
 export interface PlannedCondition {
   reference: Reference;
   value: unknown;
+  /** A condition written as an expression: it holds when true over the roots it reads. */
+  expression?: ConditionExpression;
+  /** The references of an expression's roots, one per root it reads. */
+  references?: Reference[];
 }
 
 /** The `for_each` of a step, ready to run. @internal */

@@ -5,7 +5,8 @@ import { ORDER_WIRE_TARGET, addDataOrder } from '../schema/data-order.js';
 import { compileValue, parseReference, type Reference } from './references.js';
 import { stepRetryPolicy } from '../retry/index.js';
 import { stepType } from './steps/index.js';
-import { ITEM_INDEX_ROOT, forEachPathProblem, isItemRoot } from './for-each-shape.js';
+import { ITEM_INDEX_ROOT, ITEM_ROOT, forEachPathProblem, isItemRoot } from './for-each-shape.js';
+import { compileCondition } from '../computed/condition.js';
 import type { Plan, PlanContext, PlannedCondition, PlannedForEach, PlannedStep } from './plan-types.js';
 import { SECRETS_ROOT, secretReferenceProblem } from './secrets.js';
 
@@ -36,6 +37,34 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
    * current item, which only the data and conditions of a `for_each` step (`inItem`) may do; there
    * `item` and `item_index` name the item even when a step or the input has that name.
    */
+  /**
+   * A condition written as an expression: the roots it may read are the input, the steps and, in a
+   * `for_each` step, the item; each one it reads is checked (and waited for) as a reference is.
+   */
+  const planExpressionCondition = (
+    source: string,
+    path: string,
+    check: (ref: Reference, path: string) => boolean,
+  ): { condition: PlannedCondition; perItem: boolean } | undefined => {
+    const roots = [inputName, ...indexOf.keys(), ITEM_ROOT, ITEM_INDEX_ROOT];
+    const compiled = compileCondition(source, roots, path);
+    if (!compiled.ok) {
+      issues.push(...compiled.issues);
+      return undefined;
+    }
+    let perItem = false;
+    const references = compiled.condition.roots.map((root) => {
+      const ref = parseReference(root, `{{${root}}}`) as Reference;
+      if (check(ref, path)) perItem = true;
+      return ref;
+    });
+    const reference = references[0] ?? { text: '', root: inputName, path: [] };
+    return {
+      condition: { reference, value: undefined, expression: compiled.condition, references },
+      perItem,
+    };
+  };
+
   const checkRoot = (
     ref: Reference,
     path: string,
@@ -159,6 +188,15 @@ export function planWorkflow(workflow: Workflow, context: PlanContext): { plan: 
     const conditions: PlannedCondition[] = [];
     const itemConditions: PlannedCondition[] = [];
     (step.conditions ?? []).forEach((condition, c) => {
+      if ('expression' in condition) {
+        const planned = planExpressionCondition(
+          condition.expression,
+          `${at}.conditions[${c}].expression`,
+          (ref, path) => checkRoot(ref, path, index, deps, inItem),
+        );
+        if (planned) (planned.perItem ? itemConditions : conditions).push(planned.condition);
+        return;
+      }
       const expression = unbraced(condition.data_path);
       const parsed = parseReference(expression, `{{${expression}}}`);
       const path = `${at}.conditions[${c}].data_path`;

@@ -9,7 +9,7 @@ import type { Plan, PlannedCondition, PlannedForEach, PlannedStep, RunServices }
 import { readPath, type Scope } from './references.js';
 import type { RunError, StepRecord } from './record.js';
 import { NO_RETRY, backoffDelay, isRetryableError, retryAfterOf, sleep } from '../retry/index.js';
-import { conditionHolds, missingWire, placeAt, unmergeableWire } from './step-data.js';
+import { conditionHolds, expressionHolds, missingWire, placeAt, unmergeableWire } from './step-data.js';
 import { StepContext, type ContextHost } from './step-context.js';
 import { stepType } from './steps/index.js';
 import { runForEach, type Attempted } from './for-each.js';
@@ -79,6 +79,7 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
   }
 
   protected holds(condition: PlannedCondition, scope: Scope): boolean {
+    if (condition.expression) return expressionHolds(condition, (ref) => scope.value(ref.root));
     const { root, path } = condition.reference;
     return conditionHolds(scope.value(root), path, condition.value);
   }

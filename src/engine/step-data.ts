@@ -1,12 +1,23 @@
 import { StepwireError } from '../errors/index.js';
 import type { PathSegment } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
-import { readPath } from './references.js';
+import { readPath, type Reference } from './references.js';
+import type { PlannedCondition } from './plan-types.js';
 
 /** Whether the value at `path` equals `expected` (a missing path compares as null). @internal */
 export function conditionHolds(root: unknown, path: readonly PathSegment[], expected: unknown): boolean {
   const found = readPath(root, path);
   return jsonEqual(found.ok ? (found.value ?? null) : null, expected ?? null);
+}
+
+/**
+ * Whether an expression condition holds, its roots' values read with `value` (a skipped step's as
+ * null). @internal
+ */
+export function expressionHolds(condition: PlannedCondition, value: (ref: Reference) => unknown): boolean {
+  const values: Record<string, unknown> = {};
+  for (const ref of condition.references ?? []) values[ref.root] = value(ref);
+  return condition.expression!.holds(values);
 }
 
 /** Equality of JSON values: objects by their keys regardless of order. @internal */

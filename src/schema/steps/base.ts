@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NameSchema } from '../entity.js';
+import { ExpressionSchema, NameSchema } from '../entity.js';
 import { isWholeReference, parsePath, unbraced } from '../path.js';
 
 /** A data path such as `table.rows[0]`, checked when parsed. @internal */
@@ -12,7 +12,7 @@ export const DataPathSchema = z.string().superRefine((path, ctx) => {
  * A condition: the step runs only when the value at `data_path` equals `value` (JSON equality). The
  * path may be written with or without braces (`a.x` or `{{a.x}}`).
  */
-export const ConditionSchema = z.object({
+export const ValueConditionSchema = z.object({
   data_path: z
     .string()
     .superRefine((path, ctx) => {
@@ -23,6 +23,16 @@ export const ConditionSchema = z.object({
     .pipe(z.string().min(1)),
   value: z.unknown(),
 });
+
+/**
+ * A condition as a CEL expression over the workflow input, earlier steps' outputs and (in a
+ * `for_each` step) `item` and `item_index`: the step runs only when it is true, e.g.
+ * `{ expression: "orders.body.table.rows.size() > 0" }`.
+ */
+export const ExpressionConditionSchema = z.strictObject({ expression: ExpressionSchema });
+
+/** A condition: `{ data_path, value }` (JSON equality) or `{ expression }` (CEL). */
+export const ConditionSchema = z.union([ExpressionConditionSchema, ValueConditionSchema]);
 
 /** Opt-in retries of a step: `retry: {}` is 3 attempts, the first delay 1 s, doubling up to 30 s. */
 export const StepRetrySchema = z.object({
