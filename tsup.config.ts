@@ -9,6 +9,7 @@ export const ENTRIES = {
   google: 'src/adapters/google/index.ts',
   node: 'src/node/index.ts',
   postgres: 'src/adapters/postgres/index.ts',
+  mcp: 'src/mcp/index.ts',
   testing: 'src/testing/index.ts',
 };
 

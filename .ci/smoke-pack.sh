@@ -10,7 +10,7 @@ echo "smoke test of the packed tarball on Node $(node --version)"
 npm init -y >/dev/null
 # stepwire/testing runs under vitest, an optional peer: install it as a user of that entry would.
 npm install --no-audit --no-fund "./$tarball" vitest@^4 >/dev/null
-subpaths="stepwire stepwire/schema stepwire/http stepwire/google stepwire/node stepwire/postgres stepwire/testing"
+subpaths="stepwire stepwire/schema stepwire/http stepwire/google stepwire/node stepwire/postgres stepwire/mcp stepwire/testing"
 for sub in $subpaths; do
   node --input-type=module -e "const m = await import('$sub'); if (Object.keys(m).length === 0) throw new Error('$sub exports nothing'); console.log('import  $sub:', Object.keys(m).length, 'exports');"
   node -e "const m = require('$sub'); if (Object.keys(m).length === 0) throw new Error('$sub exports nothing'); console.log('require $sub:', Object.keys(m).length, 'exports');"

@@ -20,6 +20,7 @@ import { initCommand } from './init.js';
 import { keysCommand } from './keys.js';
 import { usersCommand } from './users.js';
 import { initAccessCommand } from './init-access.js';
+import { mcpCommand } from './mcp.js';
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
   init: initCommand,
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   keys: keysCommand,
   users: usersCommand,
   'init-access': initAccessCommand,
+  mcp: mcpCommand,
 };
 
 /**

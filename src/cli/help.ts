@@ -17,6 +17,7 @@ Commands:
   triggers <dir>                       list the project's triggers and when they fire next
   types <dir> [--out FILE]             TypeScript types of each workflow's input and output
   graph <dir> <workflow> [--out FILE]  the workflow as an SVG picture
+  mcp <dir> [--key KEY]                the workflows as tools for an AI agent (MCP over stdio)
   init-access <dir> --email E | --key  a starting access policy and the first admin (sign-in)
   keys create|list|revoke              API keys for programs (Authorization: Bearer)
   users add|list|set-roles|disable|reset-password  people who sign in with a password
@@ -174,4 +175,43 @@ Options:
   -h, --help      show this help
 
 Exit codes: 0 ok, 1 invalid project or no such workflow, 2 usage error.`,
+
+  mcp: `Usage: stepwire mcp <dir> [--key KEY] [--db URL|DIR | --memory] [--timeout SECONDS]
+                    [--public-url URL] [--files DIR] [--sandbox NAME]
+
+Serves the project to an AI agent as a Model Context Protocol server over standard input
+and output (the client starts this command; see docs/mcp.md for its configuration): a
+tool per workflow (the workflow's input schema; the run's output as the result, a failed
+run as an error naming the step), read_entity (the get_entity input), get_run, and the
+entity definitions as resources. Standard output carries only the protocol; messages go
+to standard error. It stops when the client closes standard input.
+
+Who it acts as: the API key given with --key or in STEPWIRE_API_KEY (made with
+"stepwire keys create"), with that key's roles: the tools are the workflows the key may
+run, read_entity sees the rows its role's rules let it see. Without a key it acts as the
+project's own service, which may do everything (as "stepwire run" does); give a key to
+an agent that should do less.
+
+Definitions and run records are kept in the database, as "stepwire serve" keeps them
+(by default <dir>/.stepwire/db, which one process opens at a time: give --db a
+postgres:// URL to share it with a running serve, or use serve's /mcp instead), and
+entity rows in the files of <dir>/sheets; --memory keeps everything in memory.
+
+Options:
+      --key KEY       act as this API key (default: the STEPWIRE_API_KEY variable, else
+                      the project's service)
+      --db URL|DIR    the database: a postgres:// URL or a folder (embedded PGlite)
+      --schema NAME   the Postgres schema of the project's tables (default: stepwire)
+      --memory        keep everything in memory and leave the files alone
+      --timeout SECONDS  how long a tool call waits for its run (default: 50); a run
+                      still going then (or waiting for a person) is answered with its
+                      run id and status, and goes on
+      --public-url URL  the address of the project's "stepwire serve": links to
+                      files and runs start with it
+      --files DIR     keep stored files in this folder (one "stepwire serve --files"
+                      shares) instead of the database
+      --sandbox NAME  where scripts run: quickjs (the default) or isolated-vm
+  -h, --help          show this help
+
+Exit codes: 0 the client closed the connection, 1 invalid project or key, 2 usage error.`,
 };

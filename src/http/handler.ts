@@ -126,6 +126,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
  * a HEAD the GET answer's headers, `Content-Length` included (RFC 9110 9.3.2), without the body.
  */
 async function sized(response: Response, head: boolean): Promise<Response> {
+  // An event stream (progress of an MCP tool call) is sent as it comes.
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) return response;
   if (response.body === null) {
     // An empty answer (a 303 of a form) says so too; 204 and 304 carry no length (RFC 9110 8.6).
     const bodiless = response.status === 204 || response.status === 304 || response.status < 200;

@@ -55,6 +55,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   415: 'The request body has a media type this route does not accept.',
   422: 'A limit was reached while doing the work.',
   500: 'Unexpected error; the body says nothing about the internals.',
+  501: 'The server lacks an optional package this route needs (the message names it and how to install it).',
   502: 'An outside service answered with an error.',
   503: 'The work was cancelled, or a store is held by another process or unavailable.',
 };

@@ -9,6 +9,7 @@ import type { Route } from './route.js';
 import { TRIGGER_ROUTES } from './trigger-routes.js';
 import { VERSION_ROUTES } from './version-routes.js';
 import { WORKFLOW_ROUTES } from './workflow-routes.js';
+import { MCP_ROUTES } from '../mcp/route.js';
 
 /**
  * Every operation of the HTTP API, each written once: the handler routes by it, `buildOpenApi`
@@ -27,6 +28,7 @@ export const ROUTES = [
   ...ACCESS_ROUTES,
   ...SIGN_IN_ROUTES,
   ...OIDC_ROUTES,
+  ...MCP_ROUTES,
 ] as const;
 
 /** Any route of {@link ROUTES}. @internal */

@@ -74,6 +74,8 @@ interface Fixture {
   nobody?: { status: number; json: unknown; why: string };
   /** Why a route that is no GET changes nothing for an admin either. */
   unchanged?: string;
+  /** Headers the route needs besides credentials. */
+  headers?: Record<string, string>;
 }
 
 const NOTES: Entity = {
@@ -197,6 +199,36 @@ const FIXTURES: Record<string, Fixture> = {
   // against a provider elsewhere.
   'session.oidcStart': { query: '?next=%2Fworkflows', admin: 404 },
   'session.oidcCallback': { query: '?code=x&state=y', admin: 404 },
+  // A tool call of the MCP server: the engine refuses the run (an error result of the protocol).
+  'mcp.post': {
+    headers: { accept: 'application/json, text/event-stream' },
+    body: () => ({
+      json: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'open_customer', arguments: { id: 1 } },
+      },
+    }),
+    admin: 200,
+    nobody: {
+      status: 200,
+      json: {
+        jsonrpc: '2.0',
+        id: 1,
+        result: {
+          content: [
+            {
+              type: 'text',
+              text: expect.stringMatching(/^forbidden: key "[^"]+" may not workflow\.run:open_customer/),
+            },
+          ],
+          isError: true,
+        },
+      },
+      why: 'the MCP answer to a refused call is a tool error result naming the permission',
+    },
+  },
 };
 
 function sheetOf(name: string) {
@@ -246,7 +278,7 @@ function request(route: Route, fixture: Fixture, made: Made, key?: string): Requ
     if (value === undefined) throw new Error(`the fixture of ${route.name} has no path parameter "${name}"`);
     return encodeURIComponent(value === '{run}' ? made.runId : value);
   });
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...fixture.headers };
   if (key !== undefined) headers['authorization'] = `Bearer ${key}`;
   // A request that changes something comes from the server's own pages, as a browser says.
   if (route.method !== 'GET') headers['sec-fetch-site'] = 'same-origin';
