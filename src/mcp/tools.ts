@@ -395,8 +395,12 @@ export class McpSession {
     record ??= await this.#view.getRun(id).catch(() => undefined);
     if (record && ENDED.has(record.status)) return finished(record);
     const status = record?.status ?? seen;
+    // A waiting step says what it waits for (an approval and its link, an event, a time).
     const shown = record
-      ? record.steps.map((s) => ({ name: s.name, status: s.status }))
+      ? record.steps.map((s) => {
+          const wait = (s as { wait?: unknown }).wait;
+          return { name: s.name, status: s.status, ...(wait === undefined ? {} : { wait }) };
+        })
       : [...steps].map(([name, s]) => ({ name, status: s }));
     const http = `GET ${this.#options.runsUrl}/runs/${encodeURIComponent(id)}`;
     const mayRead = (await this.#grants()).allows('runs.read_own');
@@ -433,6 +437,8 @@ function stepOf(event: RunEvent): { name: string; status: string } | undefined {
       return { name: event.step, status: 'failed' };
     case 'step.skipped':
       return { name: event.step, status: 'skipped' };
+    case 'step.waiting' as RunEvent['type']:
+      return { name: (event as { step: string }).step, status: 'waiting' };
     default:
       return undefined;
   }
