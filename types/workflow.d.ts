@@ -13,10 +13,15 @@ export interface Workflow {
     | {
         name: string;
         type: 'l2';
-        conditions?: {
-          data_path: string;
-          value: unknown;
-        }[];
+        conditions?: (
+          | {
+              expression: string;
+            }
+          | {
+              data_path: string;
+              value: unknown;
+            }
+        )[];
         retry?: {
           attempts?: number;
           backoff_ms?: number;
@@ -41,10 +46,15 @@ export interface Workflow {
     | {
         name: string;
         type: 'atlas';
-        conditions?: {
-          data_path: string;
-          value: unknown;
-        }[];
+        conditions?: (
+          | {
+              expression: string;
+            }
+          | {
+              data_path: string;
+              value: unknown;
+            }
+        )[];
         retry?: {
           attempts?: number;
           backoff_ms?: number;
@@ -115,10 +125,15 @@ export interface Workflow {
     | {
         name: string;
         type: 'request';
-        conditions?: {
-          data_path: string;
-          value: unknown;
-        }[];
+        conditions?: (
+          | {
+              expression: string;
+            }
+          | {
+              data_path: string;
+              value: unknown;
+            }
+        )[];
         retry?: {
           attempts?: number;
           backoff_ms?: number;
@@ -142,6 +157,71 @@ export interface Workflow {
           };
           body?: unknown;
         };
+      }
+    | {
+        name: string;
+        type: 'wait';
+        conditions?: (
+          | {
+              expression: string;
+            }
+          | {
+              data_path: string;
+              value: unknown;
+            }
+        )[];
+        retry?: {
+          attempts?: number;
+          backoff_ms?: number;
+          max_backoff_ms?: number;
+        };
+        timeout_ms?: number;
+        for_each?: string;
+        concurrency?: number;
+        on_error?: 'fail' | 'continue';
+        wait_data:
+          | {
+              kind: 'approval';
+              title: string;
+              description?: string;
+              assignees: {
+                roles?: string[];
+                users?: string[];
+              };
+              required?: number;
+              form?: {
+                [k: string]: unknown;
+              };
+              self_approval?: boolean;
+              show?: {
+                [k: string]: unknown;
+              };
+              timeout_seconds?: number;
+              on_timeout?: 'fail' | 'continue';
+              notify?: {
+                chat?: {
+                  provider: string;
+                  channel: string;
+                };
+                email?: {
+                  to: string | string[];
+                };
+              };
+            }
+          | {
+              kind: 'event';
+              event: string;
+              match?: {
+                [k: string]: unknown;
+              };
+              timeout_seconds?: number;
+              on_timeout?: 'fail' | 'continue';
+            }
+          | {
+              kind: 'timer';
+              seconds?: number;
+              until?: string;
+            };
       }
   )[];
   wires: {

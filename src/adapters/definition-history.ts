@@ -136,6 +136,11 @@ export class DefinitionHistory {
     return last < latest ? { versions, next: last } : { versions };
   }
 
+  /** Version `n` of a definition, or undefined when it has none. */
+  get<T = unknown>(kind: DefinitionKind, name: string, n: number): Promise<DefinitionVersion<T> | undefined> {
+    return this.#get<T>(kind, name, n);
+  }
+
   async #get<T>(kind: DefinitionKind, name: string, n: number): Promise<DefinitionVersion<T> | undefined> {
     return this.#storage.get<DefinitionVersion<T>>(COLLECTION, versionKey(kind, name, n));
   }

@@ -169,7 +169,17 @@ export type Collection =
    * the nonce, the redirect URI and where to go next, for 10 minutes; deleted when the provider
    * sends the browser back (so any process on the database can finish the sign-in, and only once).
    */
-  | 'oidc_flows';
+  | 'oidc_flows'
+  /** Waits of `wait` steps, by id: what each waits for, and whether it has ended. */
+  | 'waits'
+  /** The waits not ended yet: `<kind>/<id>` to `{ id, due_at }` (deleted when one ends). */
+  | 'open_waits'
+  /** Answers of waits: `<wait id>/<nnn>`, one slot claimed with `ifAbsent` per decision, event or timeout. */
+  | 'wait_slots'
+  /** Events sent, kept for waits that begin later: `<event>/<sent at>/<id>`. */
+  | 'wait_events'
+  /** Links for outside approvers, by the SHA-256 (hex) of their token; `<sha256>/used` once used. */
+  | 'wait_links';
 
 /** Options of {@link StorageAdapter.put}. */
 export interface PutOptions extends CallOptions {

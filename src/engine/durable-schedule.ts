@@ -17,6 +17,7 @@ import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { Execution, type DeliveredStep } from './run.js';
 import { ITEMS_LOST, type ItemOutcome } from './for-each.js';
+import { isWaiting, type Waiting } from './waits/waiting.js';
 import {
   RECORD_TOO_LARGE,
   finalOutputProblem,
@@ -40,6 +41,8 @@ export interface DurableState {
    * as the timer job would once a slot is free (missing in runs started before it was kept).
    */
   deadline?: string;
+  /** The run's time limit in ms: it starts again when a waiting run goes on (missing in older runs). */
+  timeoutMs?: number;
   /**
    * Characters of JSON the records of the steps committed so far take, counted once as each step's
    * result commits: past the run-record limit the run fails (see `record-size.ts`).
@@ -82,13 +85,15 @@ export type Happening =
   | { kind: 'lost'; job: StepJob; deliveries: number }
   | { kind: 'fanout'; job: StepJob; total: number; startedAt: string }
   | { kind: 'timeout' }
-  | { kind: 'cancel' };
+  | { kind: 'cancel' }
+  /** A wait of the step ended: it runs again (and finds how). */
+  | { kind: 'resume'; step: string };
 
 const FINAL_STEP = new Set(['succeeded', 'failed', 'skipped']);
 
 /** Whether a run status is final. @internal */
 export function isFinal(status: string): boolean {
-  return status !== 'queued' && status !== 'running';
+  return status !== 'queued' && status !== 'running' && status !== 'waiting';
 }
 
 /**
@@ -171,6 +176,9 @@ function advanceRun(
       finish('cancelled', { code: 'cancelled', message: 'the run was cancelled' }, null);
       return { record, state, events, jobs };
     case 'timeout':
+      // Time spent waiting does not count: the limit starts again when the run goes on.
+      if (record.status === 'waiting') return undefined;
+      if (state.deadline !== undefined && Date.parse(state.deadline) > Date.now() + 1000) return undefined;
       finish(
         'failed',
         {
@@ -199,10 +207,45 @@ function advanceRun(
     case 'fanout':
       if (!fanOut(plan, record, state, happening, jobs)) return undefined;
       break;
+    case 'resume': {
+      const step = stepRecord(record, happening.step);
+      if (step?.status !== 'waiting') return undefined;
+      jobs.push({ job: { run: record.id, step: happening.step, attempt: step.attempts + 1 } });
+      if (record.status === 'waiting') {
+        events.push({ type: 'run.resumed', run_id: record.id, at });
+        // The run's time limit starts again: time spent waiting does not count.
+        if (state.timeoutMs !== undefined) {
+          state.deadline = new Date(Date.now() + state.timeoutMs).toISOString();
+          jobs.push({ job: { run: record.id, step: '', attempt: 1 }, delayMs: state.timeoutMs });
+        }
+      }
+      record.status = 'running';
+      return { record, state, events, jobs };
+    }
   }
+  const was = record.status;
   record.status = isFinal(record.status) ? record.status : 'running';
   if (!isFinal(record.status)) schedule(plan, services, record, state, events, jobs, finish, at);
+  if (!isFinal(record.status) && onlyWaiting(plan, record, state)) {
+    record.status = 'waiting';
+    if (was !== 'waiting') {
+      const waiting = record.steps.filter((s) => s.status === 'waiting').map((s) => s.name);
+      events.push({ type: 'run.waiting', run_id: record.id, waiting, at });
+    }
+  }
   return { record, state, events, jobs };
+}
+
+/** True when some step waits and no step is on the queue: the run waits for its waits. */
+function onlyWaiting(plan: Plan, record: RunRecord, state: DurableState): boolean {
+  let waits = false;
+  for (const name of state.enqueued) {
+    const step = stepRecord(record, name);
+    if (!plan.indexByName.has(name)) continue;
+    if (step?.status === 'waiting') waits = true;
+    else if (!step || !FINAL_STEP.has(step.status)) return false;
+  }
+  return waits;
 }
 
 /** Applies a delivered step's outcome; false when it is stale (committed before, or superseded). */
@@ -219,7 +262,11 @@ function applyStep(
   const existing = stepRecord(record, job.step);
   const planned = plan.steps[plan.indexByName.get(job.step) ?? -1];
   if (!planned || (existing && FINAL_STEP.has(existing.status))) return false;
-  if (planned.forEach) {
+  const waiting = happening.delivered.outcome.error === null && isWaiting(happening.delivered.outcome.output);
+  if (existing?.status === 'waiting') {
+    // Delivered again (its wait ended, or its time came): only an end changes anything.
+    if (waiting) return false;
+  } else if (planned.forEach) {
     // A for_each step commits once: its list failed to resolve, or its items were collected.
     const items = state.items?.[job.step];
     if (items && !items.collecting) return false;
@@ -231,6 +278,25 @@ function applyStep(
   };
   const { outcome } = delivered;
   events.push(...happening.events);
+  if (waiting) {
+    const wait = (outcome.output as Waiting).wait;
+    Object.assign(step, { status: 'waiting', output: null, error: null, finished_at: null, wait });
+    events.push({
+      type: 'step.waiting',
+      run_id: record.id,
+      step: job.step,
+      wait,
+      at: new Date().toISOString(),
+    });
+    put(plan, record, step);
+    // Its time: the step comes again then, and times out (or ends its timer) unless answered first.
+    if (wait.due_at !== undefined)
+      jobs.push({
+        job: { run: record.id, step: job.step, attempt: job.attempt + 1 },
+        delayMs: Math.max(1, Date.parse(wait.due_at) - Date.now()),
+      });
+    return true;
+  }
   const at = step.finished_at ?? new Date().toISOString();
   const duration_ms = Math.max(0, Date.parse(at) - Date.parse(step.started_at ?? at));
   if (outcome.error === null) {

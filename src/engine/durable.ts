@@ -107,7 +107,7 @@ export class DurableRuns {
       definition: plan.workflow,
       enqueued: [],
       chain: [plan.workflow.name],
-      ...(Number.isNaN(deadline.getTime()) ? {} : { deadline: deadline.toISOString() }),
+      ...(Number.isNaN(deadline.getTime()) ? {} : { deadline: deadline.toISOString(), timeoutMs }),
     };
     const change = advance(plan, services, record, state, { kind: 'start' })!;
     // `advance` marks a started run `running`; it stays `queued` until a worker takes a step.
@@ -167,7 +167,9 @@ export class DurableRuns {
               for (const { seq: at, event } of await this.#queue.events(id, seq)) {
                 seq = at;
                 onEvent?.(event as RunEvent);
-                if ((event as RunEvent).type === 'run.finished') {
+                // A run that waits has its record too: the caller gets it, status `waiting`.
+                const type = (event as RunEvent).type;
+                if (type === 'run.finished' || type === 'run.waiting') {
                   ended = true;
                   break;
                 }
@@ -233,6 +235,17 @@ export class DurableRuns {
     return false;
   }
 
+  /**
+   * A wait of a step of a waiting run ended: the step goes on the queue again, and any worker runs
+   * it (it finds how its wait ended). False when the run or the step no longer waits.
+   */
+  async resume(id: string, step: string): Promise<boolean> {
+    const change = await this.#queue.commit(id, undefined, (run) =>
+      this.#advance(id, run.record as RunRecord, run.state as DurableState, { kind: 'resume', step }),
+    );
+    return change !== undefined;
+  }
+
   /** Executes queued steps in this process, at most `concurrency` at once, until stopped. */
   work(concurrency: number, onError?: (error: unknown) => void): Promise<QueueWorker> {
     this.#unwatch ??= this.#queue.watch((runId, status) => this.#changed(runId, status));
@@ -278,7 +291,8 @@ export class DurableRuns {
     const plan = this.#planOf(job.run, state);
     const planned = plan.steps[plan.indexByName.get(job.step) ?? -1];
     const done = record.steps.find((s) => s.name === job.step);
-    if (!planned || (done && done.status !== 'running')) return void (await nothing());
+    const waits = done?.status === 'waiting';
+    if (!planned || (done && done.status !== 'running' && !waits)) return void (await nothing());
     const items = state.items?.[job.step];
     if (job.collect) {
       // The step's items are done (or stopped at a failure): their outcomes become its output.
@@ -286,7 +300,7 @@ export class DurableRuns {
       const delivered = await this.#collect(job, done!, items);
       return this.#commit(delivery, { kind: 'step', job, delivered, events: [] }, run);
     }
-    if (planned.forEach ? items !== undefined : done && done.attempts >= job.attempt)
+    if (planned.forEach ? items !== undefined : done && !waits && done.attempts >= job.attempt)
       return void (await nothing());
     if (delivery.redelivered >= MAX_DELIVERIES)
       return void (await this.#commit(

@@ -35,6 +35,7 @@ import type { WorkflowRegistry } from './workflows.js';
 import type { ScriptRegistry } from './scripts.js';
 import type { TriggerRegistry } from './triggers.js';
 import type { Applications } from '../app/applications.js';
+import type { ApprovalsApi, EventSent } from './waits/approvals.js';
 
 /** What the view needs of the engine beyond its public methods. @internal */
 export interface ViewHost {
@@ -49,6 +50,10 @@ export interface ViewHost {
   run(principal: Principal, name: string, input: unknown, options: RunOptions): Promise<RunRecord>;
   /** Opens an application whose grids and forms act as `principal`. */
   openApplication(principal: Principal, name: string): Promise<AppRuntime>;
+  /** Approvals as `principal` may see and decide them. */
+  approvals(principal: Principal): ApprovalsApi;
+  /** Sends an event to the waits for it. */
+  sendEvent(event: string, payload: unknown): Promise<EventSent>;
 }
 
 /** What the view calls on the engine once a check passed. @internal */
@@ -128,6 +133,13 @@ export class EngineView {
     list(): Promise<ApiKey[]>;
     revoke(id: string): Promise<boolean>;
   };
+  /**
+   * Approvals of `wait` steps: those the principal may decide (it is one of their `assignees`),
+   * and those of runs it may read. Decisions are audited.
+   */
+  readonly approvals: ApprovalsApi;
+  /** Events for `wait` steps: sending one needs `events.send` (on the event's name); audited. */
+  readonly events: { send(event: string, payload?: unknown): Promise<EventSent> };
   /** Users: every call needs `users.manage`; changes are audited (never a password). */
   readonly users: {
     create(input: UserInput): Promise<User>;
@@ -211,6 +223,17 @@ export class EngineView {
       create: (input) => keys('key.create', `key:${nameOf(input)}`)(() => engine.keys.create(input)),
       list: () => this.#allowed('keys.manage', undefined, () => engine.keys.list()),
       revoke: (id) => keys('key.revoke', `key:${id}`)(() => engine.keys.revoke(id)),
+    };
+    this.approvals = host.approvals(principal);
+    this.events = {
+      send: (event, payload) =>
+        this.#changed(
+          'events.send',
+          typeof event === 'string' ? event : undefined,
+          'event.send',
+          `event:${String(event)}`,
+          () => host.sendEvent(event, payload),
+        ),
     };
     const users =
       (action: string, resource: string) =>

@@ -36,7 +36,10 @@ import type { QueueWorker } from '../adapters/queue.js';
 import { RUN_STATUSES, type Entity } from '../schema/index.js';
 import { AccessControl } from '../access/control.js';
 import { AuditLog } from '../access/audit.js';
-import { checkPrincipal, initiatorOf, type Principal } from '../access/principal.js';
+import { SERVICE_PRINCIPAL, checkPrincipal, initiatorOf, type Principal } from '../access/principal.js';
+import { waitBookOf } from './steps/wait.js';
+import { WaitingRuns } from './waits/going-on.js';
+import { Approvals, type ApprovalsApi, type EventSent } from './waits/approvals.js';
 import type { RunInitiator } from '../schema/run-record-types.js';
 import type { Workflow } from '../schema/index.js';
 import type { AppHost } from '../app/host.js';
@@ -108,6 +111,29 @@ export class Engine {
    * stored), `list`, `revoke`. A request carries it as `Authorization: Bearer sw_...`.
    */
   readonly keys: ApiKeys;
+  /**
+   * Approvals of `wait` steps: `list()` those waiting, `get(id)`, `decide(id, { approved, comment?,
+   * data? })`, `link(id, { email, expires? })` for an outside approver. The plain engine acts as the
+   * service (it may decide any); `engine.as(principal).approvals` as an assignee.
+   */
+  readonly approvals: ApprovalsApi;
+  /**
+   * Events for `wait` steps of kind `event`: `send(event, payload)` ends every wait for it whose
+   * `match` the payload has; when none waits, the event is kept 24 hours for a wait that begins later.
+   * @example
+   * ```ts
+   * await engine.events.send('payment.received', { order_id: 42, amount: 99.5 });
+   * ```
+   */
+  readonly events: {
+    /**
+     * Sends an event. @throws {@link ValidationError} for a bad event name or a payload JSON cannot
+     *   hold (or over 1,000,000 characters).
+     */
+    send(event: string, payload?: unknown): Promise<EventSent>;
+  };
+  #approvals: Approvals;
+  #waiting: WaitingRuns;
   /** People who sign in with a password (or OpenID Connect): create, roles, passwords, disable. */
   readonly users: Users;
   /** The cookie sessions of signed-in browsers, stored hashed in the storage. @internal */
@@ -214,6 +240,25 @@ export class Engine {
         services: (initiator, workflow) => this.#servicesFor(initiator, workflow),
         planOf: (definition) => this.workflows.planOf(definition),
       });
+    const book = waitBookOf(this.options.storage);
+    this.#waiting = new WaitingRuns({
+      storage: this.options.storage,
+      book,
+      durable: this.#durable,
+      planAt: (name, version) => this.workflows.planAt(name, version),
+      services: (initiator, workflow) => this.#servicesFor(initiator, workflow),
+      launch: (execution) => this.#launch(execution),
+      onError: () => undefined,
+    });
+    this.#approvals = new Approvals({
+      storage: this.options.storage,
+      book,
+      audit: this.audit,
+      grants: (principal) => this.#control.grants(principal),
+      resume: (id, step) => this.#waiting.resume(id, step),
+    });
+    this.approvals = this.#approvalsOf(SERVICE_PRINCIPAL);
+    this.events = { send: (event, payload) => this.#openThen(() => this.#approvals.send(event, payload)) };
     preloadTracing();
   }
 
@@ -229,6 +274,7 @@ export class Engine {
     return (this.#ready ??= this.#control
       .open()
       .then(() => (this.#durable && !this.options.storage.exclusive ? undefined : this.#recoverInterrupted()))
+      .then(() => this.#waiting.recover())
       .catch((error: unknown) => {
         this.#ready = undefined;
         throw error;
@@ -277,6 +323,8 @@ export class Engine {
         run: (p, name, input, options) => this.run(name, input as never, { ...options, [INITIATOR]: p }),
         start: (p, name, input, options) => this.start(name, input as never, { ...options, [INITIATOR]: p }),
         openApplication: (p, name) => this.applications.openAs(name, this.#appHost(p)),
+        approvals: (p) => this.#approvalsOf(p),
+        sendEvent: (event, payload) => this.events.send(event, payload),
       },
       checked,
     );
@@ -304,6 +352,26 @@ export class Engine {
         return { principal: { ...session.principal, roles: user.roles }, csrf: session.csrf };
       },
     });
+  }
+
+  /** Approvals opened with an outside approver's link, for the HTTP pages. @internal */
+  approvalLinks(): Pick<Approvals, 'withLink' | 'decideWithLink'> {
+    return {
+      withLink: (id, token) => this.#openThen(() => this.#approvals.withLink(id, token)),
+      decideWithLink: (id, token, decision) =>
+        this.#openThen(() => this.#approvals.decideWithLink(id, token, decision)),
+    };
+  }
+
+  /** Approvals as `principal` sees and decides them, once the storage is open. */
+  #approvalsOf(principal: Principal): ApprovalsApi {
+    const approvals = this.#approvals.as(principal);
+    return {
+      list: () => this.#openThen(() => approvals.list()),
+      get: (id) => this.#openThen(() => approvals.get(id)),
+      decide: (id, decision) => this.#openThen(() => approvals.decide(id, decision)),
+      link: (id, input) => this.#openThen(() => approvals.link(id, input)),
+    };
   }
 
   /** Opens the storage, notes that it is open, then does `work`. */
@@ -464,6 +532,11 @@ export class Engine {
       this.#live.delete(execution.id);
       this.#settling.delete(result);
     });
+    // A run that waits for a time is woken by a timer of this process.
+    void result.then(
+      (record) => this.#waiting.watch(record),
+      () => undefined,
+    );
     this.#settling.add(result);
     // `close({ cancel: true })` may have come while the run was being prepared.
     if (this.#cancelling) execution.canceller.abort();
@@ -568,6 +641,7 @@ export class Engine {
     while (this.#pending.size > 0 || this.#settling.size > 0)
       await Promise.allSettled([...this.#pending, ...this.#settling]);
     this.#durable?.close();
+    this.#waiting.close();
     this.#runKeys.close();
   }
 

@@ -102,6 +102,11 @@ export interface EngineOptions {
    * new Engine({ secrets: async (name) => (await vault.read(`stepwire/${name}`))?.value });
    */
   secrets?: SecretsOption;
+  /**
+   * The server's public origin (e.g. `https://ops.example.com`): links the engine makes itself, such
+   * as an approval's link in its notification, start with it; without it they are paths.
+   */
+  publicUrl?: string;
 }
 
 /** Engine options with every default filled in. @internal */
@@ -115,6 +120,7 @@ export interface ResolvedOptions {
   limits: Required<EngineLimits>;
   security: { allowHosts: readonly string[]; resolve?: (hostname: string) => Promise<string[]> };
   secrets: SecretResolver;
+  publicUrl: string | undefined;
 }
 
 /** The default limits. @internal */
@@ -151,6 +157,7 @@ const OPTION_KEYS: readonly (keyof EngineOptions)[] = [
   'security',
   'access',
   'secrets',
+  'publicUrl',
 ];
 const SECURITY_KEYS: readonly (keyof EngineSecurity)[] = ['allowHosts', 'resolve'];
 
@@ -237,5 +244,22 @@ export function resolveOptions(options: EngineOptions): ResolvedOptions {
     limits,
     security,
     secrets: secretResolver(options.secrets),
+    publicUrl: publicUrlOf(options.publicUrl),
   };
+}
+
+/** The `publicUrl` option checked: an http(s) origin. @throws a `TypeError` naming it. */
+function publicUrlOf(url: unknown): string | undefined {
+  if (url === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new TypeError(
+      `publicUrl must be an http(s) URL such as "https://ops.example.com", got ${String(url)}`,
+    );
+  return parsed.origin + parsed.pathname.replace(/\/+$/, '');
 }

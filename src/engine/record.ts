@@ -1,4 +1,4 @@
-import type { RunError, RunStatus } from '../schema/index.js';
+import type { RunError, RunStatus, StepWait } from '../schema/index.js';
 
 export type {
   ItemFailure,
@@ -9,6 +9,7 @@ export type {
   StepItems,
   StepRecord,
   StepStatus,
+  StepWait,
 } from '../schema/index.js';
 
 /**
@@ -33,6 +34,12 @@ export type RunEvent =
   | { type: 'step.skipped'; run_id: string; step: string; at: string }
   | { type: 'step.failed'; run_id: string; step: string; error: RunError; duration_ms: number; at: string }
   | { type: 'step.log'; run_id: string; step: string; message: string; at: string; item?: number }
+  /** A `wait` step began to wait (for an approval, an event or a time). */
+  | { type: 'step.waiting'; run_id: string; step: string; wait: StepWait; at: string }
+  /** Every step that could run has; the run waits for its `wait` steps (status `waiting`). */
+  | { type: 'run.waiting'; run_id: string; waiting: string[]; at: string }
+  /** A waiting run goes on: a wait of its step ended. */
+  | { type: 'run.resumed'; run_id: string; at: string }
   | {
       type: 'item.finished';
       run_id: string;
@@ -47,7 +54,7 @@ export type RunEvent =
   | {
       type: 'run.finished';
       run_id: string;
-      status: Exclude<RunStatus, 'queued' | 'running'>;
+      status: Exclude<RunStatus, 'queued' | 'running' | 'waiting'>;
       error: RunError | null;
       at: string;
     };

@@ -308,8 +308,8 @@ export abstract class RecordedRun {
         continue;
       }
       const status = records[i]!.status;
-      if (status === 'running') steps.push(copyStep(records[i]!));
-      if (status === 'pending' || status === 'running') {
+      if (status === 'running' || status === 'waiting') steps.push(copyStep(records[i]!));
+      if (status === 'pending' || status === 'running' || status === 'waiting') {
         i += 1;
         continue;
       }

@@ -11,6 +11,10 @@ import { ITEMS_LOST, type Attempted } from './for-each.js';
 import type { RunOptions } from './run-prepare.js';
 import { STEPS_PER_TEXT, iso } from './run-record.js';
 import { AttemptedRun } from './run-attempts.js';
+import { isWaiting, type Waiting } from './waits/waiting.js';
+
+/** What a step that began to wait settles with: the steps after it do not start. */
+const WAITS: RunError = Object.freeze({ code: 'waiting', message: 'the step waits' });
 
 /**
  * The layer of a run's execution that schedules its steps (see {@link AttemptedRun} below it). @internal
@@ -20,6 +24,8 @@ export abstract class ScheduledRun extends AttemptedRun {
   #waiting: Int32Array = EMPTY_COUNTS;
   #next = 0;
   #running = 0;
+  /** Steps waiting (`wait` steps whose wait has not ended): the run waits once nothing runs. */
+  protected waitingSteps = 0;
   /** Resolves the schedule once its last step settles (when some step awaited). */
   #scheduled: ((failure: RunError | null) => void) | undefined;
   #concurrency: number;
@@ -86,6 +92,11 @@ export abstract class ScheduledRun extends AttemptedRun {
   /** A step is done: the steps waiting for it wait for one fewer; its error (the first) stops the run. */
   #settle(planned: PlannedStep, error: RunError | null): void {
     this.#running -= 1;
+    if (error === WAITS) {
+      // The steps after a waiting step wait with it: they start when the run goes on.
+      this.waitingSteps += 1;
+      return;
+    }
     const { waiters, waitersFrom } = this.plan;
     const waiting = this.#waiting;
     for (let i = waitersFrom[planned.index]!; i < waitersFrom[planned.index + 1]!; i++)
@@ -96,6 +107,8 @@ export abstract class ScheduledRun extends AttemptedRun {
   /** Runs one step: its record and events; the step's error when it fails the run. At once when its work has no await. */
   #runStep(planned: PlannedStep): RunError | null | Promise<RunError | null> {
     const record = this.recordOf(planned.index);
+    // A run that goes on after a wait ended keeps what its steps did before it.
+    if (FINISHED.has(record.status)) return null;
     if (this.#skips(planned)) {
       this.skipped[planned.index] = true;
       record.status = 'skipped';
@@ -111,7 +124,7 @@ export abstract class ScheduledRun extends AttemptedRun {
     }
     const started = Date.now();
     record.status = 'running';
-    record.started_at = iso(started);
+    record.started_at ??= iso(started);
     this.maybePersist(started);
     const outcome = planned.forEach
       ? this.runItems(planned, planned.forEach, record)
@@ -125,6 +138,8 @@ export abstract class ScheduledRun extends AttemptedRun {
   #stepDone(planned: PlannedStep, record: StepRecord, started: number, outcome: Attempted): RunError | null {
     const step = planned.step;
     const finished = Date.now();
+    if (outcome.error === null && isWaiting(outcome.output))
+      return this.#waits(planned, record, outcome.output);
     record.finished_at = iso(finished);
     if (outcome.error === null) {
       this.outputs[planned.index] = outcome.output;
@@ -165,6 +180,23 @@ export abstract class ScheduledRun extends AttemptedRun {
     return null;
   }
 
+  /** A step began to wait: recorded `waiting`, with its `step.waiting` event. */
+  #waits(planned: PlannedStep, record: StepRecord, waiting: Waiting): RunError {
+    record.status = 'waiting';
+    record.wait = waiting.wait;
+    record.output = null;
+    if (this.emit)
+      this.event({
+        type: 'step.waiting',
+        run_id: this.id,
+        step: planned.step.name,
+        wait: waiting.wait,
+        at: iso(Date.now()),
+      });
+    this.unsave(planned.index);
+    return WAITS;
+  }
+
   /** True when the step's conditions do not hold, or its for_each list comes from a skipped step. */
   #skips(planned: PlannedStep): boolean {
     const root = planned.forEach?.reference.root;
@@ -174,6 +206,9 @@ export abstract class ScheduledRun extends AttemptedRun {
     return false;
   }
 }
+
+/** Statuses of a step that a run going on after a wait does not run again. */
+const FINISHED = new Set(['succeeded', 'failed', 'skipped']);
 
 /** The wait counts of an execution whose schedule has not started. */
 const EMPTY_COUNTS = new Int32Array(0);

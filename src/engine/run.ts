@@ -13,7 +13,7 @@ import { itemScope, itemsOf, type Attempted, type ItemOutcome } from './for-each
 import { childChain, childFailure, type RunLineage } from './child-runs.js';
 import { traceJoin, traceRun } from './tracing.js';
 import { interruptedRecord } from './interrupted.js';
-import { hexOf, sha256 } from '../bytes/hex.js';
+import { derivedUuid } from '../bytes/derived-uuid.js';
 import { setOwn } from '../schema/own.js';
 import type { RunOptions } from './run-prepare.js';
 import { isStarted, iso } from './run-record.js';
@@ -49,6 +49,8 @@ export class Execution extends ScheduledRun {
   /** Per idempotency key, the number the next child run of this execution tries (durable runs only). */
   #childNumbers: Map<string, Promise<number>> | undefined;
   #parentTrace: string | undefined;
+  /** A waiting run that goes on in this process (see {@link Execution.goOn}). */
+  #goingOn = false;
 
   constructor(
     plan: Plan,
@@ -94,6 +96,19 @@ export class Execution extends ScheduledRun {
         execution.outputs[index] = step.output;
     }
     execution.trace = traceJoin(plan.workflow.name, record.id, record.traceparent);
+    return execution;
+  }
+
+  /**
+   * A run that waited, to go on in this process now that a wait of its ended: the steps that
+   * finished keep their outputs, the waiting ones run again (and find how their wait ended), and
+   * the rest run as they would have. Its time limit starts again now.
+   * @internal
+   */
+  static goOn(plan: Plan, record: RunRecord, services: RunServices, options: RunOptions): Execution {
+    const execution = Execution.resume(plan, record, services, options);
+    execution.#goingOn = true;
+    execution.runDeadline = Date.now() + execution.#timeoutMs;
     return execution;
   }
 
@@ -175,18 +190,26 @@ export class Execution extends ScheduledRun {
     return this;
   }
 
-  /** Runs every step and resolves to the finished run record. */
+  /**
+   * Runs every step and resolves to the finished run record, or to the record of a run that waits
+   * (status `waiting`: a `wait` step waits and nothing else can run until it ends).
+   */
   async run(): Promise<RunRecord> {
     const workflow = this.plan.workflow.name;
-    const tracing = traceRun(workflow, this.id, this.#parentTrace, this.startedAt);
+    const tracing = this.trace ?? traceRun(workflow, this.id, this.#parentTrace, this.startedAt);
     if (!(tracing instanceof Promise)) this.trace = tracing;
-    if (this.emit) this.event({ type: 'run.started', run_id: this.id, workflow, at: iso(this.startedAt) });
+    if (this.emit)
+      this.event(
+        this.#goingOn
+          ? { type: 'run.resumed', run_id: this.id, at: iso(Date.now()) }
+          : { type: 'run.started', run_id: this.id, workflow, at: iso(this.startedAt) },
+      );
     // The record is written at once; only the first run of a process may wait for the tracer.
     const written = this.persist('running', null, null, true);
     if (tracing instanceof Promise) this.trace = await tracing;
     if (written) await written;
     let failure: RunError | null = null;
-    let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
+    let status: 'succeeded' | 'failed' | 'cancelled' | 'waiting' = 'succeeded';
     // One flag (and signal, when asked for) carries both the caller's cancel and the run's time limit.
     const user = this.userSignal;
     const onCancel = user && (() => this.abort());
@@ -212,7 +235,8 @@ export class Execution extends ScheduledRun {
       if (user && onCancel) user.removeEventListener('abort', onCancel);
     }
     let output: unknown = null;
-    if (!failure) {
+    if (!failure && this.waitingSteps > 0) status = 'waiting';
+    else if (!failure) {
       try {
         output = this.#output();
       } catch (error) {
@@ -229,6 +253,14 @@ export class Execution extends ScheduledRun {
     const finished = Date.now();
     this.finished = true;
     clearTimeout(this.persistLater);
+    if (status === 'waiting') {
+      const waiting = this.records.filter((s) => s.status === 'waiting').map((s) => s.name);
+      if (this.emit) this.event({ type: 'run.waiting', run_id: this.id, waiting, at: iso(finished) });
+      this.trace!.end('waiting', null);
+      const saved = this.persist(status, null, null, true);
+      if (saved) await saved;
+      return this.record(status, null, null, undefined, this.input, this.records.filter(isStarted));
+    }
     if (this.emit)
       this.event({ type: 'run.finished', run_id: this.id, status, error: failure, at: iso(finished) });
     this.trace!.end(status, failure);
@@ -338,11 +370,7 @@ export class Execution extends ScheduledRun {
   }
 }
 
-/** The id of child run number `n` of the step execution `key`: a UUID (version 8) made from both. */
-async function childRunId(key: string, n: number): Promise<string> {
-  const bytes = (await sha256(`child run ${n} of ${key}`)).subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = hexOf(bytes);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+/** The id of child run number `n` of the step execution `key`: a UUID made from both. */
+function childRunId(key: string, n: number): Promise<string> {
+  return derivedUuid(`child run ${n} of ${key}`);
 }

@@ -221,6 +221,18 @@ export class WorkflowRegistry {
     return plan;
   }
 
+  /**
+   * The plan of a workflow as it was at `version` (a run record's `workflow_version`), or as it is
+   * now when the version is not known. @internal
+   */
+  async planAt(name: string, version: number | undefined): Promise<Plan> {
+    await this.#ready();
+    const kept =
+      version === undefined ? undefined : await this.#history.get<Workflow>('workflow', name, version);
+    if (kept?.definition) return this.planOf(kept.definition);
+    return (await this.prepared(name)).plan;
+  }
+
   /** Refuses a workflow that can reach itself through the stored workflows it runs. */
   async #checkReach(workflow: Workflow): Promise<void> {
     const issues = await selfReachIssues(workflow, async (name) =>

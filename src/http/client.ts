@@ -3,6 +3,7 @@ import ky, { type KyInstance } from 'ky';
 import type { RunRecord, RunSummary } from '../engine/record.js';
 import type { RunListQuery } from '../engine/engine.js';
 import type { AuditPage, AuditQuery } from '../access/audit.js';
+import type { Approval, ApprovalLink, DecisionInput, EventSent } from '../engine/waits/approvals.js';
 import type { AccessPolicy } from '../schema/access.js';
 import type { StoredTrigger } from '../engine/triggers.js';
 import type { StoredScript } from '../engine/scripts.js';
@@ -175,6 +176,22 @@ export interface StepwireClient {
   entityVersions(name: string, query?: VersionQuery): Promise<VersionPage<Entity>>;
   /** `GET /applications/{name}/screens/{url}`: the screen as HTML. */
   renderScreen(name: string, url: string, query?: Record<string, string>): Promise<string>;
+  /** Approvals of `wait` steps, as the caller may see and decide them. */
+  approvals: {
+    /** `GET /approvals`: those waiting for the caller's decision, oldest first. */
+    list(): Promise<Approval[]>;
+    /** `GET /approvals/{id}`. */
+    get(id: string): Promise<Approval>;
+    /** `POST /approvals/{id}/decision`: approve or reject; the run goes on once the wait ends. */
+    decide(id: string, decision: DecisionInput): Promise<Approval>;
+    /** `POST /approvals/{id}/link`: a single-use link for an outside approver. */
+    link(
+      id: string,
+      input: { email: string; expires?: string },
+    ): Promise<ApprovalLink & { url?: string | undefined }>;
+  };
+  /** `POST /events/{event}`: ends the waits for the event whose `match` the payload has. */
+  sendEvent(event: string, payload?: unknown): Promise<EventSent>;
   /** `GET /openapi.json`: the OpenAPI document. */
   openapi(): Promise<Record<string, unknown>>;
 }
@@ -336,6 +353,14 @@ export function createClient(options: ClientOptions): StepwireClient {
     renderScreen: (name, url, query) =>
       value(call('applications.renderScreen', { params: { name, url }, ...(query ? { query } : {}) })),
     openapi: () => value(call('openapi', {})),
+    approvals: {
+      list: async () => (await value(call('approvals.list', {}))) as Approval[],
+      get: async (id) => (await value(call('approvals.get', { params: { id } }))) as Approval,
+      decide: async (id, decision) =>
+        (await value(call('approvals.decide', { params: { id }, body: decision }))) as Approval,
+      link: async (id, input) => value(call('approvals.link', { params: { id }, body: input })),
+    },
+    sendEvent: (event, payload) => value(call('events.send', { params: { event }, body: payload ?? {} })),
   };
 }
 

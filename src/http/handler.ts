@@ -85,7 +85,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       );
       if (identity instanceof Response) return identity;
       if (controlled && identity.principal === undefined && !route.public)
-        return SCREEN_ROUTES.has(route.name) && method !== 'POST'
+        return (SCREEN_ROUTES.has(route.name) || (PAGE_ROUTES.has(route.name) && asksForPage(request))) &&
+          method !== 'POST'
           ? signInRedirect(resolved.basePath, url)
           : unauthorized('Sign in: this server needs an API key (Authorization: Bearer) or a session.');
       if (resolved.authorize) {
@@ -152,6 +153,14 @@ async function sized(response: Response, head: boolean): Promise<Response> {
 
 /** The screens: without credentials they send the browser to the sign-in page instead of a 401. */
 const SCREEN_ROUTES: ReadonlySet<string> = new Set(['applications.renderScreen', 'applications.submitForm']);
+
+/** Routes that answer a browser with a page (the approvals inbox and pages): it is sent to sign in. */
+const PAGE_ROUTES: ReadonlySet<string> = new Set(['approvals.list', 'approvals.get']);
+
+/** Whether the request is a browser's asking for a page. */
+function asksForPage(request: Request): boolean {
+  return (request.headers.get('accept') ?? '').includes('text/html');
+}
 
 /** The origins a request that changes something may come from: the request's own, and the public URL's. */
 function ownOrigins(url: URL, options: ResolvedHandlerOptions): string[] {

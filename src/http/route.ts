@@ -19,6 +19,8 @@ export type RouteEngine = Pick<
   | 'getRunText'
   | 'listRuns'
   | 'cancel'
+  | 'approvals'
+  | 'events'
 >;
 import { runKeyProblem } from '../engine/run-keys.js';
 import { LimitError, ValidationError } from '../errors/index.js';

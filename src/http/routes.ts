@@ -1,5 +1,6 @@
 import { ACCESS_ROUTES } from './access-routes.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
+import { APPROVAL_ROUTES } from './approval-routes.js';
 import { SIGN_IN_ROUTES } from './sign-in-routes.js';
 import { OIDC_ROUTES } from './oidc-routes.js';
 import { CATALOG_ROUTES } from './catalog-routes.js';
@@ -24,6 +25,7 @@ export const ROUTES = [
   ...PICTURE_ROUTES,
   ...RESOURCE_ROUTES,
   ...AUDIT_ROUTES,
+  ...APPROVAL_ROUTES,
   ...VERSION_ROUTES,
   ...ACCESS_ROUTES,
   ...SIGN_IN_ROUTES,

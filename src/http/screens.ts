@@ -128,8 +128,8 @@ export async function handleScreenRoute(
   }
 }
 
-/** The string fields of a urlencoded or multipart body, read up to `limit` bytes; or an error answer. */
-async function readForm(request: Request, limit: number): Promise<Record<string, string> | Response> {
+/** The string fields of a urlencoded or multipart body, read up to `limit` bytes; or an error answer. @internal */
+export async function readForm(request: Request, limit: number): Promise<Record<string, string> | Response> {
   const header = (request.headers.get('content-type') ?? '').toLowerCase();
   const type = header.split(';', 1)[0]!.trim();
   const urlencoded = type === 'application/x-www-form-urlencoded';

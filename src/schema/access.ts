@@ -20,6 +20,7 @@ export const PERMISSIONS = [
   'keys.manage',
   'users.manage',
   'audit.read',
+  'events.send',
   '*',
 ] as const;
 

@@ -7,13 +7,15 @@ import type { RUN_STATUSES, STEP_STATUSES } from './run-record.js';
 
 /**
  * Status of a run. `queued`: accepted but not started yet (a durable mode queues runs);
+ * `waiting`: a `wait` step waits for an approval, an event or a time, and nothing else runs;
  * `interrupted`: the engine running it stopped before it finished.
  */
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /**
- * Status of a step in a run record. `running` only shows while the run goes on; steps that never
- * started are not listed (`pending` is internal, never stored).
+ * Status of a step in a run record. `running` and `waiting` (a `wait` step whose wait has not
+ * ended) only show while the run goes on; steps that never started are not listed (`pending` is
+ * internal, never stored).
  */
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
@@ -56,6 +58,16 @@ export interface StepItems {
   failures: ItemFailure[];
 }
 
+/** Where a `waiting` step waits. */
+export interface StepWait {
+  /** The wait's id: an approval's id for `GET /approvals/{id}`. */
+  id: string;
+  /** What it waits for. */
+  kind: 'approval' | 'event' | 'timer';
+  /** When it times out (a timer: when it ends), ISO. */
+  due_at?: string;
+}
+
 /** One step of a run record. */
 export interface StepRecord {
   /** Step name. */
@@ -76,6 +88,8 @@ export interface StepRecord {
   logs?: string[];
   /** The items of a `for_each` step, summarized. */
   items?: StepItems;
+  /** Where a `wait` step waits (kept once it has ended). */
+  wait?: StepWait;
 }
 
 /** The record of one workflow run, kept by the storage adapter. */

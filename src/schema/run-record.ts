@@ -3,15 +3,32 @@ import { IssueSchema } from './issues.js';
 
 /**
  * Statuses of a run. `queued`: accepted but not started yet (a durable mode queues runs);
+ * `waiting`: a `wait` step waits for an approval, an event or a time, and nothing else runs;
  * `interrupted`: the engine running it stopped before it finished.
  */
-export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'waiting',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'interrupted',
+] as const;
 
 /**
- * Statuses of a step in a run record. `running` only shows while the run goes on; `pending` is
- * never stored: steps that never started are left out of the record.
+ * Statuses of a step in a run record. `running` and `waiting` (a `wait` step whose wait has not
+ * ended) only show while the run goes on; `pending` is never stored: steps that never started are
+ * left out of the record.
  */
-export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped'] as const;
+export const STEP_STATUSES = ['pending', 'running', 'waiting', 'succeeded', 'failed', 'skipped'] as const;
+
+/** Where a `waiting` step waits. */
+export const StepWaitSchema = z.object({
+  id: z.string().describe("The wait's id: an approval's id for `GET /approvals/{id}`."),
+  kind: z.enum(['approval', 'event', 'timer']).describe('What it waits for.'),
+  due_at: z.string().exactOptional().describe('When it times out (a timer: when it ends), ISO.'),
+});
 
 /** An error as kept in a run record. */
 export const RunErrorSchema = z.object({
@@ -61,6 +78,7 @@ export const StepRecordSchema = z.object({
   error: RunErrorSchema.nullable().describe('Why the step failed, or null.'),
   logs: z.array(z.string()).exactOptional().describe('Lines a transform script logged.'),
   items: StepItemsSchema.exactOptional().describe('The items of a `for_each` step, summarized.'),
+  wait: StepWaitSchema.exactOptional().describe('Where a `wait` step waits (kept once it has ended).'),
 });
 
 /** Who started a run (never a secret). */

@@ -24,6 +24,8 @@ const PUBLIC = new Set([
   'session.signOut',
   'session.oidcStart',
   'session.oidcCallback',
+  'approvals.linkPage',
+  'approvals.linkDecide',
 ]);
 
 /** Every collection of the storage, so that a new one is part of "nothing changed" (the type says so). */
@@ -47,11 +49,18 @@ const COLLECTIONS: Record<Collection, true> = {
   sessions: true,
   sign_in_attempts: true,
   oidc_flows: true,
+  waits: true,
+  open_waits: true,
+  wait_slots: true,
+  wait_events: true,
+  wait_links: true,
 };
 
 /** What a fixture knows of the server it is sent to. */
 interface Made {
   runId: string;
+  /** An approval waiting for the admin role. */
+  approvalId: string;
   policy: unknown;
   invoices: unknown;
   openCustomer: Record<string, unknown>;
@@ -181,6 +190,62 @@ const FIXTURES: Record<string, Fixture> = {
     admin: 303,
   },
   openapi: { admin: 200 },
+  'approvals.list': {
+    admin: 200,
+    nobody: { status: 200, json: [], why: 'a role no approval is assigned to has nothing in its inbox' },
+  },
+  'approvals.get': {
+    params: { id: '{approval}' },
+    admin: 200,
+    nobody: {
+      status: 404,
+      json: expect.objectContaining({ code: 'not_found' }),
+      why: 'an approval the key may neither decide nor read (its run) is not found, as a missing one',
+    },
+  },
+  'approvals.decide': {
+    params: { id: '{approval}' },
+    body: () => ({ json: { approved: true, comment: 'fine' } }),
+    admin: 200,
+    nobody: {
+      status: 404,
+      json: expect.objectContaining({ code: 'not_found' }),
+      why: 'an approval the key may neither decide nor read (its run) is not found, as a missing one',
+    },
+  },
+  'approvals.decideForm': {
+    params: { id: '{approval}' },
+    body: () => ({ form: { decision: 'approve' } }),
+    admin: 303,
+    nobody: {
+      status: 404,
+      json: expect.objectContaining({ code: 'not_found' }),
+      why: 'an approval the key may neither decide nor read (its run) is not found, as a missing one',
+    },
+  },
+  'approvals.link': {
+    params: { id: '{approval}' },
+    body: () => ({ json: { email: 'outside@example.com' } }),
+    admin: 201,
+    nobody: {
+      status: 404,
+      json: expect.objectContaining({ code: 'not_found' }),
+      why: 'an approval the key may neither decide nor read (its run) is not found, as a missing one',
+    },
+  },
+  // A link that was never made: its page and form answer 404 to anyone (the link flow is tried in
+  // test/http/approvals.test.ts).
+  'approvals.linkPage': {
+    params: { id: '{approval}' },
+    query: '?token=swa_0123456789abcdef0123',
+    admin: 404,
+  },
+  'approvals.linkDecide': {
+    params: { id: '{approval}' },
+    body: () => ({ form: { token: 'swa_0123456789abcdef0123', decision: 'approve' } }),
+    admin: 404,
+  },
+  'events.send': { params: { event: 'note.added' }, body: () => ({ json: { id: 1 } }), admin: 200 },
   'audit.list': { admin: 200 },
   'workflows.versions': { params: { name: 'invoice' }, admin: 200 },
   'scripts.versions': { params: { name: 'add_customer.js' }, admin: 200 },
@@ -264,10 +329,29 @@ async function server() {
   await engine.users.create({ email: 'ada@example.com', name: 'Ada', roles: ['sales'], password: PASSWORD });
   const run = await engine.run('open_customer', { id: 2 });
   expect(run.status).toBe('succeeded');
+  await engine.workflows.create({
+    name: 'approve_note',
+    steps: [
+      {
+        name: 'ok',
+        type: 'wait',
+        wait_data: { kind: 'approval', title: 'Keep the note?', assignees: { roles: ['admin'] } },
+      },
+    ],
+    wires: [],
+  });
+  const waiting = await engine.run('approve_note', {});
+  expect(waiting.status).toBe('waiting');
   const admin = await engine.keys.create({ name: 'admin', roles: ['admin'] });
   const nobody = await engine.keys.create({ name: 'nobody', roles: ['nobody'] });
   const handler = createHandler(engine);
-  const made: Made = { runId: run.id, policy: withNobody, invoices: config, openCustomer };
+  const made: Made = {
+    runId: run.id,
+    approvalId: waiting.steps[0]!.wait!.id,
+    policy: withNobody,
+    invoices: config,
+    openCustomer,
+  };
   return { engine, sheets, handler, made, admin: admin.secret, nobody: nobody.secret };
 }
 
@@ -276,7 +360,8 @@ function request(route: Route, fixture: Fixture, made: Made, key?: string): Requ
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = fixture.params?.[name];
     if (value === undefined) throw new Error(`the fixture of ${route.name} has no path parameter "${name}"`);
-    return encodeURIComponent(value === '{run}' ? made.runId : value);
+    const named = value === '{run}' ? made.runId : value === '{approval}' ? made.approvalId : value;
+    return encodeURIComponent(named);
   });
   const headers: Record<string, string> = { ...fixture.headers };
   if (key !== undefined) headers['authorization'] = `Bearer ${key}`;

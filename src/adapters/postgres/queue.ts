@@ -266,7 +266,7 @@ class BossQueue implements PostgresQueue {
         update ${runs} set
           event_count = event_count + json_array_length(${text}::text::json),
           status = case when status = 'queued' then 'running' else status end
-        where id = ${id} and durable is not null and status in ('queued', 'running')
+        where id = ${id} and durable is not null and status in ('queued', 'running', 'waiting')
         returning event_count - json_array_length(${text}::text::json) as base, xmin, record, durable, status
       ), logged as (
         insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)

@@ -2,6 +2,7 @@ import type { Step, StepOf, StepTypeName } from '../../schema/index.js';
 import { ATLAS_STEP } from './atlas.js';
 import { L2_STEP } from './l2.js';
 import { REQUEST_STEP } from './request.js';
+import { WAIT_STEP } from './wait.js';
 import type { StepType } from './types.js';
 
 export type { StepPlan, StepType } from './types.js';
@@ -14,6 +15,7 @@ const STEP_TYPE_TABLE: { readonly [T in StepTypeName]: StepType<StepOf<T>> } = {
   l2: L2_STEP,
   atlas: ATLAS_STEP,
   request: REQUEST_STEP,
+  wait: WAIT_STEP,
 };
 
 /** The step type of a step: how it is planned and run. @internal */

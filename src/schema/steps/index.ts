@@ -9,6 +9,7 @@ import { AtlasStepSchema } from './atlas.js';
 import { stepDataKey } from './base.js';
 import { L2StepSchema } from './l2.js';
 import { RequestStepSchema } from './request.js';
+import { WaitStepSchema } from './wait.js';
 
 export {
   ConditionSchema,
@@ -27,11 +28,12 @@ export {
 export * from './l2.js';
 export * from './atlas.js';
 export * from './request.js';
+export * from './wait.js';
 
 /** The schema of every step type, one each. */
-export const STEP_SCHEMAS = [L2StepSchema, AtlasStepSchema, RequestStepSchema] as const;
+export const STEP_SCHEMAS = [L2StepSchema, AtlasStepSchema, RequestStepSchema, WaitStepSchema] as const;
 
-/** Step types: `l2` (an action), `atlas` (entity data), `request` (HTTP request). */
+/** Step types: `l2` (an action), `atlas` (entity data), `request` (HTTP request), `wait` (a person, an event or a time). */
 export const STEP_TYPES = STEP_SCHEMAS.map((schema) => schema.shape.type.value) as unknown as TypesOf<
   typeof STEP_SCHEMAS
 >;

@@ -1,0 +1,102 @@
+import type { StepOf, WaitData } from '../../schema/index.js';
+import type { StepType } from './types.js';
+import { WaitBook, describeWait, type WaitRecord } from '../waits/wait-book.js';
+import { Waiting } from '../waits/waiting.js';
+import type { StorageAdapter } from '../../adapters/types.js';
+import type { ChatAdapter } from '../../adapters/types.js';
+
+/** One book per storage: a step needs no more than the storage it keeps its waits in. */
+const books = new WeakMap<StorageAdapter, WaitBook>();
+
+/** The wait book over a storage. @internal */
+export function waitBookOf(storage: StorageAdapter): WaitBook {
+  let book = books.get(storage);
+  if (!book) books.set(storage, (book = new WaitBook(storage)));
+  return book;
+}
+
+/**
+ * The `wait` step type: begins the step's wait (or finds it begun) and, until an answer, an event
+ * or the time ends it, hands the runner a {@link Waiting} instead of an output; the run then waits
+ * holding no worker, and the step runs again when the wait ends. @internal
+ */
+export const WAIT_STEP: StepType<StepOf<'wait'>> = {
+  plan(step) {
+    return { data: { path: 'wait_data', value: step.wait_data } };
+  },
+
+  async run(_planned, data, context, services) {
+    const { id, workflow, step, item } = context.run;
+    const state = await waitBookOf(services.storage).begin({
+      run_id: id,
+      workflow,
+      step,
+      item,
+      initiator: services.initiator,
+      data: data as WaitData,
+    });
+    if (state.end) {
+      if ('failure' in state.end) throw state.end.failure;
+      return state.end.output;
+    }
+    const wait = data as WaitData;
+    if (state.created && wait.kind === 'approval' && wait.notify?.chat)
+      await notifyByChat(context.chat, wait.notify.chat.channel, state.record, services.options.publicUrl);
+    context.log(
+      `waiting: ${describeWait(state.record)}${state.record.due_at ? ` until ${state.record.due_at}` : ''}`,
+    );
+    return new Waiting(state.record);
+  },
+
+  outputSchema(step, path) {
+    const schema = OUTPUT_SCHEMAS[step.wait_data.kind];
+    let at: Record<string, unknown> | undefined = schema;
+    for (const key of path) {
+      const properties = at?.['properties'] as Record<string, Record<string, unknown>> | undefined;
+      at = properties?.[key];
+      if (!at) return undefined;
+    }
+    return at;
+  },
+};
+
+/** Tells a chat channel that an approval waits, with the link to its page. */
+async function notifyByChat(
+  chat: ChatAdapter,
+  channel: string,
+  record: WaitRecord,
+  publicUrl: string | undefined,
+): Promise<void> {
+  const path = `/approvals/${record.id}`;
+  const link = publicUrl ? `${publicUrl.replace(/\/+$/, '')}${path}` : path;
+  const title = record.approval?.title ?? record.step;
+  await chat.send(
+    { channel, message: `Approval needed: ${title} (${link})` },
+    { idempotencyKey: `notify ${record.id}` },
+  );
+}
+
+const DECISION = {
+  type: 'object',
+  properties: {
+    by: { type: 'string' },
+    at: { type: 'string' },
+    approved: { type: 'boolean' },
+    comment: { type: 'string' },
+    data: {},
+  },
+};
+
+/** The outputs of each kind of wait. */
+const OUTPUT_SCHEMAS: Record<WaitData['kind'], Record<string, unknown>> = {
+  approval: {
+    type: 'object',
+    properties: {
+      approved: { type: 'boolean' },
+      decisions: { type: 'array', items: DECISION },
+      timed_out: { type: 'boolean' },
+    },
+  },
+  event: { type: 'object', properties: { payload: {}, timed_out: { type: 'boolean' } } },
+  timer: { type: 'object', properties: { waited_seconds: { type: 'number' } } },
+};
