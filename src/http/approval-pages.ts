@@ -72,7 +72,7 @@ export function renderApproval(
 function decisionForm(approval: Approval, base: string, access: PageAccess): string {
   const action = access.token
     ? `${base}/approvals/${encodeURIComponent(approval.id)}/respond`
-    : `${base}/approvals/${encodeURIComponent(approval.id)}/decision`;
+    : `${base}/approvals/${encodeURIComponent(approval.id)}/decide`;
   const hidden = [
     access.session ? `<input type="hidden" name="_csrf" value="${escapeHtml(access.session.csrf)}">` : '',
     access.token ? `<input type="hidden" name="token" value="${escapeHtml(access.token)}">` : '',

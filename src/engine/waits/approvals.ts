@@ -205,7 +205,7 @@ export class Approvals {
       { link_for: email, expires_at: expires },
       'approval.link',
     );
-    return { path: `/approvals/${record.id}?token=${token}`, token, email, expires_at: expires };
+    return { path: `/approvals/${record.id}/respond?token=${token}`, token, email, expires_at: expires };
   }
 
   /**
