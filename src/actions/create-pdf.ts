@@ -19,6 +19,14 @@ export const createPdfAction: ActionDefinition<typeof CreatePdfInputSchema> = {
       const bytes = await renderPdf(input as Parameters<typeof renderPdf>[0], {
         signal,
         maxBytes: context.limits['pdfMaxBytes'] ?? 10 * 1024 * 1024,
+        // An <img> naming a file of one of the engine's file stores (its file_url); never fetched.
+        images: async (src) => {
+          for (const store of Object.values(context.files)) {
+            const found = store.get ? await store.get(src, { signal }) : undefined;
+            if (found) return found.data;
+          }
+          return undefined;
+        },
       });
       return { pdf_data: encodeBase64(bytes) };
     } catch (error) {

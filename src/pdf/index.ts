@@ -43,6 +43,8 @@ import { normalizeOptions } from './options.js';
 import { PageWriter } from './page-writer.js';
 import { parseTemplate } from './parse.js';
 import { expandTemplate } from './template.js';
+import { prepareDrawables } from './drawables.js';
+import { Furniture } from './furniture.js';
 import type { RenderPdfInput, RenderPdfOptions } from './types.js';
 import { resolveVariables } from './variables.js';
 
@@ -92,6 +94,13 @@ export async function renderPdf(input: RenderPdfInput, options?: RenderPdfOption
   const values = resolveVariables(input.variables);
   const expanded = expandTemplate(input.template, values);
   const parsed = parseTemplate(expanded.html, expanded.slots);
+  const page = normalizeOptions({
+    ...options,
+    page: {
+      size: parsed.page.size ?? options?.page?.size ?? 'A4',
+      margins: { ...normalized.margins, ...parsed.page.margins },
+    },
+  });
 
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.setProducer('stepwire');
@@ -99,10 +108,20 @@ export async function renderPdf(input: RenderPdfInput, options?: RenderPdfOption
   doc.setCreationDate(FIXED_DATE);
   doc.setModificationDate(FIXED_DATE);
   if (parsed.title !== undefined) doc.setTitle(parsed.title);
-  const faces = await FaceSet.embed(doc, facesUsed(parsed.blocks));
-  const writer = new PageWriter(doc, faces, normalized);
-  await layoutBlocks(parsed.blocks, writer, faces);
+  const used = facesUsed([...parsed.blocks, ...parsed.header, ...parsed.footer]);
+  const faces = await FaceSet.embed(doc, used);
+  const writer = new PageWriter(doc, faces, page);
+  const boxOf = await prepareDrawables(
+    doc,
+    writer,
+    [parsed.header, parsed.blocks, parsed.footer],
+    options?.images,
+  );
+  const furniture = new Furniture(writer, faces, boxOf, parsed.header, parsed.footer);
+  await furniture.reserve();
+  await layoutBlocks(parsed.blocks, writer, faces, boxOf);
   writer.finish();
+  await furniture.draw();
   writer.checkSignal();
   const bytes = await doc.save({
     useObjectStreams: true,

@@ -1,3 +1,4 @@
+import type { Box } from './drawables.js';
 import type { FaceSet, FaceIndex } from './fonts.js';
 import { ASCENT, DESCENT, type PageWriter } from './page-writer.js';
 import { drawTable } from './table-layout.js';
@@ -27,6 +28,8 @@ const INDENT = 18;
 /** Nesting indents a block by at most this share of the text width, so deep lists keep room for their text. */
 const MAX_INDENT_SHARE = 0.5;
 const RULE_SPACE = 6;
+/** Space around an image or a code. */
+const BOX_SPACE = 6;
 const TABLE_BEFORE = 4;
 const TABLE_AFTER = 8;
 /** A heading needs room for itself and this much of what follows, else it moves to the next page. */
@@ -66,9 +69,29 @@ export async function layoutBlocks(
   blocks: readonly Block[],
   writer: PageWriter,
   faces: FaceSet,
+  boxOf: (block: Block, maxWidth: number, maxHeight: number) => Box | undefined = () => undefined,
 ): Promise<void> {
   let previousAfter = 0;
   for (const block of blocks) {
+    if (block.kind === 'pageBreak') {
+      if (!writer.atTop()) await writer.newPage();
+      previousAfter = 0;
+      continue;
+    }
+    if (block.kind === 'image' || block.kind === 'code') {
+      const box = boxOf(block, writer.width, writer.top - writer.bottom);
+      if (!box) continue;
+      const gap = writer.atTop() ? 0 : Math.max(previousAfter, BOX_SPACE);
+      if (!writer.fits(gap + box.height) && !writer.atTop()) await writer.newPage();
+      else writer.y -= gap;
+      const align = block.kind === 'image' ? block.image.align : block.code.align;
+      const free = writer.width - box.width;
+      const x = writer.left + (align === 'right' ? free : align === 'center' ? free / 2 : 0);
+      box.draw(writer, x, writer.y - box.height);
+      writer.y -= box.height;
+      previousAfter = BOX_SPACE;
+      continue;
+    }
     if (block.kind === 'rule') {
       const gap = writer.atTop() ? 0 : Math.max(previousAfter, RULE_SPACE);
       if (!writer.fits(gap + RULE_SPACE)) await writer.newPage();

@@ -53,5 +53,5 @@ export function normalizeOptions(options: RenderPdfOptions = {}): NormalizedPdfO
   }
   const maxBytes =
     options.maxBytes === undefined ? DEFAULT_MAX_BYTES : positive(options.maxBytes, 'maxBytes');
-  return { signal: options.signal, maxBytes, width, height, margins };
+  return { signal: options.signal, images: options.images, maxBytes, width, height, margins };
 }

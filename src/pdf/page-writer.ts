@@ -1,4 +1,12 @@
-import { PDFHexString, PDFName, type PDFDocument, type PDFRef } from 'pdf-lib';
+import {
+  PDFArray,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  type PDFDocument,
+  type PDFPage,
+  type PDFRef,
+} from 'pdf-lib';
 import { CancelledError, LimitError } from '../errors/index.js';
 import type { FaceSet } from './fonts.js';
 import type { TextFace } from './text-face.js';
@@ -35,6 +43,11 @@ function num(value: number): string {
   return String(Math.round(value * 100) / 100);
 }
 
+/** Three-decimal number, for the modules of codes (bars must not drift). */
+function num3(value: number): string {
+  return String(Math.round(value * 1000) / 1000);
+}
+
 /**
  * Writes pages as raw content streams: graphics (fills, rules) first, then one text object per page
  * with `Td`/`Tf`/`Tj` operators, fonts shared through one resources dictionary. Checks the signal and
@@ -44,15 +57,23 @@ function num(value: number): string {
 export class PageWriter {
   readonly left: number;
   readonly right: number;
-  readonly top: number;
-  readonly bottom: number;
+  /** Top of the body area (below a page header). */
+  top: number;
+  /** Bottom of the body area (above a page footer). */
+  bottom: number;
   /** Current vertical position (PDF coordinates: decreasing down the page). */
   y: number;
   pageCount = 0;
 
   readonly #doc: PDFDocument;
+  readonly #faces: FaceSet;
   readonly #options: NormalizedPdfOptions;
   readonly #resources: PDFRef;
+  readonly #resourceDict: PDFDict;
+  #xobjects: PDFDict | undefined;
+  readonly #pages: PDFPage[] = [];
+  /** Set while drawing page furniture: content goes to a capture, `newPage` does nothing. */
+  #capturing = false;
   #graphics: string[] = [];
   #text: string[] = [];
   #links: { rect: [number, number, number, number]; url: string }[] = [];
@@ -67,6 +88,7 @@ export class PageWriter {
 
   constructor(doc: PDFDocument, faces: FaceSet, options: NormalizedPdfOptions) {
     this.#doc = doc;
+    this.#faces = faces;
     this.#options = options;
     const { margins, width, height } = options;
     this.left = margins.left;
@@ -77,7 +99,127 @@ export class PageWriter {
     const fonts: Record<string, PDFRef> = {};
     for (const face of faces.all()) fonts[face.resourceName] = face.font.ref;
     const context = doc.context;
-    this.#resources = context.register(context.obj({ Font: fonts, ProcSet: ['PDF', 'Text'] }));
+    this.#resourceDict = context.obj({ Font: fonts, ProcSet: ['PDF', 'Text', 'ImageC'] });
+    this.#resources = context.register(this.#resourceDict);
+  }
+
+  /** Makes an image XObject available to every page under `name`. */
+  addImage(name: string, ref: PDFRef): void {
+    if (!this.#xobjects) {
+      this.#xobjects = this.#doc.context.obj({});
+      this.#resourceDict.set(PDFName.of('XObject'), this.#xobjects);
+    }
+    this.#xobjects.set(PDFName.of(name), ref);
+  }
+
+  /** Draws the image XObject `name` into the box (x, y = lower-left corner). */
+  image(name: string, x: number, y: number, width: number, height: number): void {
+    this.#endPath();
+    this.#graphics.push(`q ${num(width)} 0 0 ${num(height)} ${num(x)} ${num(y)} cm /${name} Do Q\n`);
+  }
+
+  /** Draws one line of regular text centred on `centerX`. */
+  caption(text: string, centerX: number, baseline: number, size: number): void {
+    const face = this.#faces.pick(false, false);
+    const width = face.width(text) * size;
+    this.textLine(centerX - width / 2, baseline, size, [{ face, text, width, link: undefined }]);
+  }
+
+  /** Fills black rectangles `[x, y, width, height]` (lower-left corners) as one path. */
+  fillRects(rects: readonly (readonly [number, number, number, number])[]): void {
+    if (rects.length === 0) return;
+    this.#endPath();
+    const out = ['0 g\n'];
+    for (const [x, y, w, h] of rects) out.push(`${num3(x)} ${num3(y)} ${num3(w)} ${num3(h)} re\n`);
+    out.push('f\n');
+    this.#graphics.push(out.join(''));
+  }
+
+  /**
+   * Runs `draw` with the body area set to `top`..`bottom` and its output kept apart: appended to
+   * page `index` (0-based), or thrown away when `index` is undefined (to measure). `newPage` does
+   * nothing meanwhile. Returns the height `draw` used.
+   */
+  async furniture(
+    index: number | undefined,
+    top: number,
+    bottom: number,
+    draw: () => Promise<void>,
+  ): Promise<number> {
+    const saved = {
+      graphics: this.#graphics,
+      text: this.#text,
+      links: this.#links,
+      y: this.y,
+      top: this.top,
+      bottom: this.bottom,
+    };
+    this.#graphics = [];
+    this.#text = [];
+    this.#links = [];
+    this.#resetText();
+    this.top = top;
+    this.bottom = bottom;
+    this.y = top;
+    this.#capturing = true;
+    try {
+      await draw();
+      this.#endPath();
+      const used = top - this.y;
+      const page = index === undefined ? undefined : this.#pages[index];
+      if (page && (this.#graphics.length > 0 || this.#text.length > 0)) {
+        const stream = this.#doc.context.flateStream(new TextEncoder().encode(this.#content()));
+        this.#bytes += stream.getContentsSize();
+        const contents = page.node.get(PDFName.of('Contents'));
+        const array =
+          contents instanceof PDFArray ? contents : this.#doc.context.obj(contents ? [contents] : []);
+        array.push(this.#doc.context.register(stream));
+        page.node.set(PDFName.of('Contents'), array);
+        this.#addLinks(page);
+      }
+      return used;
+    } finally {
+      this.#capturing = false;
+      this.#graphics = saved.graphics;
+      this.#text = saved.text;
+      this.#links = saved.links;
+      this.#resetText();
+      this.y = saved.y;
+      this.top = saved.top;
+      this.bottom = saved.bottom;
+    }
+  }
+
+  #resetText(): void {
+    this.#face = undefined;
+    this.#size = 0;
+    this.#color = TEXT_COLOR;
+    this.#tx = 0;
+    this.#ty = 0;
+    this.#stroke = '';
+  }
+
+  #content(): string {
+    return `q\n${this.#graphics.join('')}BT\n${TEXT_COLOR}\n${this.#text.join('')}ET\nQ\n`;
+  }
+
+  #addLinks(page: PDFPage): void {
+    if (this.#links.length === 0) return;
+    const { context } = this.#doc;
+    const annots = this.#links.map(({ rect, url }) =>
+      context.register(
+        context.obj({
+          Type: 'Annot',
+          Subtype: 'Link',
+          Rect: rect.map((v) => Math.round(v * 100) / 100),
+          Border: [0, 0, 0],
+          A: { Type: 'Action', S: 'URI', URI: PDFHexString.of(asciiHex(url)) },
+        }),
+      ),
+    );
+    const existing = page.node.get(PDFName.of('Annots'));
+    if (existing instanceof PDFArray) for (const annot of annots) existing.push(annot);
+    else page.node.set(PDFName.of('Annots'), context.obj(annots));
   }
 
   /** Width available between the margins. */
@@ -151,6 +293,7 @@ export class PageWriter {
 
   /** Ends the current page and starts the next one (checks signal, time slice and size limit). */
   async newPage(): Promise<void> {
+    if (this.#capturing) return;
     this.#flushPage();
     this.checkSize(this.#bytes);
     if (Date.now() - this.#lastYield > YIELD_EVERY_MS) {
@@ -186,7 +329,7 @@ export class PageWriter {
 
   #flushPage(): void {
     this.#endPath();
-    const content = `${this.#graphics.join('')}BT\n${TEXT_COLOR}\n${this.#text.join('')}ET\n`;
+    const content = this.#content();
     const { context } = this.#doc;
     const page = this.#doc.addPage([this.#options.width, this.#options.height]);
     page.node.set(PDFName.of('Resources'), this.#resources);
@@ -194,28 +337,12 @@ export class PageWriter {
     const stream = context.flateStream(new TextEncoder().encode(content));
     this.#bytes += stream.getContentsSize();
     page.node.set(PDFName.of('Contents'), context.register(stream));
-    if (this.#links.length > 0) {
-      const annots = this.#links.map(({ rect, url }) =>
-        context.register(
-          context.obj({
-            Type: 'Annot',
-            Subtype: 'Link',
-            Rect: rect.map((v) => Math.round(v * 100) / 100),
-            Border: [0, 0, 0],
-            A: { Type: 'Action', S: 'URI', URI: PDFHexString.of(asciiHex(url)) },
-          }),
-        ),
-      );
-      page.node.set(PDFName.of('Annots'), context.obj(annots));
-    }
+    this.#addLinks(page);
+    this.#pages.push(page);
     this.pageCount++;
     this.#graphics = [];
     this.#text = [];
     this.#links = [];
-    this.#face = undefined;
-    this.#size = 0;
-    this.#color = TEXT_COLOR;
-    this.#tx = 0;
-    this.#ty = 0;
+    this.#resetText();
   }
 }

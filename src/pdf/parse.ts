@@ -5,11 +5,46 @@ import { safeLink } from './format.js';
 import { dataTableBlock, tableAsLines } from './table-value.js';
 import type { Block, Inline, TableBlock, TableCell, TextRole } from './types.js';
 import { PLACEHOLDER, type Slot } from './template.js';
+import { pageStyle, type PageStyle } from './page-style.js';
 
-/** Result of parsing a template: blocks to lay out and the `<title>`. @internal */
+/** Result of parsing a template: blocks to lay out, page header and footer, `@page`, the `<title>`. @internal */
 export interface ParsedTemplate {
   blocks: Block[];
+  header: Block[];
+  footer: Block[];
+  page: PageStyle;
   title: string | undefined;
+}
+
+/** Fails the step for markup that cannot be drawn, naming the element. @internal */
+export function markupError(message: string): ValidationError {
+  return new ValidationError([{ code: 'invalid_markup', path: 'template', message }]);
+}
+
+const BREAK_BEFORE = /(?:^|;)\s*(?:page-break-before\s*:\s*always|break-before\s*:\s*page)\s*(?:;|$)/i;
+const BREAK_AFTER = /(?:^|;)\s*(?:page-break-after\s*:\s*always|break-after\s*:\s*page)\s*(?:;|$)/i;
+const PAGE_MARKS = /[\uE002\uE003]/g;
+
+/** A length attribute (`120`, `120px`, `30mm`, `2cm`, `1in`, `40pt`) in points; px is 0.75 pt. @internal */
+export function lengthOf(text: string | undefined, what: string): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(px|pt|mm|cm|in)?\s*$/i.exec(text);
+  const factor = { px: 0.75, pt: 1, mm: 72 / 25.4, cm: 72 / 2.54, in: 72 }[
+    (match?.[2] ?? 'px').toLowerCase() as 'px'
+  ];
+  const value = match ? Number(match[1]) * factor : NaN;
+  if (!(value > 0) || value > 14_400)
+    throw markupError(
+      `${what} is ${JSON.stringify(text)}; give a positive length such as 120, 120px, 30mm or 1in`,
+    );
+  return value;
+}
+
+function alignOf(attribs: Record<string, string>): 'left' | 'center' | 'right' {
+  const given = (attribs['align'] ?? /text-align\s*:\s*(\w+)/i.exec(attribs['style'] ?? '')?.[1] ?? '')
+    .toLowerCase()
+    .trim();
+  return given === 'center' || given === 'right' ? given : 'left';
 }
 
 const DROPPED = new Set([
@@ -63,7 +98,16 @@ const MAX_PLACED_CHARS = 16 * 1024 * 1024;
  * @internal
  */
 export function parseTemplate(template: string, slots: readonly Slot[]): ParsedTemplate {
-  const blocks: Block[] = [];
+  const body: Block[] = [];
+  const header: Block[] = [];
+  const footer: Block[] = [];
+  let blocks = body;
+  /** Which furniture element is open (`header`/`footer` at the top level), and at what depth. */
+  let furniture: { depth: number } | undefined;
+  let styleDepth = 0;
+  let styleText = '';
+  /** Per open element: whether it breaks the page after it closes. */
+  const breakAfter: boolean[] = [];
   let pending = '';
   let dropDepth = 0;
   let bold = 0;
@@ -118,7 +162,13 @@ export function parseTemplate(template: string, slots: readonly Slot[]): ParsedT
     const raw = pending;
     pending = '';
     if (inTitle) title = (title ?? '') + raw;
+    if (styleDepth > 0) styleText += raw;
     if (raw === '' || dropDepth > 0 || inTitle) return;
+    if (!furniture && /[\uE002\uE003]/.test(raw)) return void processTextIn(raw.replace(PAGE_MARKS, ''));
+    processTextIn(raw);
+  };
+
+  const processTextIn = (raw: string): void => {
     const out = target();
     let last = 0;
     for (const match of raw.matchAll(PLACEHOLDER)) {
@@ -193,9 +243,31 @@ export function parseTemplate(template: string, slots: readonly Slot[]): ParsedT
             },
           ]);
         processText();
+        const breaks = BREAK_AFTER.test(attribs['style'] ?? '');
+        breakAfter.push(breaks);
         if (name === 'title') return void (inTitle = true);
+        if (name === 'style') styleDepth++;
         if (DROPPED.has(name)) return void dropDepth++;
         if (dropDepth > 0) return;
+        if (!table && BREAK_BEFORE.test(attribs['style'] ?? '')) {
+          flush();
+          blocks.push({ kind: 'pageBreak' });
+        }
+        if (!table && (name === 'header' || name === 'footer') && !furniture && blocks === body) {
+          flush();
+          furniture = { depth };
+          blocks = name === 'header' ? header : footer;
+          blocks.length = 0;
+          return;
+        }
+        if (name === 'img' || name === 'qrcode' || name === 'barcode') {
+          if (table) {
+            const alt = attribs['alt'] ?? attribs['value'] ?? '';
+            return void pushText(cleanText(slotText(alt, slots)), target());
+          }
+          flush();
+          return void blocks.push(drawnBlock(name, attribs));
+        }
         if (BOLD.has(name)) bold++;
         if (ITALIC.has(name)) italic++;
         if (name === 'a') links.push(safeLink(attribs['href'] ?? '') ?? links[links.length - 1]);
@@ -234,11 +306,23 @@ export function parseTemplate(template: string, slots: readonly Slot[]): ParsedT
         pending += text;
       },
       onclosetag(name) {
-        depth--;
+        const closingDepth = depth--;
         processText();
+        const breaks = breakAfter.pop() ?? false;
         if (name === 'title') return void (inTitle = false);
+        if (name === 'style') styleDepth = Math.max(0, styleDepth - 1);
         if (DROPPED.has(name)) return void (dropDepth = Math.max(0, dropDepth - 1));
         if (dropDepth > 0) return;
+        if (furniture && furniture.depth === closingDepth && (name === 'header' || name === 'footer')) {
+          flush();
+          furniture = undefined;
+          blocks = body;
+          return;
+        }
+        if (breaks && !table) {
+          flush();
+          blocks.push({ kind: 'pageBreak' });
+        }
         if (BOLD.has(name)) bold = Math.max(0, bold - 1);
         if (ITALIC.has(name)) italic = Math.max(0, italic - 1);
         if (name === 'a') links.pop();
@@ -289,15 +373,54 @@ export function parseTemplate(template: string, slots: readonly Slot[]): ParsedT
     else if (name === 'td' || name === 'th') finishCell();
   }
 
+  /** An `<img>`, `<qrcode>` or `<barcode>` as a block; bad attributes fail naming the element. */
+  function drawnBlock(name: string, raw: Record<string, string>): Block {
+    const attribs: Record<string, string> = {};
+    for (const [key, value] of Object.entries(raw)) attribs[key] = slotText(value, slots);
+    const align = alignOf(attribs);
+    if (name === 'img') {
+      const src = (attribs['src'] ?? '').trim();
+      if (src === '') throw markupError('an <img> has no src; give a data: URL (PNG or JPEG) or a file URL');
+      return {
+        kind: 'image',
+        image: {
+          src,
+          width: lengthOf(attribs['width'], '<img> width'),
+          height: lengthOf(attribs['height'], '<img> height'),
+          align,
+        },
+      };
+    }
+    const value = attribs['value'] ?? '';
+    if (value === '') throw markupError(`a <${name}> has no value; give value="..."`);
+    if (value.length > 2000) throw markupError(`a <${name}> value is longer than 2000 characters`);
+    const type = name === 'qrcode' ? 'qrcode' : (attribs['type'] ?? 'code128').toLowerCase();
+    if (type !== 'qrcode' && type !== 'code128' && type !== 'ean13')
+      throw markupError(`<barcode type="${attribs['type']}"> is not supported; use code128 or ean13`);
+    const size = lengthOf(attribs['size'], `<${name}> size`);
+    return {
+      kind: 'code',
+      code: {
+        type,
+        value,
+        width: size ?? lengthOf(attribs['width'], `<${name}> width`),
+        height: size ?? lengthOf(attribs['height'], `<${name}> height`),
+        align,
+      },
+    };
+  }
+
   parser.write(template);
   parser.end();
   processText();
   while (table) finishTable();
   flush();
+  furniture = undefined;
+  blocks = body;
   // Values in <title> are text (a TABLE value leaves nothing there).
   const titleText = title === undefined ? undefined : slotText(title, slots);
   const cleanTitle = titleText === undefined ? undefined : cleanText(titleText).replace(/\s+/g, ' ').trim();
-  return { blocks, title: cleanTitle || undefined };
+  return { blocks: body, header, footer, page: pageStyle(styleText), title: cleanTitle || undefined };
 }
 
 /** Text with its placeholders replaced by their values' text (a table gives nothing). @internal */

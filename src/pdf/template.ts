@@ -18,6 +18,11 @@ const OPEN = '\uE000';
 const CLOSE = '\uE001';
 /** A placeholder and the slot number it holds. @internal */
 export const PLACEHOLDER = /\uE000(\d+)\uE001/g;
+/** Where `[[page]]` and `[[pages]]` stand: the page number and the page count, filled in per page. @internal */
+export const PAGE = '\uE002';
+/** @internal */
+export const PAGES = '\uE003';
+const PAGE_TAG = /\[\[\s*(pages?)\s*\]\]/g;
 const SPEC_MARKER = /\[\[\s*\.([^\s[\]]+)\s*\]\]/g;
 const TAGS: [string, string] = ['[[', ']]'];
 /**
@@ -117,7 +122,9 @@ export function expandTemplate(
   const slots: Slot[] = [];
   const slot = (value: Slot): string => `${OPEN}${slots.push(value) - 1}${CLOSE}`;
   const unknown = new Set<string>();
-  const clean = template.replace(/[\uE000\uE001]/g, '');
+  const clean = template
+    .replace(/[\uE000-\uE003]/g, '')
+    .replace(PAGE_TAG, (_, tag: string) => (tag === 'page' ? PAGE : PAGES));
   // The spec's marker: the variable itself, whatever section it stands in.
   const marked = clean.replace(SPEC_MARKER, (whole, name: string) => {
     const value = values.get(name);

@@ -53,7 +53,12 @@ export interface RenderPdfOptions {
   signal?: AbortSignal;
   /** Largest PDF allowed, in bytes; a bigger one throws `LimitError('pdf.maxBytes')`. @default 10485760 (10 MiB) */
   maxBytes?: number;
-  /** Page geometry. */
+  /**
+   * Reads an `<img src>` that is not a `data:` URL (a file store's `file_url`); resolves undefined
+   * when it has no such file. Without it, only `data:` URLs are drawn. Remote URLs are never fetched.
+   */
+  images?: (src: string) => Promise<Uint8Array | undefined>;
+  /** Page geometry; a template's `@page` rule takes precedence. */
   page?: {
     /** `'A4'`, `'Letter'` or `[width, height]` in points. @default 'A4' */
     size?: 'A4' | 'Letter' | [number, number];
@@ -65,6 +70,7 @@ export interface RenderPdfOptions {
 /** Options with every default filled in. @internal */
 export interface NormalizedPdfOptions {
   signal: AbortSignal | undefined;
+  images: RenderPdfOptions['images'];
   maxBytes: number;
   width: number;
   height: number;
@@ -77,18 +83,24 @@ export type Inline =
   | { kind: 'break' }
   | { kind: 'table'; table: PdfTable };
 
+/** Horizontal placement of an image or code block. @internal */
+export type Align = 'left' | 'center' | 'right';
+
 /** An `<img>` in the template: where its bytes come from and the size asked for (points). @internal */
 export interface ImageRef {
   src: string;
   width: number | undefined;
   height: number | undefined;
+  align: Align;
 }
 
 /** A `<qrcode>` or `<barcode>`: its kind, value and size asked for (points). @internal */
 export interface CodeRef {
   type: 'qrcode' | 'code128' | 'ean13';
   value: string;
-  size: number | undefined;
+  width: number | undefined;
+  height: number | undefined;
+  align: Align;
 }
 
 /** One cell of a table block. @internal */
@@ -114,4 +126,7 @@ export type TextRole = 'p' | 'li' | 'h1' | 'h2' | 'h3' | 'h4' | 'h5' | 'h6';
 export type Block =
   | { kind: 'text'; role: TextRole; inlines: Inline[]; indent: number; bullet: string | undefined }
   | { kind: 'rule' }
+  | { kind: 'pageBreak' }
+  | { kind: 'image'; image: ImageRef }
+  | { kind: 'code'; code: CodeRef }
   | TableBlock;
