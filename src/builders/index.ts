@@ -41,6 +41,7 @@ export {
   atlasGet,
   transform,
   request,
+  wait,
   runWorkflow,
   type StepDef,
   type RefsIn,
@@ -53,6 +54,7 @@ export {
   type L2DataBody,
   type RequestDataBody,
   type AtlasDataBody,
+  type WaitDataBody,
 } from './steps.js';
 export {
   application,

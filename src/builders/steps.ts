@@ -264,6 +264,23 @@ export function transform<const O extends TransformOptions>(options: O): StepDef
   };
 }
 
+/** `wait_data` of a `wait` step as written. */
+export type WaitDataBody = StepBodyOf<'wait'>['wait_data'];
+
+/**
+ * A `wait` step: the run waits, holding no worker, for people's approval, an outside event or a
+ * time; `{{...}}` references may appear in its values (a title, an event's `match`, `until`).
+ * @example
+ * ```ts
+ * wait({ kind: 'approval', title: 'Send invoice {{input.id}}?', assignees: { roles: ['manager'] } })
+ * wait({ kind: 'event', event: 'payment.received', match: { order: '{{input.order}}' }, timeout_seconds: 86400 })
+ * wait({ kind: 'timer', seconds: 3600 })
+ * ```
+ */
+export function wait<const D extends WaitDataBody>(wait_data: D): StepDef<never, RefsIn<D>> {
+  return { type: 'wait', wait_data: { ...wait_data } as WaitDataBody };
+}
+
 /**
  * A `request` step: an HTTP request; `{{...}}` references may appear in every value.
  * @example

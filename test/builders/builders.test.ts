@@ -19,6 +19,7 @@ import {
   l2,
   relationship,
   request,
+  wait,
   runWorkflow,
   text,
   transform,
@@ -227,6 +228,39 @@ describe('workflow()', () => {
       .output({ data: { rate: '{{rate.body.rate}}' } })
       .build();
     expectBody(WorkflowSchema, built, f.exchangeRateWorkflow);
+  });
+
+  it('builds wait steps, checked as stored ones are', () => {
+    const built = workflow('refund')
+      .input({ schema: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] } })
+      .step('ok', () =>
+        wait({
+          kind: 'approval',
+          title: 'Refund {{input.amount}}',
+          assignees: { roles: ['manager'] },
+          required: 2,
+        }),
+      )
+      .step('pause', () => wait({ kind: 'timer', seconds: 5 }))
+      .build();
+    expect(built.steps).toEqual([
+      {
+        name: 'ok',
+        type: 'wait',
+        wait_data: {
+          kind: 'approval',
+          title: 'Refund {{input.amount}}',
+          assignees: { roles: ['manager'] },
+          required: 2,
+        },
+      },
+      { name: 'pause', type: 'wait', wait_data: { kind: 'timer', seconds: 5 } },
+    ]);
+    expect(() =>
+      workflow('bad')
+        .step('pause', () => wait({ kind: 'timer' }))
+        .build(),
+    ).toThrow(/exactly one/);
   });
 
   it('keeps transform outputs with an explicit write mode and reference inputs', () => {

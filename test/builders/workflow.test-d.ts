@@ -7,6 +7,7 @@ import {
   request,
   runWorkflow,
   transform,
+  wait,
   workflow,
   writeEntity,
   type FromJsonSchema,
@@ -295,6 +296,12 @@ describe('references written in step data', () => {
       .step('rows', writeEntity('orders', 'append', [{ id: '{{input.amount}}', note: '{{pdf.url}}' }]))
       .step('call', request({ url: 'https://example.com/{{input.note}}', body: { at: '{{write.written}}' } }))
       .step('child', runWorkflow('invoice', { id: '{{call.body.id}}' }))
+      .step(
+        'ok',
+        wait({ kind: 'approval', title: 'Order {{input.amount}}', assignees: { roles: ['manager'] } }),
+      )
+      .step('paid', wait({ kind: 'event', event: 'paid', match: { order: '{{input.amount}}' } }))
+      .step('later', wait({ kind: 'timer', seconds: 60 }))
       .step('totals', transform({ code_file: 't.js', inputs: ['{{listed.table}}'], outputs: ['totals'] }));
   });
 
@@ -323,6 +330,8 @@ describe('references written in step data', () => {
     orderInput.step('x', request({ url: 'https://example.com/{{nope.path}}' }));
     // @ts-expect-error 'nope' is not a step
     orderInput.step('x', runWorkflow('invoice', { id: '{{nope.id}}' }));
+    // @ts-expect-error 'nope' is not a step
+    orderInput.step('x', wait({ kind: 'approval', title: '{{nope.title}}', assignees: { roles: ['m'] } }));
     // @ts-expect-error 'nope' is not a step
     orderInput.step('x', transform({ code_file: 't.js', inputs: ['{{nope.table}}'], outputs: ['totals'] }));
   });
