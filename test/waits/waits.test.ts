@@ -314,5 +314,46 @@ describe('stored waits are checked', () => {
       issues: [expect.objectContaining({ path: 'steps[0].wait_data.on_timeout' })],
     });
     await expect(store({ kind: 'later' })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(
+      engine.workflows.create({
+        name: 'each',
+        steps: [
+          { name: 'w', type: 'wait', for_each: '{{input.list}}', wait_data: { kind: 'timer', seconds: 1 } },
+        ],
+        wires: [],
+      }),
+    ).rejects.toMatchObject({
+      issues: [expect.objectContaining({ path: 'steps[0].for_each', code: 'not_supported' })],
+    });
+  });
+
+  it('a child workflow that waits fails its parent step, naming the child and its wait', async () => {
+    const engine = new Engine();
+    await engine.workflows.create({
+      name: 'child',
+      steps: [{ name: 'pause', type: 'wait', wait_data: { kind: 'timer', seconds: 60 } }],
+      wires: [],
+    });
+    await engine.workflows.create({
+      name: 'parent',
+      steps: [
+        {
+          name: 'call',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'workflows',
+            action: 'run_workflow',
+            input_data: { workflow_name: 'child' },
+          },
+        },
+      ],
+      wires: [],
+    });
+    const record = await engine.run('parent', {});
+    expect(record.status).toBe('failed');
+    expect(record.error).toMatchObject({ code: 'not_supported', step: 'call' });
+    expect(record.error!.message).toMatch(/waits at step "pause"/);
+    await engine.close();
   });
 });
