@@ -73,6 +73,8 @@ export interface RowExpression {
   readonly type: string;
   /** The columns it reads. */
   readonly reads: readonly string[];
+  /** Its checked syntax tree (for the arithmetic fast path of `kernel.ts`). */
+  readonly ast: unknown;
   /**
    * Its value for one row (`values` by column name, as the table holds them: numbers, text, booleans,
    * `null` for an empty cell). `undefined` when it needs an empty cell (an unknown value) or fails.
@@ -156,8 +158,8 @@ export function newEnvironment(): Environment {
   for (const op of ['+', '-', '*', '/'] as const) {
     const apply = (a: number, b: number) =>
       op === '+' ? a + b : op === '-' ? a - b : op === '*' ? a * b : a / b;
-    env.registerOperator(`double ${op} int`, (a: number, b: bigint) => apply(a, Number(b)));
-    env.registerOperator(`int ${op} double`, (a: bigint, b: number) => apply(Number(a), b));
+    env.registerOperator(`double ${op} int: double`, (a: number, b: bigint) => apply(a, Number(b)));
+    env.registerOperator(`int ${op} double: double`, (a: bigint, b: number) => apply(Number(a), b));
   }
   return env;
 }
@@ -266,6 +268,7 @@ function compileOnce(
       source,
       type,
       reads: read,
+      ast: parsed.ast,
       evaluate(values) {
         let empty = false;
         for (let k = 0; k < read.length; k++) {

@@ -5,6 +5,7 @@
 import { BOOLEAN_NULL, cellOf, type ColumnData } from '../query/entity-table.js';
 import type { EntityColumn } from '../schema/index.js';
 import { MAX_RESULT_LENGTH, type RowExpression } from './expression.js';
+import { numberKernel } from './kernel.js';
 
 /** A column of `length` empty cells. */
 export function empty(column: EntityColumn, length: number): ColumnData {
@@ -119,6 +120,19 @@ export function formulaValues(
   reads: readonly (readonly [string, ColumnData])[],
 ): ColumnData {
   const out = empty(column, n);
+  if (out instanceof Float64Array) {
+    const kernel = numberKernel(expression.ast, (name) => {
+      const data = reads.find(([r]) => r === name)?.[1];
+      return data instanceof Float64Array ? data : undefined;
+    });
+    if (kernel) {
+      for (let i = 0; i < n; i++) {
+        const x = kernel(i);
+        out[i] = x - x === 0 ? x : NaN;
+      }
+      return out;
+    }
+  }
   const values: Record<string, unknown> = {};
   for (let i = 0; i < n; i++) {
     for (const [name, data] of reads) values[name] = cellOf(data, i);

@@ -5,6 +5,7 @@ import {
   Engine,
   MemorySpreadsheets,
   isForbiddenError,
+  type AccessPolicy,
   type Entity,
   type Principal,
 } from '../../src/index.js';
@@ -32,7 +33,7 @@ const orders: Entity = {
   spreadsheet_config: { spreadsheet_id: 'crm', sheet_name: 'orders', origin: { row: 0, col: 0 } },
 };
 
-const policy = {
+const policy: AccessPolicy = {
   roles: {
     sales: { grants: ['entity.read:customers', 'entity.read:orders'] },
     guest: { grants: ['entity.read:customers'] },

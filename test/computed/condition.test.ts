@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Engine, ValidationError } from '../../src/index.js';
 
-const task = (name: string, input_data: object, extra: object = {}) => ({
+const task = (name: string, input_data: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   name,
   type: 'l2' as const,
   l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task', input_data },

@@ -213,10 +213,8 @@ describe('computed columns against a plain JavaScript oracle', () => {
         });
         const want = orderRows
           .filter((r) => r[6] !== null)
-          .map((r) => [r[0] as number, r[7] as number | null])
-          .sort((a, b) =>
-            a[1] === b[1] ? a[0] - b[0] : a[1] === null ? 1 : b[1] === null ? -1 : b[1] - a[1],
-          );
+          .map((r): [number, number | null] => [r[0] as number, r[7] as number | null])
+          .sort(([ia, a], [ib, b]) => (a === b ? ia - ib : a === null ? 1 : b === null ? -1 : b - a));
         expect(out.body.table.rows).toEqual(want);
       }),
       { numRuns: 30 },
