@@ -20,6 +20,7 @@ const ALL = [
   'storage',
   'durable',
   'access',
+  'computed',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
