@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, stepwire, tempDir } from '../cli/helpers.js';
+import { ROOT, inProcess, stepwire, tempDir } from '../cli/helpers.js';
 import { appWithOpener, expectOpenerTools, expectServiceTools } from './helpers.js';
 
 /** A client connected to `stepwire mcp <args>`, and what the process wrote to standard error. */
@@ -67,4 +67,24 @@ describe('stepwire mcp <dir> over standard input and output', () => {
       temp.remove();
     }
   }, 120_000);
+
+  it('is listed in the help, has its own, and refuses options that are wrong, naming them', async () => {
+    const main = await inProcess(['--help']);
+    expect(main.stdout).toContain('  mcp <dir> [--key KEY]');
+    const own = await inProcess(['mcp', '--help']);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toMatch(/^Usage: stepwire mcp <dir>/);
+    expect(own.stdout).toContain('STEPWIRE_API_KEY');
+    for (const [args, message] of [
+      [['mcp'], /missing arguments/],
+      [['mcp', 'examples/app', '--memory', '--db', 'x'], /--memory keeps everything in memory/],
+      [['mcp', 'examples/app', '--timeout', '0'], /--timeout must be a number of seconds/],
+      [['mcp', 'examples/app', '--key', ' '], /--key \(or STEPWIRE_API_KEY\) is empty/],
+    ] as const) {
+      const result = await inProcess([...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stdout).toBe('');
+    }
+  });
 });
