@@ -53,8 +53,8 @@ const read = (column: string) => ({
   operation: {
     select_columns: [{ column: 'id' }, { column }],
     filters: [
-      { column, operator: 'GREATER_THAN', value: 2500 },
-      { column: 'status', operator: 'EQUALS', value: 'open' },
+      { column, operator: 'GREATER_THAN' as const, value: 2500 },
+      { column: 'status', operator: 'EQUALS' as const, value: 'open' },
     ],
     order_by: [{ column, direction: 'DESC' as const }],
   },
@@ -70,7 +70,7 @@ async function formulaAgainstStored(): Promise<void> {
   const stored = read('stored_total');
   const rowsOf = async (input: ReturnType<typeof read>) => {
     const out = await engine.catalog.getEntity(input);
-    check(out.body.error?.is_error === false, `the read succeeds: ${out.body.error?.errors.join('; ')}`);
+    check(out.body.error?.is_error === false, `the read succeeds: ${out.body.error?.errors?.join('; ')}`);
     return out.body.table.rows!;
   };
   checkEqual(await rowsOf(formula), await rowsOf(stored), 'the formula read answers as the stored read');
@@ -93,8 +93,8 @@ async function formulaAgainstStored(): Promise<void> {
     if (r === 0) continue; // warm-up
     times.coldFormula!.push(coldFormula);
     times.coldStored!.push(coldStored);
-    times.formula!.push(warm.formula);
-    times.stored!.push(warm.stored);
+    times.formula!.push(warm.formula!);
+    times.stored!.push(warm.stored!);
   }
   const m = (k: string) => median(times[k]!);
   console.log(

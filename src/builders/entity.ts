@@ -1,9 +1,14 @@
+import { ValidationError } from '../errors/index.js';
+import { entityIssues } from '../computed/check.js';
 import {
   EntitySchema,
   parse,
   type ColumnType,
   type Entity,
+  type EntityCheck,
   type EntityColumn,
+  type Lookup,
+  type Rollup,
   type SpreadsheetConfig,
 } from '../schema/index.js';
 
@@ -30,6 +35,9 @@ export interface SheetOptions {
   origin?: { row: number; col: number };
 }
 
+/** Column options copied into the column definition. */
+const RULE_KEYS = ['number', 'required', 'enum', 'min_length', 'max_length', 'pattern', 'format'] as const;
+
 /**
  * What a key guessed as a column option says: the primary key belongs to the entity, not to a
  * column.
@@ -40,6 +48,18 @@ type KeyIsTheEntitys = 'not a column option: the primary key is set with .primar
 export interface ColumnOptions {
   /** Rules of a `NUMBER` column's values, which every write keeps: `{ min: 0, step: 0.5 }`. */
   number?: EntityColumn['number'];
+  /** Every written row must give the column a value. */
+  required?: boolean;
+  /** Written values must be one of these. */
+  enum?: Array<string | number>;
+  /** Shortest text allowed, in characters (`STRING` columns). */
+  min_length?: number;
+  /** Longest text allowed, in characters (`STRING` columns). */
+  max_length?: number;
+  /** A regular expression written text must match (`STRING` columns), run in linear time. */
+  pattern?: string;
+  /** A format written text must have: `email` or `url` (`STRING` columns). */
+  format?: 'email' | 'url';
   /** Not an option: the primary key is the entity's, set with {@link EntityBuilder.primaryKey}. */
   primaryKey?: KeyIsTheEntitys;
   /** Not an option: the primary key is the entity's, set with {@link EntityBuilder.primaryKey}. */
@@ -54,6 +74,7 @@ interface EntityState {
   readonly columns: ReadonlyArray<EntityColumn>;
   readonly primaryKey: readonly string[];
   readonly sheet: SpreadsheetConfig | undefined;
+  readonly checks: readonly EntityCheck[];
 }
 
 /**
@@ -89,8 +110,56 @@ export class EntityBuilder<Name extends string = string, Columns extends string 
     type: ColumnType,
     rules: ColumnOptions = {},
   ): EntityBuilder<Name, Columns | C> {
-    const column: EntityColumn =
-      rules.number === undefined ? { name, type } : { name, type, number: rules.number };
+    const column: EntityColumn = { name, type };
+    for (const key of RULE_KEYS) if (rules[key] !== undefined) Object.assign(column, { [key]: rules[key] });
+    return new EntityBuilder({ ...this.#state, columns: [...this.#state.columns, column] });
+  }
+
+  /**
+   * Declares a computed column: the value of a CEL expression over the row's columns (read only; the
+   * sheet needs no header for it). See docs/computed-columns.md for the functions it may call.
+   * @example `.formula('total', 'NUMBER', 'price * qty')`
+   */
+  formula<const C extends string>(
+    name: C,
+    type: ColumnType,
+    expression: string,
+  ): EntityBuilder<Name, Columns | C> {
+    return this.#computed({ name, type, formula: expression });
+  }
+
+  /**
+   * Declares a computed column read through a foreign key: `column` of the row that `relationship`
+   * (from this entity) points at.
+   * @example `.lookup('customer_name', 'STRING', { relationship: 'orders_customer', column: 'name' })`
+   */
+  lookup<const C extends string>(
+    name: C,
+    type: ColumnType,
+    lookup: Lookup,
+  ): EntityBuilder<Name, Columns | C> {
+    return this.#computed({ name, type, lookup: { ...lookup } });
+  }
+
+  /**
+   * Declares a computed column summarizing the rows of another entity that point at this row through
+   * `relationship`: `count`, or the `sum`, `min`, `max` or `avg` of `column`, over the rows matching `filters`.
+   * @example `.rollup('order_total', 'NUMBER', { relationship: 'orders_customer', function: 'sum', column: 'amount' })`
+   */
+  rollup<const C extends string>(
+    name: C,
+    type: ColumnType,
+    rollup: Rollup,
+  ): EntityBuilder<Name, Columns | C> {
+    return this.#computed({ name, type, rollup: { ...rollup } });
+  }
+
+  /** Adds a rule every written row must keep: a CEL expression over its stored columns, and what a refusal says. */
+  check(expression: string, message: string): EntityBuilder<Name, Columns> {
+    return new EntityBuilder({ ...this.#state, checks: [...this.#state.checks, { expression, message }] });
+  }
+
+  #computed<C extends string>(column: EntityColumn): EntityBuilder<Name, Columns | C> {
     return new EntityBuilder({ ...this.#state, columns: [...this.#state.columns, column] });
   }
 
@@ -115,13 +184,18 @@ export class EntityBuilder<Name extends string = string, Columns extends string 
    * @throws ValidationError listing every problem (for example a missing sheet or no columns).
    */
   build(): EntityDefinition<Name, Columns> {
-    const { name, description, columns, primaryKey, sheet } = this.#state;
+    const { name, description, columns, primaryKey, sheet, checks } = this.#state;
     const body: Record<string, unknown> = { name };
     if (description !== undefined) body['description'] = description;
     body['columns'] = columns.map((c) => ({ ...c }));
     body['primary_key'] = [...primaryKey];
     if (sheet !== undefined) body['spreadsheet_config'] = sheet;
-    return parse(EntitySchema, body, `entity "${name}"`) as EntityDefinition<Name, Columns>;
+    if (checks.length > 0) body['checks'] = checks.map((c) => ({ ...c }));
+    const entity = parse(EntitySchema, body, `entity "${name}"`);
+    // Formulas, checks and rules are checked here too; lookups and rollups when it is registered.
+    const issues = entityIssues(entity);
+    if (issues.length > 0) throw new ValidationError(issues);
+    return entity as EntityDefinition<Name, Columns>;
   }
 }
 
@@ -140,5 +214,12 @@ export class EntityBuilder<Name extends string = string, Columns extends string 
  * ```
  */
 export function entity<const Name extends string>(name: Name): EntityBuilder<Name, never> {
-  return new EntityBuilder({ name, description: undefined, columns: [], primaryKey: [], sheet: undefined });
+  return new EntityBuilder({
+    name,
+    description: undefined,
+    columns: [],
+    primaryKey: [],
+    sheet: undefined,
+    checks: [],
+  });
 }
