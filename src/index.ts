@@ -99,6 +99,7 @@ export * from './adapters/types.js';
 export type * from './adapters/queue.js';
 export * from './adapters/memory/index.js';
 export * from './adapters/chat/index.js';
+export * from './adapters/mail/index.js';
 export {
   QuickJsSandbox,
   type QuickJsSandboxOptions,
@@ -166,6 +167,8 @@ export type {
   UploadFileInput,
   SendMessageInput,
   SendMessageOutput,
+  SendEmailInput,
+  SendEmailOutput,
   RunWorkflowInput,
   StepItems,
   StepWait,

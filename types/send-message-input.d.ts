@@ -9,4 +9,15 @@
 export interface SendMessageInput {
   channel: string;
   message: string;
+  template?: boolean;
+  variables?: {
+    name: string;
+    value_type: 'NUMBER' | 'STRING' | 'TABLE' | 'BOOLEAN' | 'DATE' | 'LIST' | 'OBJECT';
+    value: unknown;
+    format?: {
+      locale?: string;
+      [k: string]: unknown;
+    };
+    totals?: string[];
+  }[];
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ConflictError, ValidationError, formatIssues, issuesUnder } from '../errors/index.js';
 import type { ChatAdapter, FileStore } from '../adapters/types.js';
+import type { MailAdapter } from '../adapters/mail/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { DummyTaskInputSchema, check } from '../schema/index.js';
 import { isDummyTaskInput } from '../schema/dummy-input.js';
@@ -15,6 +16,8 @@ export interface ActionContext {
   files: Readonly<Record<string, FileStore>>;
   /** The chat adapter. */
   chat: ChatAdapter;
+  /** The mail adapter `send_email` sends through (the engine always sets it). */
+  mail?: MailAdapter;
   /**
    * The run and step this call belongs to; `item` is the item's index in a `for_each` step.
    * `traceparent` is the W3C trace context of the attempt's OpenTelemetry span, when one is

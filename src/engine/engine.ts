@@ -4,6 +4,7 @@ import { writeEntityAction } from '../actions/write-entity.js';
 import { dummyTaskAction } from '../actions/dummy-task.js';
 import { sendMessageAction } from '../actions/send-message.js';
 import { createPdfAction } from '../actions/create-pdf.js';
+import { sendEmailAction } from '../actions/send-email.js';
 import { uploadFileAction } from '../actions/upload-file.js';
 import { runWorkflowAction } from '../actions/run-workflow.js';
 import { Catalog } from '../catalog/catalog.js';
@@ -178,6 +179,7 @@ export class Engine {
         dummyTaskAction,
         sendMessageAction,
         createPdfAction,
+        sendEmailAction,
         runWorkflowAction,
       ].map((a) => [`${a.provider}/${a.module}/${a.action}`, a as ActionDefinition]),
     );

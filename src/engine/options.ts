@@ -1,6 +1,8 @@
 import type { ChatAdapter, FileStore, SpreadsheetAdapter, StorageAdapter } from '../adapters/types.js';
 import type { RunQueue } from '../adapters/queue.js';
 import { MemoryChat, MemoryFileStore, MemorySpreadsheets, MemoryStorage } from '../adapters/memory/index.js';
+import { MemoryMail } from '../adapters/memory/mail.js';
+import type { MailAdapter } from '../adapters/mail/types.js';
 import type { ActionDefinition } from '../actions/registry.js';
 import type { ScriptSandbox } from '../script/index.js';
 import { compileAllowHosts } from '../request/policy.js';
@@ -73,6 +75,12 @@ export interface EngineOptions {
   files?: Record<string, FileStore>;
   /** Where `send_message` posts. @default new MemoryChat() */
   chat?: ChatAdapter;
+  /**
+   * Where `send_email` sends: `MemoryMail` (keeps `messages`), `SmtpMail` (`stepwire/node`) or
+   * `HttpMail` (a provider's HTTP API, runs on edge).
+   * @default new MemoryMail()
+   */
+  mail?: MailAdapter;
   /** The fetch function request steps use. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Extra `l2` actions to register. */
@@ -116,6 +124,7 @@ export interface ResolvedOptions {
   spreadsheets: SpreadsheetAdapter;
   files: Record<string, FileStore>;
   chat: ChatAdapter;
+  mail: MailAdapter;
   fetch: typeof fetch;
   limits: Required<EngineLimits>;
   security: { allowHosts: readonly string[]; resolve?: (hostname: string) => Promise<string[]> };
@@ -150,6 +159,7 @@ const OPTION_KEYS: readonly (keyof EngineOptions)[] = [
   'spreadsheets',
   'files',
   'chat',
+  'mail',
   'fetch',
   'actions',
   'sandbox',
@@ -208,6 +218,7 @@ export function resolveOptions(options: EngineOptions): ResolvedOptions {
     ['storage', options.storage, 'get'],
     ['spreadsheets', options.spreadsheets, 'read'],
     ['chat', options.chat, 'send'],
+    ['mail', options.mail, 'send'],
   ] as const) {
     if (
       adapter !== undefined &&
@@ -240,6 +251,7 @@ export function resolveOptions(options: EngineOptions): ResolvedOptions {
     spreadsheets: options.spreadsheets ?? new MemorySpreadsheets(),
     files,
     chat: options.chat ?? new MemoryChat(),
+    mail: options.mail ?? new MemoryMail(),
     fetch: fetchFn,
     limits,
     security,

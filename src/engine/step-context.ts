@@ -5,6 +5,7 @@
  * one small object.
  * @module
  */
+import type { MailAdapter } from '../adapters/mail/types.js';
 import type { ActionContext } from '../actions/registry.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ChatAdapter, FileStore } from '../adapters/types.js';
@@ -119,6 +120,11 @@ export class StepContext implements ActionContext {
   /** The chat adapter. */
   get chat(): ChatAdapter {
     return this.#host.services.options.chat;
+  }
+
+  /** The mail adapter. */
+  get mail(): MailAdapter {
+    return this.#host.services.options.mail;
   }
 
   /** The engine's limits. */

@@ -8,6 +8,7 @@ export * from '../adapters/node/index.js';
 export { serve, type ServeOptions, type RunningServer } from './serve.js';
 export { loadProject, type LoadProjectOptions, type LoadedProject } from './project.js';
 export { envSecrets } from './env-secrets.js';
+export { SmtpMail, type SmtpMailOptions } from './smtp-mail.js';
 export {
   readProjectSettings,
   ProjectSettingsSchema,

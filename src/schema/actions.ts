@@ -12,21 +12,20 @@ export const PDF_VALUE_TYPES = ['NUMBER', 'STRING', 'TABLE', 'BOOLEAN', 'DATE', 
 /** How a number or date prints: `Intl.NumberFormat` / `Intl.DateTimeFormat` options plus `locale`. */
 export const ValueFormatSchema = z.looseObject({ locale: z.string().optional() });
 
+/** A template variable: `create_pdf`'s, and those of `send_email` / `send_message` with `template: true`. */
+export const TemplateVariableSchema = z.object({
+  name: z.string().min(1),
+  value_type: z.enum(PDF_VALUE_TYPES),
+  value: z.unknown(),
+  format: ValueFormatSchema.optional(),
+  totals: z.array(z.string()).optional(),
+});
+
 /** Input of `platform/converters/create_pdf`: HTML whose `[[.name]]` markers take the variables' values. */
 export const CreatePdfInputSchema = z.object({
   template: z.string(),
   template_type: z.literal('html').optional(),
-  variables: z
-    .array(
-      z.object({
-        name: z.string().min(1),
-        value_type: z.enum(PDF_VALUE_TYPES),
-        value: z.unknown(),
-        format: ValueFormatSchema.optional(),
-        totals: z.array(z.string()).optional(),
-      }),
-    )
-    .optional(),
+  variables: z.array(TemplateVariableSchema).optional(),
 });
 
 /** Output of `create_pdf`: the PDF as base64. */
@@ -55,7 +54,43 @@ export const UploadFileOutputSchema = z.object({ file_url: z.string() });
 export const SendMessageInputSchema = z.object({
   channel: z.string().min(1),
   message: z.string(),
+  /** Renders `message` as a mustache template (`[[ ]]` tags) over `variables`. */
+  template: z.boolean().optional(),
+  variables: z.array(TemplateVariableSchema).optional(),
 });
+
+const MailAddressesSchema = z.union([z.string(), z.array(z.string())]);
+
+/**
+ * Input of `platform/email/send_email`: recipients (one address or a list each), subject, bodies and
+ * files (`file_data` as `create_pdf` gives it: base64, or bytes). With `template: true`, subject, text
+ * and html are mustache templates over `variables`.
+ */
+export const SendEmailInputSchema = z.object({
+  to: MailAddressesSchema,
+  cc: MailAddressesSchema.optional(),
+  bcc: MailAddressesSchema.optional(),
+  reply_to: z.string().optional(),
+  subject: z.string(),
+  text: z.string().optional(),
+  html: z.string().optional(),
+  attachments: z
+    .array(
+      z.object({
+        file_name: z.string().min(1),
+        file_type: z.string().min(1).optional(),
+        file_data: z.union([z.string(), z.instanceof(Uint8Array)], {
+          error: 'file_data must be base64 text or bytes',
+        }),
+      }),
+    )
+    .optional(),
+  template: z.boolean().optional(),
+  variables: z.array(TemplateVariableSchema).optional(),
+});
+
+/** Output of `send_email`: the id of the message sent. */
+export const SendEmailOutputSchema = z.object({ message_id: z.string() });
 
 /** Output of `send_message`. */
 export const SendMessageOutputSchema = z.object({
@@ -156,3 +191,7 @@ export type SendMessageInput = z.infer<typeof SendMessageInputSchema>;
 export type RunWorkflowInput = z.infer<typeof RunWorkflowInputSchema>;
 /** Output of `send_message`. */
 export type SendMessageOutput = z.infer<typeof SendMessageOutputSchema>;
+/** Input of `send_email`. */
+export type SendEmailInput = z.infer<typeof SendEmailInputSchema>;
+/** Output of `send_email`. */
+export type SendEmailOutput = z.infer<typeof SendEmailOutputSchema>;
