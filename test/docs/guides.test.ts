@@ -23,6 +23,7 @@ const GUIDES = [
   'builders.md',
   'deploying-with-workers.md',
   'secrets.md',
+  'human-steps.md',
 ];
 
 /** The package's entries, as the guides import them, and their sources. */
