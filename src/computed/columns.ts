@@ -46,3 +46,17 @@ export function storedEntity(entity: Entity): Entity {
 export function computedColumnsOf(stored: Entity): ReadonlyMap<string, ComputedKind> | undefined {
   return COMPUTED_OF.get(stored);
 }
+
+/**
+ * An entity body (as written, not yet checked) without its computed columns, or the body itself
+ * when it has none: what a project folder registers before its relationships exist. @internal
+ */
+export function withoutComputed(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  const columns = (body as { columns?: unknown }).columns;
+  if (!Array.isArray(columns)) return body;
+  const computed = (c: unknown) =>
+    typeof c === 'object' && c !== null && ('formula' in c || 'lookup' in c || 'rollup' in c);
+  if (!columns.some(computed)) return body;
+  return { ...body, columns: columns.filter((c) => !computed(c)) };
+}

@@ -30,6 +30,7 @@ import {
   type TriggerBody,
   type WorkflowBody,
 } from '../schema/index.js';
+import { storedEntity, withoutComputed } from '../computed/columns.js';
 import { readJsonFile } from './json-file.js';
 import type { AccessPolicy } from '../schema/access.js';
 import { readProjectSettings, type ProjectSettings } from './project-settings.js';
@@ -175,19 +176,30 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   const defined = new Map<string, string>();
   /** Entities of entities/ by file name, loaded or not: a step naming one that failed has no problem of its own. */
   const entityFiles = new Set<string>();
+  // Computed columns may read through relationships, which need the entities first: entities are
+  // registered without them, then the relationships, then the whole definitions.
+  const computed: { file: string; body: EntityBody }[] = [];
   for (const file of await listFiles(root, 'entities', '.json', problems)) {
     entityFiles.add(baseName(file, '.json'));
     const body = await readJsonFile(root, file, issues);
     if (body !== undefined && definedOnce('entity', named(body, file), file, defined, issues))
-      await attempt(file, issues, async () =>
-        entities.push((await engine.catalog.upsertEntity(named(body, file) as EntityBody)).entity),
-      );
+      await attempt(file, issues, async () => {
+        const whole = named(body, file) as EntityBody;
+        const stored = withoutComputed(whole) as EntityBody;
+        entities.push((await engine.catalog.upsertEntity(stored)).entity);
+        if (stored !== whole) computed.push({ file, body: whole });
+      });
   }
   for (const file of await listFiles(root, 'relationships', '.json', problems)) {
     const body = await readJsonFile(root, file, issues);
     if (body !== undefined && definedOnce('relationship', named(body, file), file, defined, issues))
       await attempt(file, issues, () => keepRelationship(engine, named(body, file)));
   }
+  for (const { file, body } of computed)
+    await attempt(file, issues, async () => {
+      const entity = (await engine.catalog.upsertEntity(body)).entity;
+      entities[entities.findIndex((e) => e.name === entity.name)] = entity;
+    });
   const scripts = new Set<string>();
   for (const file of await listFiles(root, 'scripts', '.js', problems)) {
     const name = file.slice('scripts/'.length);
@@ -250,10 +262,14 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
         // An entity without a seed file starts empty: its header row at the origin.
         const { row, col } = entity.spreadsheet_config.origin;
         const rows: CellValue[][] = Array.from({ length: row }, () => []);
-        rows.push([...(Array(col).fill(null) as null[]), ...entity.columns.map((c) => c.name)]);
+        rows.push([...(Array(col).fill(null) as null[]), ...storedEntity(entity).columns.map((c) => c.name)]);
         if (inFiles) await createSheetFile(root, id, sheet, rows);
         else if (memorySheets.cells(id, sheet) === undefined) memorySheets.setSheet(id, sheet, rows);
       }
+    }
+    // Every sheet made before any is read: a computed column reads another entity's sheet.
+    for (const entity of entities) {
+      const { spreadsheet_id: id, sheet_name: sheet } = entity.spreadsheet_config;
       const read = await engine.catalog.getEntity({
         entity_name: entity.name,
         operation: {},

@@ -22,15 +22,23 @@ describe('examples/app under its access policy', () => {
     const { engine } = await loadProject('examples/app');
     expect((await engine.access.get())?.rows?.[0]?.entity).toBe('customers');
     const read = await engine.as(ada).catalog.getEntity({ entity_name: 'customers', operation: {} });
+    // With the rollups order_count and order_total over the orders she may read.
     expect(read.body.table.rows).toEqual([
-      [1, 'Ada Lovelace', 'London', 'ada@example.com'],
-      [3, 'Linus Torvalds', 'Helsinki', 'ada@example.com'],
+      [1, 'Ada Lovelace', 'London', 'ada@example.com', 3, 179.75],
+      [3, 'Linus Torvalds', 'Helsinki', 'ada@example.com', 1, 2],
     ]);
   });
 
   it("the start screen's grid shows a sales person her customers, a manager all, finance the credit limits", async () => {
     const mine = await grid(ada);
-    expect(mine.columns.map((c) => c.name)).toEqual(['id', 'name', 'city', 'owner']);
+    expect(mine.columns.map((c) => c.name)).toEqual([
+      'id',
+      'name',
+      'city',
+      'owner',
+      'order_count',
+      'order_total',
+    ]);
     expect(mine.rows.map((r) => r[0])).toEqual([1, 3]);
     const all = await grid(mona);
     expect(all.rows.map((r) => r[0])).toEqual([1, 2, 3]);

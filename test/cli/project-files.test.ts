@@ -30,7 +30,8 @@ describe('loadProject with sheets: "files"', () => {
       entity_name: 'customers',
       operation: { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: 99 }] },
     });
-    expect(read.body.table.rows).toEqual([[99, 'Zoë, "the" tester', '=Oslo', null, null]]);
+    // Columns id, name, city, owner, then the rollups order_count and order_total, then credit_limit.
+    expect(read.body.table.rows).toEqual([[99, 'Zoë, "the" tester', '=Oslo', null, 0, 0, null]]);
   });
 
   it('gives an entity without a sheet file one holding its header row', async () => {
