@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/adapters/postgres/index.js';
-import { Engine, MemoryChat, type RunRecord, type WorkflowBody } from '../../src/index.js';
+import { Engine, MemoryChat, MemoryMail, type RunRecord, type WorkflowBody } from '../../src/index.js';
 import { reachServer, testSchemas } from '../postgres/server.js';
 
 const url = await reachServer();
@@ -64,15 +64,15 @@ const manager = (id: string) => ({
 
 type Mode = 'memory' | 'queue';
 
-async function engineFor(mode: Mode, chat = new MemoryChat()): Promise<Engine> {
+async function engineFor(mode: Mode, chat = new MemoryChat(), mail = new MemoryMail()): Promise<Engine> {
   if (mode === 'memory') {
-    const engine = new Engine({ chat });
+    const engine = new Engine({ chat, mail });
     closing.push(() => engine.close());
     return engine;
   }
   const db = url ? await openPostgres(url, { schema: schemas.next() }) : await openPostgres();
   closing.push(() => db.close());
-  const engine = new Engine({ storage: db.storage, queue: db.queue, chat });
+  const engine = new Engine({ storage: db.storage, queue: db.queue, chat, mail });
   closing.push(() => engine.close());
   const worker = engine.work({ concurrency: 2, triggers: false });
   closing.push(() => worker.stop());
@@ -277,11 +277,14 @@ describe.each<Mode>(['memory', 'queue'])('waits (%s)', (mode) => {
     expect((done.steps[1]!.output as { decisions: unknown[] }).decisions).toHaveLength(1);
   }, 60_000);
 
-  it('an approval with notify posts its link to the chat channel once', async () => {
+  it('an approval with notify posts its link to the chat channel and mails it, once', async () => {
     const chat = new MemoryChat();
-    const engine = await engineFor(mode, chat);
+    const mail = new MemoryMail();
+    const engine = await engineFor(mode, chat, mail);
     await engine.workflows.create(
-      purchase(1, { notify: { chat: { provider: 'chat', channel: 'approvals' } } }),
+      purchase(1, {
+        notify: { chat: { provider: 'chat', channel: 'approvals' }, email: { to: 'boss@example.com' } },
+      }),
     );
     const waiting = await engine.run('purchase', { item: 'lamp', amount: 40 });
     const id = waiting.steps[1]!.wait!.id;
@@ -291,6 +294,18 @@ describe.each<Mode>(['memory', 'queue'])('waits (%s)', (mode) => {
         message: `Approval needed: Buy lamp (/approvals/${id})`,
       }),
     ]);
+    expect(mail.messages).toEqual([
+      expect.objectContaining({
+        to: ['boss@example.com'],
+        subject: 'Approval needed: Buy lamp',
+        text: expect.stringContaining(`/approvals/${id}`),
+      }),
+    ]);
+    // Decided and gone on: nobody is told again.
+    await engine.approvals.decide(id, { approved: true });
+    await untilStatus(engine, waiting.id, 'succeeded');
+    expect(chat.messages).toHaveLength(1);
+    expect(mail.messages).toHaveLength(1);
   }, 60_000);
 });
 

@@ -3,7 +3,7 @@ import type { StepType } from './types.js';
 import { WaitBook, describeWait, type WaitRecord } from '../waits/wait-book.js';
 import { Waiting } from '../waits/waiting.js';
 import type { StorageAdapter } from '../../adapters/types.js';
-import type { ChatAdapter } from '../../adapters/types.js';
+import { checkMailMessage } from '../../adapters/mail/message.js';
 
 /** One book per storage: a step needs no more than the storage it keeps its waits in. */
 const books = new WeakMap<StorageAdapter, WaitBook>();
@@ -51,8 +51,27 @@ export const WAIT_STEP: StepType<StepOf<'wait'>> = {
       return state.end.output;
     }
     const wait = data as WaitData;
-    if (state.created && wait.kind === 'approval' && wait.notify?.chat)
-      await notifyByChat(context.chat, wait.notify.chat.channel, state.record, services.options.publicUrl);
+    if (state.created && wait.kind === 'approval' && wait.notify) {
+      const { title, link } = notice(state.record, services.options.publicUrl);
+      const text = `Approval needed: ${title} (${link})`;
+      // Sent once, when the wait begins; the key lets an adapter tell a repeat.
+      const idempotencyKey = `notify ${state.record.id}`;
+      if (wait.notify.chat)
+        await context.chat.send({ channel: wait.notify.chat.channel, message: text }, { idempotencyKey });
+      if (wait.notify.email) {
+        const to = wait.notify.email.to;
+        const message = {
+          to: Array.isArray(to) ? to : [to],
+          cc: [],
+          bcc: [],
+          subject: `Approval needed: ${title}`,
+          text: `${text}\n\nOpen the link to approve or reject.`,
+          attachments: [],
+        };
+        checkMailMessage(message);
+        await services.options.mail.send(message, { idempotencyKey, signal: context.signal });
+      }
+    }
     context.log(
       `waiting: ${describeWait(state.record)}${state.record.due_at ? ` until ${state.record.due_at}` : ''}`,
     );
@@ -71,20 +90,13 @@ export const WAIT_STEP: StepType<StepOf<'wait'>> = {
   },
 };
 
-/** Tells a chat channel that an approval waits, with the link to its page. */
-async function notifyByChat(
-  chat: ChatAdapter,
-  channel: string,
-  record: WaitRecord,
-  publicUrl: string | undefined,
-): Promise<void> {
+/** An approval's title and the link to its page (absolute with the engine's `publicUrl`). */
+function notice(record: WaitRecord, publicUrl: string | undefined): { title: string; link: string } {
   const path = `/approvals/${record.id}`;
-  const link = publicUrl ? `${publicUrl.replace(/\/+$/, '')}${path}` : path;
-  const title = record.approval?.title ?? record.step;
-  await chat.send(
-    { channel, message: `Approval needed: ${title} (${link})` },
-    { idempotencyKey: `notify ${record.id}` },
-  );
+  return {
+    title: (record.approval?.title ?? record.step).replace(/[\r\n]+/g, ' '),
+    link: publicUrl ? `${publicUrl.replace(/\/+$/, '')}${path}` : path,
+  };
 }
 
 const DECISION = {
