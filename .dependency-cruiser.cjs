@@ -6,7 +6,7 @@
  *   errors, retry, bytes, locks                foundation: no domain
  *   schema                                     shapes of every resource
  *   adapters/types.ts, adapters/content-type   the adapter contract
- *   builders, query, catalog, script, pdf, request, json-schema, pictures
+ *   builders, query, catalog, computed, script, pdf, request, json-schema, pictures
  *   actions, app                               reached by the engine through narrow interfaces they define
  *   engine                                     (and adapters/memory, its defaults)
  *   http                                       edge-safe handler and client
@@ -18,7 +18,7 @@
 const FOUNDATION = '^src/(errors|retry|bytes|locks)/';
 const SCHEMA = '^src/schema/';
 const CONTRACT = '^src/adapters/[^/]+\\.ts$';
-const BELOW_ENGINE = '^src/(builders|query|catalog|script|pdf|request|json-schema|pictures)/';
+const BELOW_ENGINE = '^src/(builders|query|catalog|computed|script|pdf|request|json-schema|pictures)/';
 const PLUGINS = '^src/(actions|app)/';
 const ENGINE = '^src/engine/';
 const HTTP = '^src/http/';
@@ -64,7 +64,7 @@ module.exports = {
     ),
     forbid(
       'below-engine',
-      'builders, query, catalog, script, pdf, request, json-schema and pictures never reach up.',
+      'builders, query, catalog, computed, script, pdf, request, json-schema and pictures never reach up.',
       BELOW_ENGINE,
       `${PLUGINS}|${ENGINE}|${HTTP}|${ADAPTER_IMPL}|^src/(node|cli|testing)/|${ENTRIES}`,
     ),
