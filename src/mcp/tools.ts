@@ -20,7 +20,7 @@ export const DEFAULT_CALL_TIMEOUT_MS = 50_000;
 /** The longest wait a tool call may be given, in ms. */
 const MAX_CALL_TIMEOUT_MS = 3_600_000;
 
-/** Options of the Model Context Protocol server (`createMcpServer`, `serveMcpStdio`, `/mcp`). */
+/** Options of the Model Context Protocol server (`createMcpServer`; `stepwire mcp` and `/mcp` set them). */
 export interface McpOptions {
   /**
    * Who the server acts for: every tool call and resource read goes through `engine.as(principal)`.
