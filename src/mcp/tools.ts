@@ -495,7 +495,10 @@ function readAnswer(output: unknown): ToolResult {
 
 /** The error result of invalid arguments, naming each field. */
 function invalid(issues: readonly { path: string; message: string; code?: string }[]): ToolResult {
-  const listed = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+  // A message that names its path already is not prefixed with it again.
+  const listed = issues
+    .map((i) => (i.path && !i.message.includes(i.path) ? `${i.path}: ${i.message}` : i.message))
+    .join('; ');
   return {
     content: [{ type: 'text', text: `Invalid arguments, nothing was run: ${listed}` }],
     structuredContent: {
