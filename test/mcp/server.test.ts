@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Engine } from '../../src/index.js';
+import { Engine, wait, workflow } from '../../src/index.js';
 import { createMcpServer, type McpOptions } from '../../src/mcp/index.js';
 import { toolNames } from '../../src/mcp/tools.js';
 import { textOf } from './helpers.js';
@@ -99,6 +99,39 @@ describe('the MCP server of an engine', () => {
     expect(done.structuredContent).toEqual({ passed: true });
     expect(done._meta).toEqual({ 'stepwire/run_id': state['run_id'] });
     await client.close();
+  });
+
+  it('answers a run that waits (for an event here) at once with its state, long before the limit', async () => {
+    const engine = new Engine();
+    await engine.workflows.create(
+      workflow('ship')
+        .input({ schema: { type: 'object', properties: { order: { type: 'number' } }, required: ['order'] } })
+        .step('paid', () =>
+          wait({ kind: 'event', event: 'payment.received', match: { order: '{{input.order}}' } }),
+        )
+        .build(),
+    );
+    const client = await connect(engine, { callTimeoutMs: 60_000 });
+    const started = performance.now();
+    const waiting = await client.callTool({ name: 'ship', arguments: { order: 7 } });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(waiting.isError ?? false).toBe(false);
+    const state = waiting.structuredContent as Record<string, any>;
+    expect(state).toMatchObject({
+      workflow: 'ship',
+      status: 'waiting',
+      steps: [{ name: 'paid', status: 'waiting' }],
+    });
+    expect(state['steps'][0].wait).toMatchObject({ kind: 'event' });
+    expect(textOf(waiting)).toMatch(
+      /^The run \S+ of workflow "ship" is waiting \(for a person or an event\); it goes on/,
+    );
+    await engine.events.send('payment.received', { order: 7 });
+    await expect.poll(async () => (await engine.getRun(state['run_id'])).status).toBe('succeeded');
+    const done = await client.callTool({ name: 'get_run', arguments: { run_id: state['run_id'] } });
+    expect(done.isError ?? false).toBe(false);
+    await client.close();
+    await engine.close();
   });
 
   it('without runs.read_own the answer says who can read the run, and offers no get_run', async () => {
