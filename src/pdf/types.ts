@@ -19,8 +19,12 @@ export interface PdfVariable {
    * `OBJECT`: an object (its fields by dotted names, `[[name.field]]`). `null` prints nothing.
    */
   value: unknown;
-  /** How a `NUMBER` or `DATE` prints (`Intl` options plus `locale`); a `TABLE` column may hold its own `format`. */
-  format?: ValueFormat;
+  /**
+   * How a `NUMBER` or `DATE` prints (`Intl` options plus `locale`). On a `TABLE`: formats by column
+   * name (`{ "Amount": { "style": "currency", "currency": "EUR" } }`), for tables that come from a read;
+   * a column object may also hold its own `format`.
+   */
+  format?: ValueFormat | Record<string, ValueFormat>;
   /** `TABLE` only: names of columns summed (exactly, in decimal) in a totals row under the table. */
   totals?: string[];
 }

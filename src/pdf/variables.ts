@@ -109,6 +109,7 @@ export function resolveVariables(variables: unknown): Map<string, ResolvedValue>
       formatter,
       totals,
       path,
+      type === 'TABLE' ? format : undefined,
     );
     if (result) resolved.set(name, result);
   });
@@ -129,6 +130,7 @@ function resolveValue(
   formatter: ValueFormatter | undefined,
   totals: unknown,
   variablePath: string,
+  columnFormats: unknown,
 ): ResolvedValue | undefined {
   const mismatch = (expected: string): undefined => {
     issues.push({
@@ -167,7 +169,7 @@ function resolveValue(
         ? data(name, value, path, issues)
         : mismatch('an object');
     case 'TABLE':
-      return resolveTable(name, value, path, issues, totals, variablePath);
+      return resolveTable(name, value, path, issues, totals, variablePath, columnFormats);
   }
 }
 
@@ -209,6 +211,7 @@ function resolveTable(
   issues: Issue[],
   totals: unknown,
   variablePath: string,
+  columnFormats: unknown,
 ): ResolvedValue | undefined {
   const before = issues.length;
   const add = (at: string, code: string, message: string): void => {
@@ -238,16 +241,38 @@ function resolveTable(
       }
     }
   }
-  // A column's `format` (the column schema keeps only the fields it knows).
+  const names = parsed.success ? (parsed.data.columns ?? []).map((column) => column.name) : [];
+  // The variable's `format`: formats by column name, for a table that comes from a read.
+  const byName = new Map<string, unknown>();
+  if (columnFormats !== undefined && columnFormats !== null) {
+    if (typeof columnFormats !== 'object' || Array.isArray(columnFormats))
+      issues.push({
+        code: 'invalid_type',
+        path: `${variablePath}.format`,
+        message: `variable "${name}" is TABLE: its format is an object of formats by column name`,
+      });
+    else
+      for (const [column, given] of Object.entries(columnFormats)) {
+        if (!names.includes(column))
+          issues.push({
+            code: 'unknown_column',
+            path: `${variablePath}.format.${column}`,
+            message: `variable "${name}": format names column "${column}", which the table does not have (columns: ${names.join(', ') || 'none'})`,
+          });
+        byName.set(column, given);
+      }
+  }
+  // A column's `format` (the column schema keeps only the fields it knows); the variable's wins.
   const formats: (ValueFormatter | undefined)[] = [];
   if (Array.isArray(columns))
     columns.forEach((column: unknown, c) => {
-      const given = (column as { format?: unknown } | null)?.format;
+      const own = byName.get(names[c] ?? '');
+      const given = own ?? (column as { format?: unknown } | null)?.format;
       const type = String((column as { type?: unknown } | null)?.type ?? '').toLowerCase();
       const kind = type === 'date' || type === 'datetime' ? 'date' : type === 'number' ? 'number' : 'auto';
-      formats[c] = makeFormatter(given, kind, `${path}.columns[${c}].format`, issues, `variable "${name}"`);
+      const at = own === undefined ? `${path}.columns[${c}].format` : `${variablePath}.format.${names[c]}`;
+      formats[c] = makeFormatter(given, kind, at, issues, `variable "${name}"`);
     });
-  const names = parsed.success ? (parsed.data.columns ?? []).map((column) => column.name) : [];
   let sums: (string | undefined)[] | undefined;
   if (totals !== undefined) {
     if (!Array.isArray(totals) || totals.some((column) => typeof column !== 'string'))

@@ -142,7 +142,9 @@ describe('stepwire as a process', () => {
       /export interface SummarizeOrdersOutput \{\s+rows_written: unknown;\s+totals: unknown;\s+\}/,
     );
     expect(toStdout.code).toBe(0);
-    expect(toStdout.stdout).toMatch(/export interface InvoiceInput \{\s+customer_id: number;\s+\}/);
+    expect(toStdout.stdout).toMatch(
+      /export interface InvoiceInput \{\s+customer_id: number;\s+\/\*\*\s+\* Date printed on the invoice \(YYYY-MM-DD\)\s+\*\/\s+invoice_date\?: string;\s+\}/,
+    );
     expect(toStdout.stdout).toMatch(
       /export interface InvoiceOutput \{\s+file_url: string;\s+customer_name: unknown;\s+order_count: number;\s+\}/,
     );

@@ -34,7 +34,10 @@ describe('examples/invoices', () => {
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const text = pdfText(join(out, 'invoice-1.pdf'));
     if (text !== undefined) {
-      expect(text).toContain('Invoice for Ada Lovelace');
+      expect(text).toContain('Invoice INV-2026-1');
+      expect(text).toContain('Ada Lovelace');
+      expect(text).toMatch(/Total +£179\.75/);
+      expect(text).toContain('Page 1 of 1');
       expect(text).toContain('Desk, oak');
       expect(text).toContain('Notebook "Analytical"');
       expect(text).not.toContain('Chair');

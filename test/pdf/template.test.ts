@@ -210,6 +210,36 @@ describe('create_pdf formats and totals', () => {
     ]);
   });
 
+  itWithPoppler(
+    'takes formats by column name from a TABLE variable (for tables that come from a read)',
+    async () => {
+      const out = await lines('[[.lines]]', [
+        {
+          name: 'lines',
+          value_type: 'TABLE',
+          value: { columns: [{ name: 'Item' }, { name: 'Amount' }], rows: [['Desk', 150.5]] },
+          format: { Amount: { locale: 'en-GB', style: 'currency', currency: 'GBP' } },
+          totals: ['Amount'],
+        },
+      ]);
+      expect(out).toEqual(['Item Amount', 'Desk £150.50', 'Total £150.50']);
+      const [bad] = await issues(
+        renderPdf({
+          template: '',
+          variables: [
+            {
+              name: 't',
+              value_type: 'TABLE',
+              value: { columns: [{ name: 'A' }], rows: [] },
+              format: { B: {} },
+            },
+          ],
+        }),
+      );
+      expect(bad).toMatchObject({ code: 'unknown_column', path: 'variables[0].format.B' });
+    },
+  );
+
   it('sums exactly in decimal', () => {
     expect(decimalSum([0.1, 0.2])).toBe('0.3');
     expect(decimalSum(['150.50', '0.25', 1e-7, '-0.75', 'n/a', null])).toBe('150.0000001');
