@@ -13,15 +13,11 @@ export interface Workflow {
     | {
         name: string;
         type: 'l2';
-        conditions?: (
-          | {
-              expression: string;
-            }
-          | {
-              data_path: string;
-              value: unknown;
-            }
-        )[];
+        conditions?: {
+          data_path?: string;
+          value?: unknown;
+          expression?: string;
+        }[];
         retry?: {
           attempts?: number;
           backoff_ms?: number;
@@ -46,15 +42,11 @@ export interface Workflow {
     | {
         name: string;
         type: 'atlas';
-        conditions?: (
-          | {
-              expression: string;
-            }
-          | {
-              data_path: string;
-              value: unknown;
-            }
-        )[];
+        conditions?: {
+          data_path?: string;
+          value?: unknown;
+          expression?: string;
+        }[];
         retry?: {
           attempts?: number;
           backoff_ms?: number;
@@ -125,15 +117,11 @@ export interface Workflow {
     | {
         name: string;
         type: 'request';
-        conditions?: (
-          | {
-              expression: string;
-            }
-          | {
-              data_path: string;
-              value: unknown;
-            }
-        )[];
+        conditions?: {
+          data_path?: string;
+          value?: unknown;
+          expression?: string;
+        }[];
         retry?: {
           attempts?: number;
           backoff_ms?: number;
@@ -161,15 +149,11 @@ export interface Workflow {
     | {
         name: string;
         type: 'wait';
-        conditions?: (
-          | {
-              expression: string;
-            }
-          | {
-              data_path: string;
-              value: unknown;
-            }
-        )[];
+        conditions?: {
+          data_path?: string;
+          value?: unknown;
+          expression?: string;
+        }[];
         retry?: {
           attempts?: number;
           backoff_ms?: number;

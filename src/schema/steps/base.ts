@@ -8,21 +8,21 @@ export const DataPathSchema = z.string().superRefine((path, ctx) => {
   if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message, params: { code: 'invalid_path' } });
 });
 
+/** A condition's `data_path`, with or without braces (`a.x` or `{{a.x}}`). */
+const ConditionPathSchema = z
+  .string()
+  .superRefine((path, ctx) => {
+    const parsed = parsePath(unbraced(path));
+    if (!parsed.ok)
+      ctx.addIssue({ code: 'custom', message: parsed.message, params: { code: 'invalid_path' } });
+  })
+  .pipe(z.string().min(1));
+
 /**
  * A condition: the step runs only when the value at `data_path` equals `value` (JSON equality). The
  * path may be written with or without braces (`a.x` or `{{a.x}}`).
  */
-export const ValueConditionSchema = z.object({
-  data_path: z
-    .string()
-    .superRefine((path, ctx) => {
-      const parsed = parsePath(unbraced(path));
-      if (!parsed.ok)
-        ctx.addIssue({ code: 'custom', message: parsed.message, params: { code: 'invalid_path' } });
-    })
-    .pipe(z.string().min(1)),
-  value: z.unknown(),
-});
+export const ValueConditionSchema = z.object({ data_path: ConditionPathSchema, value: z.unknown() });
 
 /**
  * A condition as a CEL expression over the workflow input, earlier steps' outputs and (in a
@@ -31,8 +31,45 @@ export const ValueConditionSchema = z.object({
  */
 export const ExpressionConditionSchema = z.strictObject({ expression: ExpressionSchema });
 
-/** A condition: `{ data_path, value }` (JSON equality) or `{ expression }` (CEL). */
-export const ConditionSchema = z.union([ExpressionConditionSchema, ValueConditionSchema]);
+/**
+ * A condition: `{ data_path, value }` (JSON equality) or `{ expression }` (CEL). One object schema
+ * whose refinement tells the two apart, so a problem is reported at its field (`value is required`),
+ * not as a union that matches no shape.
+ */
+export const ConditionSchema = z
+  .object({
+    /** The path of the value compared with `value`. */
+    data_path: ConditionPathSchema.optional(),
+    /** The value the one at `data_path` must equal. */
+    value: z.unknown().optional(),
+    /** A CEL expression that must be true (instead of `data_path` and `value`). */
+    expression: ExpressionSchema.optional(),
+  })
+  .superRefine((condition, ctx) => {
+    const has = (key: string) => Object.prototype.hasOwnProperty.call(condition, key);
+    if (has('expression')) {
+      for (const key of ['data_path', 'value'])
+        if (has(key))
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `a condition is { expression } or { data_path, value }, not both: ${key} beside expression`,
+            params: { code: 'invalid' },
+          });
+      return;
+    }
+    for (const key of ['data_path', 'value'])
+      if (!has(key))
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `${key} is required`,
+          params: { code: 'required' },
+        });
+  }) as unknown as z.ZodType<
+  z.infer<typeof ValueConditionSchema> | z.infer<typeof ExpressionConditionSchema>,
+  z.input<typeof ValueConditionSchema> | z.input<typeof ExpressionConditionSchema>
+>;
 
 /** Opt-in retries of a step: `retry: {}` is 3 attempts, the first delay 1 s, doubling up to 30 s. */
 export const StepRetrySchema = z.object({
