@@ -1,18 +1,10 @@
 import type { Column, DataTable } from '../schema/data-table.js';
 import { cleanText } from './clean-text.js';
 import { formatCell, isNumberColumn, safeLink } from './format.js';
-import type { Inline, TableBlock, TableCell } from './types.js';
-import type { ValueFormatter } from './value-format.js';
+import type { Inline, PdfTable, TableBlock, TableCell } from './types.js';
 
-/**
- * A checked `TABLE` value: the data table, a formatter per column (from the column's `format`) and,
- * with `totals`, the exact decimal sum per summed column. @internal
- */
-export interface PdfTable {
-  table: DataTable;
-  formats: (ValueFormatter | undefined)[];
-  totals: (string | undefined)[] | undefined;
-}
+export type { PdfTable } from './types.js';
+import type { ValueFormatter } from './value-format.js';
 
 /** Text of a cell: the column's `format` when it applies to the value, else its column config. @internal */
 export function cellText(

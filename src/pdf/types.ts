@@ -1,5 +1,5 @@
-import type { PdfTable } from './table-value.js';
-import type { ValueFormat } from './value-format.js';
+import type { DataTable } from '../schema/data-table.js';
+import type { ValueFormat, ValueFormatter } from './value-format.js';
 
 export type { ValueFormat } from './value-format.js';
 
@@ -79,6 +79,16 @@ export interface NormalizedPdfOptions {
   width: number;
   height: number;
   margins: PageMargins;
+}
+
+/**
+ * A checked `TABLE` value: the data table, a formatter per column (from the column's `format`) and,
+ * with `totals`, the exact decimal sum per summed column. @internal
+ */
+export interface PdfTable {
+  table: DataTable;
+  formats: (ValueFormatter | undefined)[];
+  totals: (string | undefined)[] | undefined;
 }
 
 /** An inline piece of a text block or table cell. @internal */

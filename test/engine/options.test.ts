@@ -15,7 +15,7 @@ function refusal(options: unknown): string | undefined {
 describe('new Engine(options) refuses options it would ignore', () => {
   it('names a misspelled option at the top level or in security, and lists the known ones', () => {
     expect(refusal({ securty: { allowHosts: ['api.example.com'] } })).toBe(
-      'securty is not a known option (known: storage, queue, spreadsheets, files, chat, fetch, actions, sandbox, limits, security, access, secrets)',
+      'securty is not a known option (known: storage, queue, spreadsheets, files, chat, mail, fetch, actions, sandbox, limits, security, access, secrets, publicUrl)',
     );
     expect(refusal({ security: { resolver: async () => ['10.0.0.1'] } })).toBe(
       'security.resolver is not a known option (known: allowHosts, resolve)',

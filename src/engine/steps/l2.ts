@@ -20,6 +20,7 @@ interface ActionKey {
 const KNOWN_OUTPUTS: Readonly<Record<string, Readonly<Record<string, Record<string, unknown>>>>> = {
   upload_file: { file_url: { type: 'string' } },
   create_pdf: { pdf_data: { type: 'string' } },
+  send_email: { message_id: { type: 'string' } },
 };
 
 /** The `l2` step type: runs a registered action with `l2_data.input_data` as its input. @internal */
