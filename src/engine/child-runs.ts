@@ -42,13 +42,6 @@ export function childChain(chain: readonly string[], name: string): readonly str
  * ancestor. @internal
  */
 export function childFailure(record: RunRecord): StepwireError {
-  if (record.status === 'waiting') {
-    const steps = record.steps.filter((s) => s.status === 'waiting').map((s) => `"${s.name}"`);
-    return new StepwireError(
-      'not_supported',
-      `child run ${record.id} of workflow "${record.workflow}" waits at step ${steps.join(', ')}: a wait inside a child workflow is not supported yet; put the wait step in the calling workflow`,
-    );
-  }
   const message = record.error?.message ?? 'no reason given';
   const depth = record.error?.code === 'limit_exceeded' ? DEPTH_MESSAGE.exec(message) : null;
   const reason = depth ? depth[0] : message;

@@ -24,6 +24,7 @@ import {
 import { LISTED_ITEM_FAILURES } from '../schema/index.js';
 import { traceRun } from './tracing.js';
 import { outputProblem } from './json-value.js';
+import { isWaiting } from './waits/waiting.js';
 
 /** Deliveries of one job after which its step counts as lost (its worker died every time). @internal */
 export const MAX_DELIVERIES = 8;
@@ -237,13 +238,16 @@ export class DurableRuns {
 
   /**
    * A wait of a step of a waiting run ended: the step goes on the queue again, and any worker runs
-   * it (it finds how its wait ended). False when the run or the step no longer waits.
+   * it (it finds how its wait ended). `stale` when the run or the step no longer waits,
+   * `not_durable` when the run is not on the queue.
    */
-  async resume(id: string, step: string): Promise<boolean> {
+  async resume(id: string, step: string): Promise<'resumed' | 'stale' | 'not_durable'> {
+    // A child run executed inside a durable run's step is no durable run itself: it goes on in process.
+    if (!(await this.#queue.load(id))) return 'not_durable';
     const change = await this.#queue.commit(id, undefined, (run) =>
       this.#advance(id, run.record as RunRecord, run.state as DurableState, { kind: 'resume', step }),
     );
-    return change !== undefined;
+    return change === undefined ? 'stale' : 'resumed';
   }
 
   /** Executes queued steps in this process, at most `concurrency` at once, until stopped. */
@@ -312,7 +316,8 @@ export class DurableRuns {
       const execution = this.#resume(plan, record, state, signal, events);
       if (planned.forEach) return this.#fanOut(delivery, job, planned, execution, run!);
       const delivered = await execution.runDelivered(planned, job.attempt);
-      const unstorable = delivered.outcome.error === null && outputProblem(delivered.outcome.output);
+      const { output } = delivered.outcome;
+      const unstorable = delivered.outcome.error === null && !isWaiting(output) && outputProblem(output);
       if (unstorable) {
         // The commit could not store it (and would be delivered again and again): the step fails.
         delivered.outcome = { output: null, error: unstorable, attempts: delivered.outcome.attempts };

@@ -786,6 +786,7 @@ export class Engine {
       storage: this.options.storage,
       live: this.#live,
       prepareRun: (name, input) => this.#prepareRun(name, input),
+      onWaiting: (record) => this.#waiting.watch(record),
     };
   }
 

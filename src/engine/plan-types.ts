@@ -3,7 +3,7 @@
  * of them imports another in a circle.
  * @module
  */
-import type { RunInitiator } from '../schema/run-record-types.js';
+import type { RunInitiator, RunRecord } from '../schema/run-record-types.js';
 import type { ActionRegistry } from '../actions/registry.js';
 import type { StorageAdapter } from '../adapters/types.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -128,4 +128,6 @@ export interface RunServices {
    * it sees it, unless the workflow runs as the service.
    */
   initiator?: RunInitiator | undefined;
+  /** Called with the record of a run of this process that waits (a child run): its timers are armed. */
+  onWaiting?: ((record: RunRecord) => void) | undefined;
 }

@@ -14,6 +14,7 @@ import { childChain, childFailure, type RunLineage } from './child-runs.js';
 import { traceJoin, traceRun } from './tracing.js';
 import { interruptedRecord } from './interrupted.js';
 import { derivedUuid } from '../bytes/derived-uuid.js';
+import { Waiting } from './waits/waiting.js';
 import { setOwn } from '../schema/own.js';
 import type { RunOptions } from './run-prepare.js';
 import { isStarted, iso } from './run-record.js';
@@ -302,15 +303,18 @@ export class Execution extends ScheduledRun {
   }
 
   /**
-   * The id of the next child run of the step execution `key`. A durable run's step delivered again
-   * after its worker died left its child runs `running`: their ids follow from the key (one number per
-   * child), so the next delivery finds them, marks each `interrupted` and starts its own after them.
+   * The id of the next child run of the step execution `key`: it follows from the key (one number
+   * per child). A durable run's step delivered again after its worker died left its child runs
+   * `running`: the next delivery finds them, marks each `interrupted` and starts its own after them.
+   * A step that waited for its child run (the child waited) finds that child again, as `earlier`.
    */
-  async #childId(key: string): Promise<string> {
-    if (!this.#resumed) return globalThis.crypto.randomUUID();
+  async #childId(key: string): Promise<{ id: string; earlier?: RunRecord }> {
     const numbers = (this.#childNumbers ??= new Map<string, Promise<number>>());
     // One number per call, taken in call order even when an action starts children at once.
-    const taken = (numbers.get(key) ?? Promise.resolve(0)).then((n) => this.#freeChildNumber(key, n));
+    const earlier: { record?: RunRecord } = {};
+    const taken = (numbers.get(key) ?? Promise.resolve(0)).then((n) =>
+      this.#resumed ? this.#freeChildNumber(key, n, earlier) : n,
+    );
     numbers.set(
       key,
       taken.then(
@@ -318,16 +322,26 @@ export class Execution extends ScheduledRun {
         () => 0,
       ),
     );
-    return childRunId(key, await taken);
+    const id = await childRunId(key, await taken);
+    return earlier.record ? { id, earlier: earlier.record } : { id };
   }
 
-  /** The first child number from `n` on with no stored run, marking runs left `running` interrupted. */
-  async #freeChildNumber(key: string, n: number): Promise<number> {
+  /**
+   * The first child number from `n` on with no stored run, marking runs left `running` interrupted;
+   * or the number of a child run this run waited for (it waits still, or has ended since), in `found`.
+   */
+  async #freeChildNumber(key: string, n: number, found: { record?: RunRecord }): Promise<number> {
     const { storage, live } = this.services;
+    // The child runs its steps waited for (a step going on is `running` again, and keeps its `wait`).
+    const awaited = new Set(this.records.flatMap((s) => (s.wait?.kind === 'run' ? [s.wait.id] : [])));
     for (; ; n++) {
       const id = await childRunId(key, n);
       const earlier = await storage.get<RunRecord>('runs', id);
       if (!earlier) return n;
+      if (earlier.status === 'waiting' || awaited.has(id)) {
+        found.record = earlier;
+        return n;
+      }
       if (earlier.status === 'running' && !live.has(id))
         await storage.put('runs', id, interruptedRecord(earlier, "the worker executing its parent's step"));
     }
@@ -335,7 +349,8 @@ export class Execution extends ScheduledRun {
 
   /**
    * Runs a workflow as a child of this run, cancelled with `signal`, its trace below the calling
-   * attempt's; resolves to its output.
+   * attempt's; resolves to its output, or to a {@link Waiting} when the child waits (the step then
+   * waits for it, and takes its outcome when it has gone on and ended).
    */
   async #runChild(
     name: string,
@@ -345,10 +360,12 @@ export class Execution extends ScheduledRun {
     key: string,
   ): Promise<unknown> {
     const chain = childChain(this.#chain, name);
+    const { id, earlier } = await this.#childId(key);
+    if (earlier) return outcomeOf(earlier);
     const { plan, input: value } = await this.services.prepareRun(name, input);
     const options = { signal, traceparent };
     const lineage = { parentId: this.id, chain };
-    const child = new Execution(plan, value, this.services, options, lineage, await this.#childId(key));
+    const child = new Execution(plan, value, this.services, options, lineage, id);
     // Cancelled by its own id too, as a run started directly is.
     const live = this.services.live;
     live.set(child.id, child.canceller);
@@ -358,8 +375,8 @@ export class Execution extends ScheduledRun {
     } finally {
       live.delete(child.id);
     }
-    if (record.status === 'succeeded') return record.output;
-    throw childFailure(record);
+    if (record.status === 'waiting') this.services.onWaiting?.(record);
+    return outcomeOf(record);
   }
 
   #output(): unknown {
@@ -368,6 +385,13 @@ export class Execution extends ScheduledRun {
     this.plan.steps.forEach((s, i) => setOwn(byName, s.step.name, this.outputs[i]));
     return byName;
   }
+}
+
+/** What a child run gives its parent's step: its output, its failure, or a wait for it. */
+function outcomeOf(record: RunRecord): unknown {
+  if (record.status === 'succeeded') return record.output;
+  if (record.status === 'waiting') return Waiting.forRun(record.id);
+  throw childFailure(record);
 }
 
 /** The id of child run number `n` of the step execution `key`: a UUID made from both. */

@@ -60,10 +60,10 @@ export interface StepItems {
 
 /** Where a `waiting` step waits. */
 export interface StepWait {
-  /** The wait's id: an approval's id for `GET /approvals/{id}`. */
+  /** The wait's id (an approval's id for `GET /approvals/{id}`), or the child run's for `run`. */
   id: string;
-  /** What it waits for. */
-  kind: 'approval' | 'event' | 'timer';
+  /** What it waits for: an approval, an event, a time, or (`run`) a child run that waits. */
+  kind: 'approval' | 'event' | 'timer' | 'run';
   /** When it times out (a timer: when it ends), ISO. */
   due_at?: string;
 }

@@ -25,8 +25,12 @@ export const STEP_STATUSES = ['pending', 'running', 'waiting', 'succeeded', 'fai
 
 /** Where a `waiting` step waits. */
 export const StepWaitSchema = z.object({
-  id: z.string().describe("The wait's id: an approval's id for `GET /approvals/{id}`."),
-  kind: z.enum(['approval', 'event', 'timer']).describe('What it waits for.'),
+  id: z
+    .string()
+    .describe("The wait's id (an approval's id for `GET /approvals/{id}`), or the child run's for `run`."),
+  kind: z
+    .enum(['approval', 'event', 'timer', 'run'])
+    .describe('What it waits for: an approval, an event, a time, or (`run`) a child run that waits.'),
   due_at: z.string().exactOptional().describe('When it times out (a timer: when it ends), ISO.'),
 });
 

@@ -277,6 +277,72 @@ describe.each<Mode>(['memory', 'queue'])('waits (%s)', (mode) => {
     expect((done.steps[1]!.output as { decisions: unknown[] }).decisions).toHaveLength(1);
   }, 60_000);
 
+  it("a wait in a child workflow makes its parent wait; the parent goes on with the child's output", async () => {
+    const engine = await engineFor(mode);
+    await engine.workflows.create(purchase());
+    await engine.workflows.create({
+      name: 'order',
+      steps: [
+        {
+          name: 'buy',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'workflows',
+            action: 'run_workflow',
+            input_data: { workflow_name: 'purchase', input: { item: 'desk', amount: 500 } },
+          },
+        },
+        echo('after', { booked: '{{buy.book.approved}}' }),
+      ],
+      wires: [],
+    });
+    const parent = await engine.run('order', {});
+    expect(parent.status).toBe('waiting');
+    const childId = parent.steps[0]!.wait!.id;
+    expect(parent.steps[0]).toMatchObject({ status: 'waiting', wait: { kind: 'run', id: childId } });
+    const child = await engine.getRun(childId);
+    expect(child).toMatchObject({ status: 'waiting', parent_run_id: parent.id });
+    const [approval] = await engine.approvals.list();
+    expect(approval!.run_id).toBe(childId);
+    await engine.approvals.decide(approval!.id, { approved: true });
+    const done = await untilStatus(engine, parent.id, 'succeeded');
+    expect(done.steps.map((s) => [s.name, s.status])).toEqual([
+      ['buy', 'succeeded'],
+      ['after', 'succeeded'],
+    ]);
+    expect(done.steps[1]!.output).toEqual({ booked: true });
+    // The child ran once: its parent took the run that waited, it did not start another.
+    expect((await engine.listRuns({ workflow: 'purchase' })).runs.map((r) => r.id)).toEqual([childId]);
+    expect((await engine.getRun(childId)).status).toBe('succeeded');
+  }, 60_000);
+
+  it("a child's failure after it went on fails its parent", async () => {
+    const engine = await engineFor(mode);
+    await engine.workflows.create({ ...purchase(1, { timeout_seconds: 1 }), name: 'strict' });
+    await engine.workflows.create({
+      name: 'order',
+      steps: [
+        {
+          name: 'buy',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'workflows',
+            action: 'run_workflow',
+            input_data: { workflow_name: 'strict', input: { item: 'desk', amount: 500 } },
+          },
+        },
+      ],
+      wires: [],
+    });
+    const parent = await engine.run('order', {});
+    expect(parent.status).toBe('waiting');
+    const failed = await untilStatus(engine, parent.id, 'failed');
+    expect(failed.error).toMatchObject({ code: 'timed_out', step: 'buy' });
+    expect(failed.error!.message).toMatch(/child run .* of workflow "strict" failed/);
+  }, 60_000);
+
   it('an approval with notify posts its link to the chat channel and mails it, once', async () => {
     const chat = new MemoryChat();
     const mail = new MemoryMail();
@@ -340,35 +406,5 @@ describe('stored waits are checked', () => {
     ).rejects.toMatchObject({
       issues: [expect.objectContaining({ path: 'steps[0].for_each', code: 'not_supported' })],
     });
-  });
-
-  it('a child workflow that waits fails its parent step, naming the child and its wait', async () => {
-    const engine = new Engine();
-    await engine.workflows.create({
-      name: 'child',
-      steps: [{ name: 'pause', type: 'wait', wait_data: { kind: 'timer', seconds: 60 } }],
-      wires: [],
-    });
-    await engine.workflows.create({
-      name: 'parent',
-      steps: [
-        {
-          name: 'call',
-          type: 'l2',
-          l2_data: {
-            provider: 'platform',
-            module: 'workflows',
-            action: 'run_workflow',
-            input_data: { workflow_name: 'child' },
-          },
-        },
-      ],
-      wires: [],
-    });
-    const record = await engine.run('parent', {});
-    expect(record.status).toBe('failed');
-    expect(record.error).toMatchObject({ code: 'not_supported', step: 'call' });
-    expect(record.error!.message).toMatch(/waits at step "pause"/);
-    await engine.close();
   });
 });

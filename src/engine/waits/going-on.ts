@@ -19,7 +19,7 @@ export interface GoingOnHost {
   storage: StorageAdapter;
   book: WaitBook;
   /** Durable runs, when the engine has a queue: their steps go on the queue again. */
-  durable: { resume(id: string, step: string): Promise<boolean> } | undefined;
+  durable: { resume(id: string, step: string): Promise<'resumed' | 'stale' | 'not_durable'> } | undefined;
   /** The plan of a workflow as it was at a version. */
   planAt(name: string, version: number | undefined): Promise<Plan>;
   /** The services a run of `initiator` runs with. */
@@ -48,10 +48,8 @@ export class WaitingRuns {
    * queue: committed), not when the run ends.
    */
   async resume(id: string, step: string): Promise<void> {
-    if (this.#host.durable) {
-      await this.#host.durable.resume(id, step);
-      return;
-    }
+    // A run on the queue goes on there; a child run executed inside a step of one goes on here.
+    if (this.#host.durable && (await this.#host.durable.resume(id, step)) !== 'not_durable') return;
     if (this.#closed) return;
     const previous = this.#chains.get(id) ?? Promise.resolve();
     const next = previous.then(() => this.#goOn(id)).catch((error: unknown) => this.#host.onError(error));
@@ -63,7 +61,7 @@ export class WaitingRuns {
 
   /** Arms a timer for each waiting step of a run of this process whose wait has a time. */
   watch(record: RunRecord): void {
-    if (this.#host.durable || this.#closed || record.status !== 'waiting') return;
+    if (this.#closed || record.status !== 'waiting') return;
     for (const step of record.steps)
       if (step.status === 'waiting' && step.wait?.due_at !== undefined)
         this.#arm(step.wait.id, Date.parse(step.wait.due_at), record.id, step.name);
@@ -112,6 +110,18 @@ export class WaitingRuns {
     const plan = await this.#host.planAt(record.workflow, record.workflow_version);
     const services = this.#host.services(record.initiator, plan.workflow);
     const execution = Execution.goOn(plan, record, services, {});
-    this.watch(await this.#host.launch(execution));
+    const after = await this.#host.launch(execution);
+    this.watch(after);
+    if (after.status !== 'waiting' && after.parent_run_id !== undefined) await this.#parentGoesOn(after);
+  }
+
+  /** A child run that waited has ended: its parent's step that waited for it goes on. */
+  async #parentGoesOn(child: RunRecord): Promise<void> {
+    const parent = await this.#host.storage.get<RunRecord>('runs', child.parent_run_id!);
+    if (parent?.status !== 'waiting') return;
+    const step = parent.steps.find(
+      (s) => s.status === 'waiting' && s.wait?.kind === 'run' && s.wait.id === child.id,
+    );
+    if (step) await this.resume(parent.id, step.name);
   }
 }

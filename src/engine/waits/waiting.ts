@@ -2,9 +2,10 @@ import type { WaitRecord } from './wait-book.js';
 
 /** Where a waiting step waits, as its step record shows it. */
 export interface StepWait {
-  /** The wait's id (an approval's id). */
+  /** The wait's id (an approval's id), or the child run's id for `run`. */
   id: string;
-  kind: WaitRecord['kind'];
+  /** What it waits for: a wait of its own, or (`run`) a child run that waits. */
+  kind: WaitRecord['kind'] | 'run';
   /** When it times out (a timer: when it ends), if it does. */
   due_at?: string;
 }
@@ -16,8 +17,14 @@ export interface StepWait {
 export class Waiting {
   readonly wait: StepWait;
 
-  constructor(record: WaitRecord) {
-    this.wait = { id: record.id, kind: record.kind, ...(record.due_at ? { due_at: record.due_at } : {}) };
+  constructor(record: WaitRecord | StepWait) {
+    const { id, kind, due_at } = record;
+    this.wait = { id, kind, ...(due_at ? { due_at } : {}) };
+  }
+
+  /** The wait of a step for its child run, which waits. */
+  static forRun(id: string): Waiting {
+    return new Waiting({ id, kind: 'run' });
   }
 }
 
