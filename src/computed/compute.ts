@@ -266,7 +266,16 @@ class Computation {
           (r) => r ?? [],
         );
     const otherHidden = other.access && other.access !== 'none' ? other.access.hidden : NO_HIDDEN;
-    if (other.access === 'none' || reads.some((r) => otherHidden.has(r)))
+    const ownHidden = own.access && own.access !== 'none' ? own.access.hidden : NO_HIDDEN;
+    // The key columns decide which rows meet: one hidden on either side hides the column as well.
+    const ownKeyNames = column.lookup ? source_columns : target_columns;
+    const otherKeyNames = column.lookup ? target_columns : source_columns;
+    if (
+      other.access === 'none' ||
+      reads.some((r) => otherHidden.has(r)) ||
+      ownKeyNames.some((k) => ownHidden.has(k)) ||
+      otherKeyNames.some((k) => otherHidden.has(k))
+    )
       return { data: empty(column, n), hidden: true, made: base };
     const results = await Promise.all(
       [...new Set(reads)].map(async (r) => [r, await this.column(other, r, depth + 1)] as const),
