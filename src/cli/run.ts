@@ -136,6 +136,8 @@ function progressText(event: RunEvent): string | undefined {
       return `  ↻ ${event.step.padEnd(16)} retrying in ${formatMs(event.delay_ms)}: ${event.error.message}`;
     case 'step.log':
       return `    ${event.step}${event.item === undefined ? '' : `[${event.item}]`}: ${event.message}`;
+    case 'step.waiting':
+      return `  ⏸ ${event.step.padEnd(16)} waiting (${event.wait.kind}${event.wait.due_at ? ` until ${event.wait.due_at}` : ''})`;
     case 'item.finished':
       return event.error
         ? `  ✗ ${`${event.step}[${event.item}]`.padEnd(16)} failed: ${event.error.message}`

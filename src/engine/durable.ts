@@ -250,6 +250,11 @@ export class DurableRuns {
     return change === undefined ? 'stale' : 'resumed';
   }
 
+  /** Appends events to a durable run's log (its followers hear them); nothing for a run not on the queue. */
+  async note(id: string, events: RunEvent[]): Promise<void> {
+    if (await this.#queue.load(id)) await this.#queue.log(id, events);
+  }
+
   /** Executes queued steps in this process, at most `concurrency` at once, until stopped. */
   work(concurrency: number, onError?: (error: unknown) => void): Promise<QueueWorker> {
     this.#unwatch ??= this.#queue.watch((runId, status) => this.#changed(runId, status));

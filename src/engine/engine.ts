@@ -19,7 +19,7 @@ import { resolveOptions, type EngineOptions, type ResolvedOptions } from './opti
 import { Execution, INITIATOR, checkRunOptions, type RunOptions } from './run.js';
 import { MAX_RECORD_JSON_CHARS } from './record-size.js';
 import type { RunServices } from './plan-types.js';
-import type { RunRecord, RunSummary } from './record.js';
+import type { RunEvent, RunRecord, RunSummary } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
 import { pageOfRuns, runSummary } from '../adapters/run-list.js';
 import { TAKES_JSON_TEXT, takesJsonText } from '../adapters/json-text.js';
@@ -27,7 +27,7 @@ import { RunKeys } from './run-keys.js';
 import { TriggerRegistry } from './triggers.js';
 import { fireDue, tickTime, type FireHost, type TriggerFiring } from './trigger-fire.js';
 import { ScriptRegistry } from './scripts.js';
-import { preloadTracing } from './tracing.js';
+import { preloadTracing, traceDecision } from './tracing.js';
 import { WorkflowRegistry } from './workflows.js';
 import { workflowName, type RunInput, type WorkflowRef } from './workflow-ref.js';
 import { DurableRuns } from './durable.js';
@@ -258,6 +258,28 @@ export class Engine {
       audit: this.audit,
       grants: (principal) => this.#control.grants(principal),
       resume: (id, step) => this.#waiting.resume(id, step),
+      noted: async (wait, decision, outcome) => {
+        const run = await this.options.storage.get<RunRecord>('runs', wait.run_id);
+        traceDecision(
+          wait.workflow,
+          wait.run_id,
+          run?.traceparent,
+          wait.step,
+          decision.by,
+          decision.approved,
+          outcome,
+        );
+        const event: RunEvent = {
+          type: 'approval.decided',
+          run_id: wait.run_id,
+          step: wait.step,
+          approval_id: wait.id,
+          by: decision.by,
+          approved: decision.approved,
+          at: decision.at,
+        };
+        await this.#durable?.note(wait.run_id, [event]);
+      },
     });
     this.approvals = this.#approvalsOf(SERVICE_PRINCIPAL);
     this.events = { send: (event, payload) => this.#openThen(() => this.#approvals.send(event, payload)) };

@@ -38,6 +38,16 @@ export type RunEvent =
   | { type: 'step.waiting'; run_id: string; step: string; wait: StepWait; at: string }
   /** Every step that could run has; the run waits for its `wait` steps (status `waiting`). */
   | { type: 'run.waiting'; run_id: string; waiting: string[]; at: string }
+  /** Someone decided an approval of the run's step (the step's output lists every decision). */
+  | {
+      type: 'approval.decided';
+      run_id: string;
+      step: string;
+      approval_id: string;
+      by: string;
+      approved: boolean;
+      at: string;
+    }
   /** A waiting run goes on: a wait of its step ended. */
   | { type: 'run.resumed'; run_id: string; at: string }
   | {

@@ -20,6 +20,8 @@ export const SPAN_ATTRIBUTES = {
   item: 'stepwire.step.item',
   status: 'stepwire.status',
   errorCode: 'stepwire.error.code',
+  decidedBy: 'stepwire.decision.by',
+  approved: 'stepwire.decision.approved',
 } as const;
 
 /** How an attempt ended: `retried` failed and another attempt follows. @internal */
@@ -118,6 +120,40 @@ export function traceJoin(workflow: string, runId: string, traceparent: string |
   if (!api || traceparent === undefined) return NO_TRACE;
   const base = { [SPAN_ATTRIBUTES.workflow]: workflow, [SPAN_ATTRIBUTES.runId]: runId };
   return { ...attemptsUnder(api, parentContext(api, traceparent), base), traceparent, end: () => {} };
+}
+
+/**
+ * Records a decision on an approval as a span `decision <step>` in the run's trace (a child of the
+ * span its `traceparent` names): who decided (an id) and whether they approved, never a comment or
+ * answers. Records nothing without the OpenTelemetry API or a trace. @internal
+ */
+export function traceDecision(
+  workflow: string,
+  runId: string,
+  traceparent: string | undefined,
+  step: string,
+  by: string,
+  approved: boolean,
+  outcome: 'success' | 'failure' | 'denied',
+): void {
+  const api = loaded;
+  if (!api || traceparent === undefined) return;
+  const attributes = {
+    [SPAN_ATTRIBUTES.workflow]: workflow,
+    [SPAN_ATTRIBUTES.runId]: runId,
+    [SPAN_ATTRIBUTES.step]: step,
+    [SPAN_ATTRIBUTES.decidedBy]: by,
+    [SPAN_ATTRIBUTES.approved]: approved,
+  };
+  const span = api.trace
+    .getTracer('stepwire')
+    .startSpan(`decision ${step}`, { attributes }, parentContext(api, traceparent));
+  endSpan(
+    api,
+    span,
+    outcome === 'success' ? 'succeeded' : 'failed',
+    outcome === 'success' ? null : { code: outcome, message: outcome },
+  );
 }
 
 /** A run's span that records nothing: its attempts start none; ending it ends the span. */

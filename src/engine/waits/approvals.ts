@@ -121,6 +121,8 @@ export interface ApprovalsHost {
   grants(principal: Principal): Promise<Grants>;
   /** A wait of a run's step ended: the run goes on. */
   resume(runId: string, step: string): Promise<void>;
+  /** Notes a decision in the run's trace and its event log (a run on the queue has one). */
+  noted(record: WaitRecord, decision: Decision, outcome: 'success' | 'failure' | 'denied'): Promise<void>;
 }
 
 /** The longest a link may live: 90 days. */
@@ -301,6 +303,7 @@ export class Approvals {
       ...(input.comment === undefined ? {} : { comment: input.comment }),
       ended: end !== undefined,
     });
+    await this.#host.noted(record, decision, 'success');
     if (end) await this.#host.resume(record.run_id, record.step);
     return this.#approval(await this.#find(record.id));
   }
