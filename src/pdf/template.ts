@@ -154,7 +154,8 @@ export function expandTemplate(
   }
   checkTokens(tokens, marked);
   const view = Object.create(null) as Record<string, unknown>;
-  for (const [name, value] of values) view[name] = value.view;
+  for (const [name, value] of values)
+    Object.defineProperty(view, name, { get: () => value.view, enumerable: true });
   const escape = (value: unknown): string => {
     const table = Array.isArray(value) ? (value as { [TABLE_VIEW]?: PdfTable })[TABLE_VIEW] : undefined;
     if (table) return slot({ kind: 'table', table });

@@ -299,7 +299,15 @@ function resolveTable(
     formats,
     totals: sums,
   };
-  return { kind: 'table', table, view: tableView(table) };
+  // The row objects are made only when a template section reads them (a table placed whole never is).
+  let view: unknown[] | undefined;
+  return {
+    kind: 'table',
+    table,
+    get view(): unknown[] {
+      return (view ??= tableView(table));
+    },
+  };
 }
 
 /** Rows as objects keyed by column name (cells as printed), with `totals` by column name. */

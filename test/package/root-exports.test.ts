@@ -58,6 +58,7 @@ const ROOT_VALUES = {
     'StepReferenceError',
     'MissingSecretError',
     'TriggerFireError',
+    'MailOutcomeUnknownError',
     'isStepwireError',
     'isValidationError',
     'isConflictError',
@@ -82,6 +83,8 @@ const ROOT_VALUES = {
     'MemoryChat',
     'SlackChat',
     'WebhookChat',
+    'MemoryMail',
+    'HttpMail',
     'QuickJsSandbox',
   ],
   'documents and pictures': [
