@@ -65,22 +65,16 @@ export class Furniture {
     const { writer } = this;
     const top = writer.top;
     const bottom = writer.bottom;
+    const parts = [this.header, this.footer]
+      .filter((blocks) => blocks.length > 0)
+      .map((blocks) => ({ top, bottom, draw: this.#layout(blocks, '999', '999') }));
+    const used = await writer.furniture(undefined, parts);
     if (this.header.length > 0) {
-      this.#headerHeight = await writer.furniture(
-        undefined,
-        top,
-        bottom,
-        this.#layout(this.header, '999', '999'),
-      );
+      this.#headerHeight = used.shift()!;
       writer.top = top - this.#headerHeight - GAP;
     }
     if (this.footer.length > 0) {
-      this.#footerHeight = await writer.furniture(
-        undefined,
-        top,
-        bottom,
-        this.#layout(this.footer, '999', '999'),
-      );
+      this.#footerHeight = used.shift()!;
       writer.bottom = bottom + this.#footerHeight + GAP;
     }
     if (writer.top - writer.bottom < MIN_BODY)
@@ -90,7 +84,7 @@ export class Furniture {
     writer.y = writer.top;
   }
 
-  /** Draws header and footer on every page (after the body, so the page count is known). */
+  /** Draws header and footer on every page (after the body, so the page count is known), one content stream a page. */
   async draw(): Promise<void> {
     const { writer } = this;
     if (this.header.length === 0 && this.footer.length === 0) return;
@@ -99,20 +93,20 @@ export class Furniture {
     const pageBottom = this.footer.length > 0 ? writer.bottom - this.#footerHeight - GAP : writer.bottom;
     for (let index = 0; index < writer.pageCount; index++) {
       const page = String(index + 1);
+      const parts = [];
       if (this.header.length > 0)
-        await writer.furniture(
-          index,
-          pageTop,
-          pageTop - this.#headerHeight,
-          this.#layout(this.header, page, pages),
-        );
+        parts.push({
+          top: pageTop,
+          bottom: pageTop - this.#headerHeight,
+          draw: this.#layout(this.header, page, pages),
+        });
       if (this.footer.length > 0)
-        await writer.furniture(
-          index,
-          pageBottom + this.#footerHeight,
-          pageBottom,
-          this.#layout(this.footer, page, pages),
-        );
+        parts.push({
+          top: pageBottom + this.#footerHeight,
+          bottom: pageBottom,
+          draw: this.#layout(this.footer, page, pages),
+        });
+      await writer.furniture(index, parts);
     }
     writer.checkSignal();
   }

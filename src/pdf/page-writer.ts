@@ -136,16 +136,14 @@ export class PageWriter {
   }
 
   /**
-   * Runs `draw` with the body area set to `top`..`bottom` and its output kept apart: appended to
-   * page `index` (0-based), or thrown away when `index` is undefined (to measure). `newPage` does
-   * nothing meanwhile. Returns the height `draw` used.
+   * Runs each part's `draw` with the body area set to its `top`..`bottom`, the output kept apart:
+   * appended to page `index` (0-based) as one more content stream, or thrown away when `index` is
+   * undefined (to measure). `newPage` does nothing meanwhile. Returns the height each part used.
    */
   async furniture(
     index: number | undefined,
-    top: number,
-    bottom: number,
-    draw: () => Promise<void>,
-  ): Promise<number> {
+    parts: readonly { top: number; bottom: number; draw: () => Promise<void> }[],
+  ): Promise<number[]> {
     const saved = {
       graphics: this.#graphics,
       text: this.#text,
@@ -158,14 +156,17 @@ export class PageWriter {
     this.#text = [];
     this.#links = [];
     this.#resetText();
-    this.top = top;
-    this.bottom = bottom;
-    this.y = top;
     this.#capturing = true;
     try {
-      await draw();
+      const used: number[] = [];
+      for (const part of parts) {
+        this.top = part.top;
+        this.bottom = part.bottom;
+        this.y = part.top;
+        await part.draw();
+        used.push(part.top - this.y);
+      }
       this.#endPath();
-      const used = top - this.y;
       const page = index === undefined ? undefined : this.#pages[index];
       if (page && (this.#graphics.length > 0 || this.#text.length > 0)) {
         const stream = this.#doc.context.flateStream(new TextEncoder().encode(this.#content()));
