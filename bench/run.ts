@@ -21,6 +21,7 @@ const ALL = [
   'durable',
   'access',
   'computed',
+  'waits',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

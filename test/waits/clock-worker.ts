@@ -39,3 +39,5 @@ engine.work({
   onError: (error) => process.stderr.write(`worker error: ${(error as Error)?.stack ?? String(error)}\n`),
 });
 process.stdout.write(`ready ${new Date().toISOString()}\n`);
+
+export {};

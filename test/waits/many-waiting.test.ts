@@ -97,14 +97,15 @@ async function thenPlainAndDecisions(engine: Engine, waiting: RunRecord[], plain
   expect(ran.steps[0]!.output).toEqual({ ok: true });
   expect(plainMs).toBeLessThan(plainWithinMs);
 
-  const picked = [0, 1, 499, RUNS - 1].map((i) => waiting[i]!);
+  const indices = [0, 1, 499, RUNS - 1];
+  const picked = indices.map((i) => waiting[i]!);
   const t1 = performance.now();
   for (const [k, run] of picked.entries())
     await engine.as(manager).approvals.decide(run.steps[0]!.wait!.id, { approved: k % 2 === 0 });
   const done = await Promise.all(picked.map((run) => untilStatus(engine, run.id, 'succeeded')));
   const decidedMs = performance.now() - t1;
   for (const [k, record] of done.entries())
-    expect(record.steps[1]!.output).toEqual({ n: record.input.n, approved: k % 2 === 0 });
+    expect(record.steps[1]!.output).toEqual({ n: indices[k], approved: k % 2 === 0 });
   expect(await count(engine, 'request', 'waiting')).toBe(RUNS - picked.length);
   return { plainMs, decidedMs };
 }
