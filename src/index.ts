@@ -16,6 +16,18 @@
 
 // The engine and the registries it holds (`engine.catalog`, `engine.workflows`...).
 export { Engine, type RunHandle, type RunListQuery, type WorkOptions } from './engine/engine.js';
+export type {
+  Approval,
+  ApprovalLink,
+  ApprovalLinkInput,
+  ApprovalStatus,
+  ApprovalsApi,
+  DecisionInput,
+  EventSent,
+} from './engine/waits/approvals.js';
+export type { Decision } from './engine/waits/wait-book.js';
+export type { RetryOptions } from './engine/retry-run.js';
+export type { BulkFilter, BulkInput, BulkResult } from './engine/bulk.js';
 export type { EngineOptions, EngineLimits, EngineSecurity } from './engine/options.js';
 export type { RunOptions } from './engine/run.js';
 export {

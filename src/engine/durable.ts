@@ -24,6 +24,7 @@ import {
 import { LISTED_ITEM_FAILURES } from '../schema/index.js';
 import { traceRun } from './tracing.js';
 import { outputProblem } from './json-value.js';
+import { stepChars } from './record-size.js';
 import { isWaiting } from './waits/waiting.js';
 
 /** Deliveries of one job after which its step counts as lost (its worker died every time). @internal */
@@ -81,8 +82,17 @@ export class DurableRuns {
     this.#host = host;
   }
 
-  /** Stores a run, enqueues its first steps and its time limit, and follows it. */
-  async start(plan: Plan, input: unknown, options: RunOptions, id: string): Promise<DurableStart> {
+  /**
+   * Stores a run, enqueues its first steps and its time limit, and follows it. A retry passes the
+   * run it retries and the step records it keeps: those steps are not enqueued again.
+   */
+  async start(
+    plan: Plan,
+    input: unknown,
+    options: RunOptions,
+    id: string,
+    retry?: { of: string; kept: StepRecord[]; version: number | undefined },
+  ): Promise<DurableStart> {
     const principal = options[INITIATOR];
     const initiator = principal && initiatorOf(principal);
     const services = this.#host.services(initiator, plan.workflow);
@@ -97,8 +107,11 @@ export class DurableRuns {
       error: null,
       started_at: new Date(startedAt).toISOString(),
       finished_at: null,
-      steps: [],
-      ...(plan.version === undefined ? {} : { workflow_version: plan.version }),
+      steps: retry ? retry.kept : [],
+      ...(retry ? { retry_of: retry.of } : {}),
+      ...((retry?.version ?? plan.version) === undefined
+        ? {}
+        : { workflow_version: (retry?.version ?? plan.version)! }),
       ...(initiator ? { initiator } : {}),
       ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
     };
@@ -106,7 +119,8 @@ export class DurableRuns {
     const deadline = new Date(startedAt + timeoutMs);
     const state: DurableState = {
       definition: plan.workflow,
-      enqueued: [],
+      enqueued: retry ? retry.kept.map((step) => step.name) : [],
+      ...(retry ? { recordChars: retry.kept.reduce((sum, step) => sum + stepChars(step), 0) } : {}),
       chain: [plan.workflow.name],
       ...(Number.isNaN(deadline.getTime()) ? {} : { deadline: deadline.toISOString(), timeoutMs }),
     };

@@ -36,6 +36,8 @@ import type { ScriptRegistry } from './scripts.js';
 import type { TriggerRegistry } from './triggers.js';
 import type { Applications } from '../app/applications.js';
 import type { ApprovalsApi, EventSent } from './waits/approvals.js';
+import type { RetryOptions } from './retry-run.js';
+import { checkBulk, runBulk, type BulkInput, type BulkResult } from './bulk.js';
 
 /** What the view needs of the engine beyond its public methods. @internal */
 export interface ViewHost {
@@ -48,6 +50,8 @@ export interface ViewHost {
   start(principal: Principal, name: string, input: unknown, options: RunOptions): Promise<RunHandle>;
   /** Runs a workflow to its end with `principal` as its initiator. */
   run(principal: Principal, name: string, input: unknown, options: RunOptions): Promise<RunRecord>;
+  /** Retries a run with `principal` as the new run's initiator. */
+  retry(principal: Principal, id: string, options: RetryOptions): Promise<RunHandle>;
   /** Opens an application whose grids and forms act as `principal`. */
   openApplication(principal: Principal, name: string): Promise<AppRuntime>;
   /** Approvals as `principal` may see and decide them. */
@@ -322,6 +326,43 @@ export class EngineView {
   }
 
   /**
+   * Retries a run that has ended (it needs `runs.retry`, and to see the run): a new run, started by
+   * the principal, keeps the steps before `from_step` (see `engine.retry`). Audited.
+   * @throws {@link ForbiddenError} without `runs.retry`; {@link NotFoundError} for a run it may not
+   *   see; else as `engine.retry`.
+   */
+  async retry(id: string, options: RetryOptions = {}): Promise<RunHandle> {
+    return this.#changed('runs.retry', undefined, 'run.retry', `run:${id}`, async () => {
+      await this.getRun(id);
+      return this.#host.retry(this.principal, id, options);
+    });
+  }
+
+  /**
+   * Cancels or retries every run a filter selects among those the principal may see (it needs
+   * `runs.cancel` or `runs.retry`), as `engine.bulk`: counted first, then exactly those acted on.
+   * One audit entry for the whole action, with the count.
+   */
+  async bulk(input: BulkInput): Promise<BulkResult> {
+    const checked = checkBulk(input);
+    const permission = checked.action === 'cancel' ? 'runs.cancel' : 'runs.retry';
+    const act = () =>
+      runBulk(checked, {
+        list: (query) => this.listRuns(query),
+        cancel: async (id) => {
+          await this.getRun(id);
+          return this.#host.engine.cancel(id);
+        },
+        retry: async (id) => {
+          await this.getRun(id);
+          return this.#host.retry(this.principal, id, {});
+        },
+      });
+    if (checked.dry_run === true) return this.#allowed(permission, undefined, act);
+    return this.#changed(permission, undefined, `run.bulk_${checked.action}`, 'runs', act);
+  }
+
+  /**
    * Cancels a run (it needs `runs.cancel`, and to see the run).
    * @throws {@link ForbiddenError} without `runs.cancel`; {@link NotFoundError} for a run it may not see.
    */
@@ -383,9 +424,12 @@ export class EngineView {
   }
 }
 
-/** What the audit log keeps of a result: a run's id, nothing else. */
+/** What the audit log keeps of a result: a run's id (a bulk action's count), nothing else. */
 function runDetail(result: unknown): Record<string, unknown> | undefined {
   if (typeof result !== 'object' || result === null) return undefined;
+  const bulk = result as Partial<BulkResult>;
+  if (typeof bulk.count === 'number' && Array.isArray(bulk.runs))
+    return { count: bulk.count, done: bulk.done ?? 0, failed: bulk.failed?.length ?? 0 };
   const { id, run_id } = result as { id?: unknown; run_id?: unknown };
   const runId =
     typeof run_id === 'string' ? run_id : typeof id === 'string' && 'status' in result ? id : undefined;

@@ -41,6 +41,8 @@ import { SERVICE_PRINCIPAL, checkPrincipal, initiatorOf, type Principal } from '
 import { waitBookOf } from './steps/wait.js';
 import { WaitingRuns } from './waits/going-on.js';
 import { Approvals, type ApprovalsApi, type EventSent } from './waits/approvals.js';
+import { keptSteps, retryRecord, type RetryOptions } from './retry-run.js';
+import { checkBulk, runBulk, type BulkInput, type BulkResult } from './bulk.js';
 import type { RunInitiator } from '../schema/run-record-types.js';
 import type { Workflow } from '../schema/index.js';
 import type { AppHost } from '../app/host.js';
@@ -348,6 +350,7 @@ export class Engine {
         start: (p, name, input, options) => this.start(name, input as never, { ...options, [INITIATOR]: p }),
         openApplication: (p, name) => this.applications.openAs(name, this.#appHost(p)),
         approvals: (p) => this.#approvalsOf(p),
+        retry: (p, id, options) => this.retryAs(p, id, options),
         sendEvent: (event, payload) => this.events.send(event, payload),
       },
       checked,
@@ -471,8 +474,9 @@ export class Engine {
       return true;
     }
     if (!this.#durable) {
-      await this.getRun(id);
-      return false;
+      const record = await this.getRun(id);
+      // A waiting run holds no execution here: its record is ended where it is kept.
+      return record.status === 'waiting' ? this.#waiting.cancel(id) : false;
     }
     try {
       return await this.#durable.cancel(id);
@@ -480,12 +484,85 @@ export class Engine {
       if (!(error instanceof NotFoundError)) throw error;
       // A child run is executed inside its parent's step, on whichever worker took that step.
       const record = await this.getRun(id);
+      if (record.status === 'waiting') return this.#waiting.cancel(id);
       if (record.status !== 'running' || record.parent_run_id === undefined) return false;
       throw new StepwireError(
         'conflict',
         `run "${id}" is a child run executing in another process; cancel its parent run "${record.parent_run_id}", which cancels it with the step`,
       );
     }
+  }
+
+  /**
+   * Retries a run that has ended, as a new run (`retry_of` names the old one) of the workflow as
+   * the old run had it: the steps before `from_step` keep what they did (they do not run again),
+   * `from_step` and every step after it run. Without `from_step`, from the step the run failed at
+   * (else the whole run again). Resolves once the new run started, with its handle.
+   * @example
+   * ```ts
+   * const retry = await engine.retry(failed.id, { from_step: 'send' });
+   * const record = await retry.result; // record.retry_of === failed.id
+   * ```
+   * @throws {@link NotFoundError} when there is no such run; {@link ValidationError} naming
+   *   `from_step` or the input; a `StepwireError` `conflict` for a run that has not ended or is a
+   *   child run.
+   */
+  async retry(id: string, options: RetryOptions = {}): Promise<RunHandle> {
+    this.#open('retry');
+    requireString(id, 'engine.retry: the run id');
+    return this.#admit(this.#retry(id, options, undefined));
+  }
+
+  /**
+   * Cancels or retries every run a filter selects (or exactly the runs listed): the runs are
+   * counted first and the action is done on exactly those, so runs started meanwhile are not
+   * touched; `dry_run` only counts them.
+   * @example
+   * ```ts
+   * const { count } = await engine.bulk({ action: 'retry', filter: { workflow: 'invoice', status: 'failed' }, dry_run: true });
+   * ```
+   * @throws {@link ValidationError} naming each bad field; a `LimitError` past 10,000 runs.
+   */
+  async bulk(input: BulkInput): Promise<BulkResult> {
+    this.#open('bulk');
+    const checked = checkBulk(input);
+    await this.ready();
+    return runBulk(checked, {
+      list: (query) => this.listRuns(query),
+      cancel: (id) => this.cancel(id),
+      retry: (id) => this.retry(id),
+    });
+  }
+
+  /** A retry started by `principal` (a view's), or by the host (the old run's initiator goes on). */
+  async #retry(id: string, options: RetryOptions, principal: Principal | undefined): Promise<RunHandle> {
+    await this.ready();
+    const original = await this.getRun(id);
+    const plan = await this.workflows.planAt(original.workflow, original.workflow_version);
+    const kept = keptSteps(plan, original, options.from_step);
+    const input =
+      options.input === undefined ? original.input : await this.checkInput(original.workflow, options.input);
+    const newId = globalThis.crypto.randomUUID();
+    const starter = principal ?? (original.initiator && principalOf(original.initiator));
+    if (this.#durable) {
+      const runOptions: RunOptions = starter ? { [INITIATOR]: starter } : {};
+      const retry = { of: id, kept, version: original.workflow_version };
+      const started = await this.#durable.start(plan, input, runOptions, newId, retry);
+      return { ...started, replayed: false };
+    }
+    const events = new EventFeed(undefined);
+    const record = retryRecord(original, newId, input, kept, Date.now());
+    const services = this.#servicesFor(starter && initiatorOf(starter), plan.workflow);
+    const execution = Execution.retrying(plan, record, services, { onEvent: (event) => events.push(event) });
+    const result = this.#launch(execution).finally(() => events.end());
+    return { id: newId, events, result, replayed: false };
+  }
+
+  /** A retry as `principal` (the view's `retry`). @internal */
+  retryAs(principal: Principal, id: string, options: RetryOptions): Promise<RunHandle> {
+    this.#open('retry');
+    requireString(id, 'retry: the run id');
+    return this.#admit(this.#retry(id, options, principal));
   }
 
   /**

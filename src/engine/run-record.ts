@@ -49,6 +49,8 @@ export abstract class RecordedRun {
   /** The first failure of the run; no step or item starts after it. */
   protected failure: RunError | null = null;
   protected parentId: string | undefined;
+  /** The run this one retries, when it does. */
+  protected retryOf: string | undefined;
   /** The version of the definition run (a resumed durable run takes it from its record). */
   protected workflowVersion: number | undefined;
   protected persistLater: ReturnType<typeof setTimeout> | undefined;
@@ -281,6 +283,7 @@ export abstract class RecordedRun {
       finished_at: finished === undefined ? null : iso(finished),
       steps: steps as StepRecord[],
       ...(this.parentId === undefined ? {} : { parent_run_id: this.parentId }),
+      ...(this.retryOf === undefined ? {} : { retry_of: this.retryOf }),
       ...(this.workflowVersion === undefined ? {} : { workflow_version: this.workflowVersion }),
       ...(this.services.initiator === undefined ? {} : { initiator: this.services.initiator }),
       ...(this.trace?.traceparent ? { traceparent: this.trace.traceparent } : {}),

@@ -114,6 +114,22 @@ export class Execution extends ScheduledRun {
   }
 
   /**
+   * A new run retrying another from a step (see `retry-run.ts`): `record` is the new run's record
+   * with the steps it keeps; those are not executed again, the others run as in a new run.
+   * @internal
+   */
+  static retrying(plan: Plan, record: RunRecord, services: RunServices, options: RunOptions): Execution {
+    const execution = Execution.resume(plan, record, services, options);
+    execution.parentId = undefined;
+    execution.retryOf = record.retry_of;
+    execution.startedAt = Date.parse(record.started_at);
+    execution.runDeadline = execution.startedAt + execution.#timeoutMs;
+    // Its own trace, below the caller's when one is given.
+    execution.trace = undefined;
+    return execution;
+  }
+
+  /**
    * Executes one delivery of a step of a durable run: one attempt of a plain step (numbered
    * `attempt`, with the delay before the next one when it may be retried), or every item of a
    * `for_each` step. Writes nothing; the caller commits the outcome. @internal

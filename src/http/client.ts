@@ -4,6 +4,8 @@ import type { RunRecord, RunSummary } from '../engine/record.js';
 import type { RunListQuery } from '../engine/engine.js';
 import type { AuditPage, AuditQuery } from '../access/audit.js';
 import type { Approval, ApprovalLink, DecisionInput, EventSent } from '../engine/waits/approvals.js';
+import type { RetryOptions } from '../engine/retry-run.js';
+import type { BulkInput, BulkResult } from '../engine/bulk.js';
 import type { AccessPolicy } from '../schema/access.js';
 import type { StoredTrigger } from '../engine/triggers.js';
 import type { StoredScript } from '../engine/scripts.js';
@@ -190,6 +192,10 @@ export interface StepwireClient {
       input: { email: string; expires?: string },
     ): Promise<ApprovalLink & { url?: string | undefined }>;
   };
+  /** `POST /runs/{id}/retry`: a new run that keeps the steps before `from_step`; resolves to its id. */
+  retryRun(id: string, options?: RetryOptions): Promise<{ run_id: string; retry_of: string }>;
+  /** `POST /runs/bulk`: cancels or retries the runs a filter selects (`dry_run` only counts). */
+  bulkRuns(input: BulkInput): Promise<BulkResult>;
   /** `POST /events/{event}`: ends the waits for the event whose `match` the payload has. */
   sendEvent(event: string, payload?: unknown): Promise<EventSent>;
   /** `GET /openapi.json`: the OpenAPI document. */
@@ -360,6 +366,8 @@ export function createClient(options: ClientOptions): StepwireClient {
         (await value(call('approvals.decide', { params: { id }, body: decision }))) as Approval,
       link: async (id, input) => value(call('approvals.link', { params: { id }, body: input })),
     },
+    retryRun: (id, options = {}) => value(call('runs.retry', { params: { id }, body: options })),
+    bulkRuns: async (input) => (await value(call('runs.bulk', { body: input }))) as BulkResult,
     sendEvent: (event, payload) => value(call('events.send', { params: { event }, body: payload ?? {} })),
   };
 }

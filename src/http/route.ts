@@ -21,6 +21,8 @@ export type RouteEngine = Pick<
   | 'cancel'
   | 'approvals'
   | 'events'
+  | 'retry'
+  | 'bulk'
 >;
 import { runKeyProblem } from '../engine/run-keys.js';
 import { LimitError, ValidationError } from '../errors/index.js';

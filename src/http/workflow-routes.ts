@@ -258,6 +258,89 @@ export const WORKFLOW_ROUTES = [
     problems: [404, 409],
     action: async ({ engine, params }) => json(200, { cancelled: await engine.cancel(params.id) }),
   }),
+  defineRoute({
+    method: 'POST',
+    path: '/runs/{id}/retry',
+    name: 'runs.retry',
+    summary: 'Retry a run from a step',
+    description:
+      'Starts a new run (`retry_of` names this one) of the workflow as this run had it: the steps before `from_step` keep what they did and do not run again; `from_step` and every step after it run. Without `from_step`, from the step the run failed at (else the whole run). `input` replaces the input. Answers 202 with the new run id at once; read it at `Location`. Needs `runs.retry`; 409 for a run that has not ended or is a child run.',
+    params: z.object({ id: z.string().describe('Run id') }),
+    body: {
+      media: 'json',
+      required: false,
+      validate: true,
+      description: '`{ from_step?, input? }`.',
+      schema: z.strictObject({
+        from_step: z.string().optional().describe('The step to run again from.'),
+        input: z.unknown().optional().describe("A new input (default: the run's)."),
+      }),
+    },
+    responses: {
+      202: {
+        description: 'The new run started.',
+        schema: z.strictObject({ run_id: z.string(), retry_of: z.string() }),
+        headers: LOCATION,
+      },
+    },
+    problems: [400, 404, 409, 413, 415, 422],
+    action: async ({ engine, params, body, options }) => {
+      const { from_step, input } = await body();
+      const handle = await engine.retry(params.id, {
+        ...(from_step === undefined ? {} : { from_step }),
+        ...(input === undefined ? {} : { input }),
+      });
+      handle.result.catch(() => undefined);
+      return json(
+        202,
+        { run_id: handle.id, retry_of: params.id },
+        { location: `${options.basePath}/runs/${encodeURIComponent(handle.id)}` },
+      );
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/runs/bulk',
+    name: 'runs.bulk',
+    summary: 'Cancel or retry many runs',
+    description:
+      'Selects the runs a `filter` matches (workflow, status, started_after, started_before, initiator) among those the caller may read, or exactly the `runs` listed, counts them, and then cancels or retries exactly those (runs started meanwhile are not touched). With `dry_run: true` it only counts. Needs `runs.cancel` or `runs.retry`; audited as one entry with the count. At most 10,000 runs.',
+    body: {
+      media: 'json',
+      required: true,
+      description: '`{ action: "cancel" | "retry", filter?, runs?, dry_run? }`.',
+      schema: z.strictObject({
+        action: z.enum(['cancel', 'retry']),
+        filter: z
+          .strictObject({
+            workflow: z.string().optional(),
+            status: z.enum(RUN_STATUSES).optional(),
+            started_after: z.string().optional(),
+            started_before: z.string().optional(),
+            initiator: z.string().optional(),
+          })
+          .optional(),
+        runs: z.array(z.string()).optional(),
+        dry_run: z.boolean().optional(),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'What was selected, and what was done.',
+        schema: z.strictObject({
+          count: z.number().int(),
+          runs: z.array(z.string()),
+          done: z.number().int().optional(),
+          retries: z.record(z.string(), z.string()).optional(),
+          failed: z
+            .array(z.strictObject({ run: z.string(), code: z.string(), message: z.string() }))
+            .optional(),
+        }),
+      },
+    },
+    problems: [400, 413, 415, 422],
+    action: async ({ engine, body }) => json(200, await engine.bulk((await body()) as never)),
+  }),
 ] as const;
 
 /** Whether the request's `Prefer` header (RFC 7240, any number of them) holds `respond-async`. */

@@ -114,6 +114,8 @@ export interface RunRecord {
   steps: StepRecord[];
   /** The run that started this one with `run_workflow`; absent for a run started directly. */
   parent_run_id?: string;
+  /** The run this one retries (`POST /runs/{id}/retry`): the steps it kept are copied from it. */
+  retry_of?: string;
   /**
    * Who started the run (`engine.as(principal)`, a trigger's service principal); its steps read and
    * write as it. Absent for a run the host's own engine started.

@@ -111,6 +111,10 @@ export const RunRecordSchema = z
       .string()
       .exactOptional()
       .describe('The run that started this one with `run_workflow`; absent for a run started directly.'),
+    retry_of: z
+      .string()
+      .exactOptional()
+      .describe('The run this one retries (`POST /runs/{id}/retry`): the steps it kept are copied from it.'),
     initiator: RunInitiatorSchema.exactOptional().describe(
       "Who started the run; its steps read and write as it. Absent for a run the host's own engine started.",
     ),

@@ -26,6 +26,7 @@ const PUBLIC = new Set([
   'session.oidcCallback',
   'approvals.linkPage',
   'approvals.linkDecide',
+  'console.script',
 ]);
 
 /** Every collection of the storage, so that a new one is part of "nothing changed" (the type says so). */
@@ -156,6 +157,34 @@ const FIXTURES: Record<string, Fixture> = {
   'workflows.run': { params: { name: 'open_customer' }, body: () => ({ json: { id: 1 } }), admin: 200 },
   'runs.list': { query: '?limit=10', admin: 200 },
   'runs.get': { params: { id: '{run}' }, admin: 200 },
+  'runs.events': { params: { id: '{run}' }, admin: 200 },
+  'console.home': { admin: 303 },
+  'console.script': { admin: 200 },
+  'console.runs': { query: '?workflow=open_customer', admin: 200 },
+  'console.run': { params: { id: '{run}' }, admin: 200 },
+  'console.cancel': {
+    params: { id: '{run}' },
+    body: () => ({ form: {} }),
+    admin: 303,
+    unchanged: 'the run has ended: nothing to cancel',
+  },
+  'console.retry': { params: { id: '{run}' }, body: () => ({ form: { from_step: '' } }), admin: 303 },
+  'console.bulk': {
+    body: () => ({ form: { action: 'cancel', workflow: 'approve_note', status: 'waiting' } }),
+    admin: 200,
+    unchanged: 'without `confirm` the form only counts the runs (a dry run)',
+  },
+  'console.workflows': { admin: 200 },
+  'console.workflow': { params: { name: 'open_customer' }, admin: 200 },
+  'console.approvals': { admin: 200 },
+  'console.triggers': { admin: 200 },
+  'console.queue': { admin: 200 },
+  'console.audit': { admin: 200 },
+  'runs.retry': { params: { id: '{run}' }, body: () => ({ json: {} }), admin: 202 },
+  'runs.bulk': {
+    body: () => ({ json: { action: 'retry', filter: { workflow: 'open_customer' } } }),
+    admin: 200,
+  },
   'runs.cancel': {
     params: { id: '{run}' },
     admin: 200,

@@ -163,6 +163,11 @@ describe('the route table is the one description of the API', () => {
         },
       ],
       sendEvent: ['events.send', () => client.sendEvent('order.paid', { order: 1 })],
+      retryRun: ['runs.retry', () => client.retryRun(runId, { from_step: 'read' })],
+      bulkRuns: [
+        'runs.bulk',
+        () => client.bulkRuns({ action: 'cancel', filter: { status: 'running' }, dry_run: true }),
+      ],
     };
     expect(Object.keys(calls).sort()).toEqual(Object.keys(client).sort());
     for (const [method, [operation, call]] of Object.entries(calls)) {
@@ -187,6 +192,9 @@ describe('the route table is the one description of the API', () => {
             !name.startsWith('session.') &&
             name !== 'mcp.post' &&
             !['approvals.get', 'approvals.decide', 'approvals.link'].includes(name) &&
+            // The console's pages and forms, and a run's event stream (read by EventSource).
+            !name.startsWith('console.') &&
+            name !== 'runs.events' &&
             !['approvals.decideForm', 'approvals.linkPage', 'approvals.linkDecide'].includes(name),
         ),
       ),

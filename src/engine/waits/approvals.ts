@@ -158,7 +158,9 @@ export class Approvals {
 
   async list(principal: Principal): Promise<Approval[]> {
     const open = await this.#host.book.open('approval');
-    const mine = open.filter((record) => mayDecide(principal, record));
+    const mine: WaitRecord[] = [];
+    for (const record of open)
+      if (mayDecide(principal, record) && (await this.#runGoesOn(record))) mine.push(record);
     return Promise.all(mine.map((record) => this.#approval(record)));
   }
 
@@ -185,6 +187,12 @@ export class Approvals {
       );
     }
     return this.#decide(record, principal.id, input, audit);
+  }
+
+  /** Whether the run of a wait may still go on (it was not cancelled or failed meanwhile). */
+  async #runGoesOn(record: WaitRecord): Promise<boolean> {
+    const run = await this.#host.storage.get<{ status?: string }>('runs', record.run_id);
+    return run?.status === 'waiting' || run?.status === 'running' || run?.status === 'queued';
   }
 
   async link(principal: Principal, id: string, input: ApprovalLinkInput): Promise<ApprovalLink> {
@@ -281,6 +289,13 @@ export class Approvals {
     audit: (outcome: AuditRecord['outcome'], detail: Record<string, unknown>) => Promise<void>,
   ): Promise<Approval> {
     checkDecision(input, record);
+    if (!(await this.#runGoesOn(record))) {
+      await audit('failure', { code: 'conflict', approved: input.approved });
+      throw new StepwireError(
+        'conflict',
+        'the run of this approval has ended (cancelled or failed): it takes no decision',
+      );
+    }
     const decision: Decision = {
       by,
       at: new Date().toISOString(),

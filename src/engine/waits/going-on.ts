@@ -59,6 +59,46 @@ export class WaitingRuns {
     });
   }
 
+  /**
+   * Cancels a waiting run of this process (one not on the queue): it ends `cancelled`, its waiting
+   * steps `failed` with `stopped`; a parent waiting for it goes on (and fails). False when it was
+   * not waiting.
+   */
+  cancel(id: string): Promise<boolean> {
+    const previous = this.#chains.get(id) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      const record = await this.#host.storage.get<RunRecord>('runs', id);
+      if (record?.status !== 'waiting') return false;
+      const at = new Date().toISOString();
+      const stop = { code: 'stopped', message: 'the run was cancelled while this step waited' };
+      const cancelled: RunRecord = {
+        ...record,
+        status: 'cancelled',
+        error: {
+          code: 'cancelled',
+          message: 'the run was cancelled',
+          step: record.steps.find((s) => s.status === 'waiting')?.name ?? '',
+        },
+        finished_at: at,
+        steps: record.steps.map((s) =>
+          s.status === 'waiting' ? { ...s, status: 'failed', error: stop, finished_at: at } : s,
+        ),
+      };
+      if (cancelled.error && cancelled.error.step === '') delete cancelled.error.step;
+      await this.#host.storage.put('runs', id, cancelled);
+      if (cancelled.parent_run_id !== undefined) await this.#parentGoesOn(cancelled);
+      return true;
+    });
+    this.#chains.set(
+      id,
+      next.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return next;
+  }
+
   /** Arms a timer for each waiting step of a run of this process whose wait has a time. */
   watch(record: RunRecord): void {
     if (this.#closed || record.status !== 'waiting') return;
