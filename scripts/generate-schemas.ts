@@ -22,6 +22,7 @@ import {
   RelationshipSchema,
   RunWorkflowInputSchema,
   SendMessageInputSchema,
+  SendEmailInputSchema,
   UploadFileInputSchema,
   WorkflowSchema,
   WriteEntityInputSchema,
@@ -114,6 +115,12 @@ export const RESOURCES: readonly Resource[] = [
     title: 'SendMessageInput',
     description: 'Input of chat/bot/send_message.',
     schema: SendMessageInputSchema,
+  },
+  {
+    file: 'send-email-input',
+    title: 'SendEmailInput',
+    description: 'Input of platform/email/send_email.',
+    schema: SendEmailInputSchema,
   },
   {
     file: 'run-workflow-input',
