@@ -10,6 +10,7 @@ import { ROUTE_LIST } from './routes.js';
 import { identify, refuseCrossSite, refuseHost, unauthorized } from './auth.js';
 import { renderMessagePage } from '../app/render.js';
 import { Router } from './router.js';
+import { CONSOLE_PAGES } from './console/routes.js';
 
 /** A web-standard fetch handler: what `createHandler` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -155,7 +156,7 @@ async function sized(response: Response, head: boolean): Promise<Response> {
 const SCREEN_ROUTES: ReadonlySet<string> = new Set(['applications.renderScreen', 'applications.submitForm']);
 
 /** Routes that answer a browser with a page (the approvals inbox and pages): it is sent to sign in. */
-const PAGE_ROUTES: ReadonlySet<string> = new Set(['approvals.list', 'approvals.get']);
+const PAGE_ROUTES: ReadonlySet<string> = new Set(['approvals.list', 'approvals.get', ...CONSOLE_PAGES]);
 
 /** Whether the request is a browser's asking for a page. */
 function asksForPage(request: Request): boolean {

@@ -11,6 +11,7 @@ import { TRIGGER_ROUTES } from './trigger-routes.js';
 import { VERSION_ROUTES } from './version-routes.js';
 import { WORKFLOW_ROUTES } from './workflow-routes.js';
 import { MCP_ROUTES } from '../mcp/route.js';
+import { CONSOLE_ROUTES } from './console/routes.js';
 
 /**
  * Every operation of the HTTP API, each written once: the handler routes by it, `buildOpenApi`
@@ -31,6 +32,7 @@ export const ROUTES = [
   ...SIGN_IN_ROUTES,
   ...OIDC_ROUTES,
   ...MCP_ROUTES,
+  ...CONSOLE_ROUTES,
 ] as const;
 
 /** Any route of {@link ROUTES}. @internal */

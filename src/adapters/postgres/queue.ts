@@ -23,6 +23,7 @@ import type {
   StepJob,
 } from '../queue.js';
 import type { Connection } from './connect.js';
+import type { QueueJobsPage, QueueJobState } from '../queue-jobs.js';
 import type { Tables } from './tables.js';
 import { runColumns, runSummary } from '../run-list.js';
 import { summaryJson, unstorableText } from './storage.js';
@@ -289,6 +290,48 @@ class BossQueue implements PostgresQueue {
       .orderBy('seq')
       .execute();
     return rows.map((row) => ({ seq: Number(row.seq), event: JSON.parse(row.event) }));
+  }
+
+  /** The step jobs that wait, run or failed: counts and the newest `limit` of each (read-only). */
+  async jobs(limit: number): Promise<QueueJobsPage> {
+    await this.#boss();
+    const table = sql.table(`${this.#schema}_jobs.job`);
+    const state = sql<QueueJobState>`case when state in ('created', 'retry') then 'waiting' else state::text end`;
+    const counts = await sql<{ state: QueueJobState; count: string }>`
+      select ${state} as state, count(*)::text as count from ${table}
+      where name = ${QUEUE} and state in ('created', 'retry', 'active', 'failed') group by 1`.execute(
+      this.#db,
+    );
+    const rows = await sql<{
+      id: string;
+      state: QueueJobState;
+      data: string;
+      retries: number;
+      created: string;
+      start_after: string;
+      started: string | null;
+    }>`
+      select id::text as id, state, data, retries, created, start_after, started from (
+        select id, ${state} as state, data::text as data, retry_count as retries, created_on as created,
+          start_after, started_on as started,
+          row_number() over (partition by ${state} order by created_on desc) as place
+        from ${table} where name = ${QUEUE} and state in ('created', 'retry', 'active', 'failed')
+      ) newest where place <= ${limit} order by created desc`.execute(this.#db);
+    const iso = (value: unknown) => new Date(value as string).toISOString();
+    const total: Record<QueueJobState, number> = { waiting: 0, active: 0, failed: 0 };
+    for (const row of counts.rows) total[row.state] = Number(row.count);
+    return {
+      counts: total,
+      jobs: rows.rows.map((row) => ({
+        id: row.id,
+        state: row.state,
+        job: JSON.parse(row.data) as StepJob,
+        retries: Number(row.retries),
+        created_at: iso(row.created),
+        start_after: iso(row.start_after),
+        started_at: row.started === null ? null : iso(row.started),
+      })),
+    };
   }
 
   watch(listener: (runId: string, status?: string) => void): () => void {
