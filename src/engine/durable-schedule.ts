@@ -201,9 +201,14 @@ function advanceRun(
       finish('failed', error, null);
       return { record, state, events, jobs };
     }
-    case 'step':
+    case 'step': {
+      const waited = record.status === 'waiting';
       if (!applyStep(plan, record, state, happening, events, jobs, finish)) return undefined;
+      // A wait that ended at its time (a timer, a timeout) was delivered as its step: the run goes
+      // on, and its time limit starts again, as when a decision or an event resumes it.
+      if (waited && !isFinal(record.status)) restartLimit(record, state, events, jobs);
       break;
+    }
     case 'fanout':
       if (!fanOut(plan, record, state, happening, jobs)) return undefined;
       break;
@@ -211,14 +216,7 @@ function advanceRun(
       const step = stepRecord(record, happening.step);
       if (step?.status !== 'waiting') return undefined;
       jobs.push({ job: { run: record.id, step: happening.step, attempt: step.attempts + 1 } });
-      if (record.status === 'waiting') {
-        events.push({ type: 'run.resumed', run_id: record.id, at });
-        // The run's time limit starts again: time spent waiting does not count.
-        if (state.timeoutMs !== undefined) {
-          state.deadline = new Date(Date.now() + state.timeoutMs).toISOString();
-          jobs.push({ job: { run: record.id, step: '', attempt: 1 }, delayMs: state.timeoutMs });
-        }
-      }
+      if (record.status === 'waiting') restartLimit(record, state, events, jobs);
       record.status = 'running';
       return { record, state, events, jobs };
     }
@@ -234,6 +232,14 @@ function advanceRun(
     }
   }
   return { record, state, events, jobs };
+}
+
+/** A waiting run goes on: `run.resumed`, and its time limit starts again (waiting does not count). */
+function restartLimit(record: RunRecord, state: DurableState, events: RunEvent[], jobs: EnqueuedJob[]): void {
+  events.push({ type: 'run.resumed', run_id: record.id, at: new Date().toISOString() });
+  if (state.timeoutMs === undefined) return;
+  state.deadline = new Date(Date.now() + state.timeoutMs).toISOString();
+  jobs.push({ job: { run: record.id, step: '', attempt: 1 }, delayMs: state.timeoutMs });
 }
 
 /** True when some step waits and no step is on the queue: the run waits for its waits. */

@@ -331,7 +331,10 @@ export class DurableRuns {
         { kind: 'lost', job, deliveries: delivery.redelivered + 1 },
         run,
       ));
-    await this.#inFlightDuring(job.run, delivery, state.deadline, async (signal, events) => {
+    // A waiting step delivered again (its time came, or it was resumed) only finds how its wait
+    // ended: the run's time limit, which waiting does not count, restarts when it commits.
+    const deadline = waits ? undefined : state.deadline;
+    await this.#inFlightDuring(job.run, delivery, deadline, async (signal, events) => {
       const execution = this.#resume(plan, record, state, signal, events);
       if (planned.forEach) return this.#fanOut(delivery, job, planned, execution, run!);
       const delivered = await execution.runDelivered(planned, job.attempt);

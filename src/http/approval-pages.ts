@@ -56,7 +56,7 @@ export function renderApproval(
       `<h2>Decisions</h2><ul>${approval.decisions
         .map(
           (d) =>
-            `<li>${escapeHtml(d.by)}: ${d.approved ? 'approved' : 'rejected'} at ${escapeHtml(d.at)}${d.comment ? ` (${escapeHtml(d.comment)})` : ''}</li>`,
+            `<li>${escapeHtml(d.name ?? d.by)}: ${d.approved ? 'approved' : 'rejected'} at ${escapeHtml(d.at)}${d.comment ? ` (${escapeHtml(d.comment)})` : ''}</li>`,
         )
         .join('')}</ul>`,
     );

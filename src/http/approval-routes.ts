@@ -10,6 +10,7 @@ const MAX_FORM_BYTES = 256 * 1024;
 
 const DecisionSchema = z.strictObject({
   by: z.string().describe('Who decided: a principal id, or `link:<e-mail>` for an outside approver.'),
+  name: z.string().optional().describe('Their name or e-mail address, when known.'),
   at: z.string(),
   approved: z.boolean(),
   comment: z.string().optional(),

@@ -31,6 +31,7 @@ const ROOT_VALUES = {
     'atlasGet',
     'transform',
     'request',
+    'wait',
     'runWorkflow',
     'application',
     'ApplicationBuilder',

@@ -228,7 +228,7 @@ const cases: Case[] = [
     report,
     (b) => (b.steps[0].type = 'lambda'),
     'steps[0].type',
-    'type must be one of "l2", "atlas", "request", got the string "lambda"',
+    'type must be one of "l2", "atlas", "request", "wait", got the string "lambda"',
   ),
   W(
     'l2 step without l2_data',

@@ -70,7 +70,15 @@ describe('RunRecordSchema', () => {
     ]);
   });
 
-  it('lists queued among the run statuses', () => {
-    expect(RUN_STATUSES).toEqual(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
+  it('lists queued and waiting among the run statuses', () => {
+    expect(RUN_STATUSES).toEqual([
+      'queued',
+      'running',
+      'waiting',
+      'succeeded',
+      'failed',
+      'cancelled',
+      'interrupted',
+    ]);
   });
 });

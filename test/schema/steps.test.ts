@@ -10,7 +10,7 @@ function issuesOf(steps: unknown[]): Array<[string, string]> {
 
 describe('steps: a union on type', () => {
   it('lists every step type', () => {
-    expect(STEP_TYPES).toEqual(['l2', 'atlas', 'request']);
+    expect(STEP_TYPES).toEqual(['l2', 'atlas', 'request', 'wait']);
   });
 
   it('keeps a step of each type as written, without blocks of other types', () => {
@@ -35,7 +35,7 @@ describe('steps: a union on type', () => {
   });
 
   it('reports only the type of a step of an unknown type', () => {
-    expect(issuesOf([{ name: 'a', type: 'wait', l2_data: l2Data }])).toEqual([
+    expect(issuesOf([{ name: 'a', type: 'lambda', l2_data: l2Data }])).toEqual([
       ['steps[0].type', 'invalid_value'],
     ]);
   });

@@ -186,7 +186,7 @@ export class Approvals {
         'the person who started the run may not decide its approval (the step sets self_approval: false)',
       );
     }
-    return this.#decide(record, principal.id, input, audit);
+    return this.#decide(record, principal.id, input, audit, principal.name ?? principal.email);
   }
 
   /** Whether the run of a wait may still go on (it was not cancelled or failed meanwhile). */
@@ -249,7 +249,7 @@ export class Approvals {
       ))
     )
       throw new NotFoundError('approval', id);
-    return this.#decide(record, by, input, audit);
+    return this.#decide(record, by, input, audit, link.email);
   }
 
   /** Sends an event to the waits for it (see `WaitBook.send`); the runs whose waits it ended go on. */
@@ -287,6 +287,7 @@ export class Approvals {
     by: string,
     input: DecisionInput,
     audit: (outcome: AuditRecord['outcome'], detail: Record<string, unknown>) => Promise<void>,
+    name?: string,
   ): Promise<Approval> {
     checkDecision(input, record);
     if (!(await this.#runGoesOn(record))) {
@@ -298,6 +299,7 @@ export class Approvals {
     }
     const decision: Decision = {
       by,
+      ...(name === undefined ? {} : { name }),
       at: new Date().toISOString(),
       approved: input.approved,
       ...(input.comment === undefined ? {} : { comment: input.comment }),

@@ -46,6 +46,8 @@ export interface WaitRecord {
 export interface Decision {
   /** Who decided: a principal id, or `link:<e-mail>` for a signed link. */
   by: string;
+  /** Their name or e-mail address, when known (what pages show). */
+  name?: string;
   at: string;
   approved: boolean;
   comment?: string;
