@@ -5,8 +5,11 @@
  */
 import type { StepJob } from './queue.js';
 
-/** Where a job of the queue is. */
-export type QueueJobState = 'waiting' | 'active' | 'failed';
+/**
+ * Where a job of the queue is: ready and `waiting` for a worker, `delayed` until its start time (a
+ * retry's backoff, a run's time limit), taken by a worker (`active`), or `failed` for good.
+ */
+export type QueueJobState = 'waiting' | 'delayed' | 'active' | 'failed';
 
 /** One job as the console shows it. */
 export interface QueueJobView {

@@ -296,7 +296,8 @@ class BossQueue implements PostgresQueue {
   async jobs(limit: number): Promise<QueueJobsPage> {
     await this.#boss();
     const table = sql.table(`${this.#schema}_jobs.job`);
-    const state = sql<QueueJobState>`case when state in ('created', 'retry') then 'waiting' else state::text end`;
+    const state = sql<QueueJobState>`case when state in ('created', 'retry') and start_after > now() then 'delayed'
+      when state in ('created', 'retry') then 'waiting' else state::text end`;
     const counts = await sql<{ state: QueueJobState; count: string }>`
       select ${state} as state, count(*)::text as count from ${table}
       where name = ${QUEUE} and state in ('created', 'retry', 'active', 'failed') group by 1`.execute(
@@ -318,7 +319,7 @@ class BossQueue implements PostgresQueue {
         from ${table} where name = ${QUEUE} and state in ('created', 'retry', 'active', 'failed')
       ) newest where place <= ${limit} order by created desc`.execute(this.#db);
     const iso = (value: unknown) => new Date(value as string).toISOString();
-    const total: Record<QueueJobState, number> = { waiting: 0, active: 0, failed: 0 };
+    const total: Record<QueueJobState, number> = { waiting: 0, delayed: 0, active: 0, failed: 0 };
     for (const row of counts.rows) total[row.state] = Number(row.count);
     return {
       counts: total,

@@ -466,7 +466,7 @@ export function renderQueue(frame: PageFrame, view: QueueJobsPage | { none: stri
   const body =
     'none' in view
       ? `<p class="status">${esc(view.none)}</p>`
-      : `<ul class="counts" aria-label="Jobs by state">${(['waiting', 'active', 'failed'] as const)
+      : `<ul class="counts" aria-label="Jobs by state">${(['waiting', 'delayed', 'active', 'failed'] as const)
           .map((state) => `<li>${esc(`${state}: ${view.counts[state]}`)}</li>`)
           .join('')}</ul>
 ${table(
