@@ -192,8 +192,6 @@ export interface RunView {
   timeline: string;
   /** The workflow's graph, or why there is none. */
   graph: { svg: string } | { missing: string };
-  /** Whether the viewer may be shown the buttons (the engine decides when they are pressed). */
-  canRetry: boolean;
   notice?: string | undefined;
 }
 
@@ -234,7 +232,7 @@ ${view.notice ? `<p role="status">${esc(view.notice)}</p>` : ''}${live}${error}
 <h3>Output</h3><pre>${esc(shown(r.output, 20_000))}</pre></section>
 <section><h2>Workflow</h2>${graph}</section>
 </div>
-<section><h2>Actions</h2><div class="actions">${actions(frame, r, view.canRetry)}</div></section>
+<section><h2>Actions</h2><div class="actions">${actions(frame, r)}</div></section>
 <p>${link(frame, `/runs/${encodeURIComponent(r.id)}`, 'The run record as JSON')}</p>`;
   return consolePage(frame, `Run ${r.id} · ${r.status}`, main, { current: '/console/runs', script: going });
 }
@@ -281,13 +279,13 @@ function stepsOf(frame: PageFrame, r: RunRecord): string {
 }
 
 /** Cancel while the run goes on; retry (from a step) once it has ended. */
-function actions(frame: PageFrame, r: RunRecord, canRetry: boolean): string {
+function actions(frame: PageFrame, r: RunRecord): string {
   const base = `${frame.base}${runPath(r.id)}`;
   const parts: string[] = [];
   if (!FINAL.has(r.status))
     parts.push(`<form method="post" action="${esc(`${base}/cancel`)}">${csrf(frame)}
 <p>Stop the run: no further step starts.</p><p><button type="submit" class="danger">Cancel run</button></p></form>`);
-  else if (canRetry) {
+  else if (!r.parent_run_id) {
     const options = r.steps
       .map(
         (s) =>

@@ -11,6 +11,7 @@ import { NotFoundError, StepwireError, ValidationError, isForbiddenError } from 
 import { runTimelineSvg, workflowGraphSvg } from '../../pictures/index.js';
 import type { RunSummary } from '../../schema/index.js';
 import { RUN_STATUSES } from '../../schema/run-record.js';
+import type { BulkFilter } from '../../engine/bulk.js';
 import { defineRoute, type RouteContext, type RouteEngine } from '../route.js';
 import { readForm } from '../screens.js';
 import { EVENT_ROUTES } from './events.js';
@@ -52,17 +53,6 @@ const form = {
   schema: z.record(z.string(), z.string()),
   description: 'The form, with the session’s form token `_csrf`.',
 };
-
-/** What the console calls that a view may lack while the engine grows (retry and bulk actions). */
-interface ActingEngine {
-  retry?(id: string, options: { from_step?: string; input?: unknown }): Promise<{ id: string }>;
-  bulk?(input: {
-    action: 'cancel' | 'retry';
-    filter?: Record<string, string>;
-    runs?: string[];
-    dry_run?: boolean;
-  }): Promise<{ count: number; runs: string[]; done?: number; failed?: { run: string }[] }>;
-}
 
 type Context = RouteContext<unknown, unknown, unknown>;
 
@@ -428,7 +418,6 @@ async function runPage(context: Context, id: string, notice?: string, status = 2
       record,
       timeline: runTimelineSvg(record, { now: Date.now() }),
       graph,
-      canRetry: typeof (context.engine as ActingEngine).retry === 'function',
       notice,
     }),
   );
@@ -494,10 +483,8 @@ async function checkedForm(context: Context): Promise<Record<string, string> | R
 async function retryAction(context: RouteContext<{ id: string }, unknown, unknown>): Promise<Response> {
   const values = await checkedForm(context);
   if (values instanceof Response) return values;
-  const engine = context.engine as RouteEngine & ActingEngine;
+  const engine = context.engine;
   const id = context.params.id;
-  if (typeof engine.retry !== 'function')
-    return pageAnswer(501, renderMessagePage('Not available', 'This engine cannot retry runs.'));
   const options: { from_step?: string; input?: unknown } = {};
   if (values['from_step']) options.from_step = values['from_step'];
   const input = values['input']?.trim();
@@ -529,10 +516,8 @@ async function retryAction(context: RouteContext<{ id: string }, unknown, unknow
 async function bulkAction(context: Context): Promise<Response> {
   const values = await checkedForm(context);
   if (values instanceof Response) return values;
-  const engine = context.engine as RouteEngine & ActingEngine;
+  const engine = context.engine;
   const frame = frameOf(context);
-  if (typeof engine.bulk !== 'function')
-    return pageAnswer(501, renderMessagePage('Not available', 'This engine cannot act on runs in bulk.'));
   const action = values['action'];
   if (action !== 'cancel' && action !== 'retry')
     return pageAnswer(400, badForm(frame, 'Choose Cancel or Retry.'));
@@ -547,7 +532,7 @@ async function bulkAction(context: Context): Promise<Response> {
     }
   if (values['confirm'] === undefined) {
     try {
-      const counted = await engine.bulk({ action, filter, dry_run: true });
+      const counted = await engine.bulk({ action, filter: filter as BulkFilter, dry_run: true });
       return pageAnswer(
         200,
         renderBulkConfirm(frame, { action, filter, count: counted.count, runs: counted.runs }),
