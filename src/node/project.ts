@@ -276,8 +276,12 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
         page_size: engine.options.limits.maxPageSize,
       });
       const where = sheetFiles.get(`${id}/${sheet}`) ?? `entities/${entity.name}.json`;
-      for (const message of read.body.error?.is_error ? (read.body.error.errors ?? []) : [])
+      for (const message of read.body.error?.is_error ? (read.body.error.errors ?? []) : []) {
+        // A cell of another entity (read by a computed column) is reported once, by that entity.
+        const other = /of entity "([^"]*)"/.exec(message);
+        if (other && other[1] !== entity.name && entities.some((e) => e.name === other[1])) continue;
         issues.push({ code: 'sheet_error', path: where, message: `entity "${entity.name}": ${message}` });
+      }
     }
     for (const [key, file] of sheetFiles)
       if (!used.has(key))

@@ -72,14 +72,18 @@ describe('stepwire as a process', () => {
     ]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(
-      'examples/invoices is valid: 3 entities, 1 relationship, 1 script, 4 workflows, 0 applications, 2 triggers',
+      'examples/invoices is valid: 3 entities, 1 relationship, 1 script, 5 workflows, 0 applications, 2 triggers',
     );
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/has 4 problems:/);
+    expect(bad.stdout).toMatch(/has 5 problems:/);
     expect(bad.stdout).toMatch(
       /^ {2}entities\/extra\.json: invalid JSON at line 1, column 20: unexpected "}"/m,
     );
     expect(bad.stdout).toMatch(/^ {2}relationships\/orders_customer\.json: .*clients/m);
+    // The customers' order_total rolls up over that relationship, which was not stored.
+    expect(bad.stdout).toMatch(
+      /^ {2}entities\/customers\.json: columns\[3\]\.rollup\.relationship: .*orders_customer/m,
+    );
     expect(bad.stdout).toMatch(
       /^ {2}workflows\/invoice\.json: workflow_output\.output_data(\.file_url)?: .*uplaod/m,
     );
@@ -109,7 +113,7 @@ describe('stepwire as a process', () => {
     expect(invalid.stderr).toMatch(/input of workflow "invoice" is invalid:\n {2}customer_id: /);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(
-      'there is no workflow "invoices" in examples/invoices (workflows: invoice, open_invoice, open_invoices, order_added)',
+      'there is no workflow "invoices" in examples/invoices (workflows: invoice, open_invoice, open_invoices, order_added, send_invoice)',
     );
   });
 
@@ -195,7 +199,7 @@ describe('stepwire in this process (cheap cases)', () => {
     expect(readFileSync(file, 'utf8')).toBe(`${toStdout.stdout}\n`);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(
-      'there is no workflow "invoices" in examples/invoices (workflows: invoice, open_invoice, open_invoices, order_added)',
+      'there is no workflow "invoices" in examples/invoices (workflows: invoice, open_invoice, open_invoices, order_added, send_invoice)',
     );
   });
 

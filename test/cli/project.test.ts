@@ -69,7 +69,8 @@ describe('loadProject', () => {
       entity_name: 'customers',
       operation: { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: 2 }] },
     });
-    expect(grace.body.table.rows).toEqual([[2, 'Grace Hopper', 'Arlington, Virginia']]);
+    // order_total is computed: the sum of Grace's orders.
+    expect(grace.body.table.rows).toEqual([[2, 'Grace Hopper', 'Arlington, Virginia', 80]]);
   });
 
   it('lists every problem of every file with the file and the path inside it', async () => {
