@@ -6,10 +6,16 @@ import { defineConfig } from 'vitest/config';
  * the machine to themselves, so they run one file at a time, after the others.
  */
 /**
- * The chaos and kill suites: processes killed mid-step, database restarts, kill storms. They take
- * minutes, so `npm test` leaves them to `npm run test:chaos` (vitest.chaos.config.ts), which CI runs too.
+ * The chaos and kill suites: processes killed mid-step, database restarts, kill storms, and a
+ * thousand runs waiting at once on one worker. They take minutes, so `npm test` leaves them to
+ * `npm run test:chaos` (vitest.chaos.config.ts), which CI runs too.
  */
-export const CHAOS = ['test/chaos/**/*.test.ts', 'test/postgres/crash.test.ts'];
+export const CHAOS = [
+  'test/chaos/**/*.test.ts',
+  'test/postgres/crash.test.ts',
+  'test/waits/timer-restart.test.ts',
+  'test/waits/many-waiting.test.ts',
+];
 
 export const SERIAL = [
   'test/postgres/storage-contract.test.ts',
