@@ -53,7 +53,9 @@ td.error { color: var(--error); }
   border: 1px solid #8c959f; border-radius: 6px; max-width: 100%; }
 form.inline { display: inline-block; border: 0; padding: 0; margin: 0 0.5rem 0.5rem 0; background: none; }
 .actions { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
-.actions form { flex: 1 1 18rem; }
+.actions form { flex: 1 1 18rem; min-width: 0; }
+.actions textarea, .actions select { width: 100%; }
+main p, main h1, main li { overflow-wrap: anywhere; }
 .danger { background: var(--error); border-color: var(--error); }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; overflow-x: auto;
   font-size: 0.875rem; white-space: pre-wrap; word-break: break-word; margin: 0.25rem 0; }
@@ -160,7 +162,7 @@ export const esc = escapeHtml;
 /** A table with a caption, or a line saying there is nothing. @internal */
 export function table(caption: string, head: string[], rows: string[][], empty: string): string {
   if (rows.length === 0) return `<p class="status">${esc(empty)}</p>`;
-  return `<div class="table-wrap"><table><caption>${esc(caption)}</caption><thead><tr>${head
+  return `<div class="table-wrap" tabindex="0" role="region" aria-label="${esc(caption)}"><table><caption>${esc(caption)}</caption><thead><tr>${head
     .map((h) => `<th scope="col">${esc(h)}</th>`)
     .join(
       '',

@@ -214,7 +214,7 @@ export function renderRun(frame: PageFrame, view: RunView): string {
     : '';
   const graph =
     'svg' in view.graph
-      ? `<div class="picture">${view.graph.svg}</div>`
+      ? `<div class="picture" tabindex="0" role="region" aria-label="Workflow graph">${view.graph.svg}</div>`
       : `<p class="status">${esc(view.graph.missing)}</p>`;
   const live = going
     ? `<p class="status" id="live-note">This run goes on: reload the page to see where it is${frame.base === '' ? '' : ''} (with JavaScript it follows the run by itself).</p>`
@@ -225,7 +225,7 @@ export function renderRun(frame: PageFrame, view: RunView): string {
 <p class="status">${esc(`run ${r.id}`)}${extra.length ? ` · ${extra.join(' · ')}` : ''}</p>
 <p class="status" id="run-status">${esc(facts.join(' · '))}</p>
 ${view.notice ? `<p role="status">${esc(view.notice)}</p>` : ''}${live}${error}
-<section><h2>Timeline</h2><div class="picture">${view.timeline}</div></section>
+<section><h2>Timeline</h2><div class="picture" tabindex="0" role="region" aria-label="Timeline">${view.timeline}</div></section>
 <section><h2>Steps</h2>${stepsOf(frame, r)}</section>
 <section><h2>Input and output</h2>
 <h3>Input</h3><pre>${esc(shown(r.input, 20_000))}</pre>
@@ -386,7 +386,7 @@ export function renderWorkflow(
     `<h1>Workflow ${esc(workflow.name)}</h1>
 ${workflow.description ? `<p>${esc(workflow.description)}</p>` : ''}
 <p class="status">${esc(facts)}</p>
-<section><h2>Graph</h2><div class="picture">${graph}</div></section>
+<section><h2>Graph</h2><div class="picture" tabindex="0" role="region" aria-label="Workflow graph">${graph}</div></section>
 <section><h2>Recent runs</h2>${runsTable(frame, runs.slice(0, 20), `Latest runs of ${workflow.name}`, 'It has not run yet.')}
 <p>${link(frame, `/console/runs${runsQuery({ workflow: workflow.name })}`, 'Every run of this workflow')}</p></section>`,
     { current: '/console/workflows' },
