@@ -1,12 +1,13 @@
 import { backoffDelay } from '../retry/index.js';
 import ky, { type KyInstance } from 'ky';
-import type { RunRecord, RunSummary } from '../engine/record.js';
+import type { RunEvent, RunRecord, RunSummary } from '../engine/record.js';
 import type { RunListQuery } from '../engine/engine.js';
 import type { AuditPage, AuditQuery } from '../access/audit.js';
 import type { Approval, ApprovalLink, DecisionInput, EventSent } from '../engine/waits/approvals.js';
 import type { RetryOptions } from '../engine/retry-run.js';
 import type { BulkInput, BulkResult } from '../engine/bulk.js';
 import type { AccessPolicy } from '../schema/access.js';
+import { eventsOfStream } from './console/events.js';
 import type { StoredTrigger } from '../engine/triggers.js';
 import type { StoredScript } from '../engine/scripts.js';
 import type { VersionPage, VersionQuery } from '../adapters/definition-history.js';
@@ -196,6 +197,12 @@ export interface StepwireClient {
   retryRun(id: string, options?: RetryOptions): Promise<{ run_id: string; retry_of: string }>;
   /** `POST /runs/bulk`: cancels or retries the runs a filter selects (`dry_run` only counts). */
   bulkRuns(input: BulkInput): Promise<BulkResult>;
+  /**
+   * `GET /runs/{id}/events`: the run's events in order (those after `after`, a place in its log), read
+   * from its event stream once the run has ended. For events as they come, open the stream with an
+   * `EventSource`.
+   */
+  runEvents(id: string, options?: { after?: number }): Promise<RunEvent[]>;
   /** `POST /events/{event}`: ends the waits for the event whose `match` the payload has. */
   sendEvent(event: string, payload?: unknown): Promise<EventSent>;
   /** `GET /openapi.json`: the OpenAPI document. */
@@ -368,6 +375,16 @@ export function createClient(options: ClientOptions): StepwireClient {
     },
     retryRun: (id, options = {}) => value(call('runs.retry', { params: { id }, body: options })),
     bulkRuns: async (input) => (await value(call('runs.bulk', { body: input }))) as BulkResult,
+    runEvents: async (id, { after } = {}) =>
+      eventsOfStream(
+        await value(
+          call(
+            'runs.events',
+            { params: { id }, query: after === undefined ? {} : { after: String(after) } },
+            { timeout: runTimeout },
+          ),
+        ),
+      ),
     sendEvent: (event, payload) => value(call('events.send', { params: { event }, body: payload ?? {} })),
   };
 }

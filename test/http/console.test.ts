@@ -3,7 +3,7 @@
 // answered 401, a role without the permission shown a 403 page; the cancel, retry and bulk forms
 // with the session's form token; and a run's event stream in order and closed at its end.
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../../src/http/index.js';
+import { createClient, createHandler } from '../../src/http/index.js';
 import { loadProject } from '../../src/node/index.js';
 import type { Engine, RunRecord } from '../../src/index.js';
 
@@ -74,7 +74,7 @@ async function server() {
   const send = (path: string, init: RequestInit = {}) => handler(new Request(`${ORIGIN}${path}`, init));
   const run = await engine.run('echo', { text: EVIL });
   expect(run.status).toBe('succeeded');
-  return { engine, send, run };
+  return { engine, send, run, handler };
 }
 
 async function signIn(send: (path: string, init?: RequestInit) => Promise<Response>, email: string) {
@@ -246,7 +246,7 @@ describe('the operator console', () => {
   });
 
   it('sends the events of an ended run in order and closes; Last-Event-ID resumes', async () => {
-    const { send, run, engine } = await server();
+    const { send, run, engine, handler } = await server();
     const admin = await engine.keys.create({ name: 'ops', roles: ['admin'] });
     const auth = { authorization: `Bearer ${admin.secret}` };
     const answer = await send(`/runs/${run.id}/events`, { headers: auth });
@@ -269,6 +269,18 @@ describe('the operator console', () => {
       ['6', 'run.finished'],
     ]);
     expect((await send(`/runs/nope/events`, { headers: auth })).status).toBe(404);
+    // The typed client reads the stream to its end.
+    const client = createClient({
+      baseUrl: ORIGIN,
+      headers: auth,
+      retry: 0,
+      fetch: (input, init) => handler(new Request(input, init)),
+    });
+    expect(await client.runEvents(run.id)).toEqual(events.map((e) => e.event));
+    expect((await client.runEvents(run.id, { after: 4 })).map((e) => e.type)).toEqual([
+      'step.succeeded',
+      'run.finished',
+    ]);
   });
 
   it('follows a run that waits, live, until it ends', async () => {

@@ -115,6 +115,14 @@ describe('the route table is the one description of the API', () => {
       ],
       startRun: ['workflows.run', () => client.startRun(lookupWorkflow.name, { id: 1 })],
       getRun: ['runs.get', () => client.getRun(runId)],
+      runEvents: [
+        'runs.events',
+        async () => {
+          const events = await client.runEvents(runId);
+          expect(events[0]).toMatchObject({ type: 'run.started', run_id: runId });
+          expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'succeeded' });
+        },
+      ],
       cancelRun: ['runs.cancel', () => client.cancelRun(runId)],
       listRuns: ['runs.list', () => client.listRuns({ status: 'succeeded', limit: 5 })],
       createTrigger: [
@@ -192,9 +200,8 @@ describe('the route table is the one description of the API', () => {
             !name.startsWith('session.') &&
             name !== 'mcp.post' &&
             !['approvals.get', 'approvals.decide', 'approvals.link'].includes(name) &&
-            // The console's pages and forms, and a run's event stream (read by EventSource).
+            // The console's pages and forms.
             !name.startsWith('console.') &&
-            name !== 'runs.events' &&
             !['approvals.decideForm', 'approvals.linkPage', 'approvals.linkDecide'].includes(name),
         ),
       ),

@@ -288,3 +288,19 @@ function eventStream(source: Source, after: number, signal: AbortSignal): Readab
     },
   });
 }
+
+/**
+ * The events of an event stream's text (as `GET /runs/{id}/events` sends it): each message's JSON
+ * `data`, in order; comments and other fields are left out. @internal
+ */
+export function eventsOfStream(text: string): RunEvent[] {
+  const events: RunEvent[] = [];
+  for (const block of text.replace(/\r\n?/g, '\n').split('\n\n')) {
+    const data = block
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5));
+    if (data.length > 0) events.push(JSON.parse(data.join('\n')) as RunEvent);
+  }
+  return events;
+}
