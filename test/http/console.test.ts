@@ -199,6 +199,28 @@ describe('the operator console', () => {
     expect(future).toContain('No run matches.');
     const bad = await (await send('/console/runs?since=yesterday', { headers: { ...HTML, cookie } })).text();
     expect(bad).toContain('Not used: since must be a date');
+    expect(first).toContain('succeeded: 56<');
+  });
+
+  it('pages the audit log, 100 entries a page, and filters it', async () => {
+    const { send, engine } = await server();
+    const ops = engine.as({ id: 'ops', kind: 'user', roles: ['admin'] });
+    for (let i = 0; i < 105; i++) await ops.events.send(`ping.${i}`, {});
+    const cookie = await signIn(send, 'ada@example.com');
+    const first = await (
+      await send('/console/audit?action=event.send', { headers: { ...HTML, cookie } })
+    ).text();
+    expect(first.match(/<td>event\.send<\/td>/g)).toHaveLength(100);
+    expect(first).toContain('<td>event:ping.0</td>');
+    const later = /rel="next" href="([^"]+)"/.exec(first)![1]!.replaceAll('&amp;', '&');
+    expect(later).toContain('action=event.send');
+    const second = await (await send(later, { headers: { ...HTML, cookie } })).text();
+    expect(second.match(/<td>event\.send<\/td>/g)).toHaveLength(5);
+    expect(second).toContain('<td>event:ping.104</td>');
+    const one = await (
+      await send('/console/audit?resource=event%3Aping.7', { headers: { ...HTML, cookie } })
+    ).text();
+    expect(one.match(/<td>event\.send<\/td>/g)).toHaveLength(1);
   });
 
   it('sends a browser without credentials to sign in, answers an API client 401', async () => {

@@ -35,7 +35,7 @@ import { CONSOLE_SCRIPT } from './script.js';
 /** Runs in a page of the runs list. */
 const PAGE_SIZE = 50;
 /** Runs counted per status on the runs page (more shows as "N+"). */
-const COUNT_LIMIT = 1000;
+const COUNT_LIMIT = 100;
 /** Storage pages read at most to fill one page of runs filtered by initiator or time. */
 const MAX_SCANS = 20;
 /** Recent runs a workflow's numbers are computed from. */
