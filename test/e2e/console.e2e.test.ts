@@ -2,7 +2,8 @@
 // axe-core at 1280 and 390 px wide without scrolling sideways, a waiting run's page follows the run
 // live over its event stream (no reload) once the approval is decided, and the waiting runs of a
 // workflow are cancelled in bulk after the count is shown.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { openPage } from './browser.js';
 
 const chromiumPath = findTool(CHROMIUM);
 const PASSWORD = 'correct horse battery staple';
+const SHOTS = join(process.cwd(), 'test-artifacts', 'screens');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface AxeResult {
@@ -29,6 +31,7 @@ describe.skipIf(chromiumPath === undefined)('the operator console in Chromium', 
   let waitingId: string;
 
   beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
     ({ engine } = await loadProject('examples/app'));
     await engine.users.create({
       email: 'ada@example.com',
@@ -124,6 +127,11 @@ describe.skipIf(chromiumPath === undefined)('the operator console in Chromium', 
         expect(violations, `${path} at ${width} px`).toEqual([]);
         const wide = await page.evaluate(() => document.documentElement.scrollWidth);
         expect(wide, `${path} at ${width} px scrolls sideways`).toBeLessThanOrEqual(width);
+        if (path === '/console/runs' || path === `/console/runs/${runId}`)
+          await page.screenshot({
+            path: join(SHOTS, `console-${path === '/console/runs' ? 'runs' : 'run'}-${width}.png`),
+            fullPage: true,
+          });
       }
     }
     // The input was shown as text, never run.

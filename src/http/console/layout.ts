@@ -38,6 +38,9 @@ const CONSOLE_STYLES = `
 main { max-width: 80rem; }
 .console-nav { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; padding: 0.75rem 1.5rem; margin: 0; list-style: none; }
 .console-nav a { font-weight: 600; }
+.app-bar > nav { flex: 1; }
+.app-bar form.sign-out { border: 0; background: none; max-width: none; }
+#run-status { margin: 0 0 1.5rem; }
 .console-nav a[aria-current="page"] { text-decoration: underline; }
 section { margin: 0 0 2rem; }
 h1 { margin: 0 0 0.75rem; }
