@@ -27,7 +27,7 @@ export interface RunsView {
   filters: RunFilters;
   /** Where the next page starts. */
   next?: string | undefined;
-  /** Runs per status among the filtered ones, counted up to `countLimit`. */
+  /** Runs per status among the latest `countLimit` runs (of the workflow) that match the other filters. */
   counts: Record<string, number>;
   countLimit: number;
   workflows: string[];
@@ -106,11 +106,13 @@ export function renderRuns(frame: PageFrame, view: RunsView): string {
 <p><label for="f-until">Started before</label><input id="f-until" name="until" type="text" value="${esc(f.until ?? '')}"></p>
 <p><button type="submit">Filter</button></p>
 </form>`;
-  const counts = `<ul class="counts" aria-label="Runs by status">${RUN_STATUSES.map((status) => {
-    const n = view.counts[status] ?? 0;
-    const text = `${status}: ${n >= view.countLimit ? `${view.countLimit}+` : n}`;
-    return `<li>${link(frame, `/console/runs${runsQuery({ ...f, status })}`, text)}</li>`;
-  }).join('')}</ul>`;
+  const counted = `Of the latest ${view.countLimit.toLocaleString('en')} runs${f.workflow ? ` of ${f.workflow}` : ''}`;
+  const counts = `<p class="status">${esc(counted)}:</p><ul class="counts" aria-label="${esc(`Runs by status, ${counted.toLowerCase()}`)}">${RUN_STATUSES.map(
+    (status) => {
+      const text = `${status}: ${view.counts[status] ?? 0}`;
+      return `<li>${link(frame, `/console/runs${runsQuery({ ...f, status })}`, text)}</li>`;
+    },
+  ).join('')}</ul>`;
   const pager = view.next
     ? `<p class="pager"><a rel="next" href="${esc(`${frame.base}/console/runs${runsQuery(f, { after: view.next })}`)}">Older runs</a></p>`
     : '';
