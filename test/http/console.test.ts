@@ -331,6 +331,31 @@ describe('the operator console', () => {
     expect(events.map((e) => Number(e.id))).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('stops following the run when the client goes away', async () => {
+    const { send, engine } = await server();
+    const admin = await engine.keys.create({ name: 'ops', roles: ['admin'] });
+    const waiting = await engine.run('approve_it', {});
+    let reads = 0;
+    const getRun = engine.getRun.bind(engine);
+    engine.getRun = (id: string) => {
+      reads += 1;
+      return getRun(id);
+    };
+    const answer = await send(`/runs/${waiting.id}/events`, {
+      headers: { authorization: `Bearer ${admin.secret}` },
+    });
+    const reader = answer.body!.getReader();
+    await reader.read();
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // The stream reads the record while it is open (every half second)...
+    expect(reads).toBeGreaterThanOrEqual(2);
+    await reader.cancel();
+    const after = reads;
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // ...and not once it is cancelled.
+    expect(reads).toBe(after);
+  });
+
   it('cancels a waiting run from its page; refuses a form without the session token', async () => {
     const { send, engine } = await server();
     const waiting = await engine.run('approve_it', {});
