@@ -331,6 +331,28 @@ describe('the operator console', () => {
     expect(events.map((e) => Number(e.id))).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('links every page under the base path the handler is mounted at', async () => {
+    const { engine } = await server();
+    const waiting = await engine.run('approve_it', {});
+    const admin = await engine.keys.create({ name: 'ops', roles: ['admin'] });
+    const handler = createHandler(engine, { basePath: '/ops' });
+    const get = async (path: string) =>
+      (
+        await handler(
+          new Request(`${ORIGIN}/ops${path}`, {
+            headers: { ...HTML, authorization: `Bearer ${admin.secret}` },
+          }),
+        )
+      ).text();
+    const page = await get(`/console/runs/${waiting.id}`);
+    expect(page).toContain('<script src="/ops/console/console.js" defer></script>');
+    expect(page).toContain(`data-run-events="/ops/runs/${waiting.id}/events"`);
+    expect(page).toContain(`action="/ops/console/runs/${waiting.id}/cancel"`);
+    const hrefs = [...(await get('/console/runs')).matchAll(/(?:href|action)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(hrefs.length).toBeGreaterThan(10);
+    expect(hrefs.filter((href) => !href.startsWith('/ops/'))).toEqual([]);
+  });
+
   it('stops following the run when the client goes away', async () => {
     const { send, engine } = await server();
     const admin = await engine.keys.create({ name: 'ops', roles: ['admin'] });
