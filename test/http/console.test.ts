@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, createHandler } from '../../src/http/index.js';
 import { loadProject } from '../../src/node/index.js';
-import type { Engine, RunRecord } from '../../src/index.js';
+import { Engine, type ActionDefinition, type RunRecord } from '../../src/index.js';
+import { z } from 'zod';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 const PASSWORD = 'correct horse battery staple';
@@ -468,5 +469,72 @@ describe('retry and bulk actions from the console', () => {
     expect((await engine.getRun(later.id)).status).toBe('waiting');
     const after = await (await send(done.headers.get('location')!, { headers: { ...HTML, cookie } })).text();
     expect(after).toContain('Cancelled 2 of the 2 runs counted.');
+  });
+});
+
+describe('a failed run in the console', () => {
+  it('is found among the runs, shows its error, and is retried from its failed step', async () => {
+    let failing = true;
+    const calls: string[] = [];
+    const flaky = {
+      provider: 'acme',
+      module: 'test',
+      action: 'flaky',
+      input: z.object({ step: z.string(), fail: z.boolean().optional() }),
+      run: (input: { step: string; fail?: boolean }) => {
+        calls.push(input.step);
+        if (input.fail && failing) throw new Error(`${input.step} <broke>`);
+        return { step: input.step };
+      },
+    } as unknown as ActionDefinition;
+    const step = (name: string, fail?: boolean) => ({
+      name,
+      type: 'l2' as const,
+      l2_data: { provider: 'acme', module: 'test', action: 'flaky', input_data: { step: name, fail } },
+    });
+    const engine = new Engine({ actions: [flaky] });
+    try {
+      await engine.workflows.create({
+        name: 'pay',
+        steps: [step('charge'), step('notify', true)],
+        wires: [],
+      });
+      failing = true;
+      const failed = await engine.run('pay', {});
+      expect(failed.status).toBe('failed');
+      failing = false;
+      for (let i = 0; i < 5; i++) expect((await engine.run('pay', {})).status).toBe('succeeded');
+      failing = true;
+      const handler = createHandler(engine);
+      const get = async (path: string) =>
+        (await handler(new Request(`${ORIGIN}${path}`, { headers: HTML }))).text();
+      const list = await get('/console/runs?status=failed');
+      expect(list.match(/<tr><td><a href="\/console\/runs\//g)).toHaveLength(1);
+      expect(list).toContain(`/console/runs/${failed.id}`);
+      expect(list).toContain('notify &lt;broke&gt;');
+      const page = await get(`/console/runs/${failed.id}`);
+      expect(page).toContain('role="alert"');
+      expect(page).toContain('<option value="notify" selected>notify</option>');
+      failing = false;
+      calls.length = 0;
+      const answer = await handler(
+        new Request(`${ORIGIN}/console/runs/${failed.id}/retry`, {
+          method: 'POST',
+          headers: FORM,
+          body: new URLSearchParams({ from_step: 'notify', input: '' }).toString(),
+        }),
+      );
+      expect(answer.status).toBe(303);
+      const id = decodeURIComponent(/\/console\/runs\/(.+)$/.exec(answer.headers.get('location')!)![1]!);
+      const retried = await settled(engine, id);
+      expect(retried).toMatchObject({ status: 'succeeded', retry_of: failed.id });
+      // The step before the failed one kept its output: only the failed step ran again.
+      expect(calls).toEqual(['notify']);
+      const workflows = await get('/console/workflows');
+      // 7 runs, 6 succeeded: 85.7%.
+      expect(workflows).toContain('<td>85.7%</td>');
+    } finally {
+      await engine.close();
+    }
   });
 });
