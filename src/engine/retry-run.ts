@@ -25,7 +25,7 @@ const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
 /**
  * The records of the steps a retry keeps: those before `from_step` in the run's order that ended
- * (succeeded, skipped, or failed under `on_error: continue`), as the old run recorded them.
+ * (succeeded, skipped, or failed under `on_error: continue`), as the old run recorded them. @internal
  * @throws {@link ValidationError} naming `from_step` when the workflow has no such step;
  *   a `StepwireError` `conflict` when the run has not ended or is a child run.
  */
@@ -64,7 +64,7 @@ export function keptSteps(plan: Plan, record: RunRecord, fromStep: string | unde
     .map((step) => ({ ...step }));
 }
 
-/** The record a retry starts from: the old run's identity replaced, its kept steps in place. */
+/** The record a retry starts from: the old run's identity replaced, its kept steps in place. @internal */
 export function retryRecord(
   original: RunRecord,
   id: string,

@@ -52,6 +52,9 @@ export const ERROR_CODES: Readonly<Record<string, ErrorAnswer>> = {
   locked: { status: 503, title: 'Service Unavailable' },
   unavailable: { status: 503, title: 'Service Unavailable' },
   closed: { status: 503, title: 'Service Unavailable' },
+  outcome_unknown: { status: 502, title: 'Bad Gateway' },
+  timed_out: { status: 409, title: 'Conflict' },
+  not_supported: { status: 422, title: 'Unprocessable Content' },
 };
 
 /** The answer to a limit on what the caller sent (a {@link LimitError} whose `limit` starts with `http.`). */

@@ -40,6 +40,7 @@ const STEPWIRE_ERROR_NAMES: ReadonlySet<string> = new Set([
   'RedirectError',
   'HttpProblemError',
   'TriggerFireError',
+  'MailOutcomeUnknownError',
 ]);
 
 /** True when `error` has the shape of a stepwire error named `name` (any stepwire name when omitted). */
