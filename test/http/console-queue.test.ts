@@ -56,7 +56,9 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 }
 
 /** The messages of an event stream, read to its end. */
-async function readStream(response: Response): Promise<{ id: number; type: string; step?: string | undefined }[]> {
+async function readStream(
+  response: Response,
+): Promise<{ id: number; type: string; step?: string | undefined }[]> {
   const text = await response.text();
   return text
     .split('\n\n')
