@@ -298,6 +298,8 @@ describe.each(MODES)('%s', (mode) => {
       const monday = new Date(slot);
       monday.setUTCHours(8, 0, 0, 0); // 09:00 Berlin in winter
       const after = new Date(monday.getTime() + 5 * 60_000);
+      // Both opened first, so that their ticks read the slot at the same time.
+      await Promise.all([a.ready(), b.ready()]);
       const [one, two] = await Promise.all([a.tick(after), b.tick(after)]);
       expect([...one, ...two].map((f) => f.run_id)).toHaveLength(2);
       expect(new Set([...one, ...two].map((f) => f.run_id)).size).toBe(1);
