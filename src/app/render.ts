@@ -60,8 +60,8 @@ ${rows}
 `;
 }
 
-/** Who is signed in, and the form that signs out (carrying the session's form token). */
-function signOutForm(base: string, session: RenderScreenOptions['session']): string {
+/** Who is signed in, and the form that signs out (carrying the session's form token). @internal */
+export function signOutForm(base: string, session: RenderScreenOptions['session']): string {
   if (!session) return '';
   return `<form class="sign-out" method="post" action="${escapeHtml(`${base}/sign-out`)}"><span>${escapeHtml(session.who)}</span><input type="hidden" name="_csrf" value="${escapeHtml(session.csrf)}"><button type="submit">Sign out</button></form>`;
 }
@@ -71,6 +71,17 @@ function signOutForm(base: string, session: RenderScreenOptions['session']): str
  * @internal
  */
 export function renderMessagePage(title: string, message: string): string {
+  return renderPage(
+    title,
+    `<main>\n<h1>${escapeHtml(title)}</h1>\n<p class="status">${escapeHtml(message)}</p>\n</main>`,
+  );
+}
+
+/**
+ * A complete HTML page in the screens' style: `title` escaped here, `body` (the page's header and
+ * main, already escaped) as it is. @internal
+ */
+export function renderPage(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -80,10 +91,7 @@ export function renderMessagePage(title: string, message: string): string {
 <style>${SCREEN_STYLES}</style>
 </head>
 <body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-<p class="status">${escapeHtml(message)}</p>
-</main>
+${body}
 </body>
 </html>
 `;

@@ -5,8 +5,7 @@
  * @module
  */
 import type { Approval } from '../engine/waits/approvals.js';
-import { escapeHtml } from '../app/render.js';
-import { SCREEN_STYLES } from '../app/styles.js';
+import { escapeHtml, renderPage, signOutForm } from '../app/render.js';
 
 /** Who is signed in (for the sign-out form), or the link an outside approver opened. @internal */
 export interface PageAccess {
@@ -152,24 +151,7 @@ function shown(value: unknown): string {
 }
 
 function page(title: string, main: string, base: string, access: PageAccess): string {
-  const signOut = access.session
-    ? `<form class="sign-out" method="post" action="${escapeHtml(`${base}/sign-out`)}"><span>${escapeHtml(access.session.who)}</span><input type="hidden" name="_csrf" value="${escapeHtml(access.session.csrf)}"><button type="submit">Sign out</button></form>`
-    : '';
   const inbox = access.token ? '' : `<a href="${escapeHtml(`${base}/approvals`)}">Approvals</a>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${SCREEN_STYLES}</style>
-</head>
-<body>
-<header class="app-bar"><div>${inbox}</div>${signOut}</header>
-<main>
-${main}
-</main>
-</body>
-</html>
-`;
+  const header = `<header class="app-bar"><div>${inbox}</div>${signOutForm(base, access.session)}</header>`;
+  return renderPage(title, `${header}\n<main>\n${main}\n</main>`);
 }
