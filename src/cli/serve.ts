@@ -163,6 +163,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
         '  note: listening on every address, answering only loopback names; give --public-url to be reached by name',
       );
     io.out(`  API: ${base}/openapi.json`);
+    io.out(`  console: ${base}/console  approvals: ${base}/approvals  MCP: ${base}/mcp`);
     io.out(`  data: ${database.where}${memory ? '' : `; entity rows in ${dir}/sheets`}`);
     for (const name of await project.engine.applications.list()) {
       const app = await project.engine.applications.get(name);

@@ -73,6 +73,9 @@ describe('stepwire serve: the files upload_file stored', () => {
     );
     expect(served.stdout()).toContain('public URL: https://flows.example.test');
     expect(served.stdout()).toContain('API: https://flows.example.test/openapi.json');
+    expect(served.stdout()).toContain(
+      'console: https://flows.example.test/console  approvals: https://flows.example.test/approvals  MCP: https://flows.example.test/mcp',
+    );
     const record = (await (
       await call(`${served.url}/workflows/invoice/runs`, {
         method: 'POST',
