@@ -41,6 +41,18 @@ export interface GetEntityInput {
     /**
      * @maxItems 100
      */
+    group_by?: string[];
+    /**
+     * @maxItems 100
+     */
+    aggregates?: {
+      function: 'count' | 'sum' | 'min' | 'max' | 'avg';
+      column?: string;
+      alias: string;
+    }[];
+    /**
+     * @maxItems 100
+     */
     order_by?: {
       column: string;
       direction: 'ASC' | 'DESC';

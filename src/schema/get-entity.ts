@@ -27,6 +27,13 @@ export const MAX_SELECTED = 1000;
 export const MAX_FILTERS = 100;
 /** Most `order_by` keys of one read. */
 export const MAX_ORDER_KEYS = 100;
+/** Most `group_by` columns of one read. */
+export const MAX_GROUP_COLUMNS = 100;
+/** Most `aggregates` of one read. */
+export const MAX_AGGREGATES = 100;
+
+/** Aggregate functions of the entity read. */
+export const AGGREGATE_FUNCTIONS = ['count', 'sum', 'min', 'max', 'avg'] as const;
 
 /** Sort directions. */
 export const DIRECTIONS = ['ASC', 'DESC'] as const;
@@ -54,10 +61,25 @@ export const OrderBySchema = z.strictObject({
   direction: z.enum(DIRECTIONS),
 });
 
-/** The read operation: select, filter, order. All parts optional; no other properties. */
+/**
+ * One aggregate of a read: `count` without `column` counts rows, with `column` the non-null cells;
+ * `sum`, `avg`, `min`, `max` need a `column`. The result column is named `alias`.
+ */
+export const AggregateSchema = z.strictObject({
+  function: z.enum(AGGREGATE_FUNCTIONS),
+  column: z.string().optional(),
+  alias: z.string().min(1),
+});
+
+/**
+ * The read operation: select, filter, group and aggregate, order. All parts optional; no other
+ * properties. With `group_by` or `aggregates` the table has the group columns, then the aliases.
+ */
 export const OperationSchema = z.strictObject({
   select_columns: z.array(SelectColumnSchema).max(MAX_SELECTED).optional(),
   filters: z.array(FilterSchema).max(MAX_FILTERS).optional(),
+  group_by: z.array(z.string()).max(MAX_GROUP_COLUMNS).optional(),
+  aggregates: z.array(AggregateSchema).max(MAX_AGGREGATES).optional(),
   order_by: z.array(OrderBySchema).max(MAX_ORDER_KEYS).optional(),
 });
 
@@ -101,6 +123,10 @@ export type Operation = z.infer<typeof OperationSchema>;
 export type Filter = z.infer<typeof FilterSchema>;
 /** One sort key of a read. */
 export type OrderBy = z.infer<typeof OrderBySchema>;
+/** One aggregate of a read. */
+export type Aggregate = z.infer<typeof AggregateSchema>;
+/** An aggregate function. */
+export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
 /** One selected column of a read. */
 export type SelectColumn = z.infer<typeof SelectColumnSchema>;
 /** Output of the `get_entity` action. */
