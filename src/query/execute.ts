@@ -1,6 +1,6 @@
 /**
- * The entity read (`get_entity`): filters, then ordering, then the page, over an
- * {@link EntityTable}. Reads never copy the table: they narrow a list of row indexes and materialize
+ * The entity read (`get_entity`): filters, then grouping and aggregates when asked, then ordering,
+ * then the page, over an {@link EntityTable}. Reads never copy the table: they narrow a list of row indexes and materialize
  * only the page's rows and the selected columns.
  * @module
  */
@@ -9,6 +9,7 @@ import type { Column } from '../schema/data-table.js';
 import type { EntityColumn } from '../schema/entity.js';
 import { GetEntityInputSchema, type GetEntityOutput } from '../schema/get-entity.js';
 import { check } from '../schema/issues.js';
+import { groupedPage } from './aggregate.js';
 import { cellOf, type EntityTable } from './entity-table.js';
 import { compileFilter } from './filters.js';
 import { columnIndex, rowsHolding } from './hash-index.js';
@@ -60,6 +61,8 @@ export function outputColumn(name: string, column: Pick<EntityColumn, 'type' | '
  * `body.error.is_error` true and one message per problem, each naming its field path. An `EQUALS` or
  * `IN` filter on a number or text column is answered from the column's hash index (built on first
  * use, kept with the table; see `hash-index.ts`) unless `options.indexes` is false: same rows.
+ * With `group_by` or `aggregates` the kept rows are grouped (see `aggregate.ts`) and the groups
+ * ordered and paged instead.
  * @example
  * ```ts
  * executeRead('orders', table, {
@@ -82,11 +85,21 @@ export function executeRead(
   if (!planned.ok) return readFailure(planned.errors);
   const plan = planned.plan;
   const rules = options.rules && planRules(entityName, table, options.rules, limits);
+  const indexes = options.indexes ?? true;
+  if (plan.group) {
+    const { idx, n } = rules
+      ? rules.length === 1
+        ? matching(table, [...rules[0]!, ...plan.filters], indexes)
+        : matching(table, plan.filters, indexes, ruledRows(table, rules, indexes))
+      : matching(table, plan.filters, indexes);
+    const grouped = groupedPage(table, plan.group, idx, n, plan, outputColumn);
+    return { body: { table: grouped, error: { is_error: false, errors: [] } } };
+  }
   const page = rules
     ? rules.length === 1
-      ? pageRows(table, { ...plan, filters: [...rules[0]!, ...plan.filters] }, options.indexes ?? true)
-      : pageRows(table, plan, options.indexes ?? true, ruledRows(table, rules, options.indexes ?? true))
-    : pageRows(table, plan, options.indexes ?? true);
+      ? pageRows(table, { ...plan, filters: [...rules[0]!, ...plan.filters] }, indexes)
+      : pageRows(table, plan, indexes, ruledRows(table, rules, indexes))
+    : pageRows(table, plan, indexes);
   const columns = plan.select.map((item) => outputColumn(item.name, table.columns[item.column]!));
   const selected = plan.select.map((item) => table.data[item.column]!);
   const rows: unknown[][] = new Array<unknown[]>(page.length);

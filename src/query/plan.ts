@@ -4,7 +4,7 @@
  * @module
  */
 import type { ColumnType, EntityColumn } from '../schema/entity.js';
-import type { FilterOperator, GetEntityInput } from '../schema/get-entity.js';
+import type { AggregateFunction, FilterOperator, GetEntityInput } from '../schema/get-entity.js';
 import { coerceValue } from './coerce.js';
 import { listNames, quoteName } from '../schema/issues.js';
 
@@ -32,11 +32,32 @@ const MAX_PAGE_CELLS = 1_000_000;
 /** The most problems a refused read lists; one last says how many more (an IN list of 200,000 bad items). */
 const MAX_LISTED_ERRORS = 100;
 
-/** A checked read: what to select, filter, order and which page. @internal */
+/** One aggregate of a plan: `column` is -1 for `count` of rows. @internal */
+export interface AggregatePlan {
+  fn: AggregateFunction;
+  column: number;
+  name: string;
+}
+
+/**
+ * The grouping of an aggregate read. Its output columns are the `by` columns, then the aggregates;
+ * `order` names them by that position. @internal
+ */
+export interface GroupPlan {
+  by: { column: number; name: string }[];
+  aggregates: AggregatePlan[];
+  order: { output: number; descending: boolean }[];
+}
+
+/**
+ * A checked read: what to select, filter, order and which page. With `group`, the read groups and
+ * aggregates: `select` and `order` are then empty (the group plan has its own order). @internal
+ */
 export interface ReadPlan {
   select: { column: number; name: string }[];
   filters: FilterPlan[];
   order: { column: number; descending: boolean }[];
+  group?: GroupPlan;
   pageSize: number;
   pageNumber: number;
 }
@@ -81,8 +102,14 @@ export function planRead(
   if (input.entity_name !== entityName)
     errors.push(`entity_name: ${quoteName(input.entity_name)} does not name entity ${quoteName(entityName)}`);
 
+  const operation = input.operation;
+  const grouped = (operation.group_by?.length ?? 0) > 0 || (operation.aggregates?.length ?? 0) > 0;
   const select: ReadPlan['select'] = [];
-  const chosen = input.operation.select_columns ?? [];
+  const chosen = grouped ? [] : (operation.select_columns ?? []);
+  if (grouped && (operation.select_columns?.length ?? 0) > 0)
+    errors.push(
+      'operation.select_columns: cannot be combined with group_by or aggregates (the table then has the group_by columns, then the aggregate aliases); leave select_columns out',
+    );
   const names = new Map<string, number>();
   chosen.forEach((item, i) => {
     const path = `operation.select_columns[${i}]`;
@@ -98,7 +125,8 @@ export function planRead(
     else names.set(name, i);
     select.push({ column: c, name });
   });
-  if (chosen.length === 0) columns.forEach((column, c) => select.push({ column: c, name: column.name }));
+  if (chosen.length === 0 && !grouped)
+    columns.forEach((column, c) => select.push({ column: c, name: column.name }));
 
   const filters: FilterPlan[] = [];
   (input.operation.filters ?? []).forEach((filter, i) => {
@@ -151,25 +179,102 @@ export function planRead(
   });
 
   const order: ReadPlan['order'] = [];
+  const group = grouped ? planGroup(columns, operation, find, errors) : undefined;
   const ordered = new Set<number>();
-  (input.operation.order_by ?? []).forEach((key, i) => {
-    const column = find(key.column, `operation.order_by[${i}].column`);
-    // A column already ordered by decides nothing more: left out (ties would walk it again).
-    if (ordered.has(column)) return;
-    ordered.add(column);
-    order.push({ column, descending: key.direction === 'DESC' });
-  });
+  if (!group)
+    (operation.order_by ?? []).forEach((key, i) => {
+      const column = find(key.column, `operation.order_by[${i}].column`);
+      // A column already ordered by decides nothing more: left out (ties would walk it again).
+      if (ordered.has(column)) return;
+      ordered.add(column);
+      order.push({ column, descending: key.direction === 'DESC' });
+    });
 
   // page_size is capped by limits.maxPageSize: a larger one reads pages of the cap's size, not an error.
   const pageSize = Math.min(input.page_size ?? limits.defaultPageSize, limits.maxPageSize);
-  if (select.length * pageSize > MAX_PAGE_CELLS)
+  const width = group ? group.by.length + group.aggregates.length : select.length;
+  if (width * pageSize > MAX_PAGE_CELLS)
     errors.push(
-      `operation.select_columns: ${select.length} columns in pages of ${pageSize} rows would answer more than ${MAX_PAGE_CELLS} cells at once; select fewer columns or ask for smaller pages`,
+      `operation.${group ? 'aggregates' : 'select_columns'}: ${width} columns in pages of ${pageSize} rows would answer more than ${MAX_PAGE_CELLS} cells at once; select fewer columns or ask for smaller pages`,
     );
   if (errors.length > MAX_LISTED_ERRORS)
     errors.splice(MAX_LISTED_ERRORS, errors.length, `and ${errors.length - MAX_LISTED_ERRORS} more problems`);
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, plan: { select, filters, order, pageSize, pageNumber: input.page_number ?? 1 } };
+  const plan: ReadPlan = { select, filters, order, pageSize, pageNumber: input.page_number ?? 1 };
+  if (group) plan.group = group;
+  return { ok: true, plan };
+}
+
+/**
+ * The group plan of a read with `group_by` or `aggregates`: group columns (each once), aggregates
+ * (an alias each, unique and unlike every group column; `sum` and `avg` over `NUMBER` columns, every
+ * function but `count` with a column), and the order over those output columns.
+ */
+function planGroup(
+  columns: readonly EntityColumn[],
+  operation: GetEntityInput['operation'],
+  find: (name: string, path: string) => number,
+  errors: string[],
+): GroupPlan {
+  const by: GroupPlan['by'] = [];
+  const outputs = new Map<string, number>();
+  const where = new Map<string, string>();
+  (operation.group_by ?? []).forEach((name, i) => {
+    const path = `operation.group_by[${i}]`;
+    const c = find(name, path);
+    const earlier = where.get(name);
+    if (earlier !== undefined) {
+      errors.push(`${path}: column ${quoteName(name)} is already grouped by at ${earlier}`);
+      return;
+    }
+    where.set(name, path);
+    if (c >= 0) outputs.set(name, by.length);
+    by.push({ column: c, name });
+  });
+  const aggregates: AggregatePlan[] = [];
+  (operation.aggregates ?? []).forEach((item, i) => {
+    const path = `operation.aggregates[${i}]`;
+    let column = -1;
+    if (item.column !== undefined) column = find(item.column, `${path}.column`);
+    else if (item.function !== 'count')
+      errors.push(`${path}.column: ${item.function} needs a column (only count may leave it out, to count rows)`);
+    const type = column >= 0 ? columns[column]!.type : undefined;
+    if ((item.function === 'sum' || item.function === 'avg') && type !== undefined && type !== 'NUMBER')
+      errors.push(
+        `${path}.column: ${item.function} works on NUMBER columns only; column ${quoteName(item.column!)} is ${type}`,
+      );
+    const name = item.alias;
+    const earlier = where.get(name);
+    if (name.trim() === '') errors.push(`${path}.alias: alias must not be empty`);
+    else if (earlier !== undefined)
+      errors.push(
+        earlier.startsWith('operation.group_by')
+          ? `${path}.alias: alias ${quoteName(name)} is the name of group column ${earlier}; give the aggregate another alias`
+          : `${path}.alias: alias ${quoteName(name)} is already used by ${earlier}; give one of them a different alias`,
+      );
+    else {
+      where.set(name, path);
+      outputs.set(name, by.length + aggregates.length);
+    }
+    aggregates.push({ fn: item.function, column, name });
+  });
+
+  const order: GroupPlan['order'] = [];
+  const ordered = new Set<number>();
+  const names = listNames([...outputs.keys()]);
+  (operation.order_by ?? []).forEach((key, i) => {
+    const output = outputs.get(key.column);
+    if (output === undefined) {
+      errors.push(
+        `operation.order_by[${i}].column: ${quoteName(key.column)} is neither a group_by column nor an aggregate alias (output columns: ${names})`,
+      );
+      return;
+    }
+    if (ordered.has(output)) return;
+    ordered.add(output);
+    order.push({ output, descending: key.direction === 'DESC' });
+  });
+  return { by, aggregates, order };
 }
 
 /** The value coerced by `value_type` (when given) and then to the column type; `undefined` after an error. */
