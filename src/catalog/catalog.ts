@@ -369,7 +369,7 @@ export class Catalog {
    * data: problems come back in `body.error` with `body.table` columns and rows null. In a
    * principal's view only the rows its rules let it see are read, and its hidden columns are left out.
    * @throws {@link ForbiddenError} in a view without `entity.read` on the entity, or that names a
-   *   column hidden from it (in `select_columns`, `filters` or `order_by`).
+   *   column hidden from it (in `select_columns`, `filters`, `order_by`, `group_by` or `aggregates`).
    */
   async getEntity(input: GetEntityInput, options: CallOptions = {}): Promise<GetEntityOutput> {
     await this.#ready();
@@ -729,6 +729,14 @@ function withoutHidden(entity: Entity, access: EntityAccess, input: GetEntityInp
       `operation.order_by[${i}].column`,
       o?.column,
     ]),
+    ...(Array.isArray(operation.group_by) ? operation.group_by : []).map((g, i): [string, unknown] => [
+      `operation.group_by[${i}]`,
+      g,
+    ]),
+    ...(Array.isArray(operation.aggregates) ? operation.aggregates : []).map((a, i): [string, unknown] => [
+      `operation.aggregates[${i}].column`,
+      a?.column,
+    ]),
   ];
   for (const [path, column] of named)
     if (typeof column === 'string' && access.hidden.has(column))
@@ -737,6 +745,12 @@ function withoutHidden(entity: Entity, access: EntityAccess, input: GetEntityInp
         'entity.read',
       );
   if (operation.select_columns && operation.select_columns.length > 0) return input;
+  // A grouped read answers its group columns and aggregates only, all checked above.
+  if (
+    (Array.isArray(operation.group_by) && operation.group_by.length > 0) ||
+    (Array.isArray(operation.aggregates) && operation.aggregates.length > 0)
+  )
+    return input;
   const select_columns = entity.columns
     .filter((c) => !access.hidden.has(c.name))
     .map((c) => ({ column: c.name }));

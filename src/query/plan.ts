@@ -237,7 +237,9 @@ function planGroup(
     let column = -1;
     if (item.column !== undefined) column = find(item.column, `${path}.column`);
     else if (item.function !== 'count')
-      errors.push(`${path}.column: ${item.function} needs a column (only count may leave it out, to count rows)`);
+      errors.push(
+        `${path}.column: ${item.function} needs a column (only count may leave it out, to count rows)`,
+      );
     const type = column >= 0 ? columns[column]!.type : undefined;
     if ((item.function === 'sum' || item.function === 'avg') && type !== undefined && type !== 'NUMBER')
       errors.push(

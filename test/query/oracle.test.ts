@@ -11,7 +11,13 @@ import { mapSheet } from '../../src/catalog/sheet-mapping.js';
 import { hasColumnIndex } from '../../src/query/hash-index.js';
 import { executeRead } from '../../src/query/index.js';
 import type { Entity } from '../../src/schema/entity.js';
-import { FILTER_OPERATORS, type Filter, type GetEntityInput } from '../../src/schema/get-entity.js';
+import {
+  AGGREGATE_FUNCTIONS,
+  FILTER_OPERATORS,
+  type Aggregate,
+  type Filter,
+  type GetEntityInput,
+} from '../../src/schema/get-entity.js';
 import { normalize, oracle, type Kind, type OracleCase, type Typed } from './sqlite-oracle.js';
 
 const LIMITS = { maxPageSize: 10_000, defaultPageSize: 100 };
@@ -36,12 +42,16 @@ const number = fc.oneof(
 );
 
 /** A raw cell for a column kind, and the value SQLite gets for it (the rules of docs/semantics.md). */
-function cellFor(kind: Kind): fc.Arbitrary<{ cell: CellValue; value: Typed }> {
+function cellFor(
+  kind: Kind,
+  numbers: fc.Arbitrary<number> = number,
+  texts: fc.Arbitrary<string> = text,
+): fc.Arbitrary<{ cell: CellValue; value: Typed }> {
   const empty = fc.constantFrom<CellValue>(null, '', '  ').map((cell) => ({ cell, value: null }));
   if (kind === 'NUMBER')
     return fc.oneof(
       empty,
-      number.map((n) => ({ cell: n, value: n })),
+      numbers.map((n) => ({ cell: n, value: n })),
       fc.integer({ min: -20, max: 20 }).map((n) => ({ cell: ` ${n} `, value: n })),
     );
   if (kind === 'BOOLEAN')
@@ -52,7 +62,7 @@ function cellFor(kind: Kind): fc.Arbitrary<{ cell: CellValue; value: Typed }> {
     );
   return fc.oneof(
     empty,
-    text.map((s) => ({ cell: s, value: s.trim() === '' ? null : s })),
+    texts.map((s) => ({ cell: s, value: s.trim() === '' ? null : s })),
   );
 }
 
@@ -278,6 +288,78 @@ const caseArb = (focused: boolean, equality = false, maxRows = 30): fc.Arbitrary
           });
       });
   });
+
+/**
+ * Numbers of the grouped reads: quarters, so that sums and averages are exact in doubles whatever
+ * the order of addition (SQLite adds with compensation), with few distinct values, so groups repeat.
+ */
+const quarter = fc.integer({ min: -12, max: 12 }).map((n) => n / 4);
+const groupText = fc.constantFrom('a', 'b', 'A', 'ab', 'é', 'e\u0301', '😀', '10', '9', ' a');
+
+/**
+ * Random aggregate reads: 0 to 3 group columns, 0 to 4 aggregates (at least one of the two), random
+ * filters, order keys among the output columns, paging.
+ */
+const groupedArb = (maxRows = 40): fc.Arbitrary<Case> =>
+  kinds.chain((kindsOf) => {
+    const names = kindsOf.map((_, c) => `c${c}`);
+    const row = fc.tuple(...kindsOf.map((kind) => cellFor(kind, quarter, groupText)));
+    return fc.array(row, { maxLength: maxRows }).chain((generated) => {
+      const kept = generated.filter((r) => r.some((cell) => cell.value !== null));
+      const typed = kept.map((r) => r.map((cell) => cell.value));
+      const cells: CellValue[][] = [names, ...kept.map((r) => r.map((cell) => cell.cell))];
+      const numeric = names.filter((_, c) => kindsOf[c] === 'NUMBER');
+      const aggregate: fc.Arbitrary<Omit<Aggregate, 'alias'>> = fc
+        .constantFrom(...AGGREGATE_FUNCTIONS)
+        .chain((fn): fc.Arbitrary<Omit<Aggregate, 'alias'>> => {
+          if (fn === 'count')
+            return fc
+              .option(fc.constantFrom(...names), { nil: undefined })
+              .map((column) => (column === undefined ? { function: fn } : { function: fn, column }));
+          const among = fn === 'sum' || fn === 'avg' ? numeric : names;
+          if (among.length === 0) return fc.constant({ function: 'count' as const });
+          return fc.constantFrom(...among).map((column) => ({ function: fn, column }));
+        });
+      return fc
+        .record({
+          group_by: fc.shuffledSubarray(names, { maxLength: Math.min(3, names.length) }),
+          aggregates: fc.array(aggregate, { maxLength: 4 }),
+          filters: fc.array(filterFor(names, kindsOf, typed), { maxLength: 2 }),
+          order: fc.array(
+            fc.record({ at: fc.nat(), direction: fc.constantFrom('ASC' as const, 'DESC' as const) }),
+            {
+              maxLength: 3,
+            },
+          ),
+          page_size: fc.integer({ min: 1, max: 6 }),
+          page_number: fc.integer({ min: 1, max: 3 }),
+          paging: fc.constantFrom('none', 'size', 'both'),
+        })
+        .filter((r) => r.group_by.length > 0 || r.aggregates.length > 0)
+        .map((r) => {
+          const aggregates = r.aggregates.map((a, i): Aggregate => ({ ...a, alias: `a${i}` }));
+          const outputs = [...r.group_by, ...aggregates.map((a) => a.alias)];
+          const order_by = r.order.map((o) => ({
+            column: outputs[o.at % outputs.length]!,
+            direction: o.direction,
+          }));
+          const filters = r.filters.map(({ typed: _typed, ...filter }) => filter);
+          const input: GetEntityInput = {
+            entity_name: 't',
+            operation: {
+              ...(r.group_by.length > 0 ? { group_by: r.group_by } : {}),
+              ...(aggregates.length > 0 ? { aggregates } : {}),
+              ...(filters.length > 0 ? { filters } : {}),
+              ...(order_by.length > 0 ? { order_by } : {}),
+            },
+          };
+          if (r.paging !== 'none') input.page_size = r.page_size;
+          if (r.paging === 'both') input.page_number = r.page_number;
+          return { kinds: kindsOf, rows: typed, cells, input, sqlValues: r.filters.map((f) => f.typed) };
+        });
+    });
+  });
+
 const cases = caseArb(false);
 
 function entityOf(kindsOf: Kind[]): Entity {
@@ -327,6 +409,28 @@ describe('entity read against SQLite', () => {
   it('keeps exactly the rows SQLite keeps for EQUALS and IN, values of any type, alone or with other filters', () => {
     fc.assert(fc.property(caseArb(true, true, 60), agrees), { numRuns: RUNS });
     fc.assert(fc.property(caseArb(false, true, 60), agrees), { numRuns: RUNS });
+  });
+
+  it('groups and aggregates exactly as SQLite does, for random tables and aggregate reads', () => {
+    fc.assert(fc.property(groupedArb(), agrees), { numRuns: RUNS });
+  });
+
+  it('groups many rows into few groups as SQLite does, over several group columns', () => {
+    fc.assert(fc.property(groupedArb(200), agrees), { numRuns: 60 });
+  });
+
+  it('names the output columns of an aggregate read: the group columns, then the aliases', () => {
+    fc.assert(
+      fc.property(groupedArb(), (c) => {
+        const output = executeRead('t', mapSheet(entityOf(c.kinds), c.cells), c.input, LIMITS);
+        const op = c.input.operation;
+        expect(output.body.table.columns?.map((col) => col.name)).toEqual([
+          ...(op.group_by ?? []),
+          ...(op.aggregates ?? []).map((a) => a.alias),
+        ]);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('names the output columns by alias, else by column, in select order', () => {

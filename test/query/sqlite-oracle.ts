@@ -88,6 +88,7 @@ export function oracle(db: Database, c: OracleCase): unknown[][] {
   for (const row of c.rows) insert.run(row.map(bind));
   insert.free();
   const op = c.input.operation;
+  if ((op.group_by?.length ?? 0) > 0 || (op.aggregates?.length ?? 0) > 0) return grouped(db, c, names);
   const selected =
     op.select_columns && op.select_columns.length > 0 ? op.select_columns.map((s) => s.column) : names;
   const params: SqlValue[] = [];
@@ -105,6 +106,36 @@ export function oracle(db: Database, c: OracleCase): unknown[][] {
   return rows.map((row) =>
     row.map((v, i) => (c.kinds[names.indexOf(selected[i]!)] === 'BOOLEAN' && v !== null ? v === 1 : v)),
   );
+}
+
+/**
+ * An aggregate read in SQL: `GROUP BY` the group columns, aggregates as SQLite computes them, the
+ * groups ordered by the keys (nulls last), then by their first row (`MIN(rowid)`), then paged.
+ */
+function grouped(db: Database, c: OracleCase, names: string[]): unknown[][] {
+  const op = c.input.operation;
+  const kindOf = (column: string): Kind => c.kinds[names.indexOf(column)]!;
+  const by = op.group_by ?? [];
+  const aggregates = op.aggregates ?? [];
+  const outputs = [
+    ...by.map((column) => ({ sql: `"${column}"`, kind: kindOf(column) as Kind | undefined })),
+    ...aggregates.map((a) => ({
+      sql: `${a.function}(${a.column === undefined ? '*' : `"${a.column}"`}) AS "${a.alias}"`,
+      // min and max keep their column's kind (booleans come back as 0 / 1); the others are numbers.
+      kind: a.function === 'min' || a.function === 'max' ? kindOf(a.column!) : undefined,
+    })),
+  ];
+  const params: SqlValue[] = [];
+  const where = (op.filters ?? []).map((f, i) => filterSql(f, kindOf(f.column), params, c.sqlValues[i]));
+  const order = (op.order_by ?? []).map((o) => `"${o.column}" ${o.direction} NULLS LAST`);
+  const size = c.input.page_size ?? 100;
+  const sql =
+    `SELECT ${outputs.map((o) => o.sql).join(', ')} FROM t` +
+    (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+    (by.length > 0 ? ` GROUP BY ${by.map((column) => `"${column}"`).join(', ')}` : '') +
+    ` ORDER BY ${[...order, 'MIN(rowid)'].join(', ')} LIMIT ${size} OFFSET ${((c.input.page_number ?? 1) - 1) * size}`;
+  const rows = db.exec(sql, params)[0]?.values ?? [];
+  return rows.map((row) => row.map((v, i) => (outputs[i]!.kind === 'BOOLEAN' && v !== null ? v === 1 : v)));
 }
 
 /** -0 and 0 are the same number to SQLite. */
