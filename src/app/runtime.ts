@@ -8,6 +8,7 @@ import { itemProperty } from './form.js';
 import { assignIssues, coerceForm } from './form.js';
 import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
 import { resolveGrid } from './grid.js';
+import { resolveChart, resolveMetric } from './chart.js';
 import { SUBMISSION, deleteOnce, isToken, submissionDigest } from './submission.js';
 import { prefill, submitWrite, writeItems } from './write-job.js';
 import { writeFormIssues } from './check-entities.js';
@@ -263,6 +264,10 @@ export class AppRuntime {
         return this.#form(component, query, state?.component === component.name ? state : undefined);
       case 'datagrid':
         return resolveGrid(this.#host, screen, component, query);
+      case 'chart':
+        return resolveChart(this.#host, component, query);
+      case 'metric':
+        return resolveMetric(this.#host, component, query);
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { Issue } from '../errors/index.js';
 import type { RunRecord } from '../schema/index.js';
-import type { Column } from '../schema/index.js';
+import type { Column, FormItem } from '../schema/index.js';
 
 /** The query parameters of a screen: name to value (the first value of a repeated name). */
 export type ScreenQuery = Record<string, string>;
@@ -65,7 +65,7 @@ export interface ResolvedFormItem {
   /** The workflow input property it fills; also the input's `name`. */
   property: string;
   /** The item type from the config. */
-  type: 'number' | 'text' | 'string' | 'boolean' | 'date';
+  type: FormItem['type'];
   /** Whether a value must be given. */
   required: boolean;
   /** `min`, `max` and `step` of a number item, when configured. */

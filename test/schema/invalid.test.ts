@@ -486,9 +486,9 @@ const cases: Case[] = [
   ),
   A(
     'unknown component type',
-    (b) => (b.screens[1].components[0][0].type = 'chart'),
+    (b) => (b.screens[1].components[0][0].type = 'carousel'),
     'screens[1].components[0][0].type',
-    'type must be one of "text", "form", "datagrid", "button", got the string "chart"',
+    'type must be one of "text", "form", "datagrid", "button", "chart", "metric", got the string "carousel"',
   ),
   A(
     'screen url with a slash',
@@ -537,9 +537,9 @@ const cases: Case[] = [
   ),
   G(
     'extra property in operation',
-    (b) => (b.operation.group_by = ['id']),
-    'operation.group_by',
-    'unknown property "group_by"; no other properties are allowed here',
+    (b) => (b.operation.having = ['id']),
+    'operation.having',
+    'unknown property "having"; no other properties are allowed here',
   ),
   G(
     'extra property in a filter',
