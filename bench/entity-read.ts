@@ -1,6 +1,7 @@
 /**
  * Benchmark of the entity read: 1,000,000 rows x 6 columns, two filters, one sort key, three columns,
- * page 2 of 100, timed against two hand-written loops over the raw row arrays; reads by key and the
+ * page 2 of 100, timed against two hand-written loops over the raw row arrays; a group-by with three
+ * aggregates over every row against a hand-written loop computing the same; reads by key and the
  * first read of the sheet through the catalog (see `entity-lookup.ts`); the mapping of a
  * 100,000-row sheet; and the memory of the mapped table against the raw arrays.
  *
@@ -143,6 +144,59 @@ function filterTopK(rows: CellValue[][]): unknown[][] {
     .map((i) => project(rows[i]!));
 }
 
+/** By city: rows, sum and average of the amounts (empty amounts skipped); groups by first row; ordered by the sum. */
+const GROUPED = {
+  entity_name: 'orders',
+  operation: {
+    group_by: ['city'],
+    aggregates: [
+      { function: 'count', alias: 'orders' },
+      { function: 'sum', column: 'amount', alias: 'total' },
+      { function: 'avg', column: 'amount', alias: 'mean' },
+    ],
+  },
+  page_size: 1000,
+};
+
+/** Hand-written: the same groups and aggregates in one pass over the raw rows, a `Map` by city. */
+function groupByLoop(rows: CellValue[][]): unknown[][] {
+  const groups = new Map<CellValue, { orders: number; total: number; counted: number }>();
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const city = row[3]!;
+    let group = groups.get(city);
+    if (group === undefined) {
+      group = { orders: 0, total: 0, counted: 0 };
+      groups.set(city, group);
+    }
+    group.orders++;
+    const amount = row[2];
+    if (typeof amount === 'number') {
+      group.total += amount;
+      group.counted++;
+    }
+  }
+  const out: unknown[][] = [];
+  for (const [city, g] of groups)
+    out.push([city, g.orders, g.counted > 0 ? g.total : null, g.counted > 0 ? g.total / g.counted : null]);
+  return out;
+}
+
+/** Times the group-by read against the hand-written loop, in the same run. */
+function timeGroupBy(table: ReturnType<typeof mapSheet>, raw: CellValue[][]): void {
+  const expected = groupByLoop(raw);
+  check(expected.length === CITIES.length, 'every city is a group');
+  const output = executeRead('orders', table, GROUPED, LIMITS);
+  checkEqual(output.body.table.rows, expected, 'the group-by read answers as the hand-written loop');
+  const { grouped, loop } = medians({
+    grouped: () => executeRead('orders', table, GROUPED, LIMITS),
+    loop: () => groupByLoop(raw),
+  }) as { grouped: number; loop: number };
+  console.log(
+    `  group by city, 3 aggregates ${grouped.toFixed(1)} ms   hand-written loop ${loop.toFixed(1)} ms   read / loop = ${(grouped / loop).toFixed(2)}  (target <= 2)`,
+  );
+}
+
 /** `gc` from `--expose-gc`, else switched on at run time (works on Node; without it memory figures are rough). */
 const gc = ((globalThis as { gc?: () => void }).gc ?? exposeGc()) as (() => void) | undefined;
 function exposeGc(): unknown {
@@ -230,6 +284,7 @@ export async function run(): Promise<void> {
   const tableBytes = heapUsed() - before;
   const raw = rawRows(ROWS);
   timeReads(table, raw);
+  timeGroupBy(table, raw);
   timeKeyLookups(entity, table, raw);
   await timeFirstRead(entity, HEADER, raw);
   console.log(
