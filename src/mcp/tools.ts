@@ -240,7 +240,7 @@ export class McpSession {
         name: READ_ENTITY,
         title: 'Read entity rows',
         description:
-          'Reads rows of an entity (the get_entity action): entity_name, operation { select_columns?, filters?, order_by? }, ' +
+          'Reads rows of an entity (the get_entity action): entity_name, operation { select_columns?, filters?, group_by?, aggregates?, order_by? }, ' +
           'page_size? (default 100), page_number? (from 1). Only the rows and columns you may see are answered. ' +
           `The entities and their columns are the resources ${ENTITY_URI}<name>.`,
         inputSchema: (readEntitySchema ??= jsonSchemaOf(GetEntityInputSchema)),
