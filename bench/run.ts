@@ -22,6 +22,7 @@ const ALL = [
   'access',
   'computed',
   'waits',
+  'console',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
