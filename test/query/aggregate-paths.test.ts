@@ -8,7 +8,13 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FileSpreadsheets } from '../../src/adapters/node/index.js';
 import { openPostgres } from '../../src/adapters/postgres/index.js';
 import { createHandler } from '../../src/http/index.js';
-import { Engine, MemorySpreadsheets, isForbiddenError, type GetEntityOutput } from '../../src/index.js';
+import {
+  Engine,
+  MemorySpreadsheets,
+  isForbiddenError,
+  type GetEntityOutput,
+  type Operation,
+} from '../../src/index.js';
 import { alice, customers, CUSTOMER_ROWS, finance, policy } from '../access/policy-example.js';
 import { reachServer, testSchemas } from '../postgres/server.js';
 
@@ -21,7 +27,7 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
 
-const BY_REGION = {
+const BY_REGION: Operation = {
   group_by: ['region'],
   aggregates: [
     { function: 'count', alias: 'customers' },
@@ -64,7 +70,7 @@ describe('aggregate reads under access control', () => {
       entity_name: 'customers',
       operation: {
         ...BY_REGION,
-        aggregates: [...BY_REGION.aggregates, { function: 'sum', column: 'credit_limit', alias: 'credit' }],
+        aggregates: [...BY_REGION.aggregates!, { function: 'sum', column: 'credit_limit', alias: 'credit' }],
       },
     });
     expect(tableOf(all).rows).toEqual([
