@@ -11,6 +11,7 @@ import type { PlannedCondition, PlannedForEach } from './plan-types.js';
 import type { Scope } from './references.js';
 import { ITEM_INDEX_ROOT, ITEM_ROOT } from './for-each-shape.js';
 import { ItemLedger, runEach } from './item-ledger.js';
+import { isWaiting, type Waiting } from './waits/waiting.js';
 
 /** The code of a `for_each` step with items that have no outcome; it always fails the run. @internal */
 export const ITEMS_LOST = 'items_lost';
@@ -72,6 +73,7 @@ export async function runForEach(
   record.attempts = 0;
   record.items = ledger.summary;
   let failedItem: RunError | null = null;
+  const waits: Waiting[] = [];
   const runItem = async (index: number): Promise<boolean> => {
     const scope = itemScope(host.scope, items[index], index);
     if (!each.conditions.every((c) => host.holds(c, scope))) {
@@ -82,6 +84,12 @@ export async function runForEach(
     ledger.start(index);
     const { output, error, attempts } = await host.attempt(scope, index);
     record.attempts += attempts;
+    if (error === null && isWaiting(output)) {
+      // The item waits: it has no outcome yet; the step waits once no other item is left to run.
+      ledger.wait(index);
+      waits.push(output);
+      return false;
+    }
     if (error === null) ledger.succeed(index, output, attempts);
     else if (onError === 'continue')
       ledger.fail(index, error, attempts, { error: { code: error.code, message: error.message } });
@@ -93,6 +101,11 @@ export async function runForEach(
     return failedItem !== null;
   };
   const notStarted = await runEach(items.length, each.concurrency, runItem, () => host.stopReason() !== null);
+  if (waits.length > 0 && !failedItem && host.stopReason() === null) {
+    // The step waits for its items' waits; it runs again when the first to end (or come due)
+    // ends, and each item then finds how its wait ended, or waits again.
+    return { output: firstDue(waits), error: null, attempts: record.attempts };
+  }
   ledger.skipFrom(notStarted);
   const { output, lost } = ledger.finish();
   const attempts = record.attempts;
@@ -110,6 +123,16 @@ export async function runForEach(
     return { output: null, error: { ...stopped, message }, attempts };
   }
   return { output, error: null, attempts };
+}
+
+/** The wait a step records for its waiting items: the one due first, else the first one. */
+function firstDue(waits: readonly Waiting[]): Waiting {
+  let first = waits[0]!;
+  for (const wait of waits) {
+    const due = wait.wait.due_at;
+    if (due !== undefined && (first.wait.due_at === undefined || due < first.wait.due_at)) first = wait;
+  }
+  return first;
 }
 
 /**

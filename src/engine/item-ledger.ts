@@ -14,6 +14,8 @@ const RUNNING = 1;
 const SUCCEEDED = 2;
 const FAILED = 3;
 const SKIPPED = 4;
+/** Started, and waiting (a wait of its own, or its child run's): no outcome yet, and not lost. */
+const WAITING = 5;
 
 /** Longest stretch of items run without giving timers and I/O a turn. */
 const YIELD_EVERY_MS = 20;
@@ -100,6 +102,11 @@ export class ItemLedger {
       this.summary.failures.push({ index, attempts, error });
   }
 
+  /** Records an item that waits: it has no outcome until the step runs again after the wait. */
+  wait(index: number): void {
+    if (this.#status[index] === RUNNING) this.#status[index] = WAITING;
+  }
+
   /** Records an item that did not run. */
   markSkipped(index: number): void {
     if (this.#settle(index, SKIPPED, 0)) this.summary.skipped += 1;
@@ -136,7 +143,7 @@ export class ItemLedger {
   /** Moves an item to its outcome once; false when it already has one. */
   #settle(index: number, status: number, attempts: number): boolean {
     const current = this.#status[index];
-    if (current === undefined || current >= SUCCEEDED) return false;
+    if (current === undefined || (current >= SUCCEEDED && current !== WAITING)) return false;
     this.#status[index] = status;
     this.#attempts[index] = attempts;
     return true;

@@ -19,7 +19,6 @@ import { RunScope, type RunOptions } from './run-prepare.js';
 import { RecordedRun, iso } from './run-record.js';
 import { toRunError } from './run-errors.js';
 import { Redaction, SecretScope, resolveSecrets } from './secrets.js';
-import { isWaiting } from './waits/waiting.js';
 
 /**
  * The reason a durable run's worker aborts a step's signal with when the run's time limit ends: the
@@ -124,29 +123,16 @@ export abstract class AttemptedRun extends RecordedRun implements ContextHost {
     }
     // Work that returned a value (no promise) is done at once: no await, no microtask.
     if (!isThenable(output)) {
-      if (item !== undefined && isWaiting(output)) return this.#waitInItem(span, attempt);
       span.end('succeeded');
       return { output: output ?? null, error: null, attempts: attempt };
     }
     return Promise.resolve(output).then(
       (value) => {
-        if (item !== undefined && isWaiting(value)) return this.#waitInItem(span, attempt);
         span.end('succeeded');
         return { output: value ?? null, error: null, attempts: attempt };
       },
       (error: unknown) => this.#attemptFailed(planned, scope, record, item, attempt, single, span, error),
     );
-  }
-
-  /** An item of a `for_each` step reached a wait (its child run waits): not supported yet, it fails. */
-  #waitInItem(span: AttemptTrace, attempt: number): Retried {
-    const error: RunError = {
-      code: 'not_supported',
-      message:
-        'the child run of this item waits (a wait step): waits inside for_each items are not supported yet',
-    };
-    span.end('failed', error);
-    return { output: null, error, attempts: attempt };
   }
 
   /** Runs the step's work once, within the attempt's span when it has one. */

@@ -14,7 +14,7 @@ import { childChain, childFailure, type RunLineage } from './child-runs.js';
 import { traceJoin, traceRun } from './tracing.js';
 import { interruptedRecord } from './interrupted.js';
 import { derivedUuid } from '../bytes/derived-uuid.js';
-import { Waiting } from './waits/waiting.js';
+import { Waiting, isWaiting } from './waits/waiting.js';
 import { setOwn } from '../schema/own.js';
 import type { RunOptions } from './run-prepare.js';
 import { isStarted, iso } from './run-record.js';
@@ -52,6 +52,8 @@ export class Execution extends ScheduledRun {
   #parentTrace: string | undefined;
   /** A waiting run that goes on in this process (see {@link Execution.goOn}). */
   #goingOn = false;
+  /** The steps that waited, of a run going on: their ended child runs are theirs, not retried. */
+  #waited: ReadonlySet<string> = new Set();
 
   constructor(
     plan: Plan,
@@ -109,6 +111,7 @@ export class Execution extends ScheduledRun {
   static goOn(plan: Plan, record: RunRecord, services: RunServices, options: RunOptions): Execution {
     const execution = Execution.resume(plan, record, services, options);
     execution.#goingOn = true;
+    execution.#waited = new Set(record.steps.filter((s) => s.status === 'waiting').map((s) => s.name));
     execution.runDeadline = Date.now() + execution.#timeoutMs;
     return execution;
   }
@@ -187,6 +190,16 @@ export class Execution extends ScheduledRun {
         true,
       );
       const logs = record.logs;
+      if (error === null && isWaiting(output)) {
+        // On the queue an item's wait is not kept apart from its step's yet: the item fails, saying so.
+        const waits: RunError = {
+          code: 'not_supported',
+          message:
+            'this item waits (a wait step, or a child run that waits): on a queue, waits inside for_each items are not supported yet; without a queue they are',
+        };
+        const entry = planned.onError === 'continue' ? { error: waits } : null;
+        return { status: 'failed', output: entry, error: waits, attempts, logs, retryDelay: undefined };
+      }
       if (error === null)
         return { status: 'succeeded', output, error, attempts, logs, retryDelay: undefined };
       const entry =
@@ -350,11 +363,14 @@ export class Execution extends ScheduledRun {
     const { storage, live } = this.services;
     // The child runs its steps waited for (a step going on is `running` again, and keeps its `wait`).
     const awaited = new Set(this.records.flatMap((s) => (s.wait?.kind === 'run' ? [s.wait.id] : [])));
+    // A step that waited goes on: a child run one of its items started and that has ended since (or
+    // ended before the step waited for another item's) gives its outcome again; it does not run twice.
+    const going = this.#goingOn && [...this.#waited].some((step) => key.startsWith(`${this.id}:${step}:`));
     for (; ; n++) {
       const id = await childRunId(key, n);
       const earlier = await storage.get<RunRecord>('runs', id);
       if (!earlier) return n;
-      if (earlier.status === 'waiting' || awaited.has(id)) {
+      if (earlier.status === 'waiting' || awaited.has(id) || (going && earlier.status !== 'running')) {
         found.record = earlier;
         return n;
       }

@@ -395,16 +395,5 @@ describe('stored waits are checked', () => {
       issues: [expect.objectContaining({ path: 'steps[0].wait_data.on_timeout' })],
     });
     await expect(store({ kind: 'later' })).rejects.toMatchObject({ code: 'validation_failed' });
-    await expect(
-      engine.workflows.create({
-        name: 'each',
-        steps: [
-          { name: 'w', type: 'wait', for_each: '{{input.list}}', wait_data: { kind: 'timer', seconds: 1 } },
-        ],
-        wires: [],
-      }),
-    ).rejects.toMatchObject({
-      issues: [expect.objectContaining({ path: 'steps[0].for_each', code: 'not_supported' })],
-    });
   });
 });

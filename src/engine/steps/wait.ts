@@ -22,18 +22,7 @@ export function waitBookOf(storage: StorageAdapter): WaitBook {
  */
 export const WAIT_STEP: StepType<StepOf<'wait'>> = {
   plan(step) {
-    const issues =
-      step.for_each === undefined
-        ? []
-        : [
-            {
-              code: 'not_supported',
-              path: 'for_each',
-              message:
-                'a wait step may not have for_each yet: wait once for the whole list, or start a workflow per item',
-            },
-          ];
-    return { data: { path: 'wait_data', value: step.wait_data }, issues };
+    return { data: { path: 'wait_data', value: step.wait_data }, issues: [] };
   },
 
   async run(_planned, data, context, services) {

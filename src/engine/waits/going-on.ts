@@ -159,9 +159,10 @@ export class WaitingRuns {
   async #parentGoesOn(child: RunRecord): Promise<void> {
     const parent = await this.#host.storage.get<RunRecord>('runs', child.parent_run_id!);
     if (parent?.status !== 'waiting') return;
-    const step = parent.steps.find(
-      (s) => s.status === 'waiting' && s.wait?.kind === 'run' && s.wait.id === child.id,
-    );
+    const waiting = parent.steps.filter((s) => s.status === 'waiting' && s.wait?.kind === 'run');
+    // A plain step names the child it waits for; a for_each step names one of its items' children,
+    // and any of them ending lets it look again.
+    const step = waiting.find((s) => s.wait!.id === child.id) ?? waiting.find((s) => s.items !== undefined);
     if (step) await this.resume(parent.id, step.name);
   }
 }
