@@ -50,14 +50,20 @@ export const CUSTOMERS = {
   spreadsheet_config: sheet('customers'),
 };
 
+/**
+ * The orders entity, on `shop/orders`, with a computed column (a CEL formula, evaluated by the engine
+ * in the runtime) and rules every write must keep (a column's and the entity's check).
+ */
 const ORDERS = {
   name: 'orders',
   columns: [
     { name: 'id', type: 'NUMBER' },
-    { name: 'customer_id', type: 'NUMBER' },
+    { name: 'customer_id', type: 'NUMBER', required: true },
     { name: 'amount', type: 'NUMBER' },
+    { name: 'with_vat', type: 'NUMBER', formula: 'round(amount * 1.2, 2)' },
   ],
   primary_key: ['id'],
+  checks: [{ expression: 'amount > 0.0', message: 'an order is for more than nothing' }],
   spreadsheet_config: sheet('orders'),
 };
 
@@ -146,11 +152,40 @@ const CUSTOMER_TOTALS = {
   },
 };
 
-/** The requests, in order: register three entities, store the script, create the workflow, run it. */
+/**
+ * The requests, in order: register three entities; write orders (one breaks both rules and is refused,
+ * one is written); read the orders filtered and sorted by the formula; store the script, create the
+ * workflow, run it (last).
+ */
 export const SCENARIO: ScenarioRequest[] = [
   { method: 'POST', path: '/catalog/entity', body: CUSTOMERS },
   { method: 'POST', path: '/catalog/entity', body: ORDERS },
   { method: 'POST', path: '/catalog/entity', body: TOTALS },
+  {
+    method: 'POST',
+    path: '/catalog/entities/orders/rows',
+    body: {
+      rows: [
+        { id: 14, customer_id: 3, amount: 5 },
+        { id: 15, amount: -1 },
+      ],
+    },
+  },
+  {
+    method: 'POST',
+    path: '/catalog/entities/orders/rows',
+    body: { rows: [{ id: 14, customer_id: 3, amount: 5 }] },
+  },
+  {
+    method: 'POST',
+    path: '/catalog/entities/orders/read',
+    body: {
+      operation: {
+        filters: [{ column: 'with_vat', operator: 'GREATER_THAN', value_type: 'NUMBER', value: 5 }],
+        order_by: [{ column: 'with_vat', direction: 'DESC' }],
+      },
+    },
+  },
   { method: 'PUT', path: '/scripts/summarize.js', body: SUMMARIZE, type: 'application/javascript' },
   { method: 'POST', path: '/workflows', body: CUSTOMER_TOTALS },
   { method: 'POST', path: '/workflows/customer_totals/runs', body: { id: 1 } },
