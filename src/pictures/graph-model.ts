@@ -130,8 +130,18 @@ function stepNode(step: Record<string, unknown>): GraphNode {
   const type = String(step['type']);
   const lines: NodeLine[] = [{ text: stepDetail(step, type), kind: 'detail' }];
   for (const condition of arrayOf(step['conditions'])) {
-    const { data_path, value } = (condition ?? {}) as { data_path?: unknown; value?: unknown };
-    lines.push({ text: `if ${String(data_path)} = ${JSON.stringify(value) ?? 'null'}`, kind: 'condition' });
+    const { data_path, value, expression } = (condition ?? {}) as {
+      data_path?: unknown;
+      value?: unknown;
+      expression?: unknown;
+    };
+    lines.push({
+      text:
+        typeof expression === 'string'
+          ? `if ${expression}`
+          : `if ${String(data_path)} = ${JSON.stringify(value) ?? 'null'}`,
+      kind: 'condition',
+    });
   }
   const forEach = step['for_each'];
   if (forEach !== undefined && forEach !== null) {

@@ -70,7 +70,9 @@ describe('loadProject', () => {
       operation: { filters: [{ column: 'id', operator: 'EQUALS', value_type: 'NUMBER', value: 2 }] },
     });
     // order_total is computed: the sum of Grace's orders.
-    expect(grace.body.table.rows).toEqual([[2, 'Grace Hopper', 'Arlington, Virginia', 80]]);
+    expect(grace.body.table.rows).toEqual([
+      [2, 'Grace Hopper', 'Arlington, Virginia', 'grace@example.com', 80],
+    ]);
   });
 
   it('lists every problem of every file with the file and the path inside it', async () => {

@@ -170,7 +170,7 @@ describe('workflowGraphSvg', () => {
     } as RunRecord;
     const svg = parseXml(workflowGraphSvg(invoice, { run }));
     const statuses = byClass(svg, 'g', 'step').map((g) => g.attributes['data-status'] ?? null);
-    expect(statuses).toEqual(['succeeded', 'failed', null, null, null]);
+    expect(statuses).toEqual(['succeeded', 'failed', null, null, null, null]);
     expect(byClass(svg, 'rect', 'status').map((r) => r.attributes['fill'])).toEqual(['#1a7f37', '#cf222e']);
   });
 
