@@ -6,11 +6,14 @@ import {
   check,
   type Application,
   type ApplicationBody,
+  type Entity,
+  type FormItem,
   type Workflow,
 } from '../schema/index.js';
 import type { AppHost } from './host.js';
 import { itemProperty } from './form.js';
 import { AppRuntime } from './runtime.js';
+import { choiceType, refIssues } from './check-entities.js';
 import { gridIssues, writeFormIssues } from './check-entities.js';
 import {
   DefinitionHistory,
@@ -139,6 +142,7 @@ export class Applications {
         row.forEach((component, c) => {
           const at = `screens[${s}].components[${r}][${c}]`;
           if (component.type === 'datagrid') issues.push(...gridIssues(component, entities, at));
+          if (component.type === 'form') issues.push(...refIssues(component, entities, at));
           if (component.type === 'form' && component.form.job.type === 'write')
             issues.push(...writeFormIssues(component, component.form.job, entities, at));
           if (component.type === 'form' && component.form.job.type === 'sync') {
@@ -157,6 +161,7 @@ export class Applications {
                   workflow,
                   `${at}.form.form_items`,
                   component.name,
+                  entities,
                 ),
               );
             }
@@ -183,10 +188,11 @@ export class Applications {
 }
 
 function checkFormItems(
-  items: { name?: string | undefined; label: string; type: string }[],
+  items: FormItem[],
   workflow: Workflow,
   path: string,
   form: string,
+  entities: ReadonlyMap<string, Entity>,
 ): Issue[] {
   const issues: Issue[] = [];
   const schema = workflow.workflow_input?.input_schema as
@@ -213,6 +219,11 @@ function checkFormItems(
       string: ['string'],
       boolean: ['boolean'],
       date: ['string'],
+      textarea: ['string'],
+      checkbox: ['boolean'],
+      // A choice sends text, or a number when its options (a ref's value column) are numbers.
+      select: choiceType(item, entities).numericOptions ? ['string', 'number', 'integer'] : ['string'],
+      ref: choiceType(item, entities).ref === 'NUMBER' ? ['number', 'integer'] : ['string'],
     };
     if (types.length > 0 && !types.some((t) => fits[item.type]?.includes(String(t)))) {
       issues.push({

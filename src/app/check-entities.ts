@@ -5,17 +5,86 @@
  * @module
  */
 import type { Issue } from '../errors/index.js';
-import type { Component, Entity, WriteJob } from '../schema/index.js';
+import type { Component, Entity, FormItem, WriteJob } from '../schema/index.js';
 import { itemProperty } from './form.js';
 
-/** Form item types that fit each column type. */
+/**
+ * Form item types that fit each column type. A `ref` item fits too when its value column has the
+ * same type (see {@link refIssues}), a `select` on a `NUMBER` column when its option values are numbers.
+ */
 const ITEM_TYPES: Record<string, readonly string[]> = {
-  NUMBER: ['number'],
-  STRING: ['text', 'string'],
-  BOOLEAN: ['boolean'],
-  DATE: ['date', 'text', 'string'],
-  DATETIME: ['text', 'string'],
+  NUMBER: ['number', 'select', 'ref'],
+  STRING: ['text', 'string', 'textarea', 'select', 'ref'],
+  BOOLEAN: ['boolean', 'checkbox'],
+  DATE: ['date', 'text', 'string', 'select', 'ref'],
+  DATETIME: ['text', 'string', 'ref'],
 };
+
+/** Column types a `ref` item's value column may have: what a select option can send. */
+const REF_VALUE_TYPES: readonly string[] = ['NUMBER', 'STRING', 'DATE', 'DATETIME'];
+
+/** A number as a form sends it. */
+const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Problems of the `ref` items of any form: the entity they pick from exists, with the label and
+ * value columns they name (a value column of a type a choice can send). @internal
+ */
+export function refIssues(
+  component: Extract<Component, { type: 'form' }>,
+  entities: ReadonlyMap<string, Entity>,
+  at: string,
+): Issue[] {
+  const issues: Issue[] = [];
+  component.form.form_items.forEach((item, i) => {
+    if (item.type !== 'ref' || !item.ref) return;
+    const path = `${at}.form.form_items[${i}].ref`;
+    const entity = entities.get(item.ref.entity);
+    if (!entity) {
+      issues.push({
+        code: 'unknown_entity',
+        path: `${path}.entity`,
+        message: `form "${component.name}" item "${item.label}" picks from entity "${item.ref.entity}", which does not exist`,
+      });
+      return;
+    }
+    const names = entity.columns.map((c) => c.name).join(', ');
+    for (const field of ['label_column', 'value_column'] as const) {
+      const name = item.ref[field];
+      const column = entity.columns.find((c) => c.name === name);
+      if (!column)
+        issues.push({
+          code: 'unknown_column',
+          path: `${path}.${field}`,
+          message: `form "${component.name}" item "${item.label}" names ${field} "${name}", which entity "${entity.name}" does not have (columns: ${names})`,
+        });
+      else if (field === 'value_column' && !REF_VALUE_TYPES.includes(column.type))
+        issues.push({
+          code: 'type_mismatch',
+          path: `${path}.${field}`,
+          message: `form item "${item.label}" sends column "${name}" of entity "${entity.name}", which is ${column.type}; a choice sends a NUMBER, STRING, DATE or DATETIME value`,
+        });
+    }
+  });
+  return issues;
+}
+
+/**
+ * The column type a `ref` item sends (its value column's), or undefined when unknown; a `select`'s
+ * is `NUMBER` when every option value is a number, else `STRING`. @internal
+ */
+export function choiceType(
+  item: FormItem,
+  entities: ReadonlyMap<string, Entity>,
+): { ref?: string | undefined; numericOptions?: boolean } {
+  if (item.type === 'ref' && item.ref)
+    return {
+      ref: entities.get(item.ref.entity)?.columns.find((c) => c.name === item.ref!.value_column)?.type,
+    };
+  if (item.type === 'select')
+    return { numericOptions: (item.options ?? []).every((o) => NUMBER_TEXT.test(o.value.trim())) };
+  return {};
+}
 
 /** Problems of a grid: its entity exists, its operation names columns of it. @internal */
 export function gridIssues(
@@ -85,7 +154,13 @@ export function writeFormIssues(
     const column = entity.columns.find((c) => c.name === property);
     filled.add(property);
     // Key columns are required whatever the item says (see writeItems); a box is never empty.
-    if (!item.required && item.type !== 'boolean' && !entity.primary_key.includes(property))
+    if (
+      !item.required &&
+      item.type !== 'boolean' &&
+      item.type !== 'checkbox' &&
+      !entity.primary_key.includes(property) &&
+      !column?.required
+    )
       optional.set(property, item.label);
     if (!column)
       issues.push({
@@ -98,6 +173,21 @@ export function writeFormIssues(
         code: 'type_mismatch',
         path: `${path}.type`,
         message: `form item "${item.label}" is of type ${item.type}, but column "${property}" is ${column.type}`,
+      });
+    else if (choiceMismatch(item, column.type, entities))
+      issues.push({
+        code: 'type_mismatch',
+        path: `${path}.${item.type === 'ref' ? 'ref.value_column' : 'options'}`,
+        message: choiceMismatch(item, column.type, entities)!.replace('$COLUMN', `column "${property}"`),
+      });
+    else if (item.type === 'select' && column.enum)
+      (item.options ?? []).forEach((option, o) => {
+        if (!column.enum!.map(String).includes(option.value))
+          issues.push({
+            code: 'invalid_option',
+            path: `${path}.options[${o}].value`,
+            message: `form item "${item.label}" offers "${option.value}", which column "${property}" does not allow (enum: ${column.enum!.map(String).join(', ')})`,
+          });
       });
     else if (keyed.has(property))
       issues.push({
@@ -149,4 +239,22 @@ export function writeFormIssues(
       });
   }
   return issues;
+}
+
+/**
+ * Why a `ref` or `select` item cannot fill a column of `type` (`$COLUMN` stands for the column), or
+ * undefined when it can: a ref's value column has another type, a select on a `NUMBER` column
+ * offers a value that is no number.
+ */
+function choiceMismatch(
+  item: FormItem,
+  type: string,
+  entities: ReadonlyMap<string, Entity>,
+): string | undefined {
+  const choice = choiceType(item, entities);
+  if (item.type === 'ref' && choice.ref !== undefined && choice.ref !== type)
+    return `form item "${item.label}" sends column "${item.ref!.value_column}" of entity "${item.ref!.entity}", which is ${choice.ref}, but $COLUMN is ${type}`;
+  if (item.type === 'select' && type === 'NUMBER' && !choice.numericOptions)
+    return `form item "${item.label}" offers values that are not numbers, but $COLUMN is NUMBER`;
+  return undefined;
 }

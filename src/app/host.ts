@@ -12,8 +12,8 @@ import type { RunRecord } from '../schema/index.js';
 export interface AppHost {
   /** Entity definitions, reads and writes: for grids, forms that write rows, and config checks. */
   readonly catalog: Pick<Catalog, 'getEntity' | 'listEntities' | 'getDefinition' | 'write'>;
-  /** Workflow definitions, for config checks. */
-  readonly workflows: { list(): Promise<Workflow[]> };
+  /** Workflow definitions, for config checks and the input rules forms show. */
+  readonly workflows: { list(): Promise<Workflow[]>; get?(name: string): Promise<Workflow> };
   /** Where configs are stored, and the limits of form runs and grid pages. */
   readonly options: {
     readonly storage: StorageAdapter;

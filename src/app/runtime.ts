@@ -1,11 +1,12 @@
 import { NotFoundError, ValidationError, isStepwireError, type Issue } from '../errors/index.js';
 import type { AppHost } from './host.js';
 import type { RunRecord } from '../schema/index.js';
-import type { Application, Component, Entity, FormItem, Screen, WriteJob } from '../schema/index.js';
+import type { Application, Component, Entity, Screen, Workflow, WriteJob } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
 import { describeValue } from '../schema/issues.js';
 import { itemProperty } from './form.js';
-import { assignIssues, coerceForm } from './form.js';
+import { NO_RULES, assignIssues, inputItems, type ShownItem } from './form.js';
+import { coerceSubmission, formChoices, type ItemChoices } from './pickers.js';
 import { fillQueryParams, isScreenName, resolveRedirect } from './redirect.js';
 import { resolveGrid } from './grid.js';
 import { resolveChart, resolveMetric } from './chart.js';
@@ -108,7 +109,7 @@ export class AppRuntime {
       // that no longer fits it would write another row than the one it shows. It writes nothing.
       const stale = staleFormIssues(form, job, entity);
       if (stale.length > 0) return failure('failed', stale, null);
-      const coerced = coerceForm(writeItems(items, entity, job), posted);
+      const coerced = await coerceSubmission(this.#host, writeItems(items, entity, job), posted);
       if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
       // A field sent empty empties its cell; a field not sent at all leaves its cell as it is.
       for (const item of items) {
@@ -138,7 +139,8 @@ export class AppRuntime {
         return failure(outcome.reason === 'invalid' ? 'invalid' : 'failed', outcome.issues, null);
       return this.#redirect(screen, form, params, outcome.output, null, failure);
     }
-    const coerced = coerceForm(items, posted);
+    const shown = inputItems(items, ...inputOf(await this.#workflow(job.workflow_name)));
+    const coerced = await coerceSubmission(this.#host, shown, posted);
     if (coerced.issues.length > 0) return failure('invalid', coerced.issues, null);
     let run: RunRecord;
     try {
@@ -199,31 +201,58 @@ export class AppRuntime {
     });
   }
 
-  /** A form with its items; a write form shows the row its key names until a submission failed. */
+  /**
+   * A form with its items, their rules and choices; a write form shows the row its key names until
+   * a submission failed.
+   */
   async #form(
     component: Extract<Component, { type: 'form' }>,
     query: ScreenQuery,
     state: FormState | undefined,
   ): Promise<ResolvedForm> {
     const job = component.form.job;
-    if (job.type === 'sync') return resolveForm(component, component.form.form_items, state);
+    const resolve = async (items: readonly ShownItem[], shownState: FormState | undefined) =>
+      resolveForm(
+        component,
+        items,
+        shownState,
+        await formChoices(this.#host, component.name, items, shownState?.values ?? {}, query),
+      );
+    if (job.type === 'sync')
+      return resolve(
+        inputItems(component.form.form_items, ...inputOf(await this.#workflow(job.workflow_name))),
+        state,
+      );
     const entity = await this.#host.catalog.getDefinition(job.entity_name);
     const items = writeItems(component.form.form_items, entity, job);
-    if (state) return resolveForm(component, items, state);
+    if (state) return resolve(items, state);
     if (staleFormIssues(component, job, entity).length > 0)
-      return resolveForm(component, items, {
+      return resolve(items, {
         component: component.name,
         values: {},
         itemErrors: new Map(),
         formError: STALE_FORM,
       });
     const shown = await prefill(this.#host, job, query);
-    return resolveForm(component, items, {
+    return resolve(items, {
       component: component.name,
       values: shown.values ?? {},
       itemErrors: new Map(),
       formError: shown.error,
     });
+  }
+
+  /** The workflow a form runs, for the rules of its input; undefined when it cannot be read. */
+  async #workflow(name: string): Promise<Workflow | undefined> {
+    const workflows = this.#host.workflows;
+    try {
+      return workflows.get
+        ? await workflows.get(name)
+        : (await workflows.list()).find((w) => w.name === name);
+    } catch (error) {
+      if (isStepwireError(error)) return undefined;
+      throw error;
+    }
   }
 
   #find(url: string): Screen {
@@ -274,8 +303,9 @@ export class AppRuntime {
 
 function resolveForm(
   component: Extract<Component, { type: 'form' }>,
-  items: readonly FormItem[],
+  items: readonly ShownItem[],
   state: FormState | undefined,
+  choices: ReadonlyMap<string, ItemChoices>,
 ): ResolvedForm {
   const job = component.form.job;
   return {
@@ -290,7 +320,8 @@ function resolveForm(
     items: items.map((item) => {
       const property = itemProperty(item);
       const value = state && Object.hasOwn(state.values, property) ? String(state.values[property]) : null;
-      const config = item.number_config;
+      const config = item.shownNumber ?? item.number_config;
+      const choice = choices.get(property);
       return {
         label: item.label,
         property,
@@ -299,6 +330,11 @@ function resolveForm(
         numberConfig: config ? numberConfig(config) : null,
         value,
         error: state?.itemErrors.get(property) ?? null,
+        help: item.help ?? null,
+        options: choice?.options ?? null,
+        search: choice?.search ?? null,
+        notice: choice?.notice ?? null,
+        rules: item.rules ?? { ...NO_RULES, checks: [] },
       };
     }),
   };
@@ -314,6 +350,11 @@ function numberConfig(config: {
   if (config.max !== undefined) out.max = config.max;
   if (config.step !== undefined) out.step = config.step;
   return out;
+}
+
+/** The input schema and defaults of a workflow, as `inputItems` takes them. */
+function inputOf(workflow: Workflow | undefined): [unknown, Readonly<Record<string, unknown>>] {
+  return [workflow?.workflow_input?.input_schema, workflow?.workflow_input?.default_data ?? {}];
 }
 
 function findComponent(screen: Screen, name: string): Component | undefined {

@@ -74,6 +74,52 @@ export interface ResolvedFormItem {
   value: string | null;
   /** What is wrong with the submitted value, or null. */
   error: string | null;
+  /** The item's `help`: a line shown under the field, or null. */
+  help: string | null;
+  /**
+   * The choices of a `select` item, or of a `ref` item (rows of its entity: the value sent, the
+   * label shown); null for other items.
+   */
+  options: FormOption[] | null;
+  /** The search box of a `ref` item over a large entity, or null. */
+  search: FormSearch | null;
+  /** What a `ref` item says about its choices (none may be read, no match, more matches), or null. */
+  notice: string | null;
+  /** The rules of the value, shown beside the field: from the column a form writes, or the workflow's input. */
+  rules: FormRules;
+}
+
+/** One choice of a `select` or `ref` form item. */
+export interface FormOption {
+  /** The value sent. */
+  value: string;
+  /** The text shown. */
+  label: string;
+}
+
+/**
+ * The search box of a `ref` item whose entity has too many rows for one select: a GET of the same
+ * screen with `param` set, which lists the rows whose label contains `query` as the choices.
+ */
+export interface FormSearch {
+  /** The query parameter the search text is sent as: `<form>_<item property>_q`. */
+  param: string;
+  /** The search text the screen was resolved with ("" when none). */
+  query: string;
+}
+
+/** Rules of a form item's value that the form shows (and the server checks). */
+export interface FormRules {
+  /** Fewest characters, or null. */
+  minLength: number | null;
+  /** Most characters, or null. */
+  maxLength: number | null;
+  /** A regular expression the text must match somewhere, or null. */
+  pattern: string | null;
+  /** `email` or `url` when the text must be one, else null. */
+  format: 'email' | 'url' | null;
+  /** The messages of the entity's checks on this item's column alone. */
+  checks: string[];
 }
 
 /** A `datagrid` component: one page of its entity. */

@@ -5,27 +5,48 @@
  * @module
  */
 import { WriteRejectedError, isStepwireError, type Issue } from '../errors/index.js';
-import type { Entity, FormItem, WriteJob } from '../schema/index.js';
+import type { Entity, EntityColumn, FormItem, WriteJob } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
 import { keyPath } from '../json-schema/describe.js';
-import { itemProperty } from './form.js';
+import { compileExpression } from '../computed/expression.js';
+import { itemProperty, type ShownItem } from './form.js';
+import type { FormRules } from './types.js';
 import type { AppHost } from './host.js';
 import { fillQueryValue } from './redirect.js';
 import type { ScreenQuery } from './types.js';
 
 /**
  * The items of a write form with the entity's column rules added: an item of a key column that the
- * job's `key` does not fill is required, and a number item keeps its column's `min`, `max` and
- * `step` (the stricter bound wins). @internal
+ * job's `key` does not fill, or of a `required` column, is required; a number item keeps its
+ * column's `min`, `max` and `step` (the stricter bound wins); a text or number item of a column
+ * with an `enum` becomes a select of its values; `min_length`, `max_length`, `pattern`, `format`
+ * and the messages of the checks on the column alone are the item's rules. @internal
  */
-export function writeItems(items: readonly FormItem[], entity: Entity, job: WriteJob): FormItem[] {
+export function writeItems(items: readonly FormItem[], entity: Entity, job: WriteJob): ShownItem[] {
+  const checks = columnChecks(entity);
   return items.map((item) => {
     const property = itemProperty(item);
     const column = entity.columns.find((c) => c.name === property);
     const keyed = entity.primary_key.includes(property) && !Object.hasOwn(job.key ?? {}, property);
     const rules = column?.number;
-    const out: FormItem = { ...item, required: (item.required ?? false) || keyed };
-    if (rules && item.type === 'number') {
+    // A box is never empty: a required BOOLEAN column is kept by an unchecked box too.
+    const box = item.type === 'boolean' || item.type === 'checkbox';
+    const out: ShownItem = {
+      ...item,
+      required: (item.required ?? false) || keyed || (!box && column?.required === true),
+    };
+    if (column) {
+      out.rules = columnRules(column, checks.get(column.name) ?? []);
+      const numeric = column.type === 'NUMBER';
+      if (item.type === 'select' || item.type === 'ref') out.numeric = numeric;
+      if (column.enum && (item.type === 'text' || item.type === 'string' || item.type === 'number')) {
+        out.type = 'select';
+        out.options = [...new Set(column.enum.map(String))].map((value) => ({ value }));
+        out.numeric = numeric;
+        delete out.number_config;
+      }
+    }
+    if (rules && out.type === 'number') {
       const own = item.number_config ?? {};
       const config: NonNullable<FormItem['number_config']> = {};
       const min = stricter(own.min, rules.min, Math.max);
@@ -38,6 +59,29 @@ export function writeItems(items: readonly FormItem[], entity: Entity, job: Writ
     }
     return out;
   });
+}
+
+/** The rules of a column a form item fills, as the form shows them. */
+function columnRules(column: EntityColumn, checks: string[]): FormRules {
+  return {
+    minLength: column.min_length ?? null,
+    maxLength: column.max_length ?? null,
+    pattern: column.pattern ?? null,
+    format: column.format ?? null,
+    checks,
+  };
+}
+
+/** The messages of the entity's checks that read one column, by that column. */
+function columnChecks(entity: Entity): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  (entity.checks ?? []).forEach((rule, k) => {
+    const compiled = compileExpression(rule.expression, entity.columns, ['bool'], `checks[${k}].expression`);
+    if (!compiled.ok || compiled.expression.reads.length !== 1) return;
+    const column = compiled.expression.reads[0]!;
+    out.set(column, [...(out.get(column) ?? []), rule.message]);
+  });
+  return out;
 }
 
 /** The key the job's `key` names with the screen's query, or the query parameter that is missing. */
@@ -151,14 +195,24 @@ export async function submitWrite(
   }
 }
 
+/** A quoted name as the catalog writes it in a message (JSON). */
+const QUOTED = String.raw`"(?:[^"\\]|\\.)*"`;
+/** What the catalog says of a broken check, the check's own message captured. */
+const CHECK_MESSAGE = new RegExp(
+  String.raw`^row 1 of ${QUOTED} breaks a check on (?:the row|columns? ${QUOTED}(?:, ${QUOTED})*): ([\s\S]*)$`,
+);
+
 /**
  * A catalog issue of the written row as a form issue: `customers[0].city` is the item `city`, at
  * its property's path as a form issue has it (`city`, `["Unit price (EUR.)"]`).
  */
 function itemIssue(job: WriteJob, issue: Issue): Issue {
   const prefix = `${job.entity_name}[0].`;
-  if (!issue.path.startsWith(prefix)) return { ...issue, path: '' };
+  // A broken check says its own message: next to the item of its column, or on the form when it reads several.
+  const check = issue.code === 'check_failed' ? CHECK_MESSAGE.exec(issue.message)?.[1] : undefined;
+  if (!issue.path.startsWith(prefix)) return { ...issue, path: '', message: check ?? issue.message };
   const column = issue.path.slice(prefix.length);
+  if (check !== undefined) return { ...issue, path: keyPath('', column), message: check };
   // "row 1 of "customers": column "city" must be ..." reads as "city must be ..." next to the item.
   // The catalog quotes names as they are, so the prefix is matched as text, not by a pattern.
   const subject = `row 1 of "${job.entity_name}": column "${column}" `;

@@ -233,7 +233,7 @@ describe('column rules of the entity on a form', () => {
     ]);
     const html = renderScreen('crm', await app.screen('orders'));
     expect(html).toContain(
-      'name="amount" min="0" max="1000" step="0.5"><p class="field-hint">From 0 to 1000, in steps of 0.5.</p>',
+      'name="amount" min="0" max="1000" step="0.5" aria-describedby="f-add-2-hint"><p class="field-hint" id="f-add-2-hint">From 0 to 1000, in steps of 0.5.</p>',
     );
   });
 

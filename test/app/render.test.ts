@@ -18,7 +18,7 @@ describe('renderScreen', () => {
     expect(html).toContain('<title>Notes for Ann · shop</title>');
     expect(html).toMatch(/<main>[\s\S]*<h1>Notes for Ann<\/h1>[\s\S]*<\/main>/);
     expect(html).toContain(
-      '<label for="f-add-1">Amount<span class="required" aria-hidden="true"> *</span></label><input type="number" id="f-add-1" name="amount" min="0" max="1000" step="0.5" required>',
+      '<label for="f-add-1">Amount<span class="required" aria-hidden="true"> *</span></label><input type="number" id="f-add-1" name="amount" min="0" max="1000" step="0.5" required aria-describedby="f-add-1-hint"><p class="field-hint" id="f-add-1-hint">From 0 to 1000, in steps of 0.5.</p>',
     );
     expect(html).toContain('<input type="checkbox" id="f-add-2" name="paid" value="on">');
     expect(html).toContain('<input type="date" id="f-add-3" name="due">');
@@ -44,7 +44,7 @@ describe('renderScreen', () => {
     if (result.ok) throw new Error('expected a failure');
     const html = renderScreen('shop', result.screen);
     expect(html).toContain(
-      '<input type="number" id="f-lookup-0" name="customer_id" value="abc" step="any" required aria-invalid="true" aria-describedby="f-lookup-0-error">',
+      '<input type="number" id="f-lookup-0" name="customer_id" value="abc" min="1" step="any" required aria-invalid="true" aria-describedby="f-lookup-0-hint f-lookup-0-error"><p class="field-hint" id="f-lookup-0-hint">At least 1.</p>',
     );
     expect(html).toContain(
       '<p class="field-error" id="f-lookup-0-error">Customer must be a number, got &quot;abc&quot;</p>',

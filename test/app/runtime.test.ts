@@ -40,9 +40,15 @@ describe('screens', () => {
         property: 'customer_id',
         type: 'number',
         required: true,
-        numberConfig: {},
+        // The workflow's input schema says customer_id is at least 1: the form shows it.
+        numberConfig: { min: 1 },
         value: null,
         error: null,
+        help: null,
+        options: null,
+        search: null,
+        notice: null,
+        rules: { minLength: null, maxLength: null, pattern: null, format: null, checks: [] },
       },
     ]);
   });
