@@ -212,6 +212,8 @@ function checkFormItems(
       });
       return;
     }
+    // A ref to an unknown entity or column is refused by refIssues; its type is not known.
+    if (item.type === 'ref' && choiceType(item, entities).ref === undefined) return;
     const types = ([] as unknown[]).concat(declared.type ?? []);
     const fits: Record<string, string[]> = {
       number: ['number', 'integer'],

@@ -60,4 +60,16 @@ td.empty { color: var(--muted); text-align: center; }
 .pager .disabled { color: var(--muted); }
 .grid-error { color: var(--error); margin: 0.5rem 0 0; }
 .status { color: var(--muted); }
+.field select, .field textarea { display: block; width: 100%; font: inherit; padding: 0.5rem 0.625rem;
+  border: 1px solid #8c959f; border-radius: 6px; background: #ffffff; color: inherit; }
+.field textarea { min-height: 6rem; resize: vertical; }
+.field select[aria-invalid="true"], .field textarea[aria-invalid="true"] { border-color: var(--error); border-width: 2px; }
+select:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.field-hint code { font-size: 0.875rem; background: var(--soft); padding: 0 0.25rem; border-radius: 4px;
+  overflow-wrap: anywhere; }
+.ref-search-box { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0 0 0.5rem; }
+.ref-search-box .search-label { flex-basis: 100%; font-weight: 400; color: var(--muted); margin: 0; }
+.field .ref-search-box input { flex: 1 1 10rem; width: auto; display: inline-block; }
+.ref-search-box button { padding: 0.5rem 0.875rem; }
+form.ref-search { border: 0; padding: 0; margin: 0; }
 `;
