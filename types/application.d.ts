@@ -34,13 +34,36 @@ export interface Application {
             form_items: {
               label: string;
               name?: string;
-              type: 'number' | 'text' | 'string' | 'boolean' | 'date';
+              type:
+                | 'number'
+                | 'text'
+                | 'string'
+                | 'boolean'
+                | 'date'
+                | 'ref'
+                | 'select'
+                | 'textarea'
+                | 'checkbox';
               required?: boolean;
+              help?: string;
               number_config?: {
                 min?: number;
                 max?: number;
                 step?: number;
               };
+              ref?: {
+                entity: string;
+                label_column: string;
+                value_column: string;
+              };
+              /**
+               * @minItems 1
+               * @maxItems 200
+               */
+              options?: {
+                value: string;
+                label?: string;
+              }[];
             }[];
             job:
               | {
@@ -105,11 +128,45 @@ export interface Application {
               /**
                * @maxItems 100
                */
+              group_by?: string[];
+              /**
+               * @maxItems 100
+               */
+              aggregates?: {
+                function: 'count' | 'sum' | 'min' | 'max' | 'avg';
+                column?: string;
+                alias: string;
+              }[];
+              /**
+               * @maxItems 100
+               */
               order_by?: {
                 column: string;
                 direction: 'ASC' | 'DESC';
               }[];
             };
+            /**
+             * @minItems 1
+             * @maxItems 100
+             */
+            columns?: {
+              column: string;
+              label?: string;
+              format?: {
+                locale?: string;
+                [k: string]: unknown;
+              };
+            }[];
+            row_action?: {
+              type: 'redirect';
+              redirect_data: {
+                url: string;
+              };
+            };
+            searchable?: boolean;
+            sortable?: boolean;
+            export?: boolean;
+            empty_text?: string;
           };
         }
       | {
@@ -128,7 +185,148 @@ export interface Application {
             };
           };
         }
+      | {
+          name: string;
+          formatting?: {
+            [k: string]: unknown;
+          };
+          type: 'chart';
+          chart: {
+            kind: 'bar' | 'line' | 'pie';
+            title?: string;
+            entity_name: string;
+            operation: {
+              /**
+               * @maxItems 1000
+               */
+              select_columns?: {
+                column: string;
+                alias?: string;
+              }[];
+              /**
+               * @maxItems 100
+               */
+              filters?: {
+                column: string;
+                operator:
+                  | 'EQUALS'
+                  | 'NOT_EQUALS'
+                  | 'GREATER_THAN'
+                  | 'GREATER_THAN_OR_EQUALS'
+                  | 'LESS_THAN'
+                  | 'LESS_THAN_OR_EQUALS'
+                  | 'CONTAINS'
+                  | 'STARTS_WITH'
+                  | 'ENDS_WITH'
+                  | 'IN'
+                  | 'NOT_IN'
+                  | 'IS_NULL'
+                  | 'IS_NOT_NULL';
+                value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
+                value?: unknown;
+              }[];
+              /**
+               * @maxItems 100
+               */
+              group_by?: string[];
+              /**
+               * @maxItems 100
+               */
+              aggregates?: {
+                function: 'count' | 'sum' | 'min' | 'max' | 'avg';
+                column?: string;
+                alias: string;
+              }[];
+              /**
+               * @maxItems 100
+               */
+              order_by?: {
+                column: string;
+                direction: 'ASC' | 'DESC';
+              }[];
+            };
+            x: string;
+            y: string;
+            format?: {
+              locale?: string;
+              [k: string]: unknown;
+            };
+          };
+        }
+      | {
+          name: string;
+          formatting?: {
+            [k: string]: unknown;
+          };
+          type: 'metric';
+          metric: {
+            label: string;
+            entity_name: string;
+            operation: {
+              /**
+               * @maxItems 1000
+               */
+              select_columns?: {
+                column: string;
+                alias?: string;
+              }[];
+              /**
+               * @maxItems 100
+               */
+              filters?: {
+                column: string;
+                operator:
+                  | 'EQUALS'
+                  | 'NOT_EQUALS'
+                  | 'GREATER_THAN'
+                  | 'GREATER_THAN_OR_EQUALS'
+                  | 'LESS_THAN'
+                  | 'LESS_THAN_OR_EQUALS'
+                  | 'CONTAINS'
+                  | 'STARTS_WITH'
+                  | 'ENDS_WITH'
+                  | 'IN'
+                  | 'NOT_IN'
+                  | 'IS_NULL'
+                  | 'IS_NOT_NULL';
+                value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
+                value?: unknown;
+              }[];
+              /**
+               * @maxItems 100
+               */
+              group_by?: string[];
+              /**
+               * @maxItems 100
+               */
+              aggregates?: {
+                function: 'count' | 'sum' | 'min' | 'max' | 'avg';
+                column?: string;
+                alias: string;
+              }[];
+              /**
+               * @maxItems 100
+               */
+              order_by?: {
+                column: string;
+                direction: 'ASC' | 'DESC';
+              }[];
+            };
+            value: string;
+            format?: {
+              locale?: string;
+              [k: string]: unknown;
+            };
+          };
+        }
     )[][];
   }[];
   start_screen_url: string;
+  /**
+   * @maxItems 200
+   */
+  menu?: {
+    label: string;
+    url: string;
+  }[];
 }
