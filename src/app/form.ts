@@ -194,7 +194,9 @@ export function inputItems(
     if (!isObject(declared)) return item;
     const property = declared as InputProperty;
     const out: ShownItem = { ...item };
-    if (required.has(name) && !Object.hasOwn(defaults, name)) out.required = true;
+    // A box is never empty (unchecked is false): it is not marked required.
+    const box = item.type === 'boolean' || item.type === 'checkbox';
+    if (required.has(name) && !Object.hasOwn(defaults, name) && !box) out.required = true;
     const text = item.type === 'text' || item.type === 'string' || item.type === 'textarea';
     if (text) {
       const format =

@@ -3,6 +3,7 @@
 // server, pickers read as the viewer, and every label and value is escaped.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createHandler } from '../../src/http/index.js';
 import {
   Engine,
   MemorySpreadsheets,
@@ -358,6 +359,32 @@ describe('a ref item over a large entity', () => {
     const html = renderScreen('shop', screen);
     expect(html).not.toContain('<img');
     expect(html).toContain('value="&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img');
+  });
+});
+
+describe('pickers over HTTP', () => {
+  it('a search is a plain GET of the screen; a forged value posted is a 422 page, and nothing runs', async () => {
+    const { engine } = await setUp();
+    const handler = createHandler(engine);
+    const page = await handler(
+      new Request('http://localhost/applications/shop/screens/start?f_person_q=Person+024&x=1'),
+    );
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<option value="p24">Person 024</option>');
+    expect(html).toContain('<input type="hidden" name="x" value="1">');
+    const posted = await handler(
+      new Request('http://localhost/applications/shop/screens/start/forms/f', {
+        method: 'POST',
+        body: 'customer=42&size=s',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    );
+    expect(posted.status).toBe(422);
+    expect(await posted.text()).toContain(
+      '<p class="field-error" id="f-f-0-error">Customer must be one of its choices</p>',
+    );
+    expect((await engine.listRuns()).runs).toEqual([]);
   });
 });
 
