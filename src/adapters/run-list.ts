@@ -23,6 +23,10 @@ export interface RunColumns {
 export interface CheckedRunQuery {
   workflow?: string;
   status?: string;
+  /** Only runs started at or after this time (an ISO time as {@link RunColumns} holds it). */
+  started_after?: string;
+  /** Only runs started before this time (same form). */
+  started_before?: string;
   limit: number;
   /** The last run of the previous page. */
   after?: { started_at: string; id: string };
@@ -107,7 +111,7 @@ const SUMMARY_FIELDS = [
  */
 export function checkRunQuery(query: RunQuery): CheckedRunQuery {
   const issues: Issue[] = [];
-  const { workflow, status, limit, after } = query;
+  const { workflow, status, limit, after, started_after, started_before } = query;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     issues.push({
       code: 'invalid_limit',
@@ -120,6 +124,21 @@ export function checkRunQuery(query: RunQuery): CheckedRunQuery {
   ] as const)
     if (value !== undefined && typeof value !== 'string')
       issues.push({ code: 'invalid_type', path, message: 'must be a string' });
+  const bounds: { started_after?: string; started_before?: string } = {};
+  for (const [path, value] of [
+    ['started_after', started_after],
+    ['started_before', started_before],
+  ] as const) {
+    if (value === undefined) continue;
+    const at = isoTime(value);
+    if (at === null)
+      issues.push({
+        code: 'invalid_time',
+        path,
+        message: 'must be an ISO date or date-time within years 1 to 9999, such as 2026-01-31T09:00:00Z',
+      });
+    else bounds[path] = at;
+  }
   const cursor = after === undefined ? undefined : decodeCursor(after);
   if (after !== undefined && !cursor)
     issues.push({ code: 'invalid_cursor', path: 'after', message: 'must be the `next` of a previous page' });
@@ -128,6 +147,7 @@ export function checkRunQuery(query: RunQuery): CheckedRunQuery {
     limit,
     ...(workflow === undefined ? {} : { workflow }),
     ...(status === undefined ? {} : { status }),
+    ...bounds,
     ...(cursor ? { after: cursor } : {}),
   };
 }
@@ -137,13 +157,16 @@ export function checkRunQuery(query: RunQuery): CheckedRunQuery {
  * without an index of its own answers to {@link StorageAdapter.listRuns}. @internal
  */
 export function pageOfRuns<T>(entries: Iterable<{ key: string; value: T }>, query: RunQuery): RunPage<T> {
-  const { workflow, status, limit, after } = checkRunQuery(query);
+  const { workflow, status, limit, after, started_after, started_before } = checkRunQuery(query);
   const listed: { id: string; started_at: string; value: T }[] = [];
   for (const { key: id, value } of entries) {
     const columns = runColumns(value);
     if (columns.started_at === null) continue;
     if (workflow !== undefined && columns.workflow !== workflow) continue;
     if (status !== undefined && columns.status !== status) continue;
+    // Times of one form (`toISOString`) compare as text.
+    if (started_after !== undefined && columns.started_at < started_after) continue;
+    if (started_before !== undefined && columns.started_at >= started_before) continue;
     if (after && !olderThan([columns.started_at, id], [after.started_at, after.id])) continue;
     listed.push({ id, started_at: columns.started_at, value });
   }
@@ -153,6 +176,20 @@ export function pageOfRuns<T>(entries: Iterable<{ key: string; value: T }>, quer
   return {
     runs: page.map((run) => run.value),
     ...(listed.length > limit && last ? { next: runCursor(last.started_at, last.id) } : {}),
+  };
+}
+
+/**
+ * Whether a run is in the query's time window, or undefined when the query gives no bounds (checked
+ * ones: see {@link checkRunQuery}). @internal
+ */
+export function runWindow(query: RunQuery): ((run: { started_at?: unknown }) => boolean) | undefined {
+  if (query.started_after === undefined && query.started_before === undefined) return undefined;
+  const from = isoTime(query.started_after);
+  const to = isoTime(query.started_before);
+  return (run) => {
+    const at = isoTime(run.started_at);
+    return at !== null && (from === null || at >= from) && (to === null || at < to);
   };
 }
 

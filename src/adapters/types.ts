@@ -252,6 +252,10 @@ export interface RunQuery {
   workflow?: string;
   /** Only runs with this status, e.g. `running`. */
   status?: string;
+  /** Only runs started at or after this ISO date or date-time. */
+  started_after?: string;
+  /** Only runs started before this ISO date or date-time. */
+  started_before?: string;
   /** Most runs in the page, 1 to 1000. */
   limit: number;
   /** The `next` of the previous page. */

@@ -113,6 +113,8 @@ export async function selectRuns(
       limit: 1000,
       ...(filter.workflow === undefined ? {} : { workflow: filter.workflow }),
       ...(filter.status === undefined ? {} : { status: filter.status }),
+      ...(filter.started_after === undefined ? {} : { started_after: filter.started_after }),
+      ...(filter.started_before === undefined ? {} : { started_before: filter.started_before }),
       ...(next === undefined ? {} : { after: next }),
     });
     for (const run of page.runs) {

@@ -10,6 +10,10 @@ export interface RunListQuery {
   workflow?: string | undefined;
   /** Only runs with this status, e.g. `failed`. */
   status?: RunRecord['status'] | undefined;
+  /** Only runs started at or after this ISO date or date-time, e.g. `2026-01-31T00:00:00Z`. */
+  started_after?: string | undefined;
+  /** Only runs started before this ISO date or date-time (the end of the window, not in it). */
+  started_before?: string | undefined;
   /** Most runs in the page, 1 to 1000. @default 50 */
   limit?: number | undefined;
   /** The `next` of the previous page. */

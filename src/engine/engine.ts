@@ -21,7 +21,7 @@ import { MAX_RECORD_JSON_CHARS } from './record-size.js';
 import type { RunServices } from './plan-types.js';
 import type { RunEvent, RunRecord, RunSummary } from './record.js';
 import type { RunPage, RunQuery } from '../adapters/types.js';
-import { pageOfRuns, runSummary } from '../adapters/run-list.js';
+import { pageOfRuns, runSummary, runWindow } from '../adapters/run-list.js';
 import { TAKES_JSON_TEXT, takesJsonText } from '../adapters/json-text.js';
 import { RunKeys } from './run-keys.js';
 import { TriggerRegistry } from './triggers.js';
@@ -801,20 +801,22 @@ export class Engine {
   }
 
   /**
-   * Runs newest first, a page at a time, optionally of one workflow or status, as summaries: id,
+   * Runs newest first, a page at a time, optionally of one workflow or status and started in a window
+   * (`started_after` included, `started_before` not), as summaries: id,
    * workflow, status, times and the error's code and message, without input, output or steps (read
    * a whole record with {@link Engine.getRun}). Pass a page's `next` as `after` for the page after it.
    * @example
    * ```ts
    * const { runs, next } = await engine.listRuns({ workflow: 'invoice', status: 'failed', limit: 20 });
    * ```
-   * @throws {@link ValidationError} naming `status` (a run status), `limit` (1 to 1000) or `after` when they are wrong.
+   * @throws {@link ValidationError} naming `status` (a run status), `limit` (1 to 1000), `after` or a
+   *   time that is no date when they are wrong.
    */
   async listRuns(query: RunListQuery = {}): Promise<RunPage<RunSummary>> {
     await this.ready();
     if (typeof query !== 'object' || query === null)
       throw new TypeError(`listRuns: the query must be an object, got ${describeValue(query)}`);
-    const { workflow, status, limit = 50, after } = query;
+    const { workflow, status, limit = 50, after, started_after, started_before } = query;
     // A misspelled status would read as "no runs" (GET /runs answers 400 for it too).
     if (typeof status === 'string' && !(RUN_STATUSES as readonly string[]).includes(status))
       throw new ValidationError([
@@ -828,6 +830,8 @@ export class Engine {
       limit,
       ...(workflow === undefined ? {} : { workflow }),
       ...(status === undefined ? {} : { status }),
+      ...(started_after === undefined ? {} : { started_after }),
+      ...(started_before === undefined ? {} : { started_before }),
       ...(after === undefined ? {} : { after }),
     });
   }
@@ -894,7 +898,10 @@ export class Engine {
     // Summaries whatever the storage gives (one written before listRuns answered them gives records).
     if (storage.listRuns) {
       const page = await storage.listRuns(query);
-      return { ...page, runs: page.runs.map((run) => runSummary(run.id, run)) };
+      const runs = page.runs.map((run) => runSummary(run.id, run));
+      // A storage written before the time bounds lists every run: its pages keep those in the window.
+      const inWindow = runWindow(query);
+      return { ...page, runs: inWindow ? runs.filter(inWindow) : runs };
     }
     const all = await storage.list('runs');
     return pageOfRuns(

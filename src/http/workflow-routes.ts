@@ -204,10 +204,20 @@ export const WORKFLOW_ROUTES = [
     name: 'runs.list',
     summary: 'List runs',
     description:
-      'Runs newest first, a page at a time, as summaries (id, workflow, status, times, the error code and message): no input, output or steps, which `GET /runs/{id}` answers. Pass `next` of a page as `after` for the page after it.',
+      'Runs newest first, a page at a time, as summaries (id, workflow, status, times, the error code and message): no input, output or steps, which `GET /runs/{id}` answers. Filter by `workflow`, `status` and start time (`started_after` included, `started_before` not). Pass `next` of a page as `after` for the page after it.',
     query: z.strictObject({
       workflow: z.string().min(1).optional().describe('Only runs of this workflow.'),
       status: z.enum(RUN_STATUSES).optional().describe('Only runs with this status.'),
+      started_after: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Only runs started at or after this ISO date or date-time.'),
+      started_before: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Only runs started before this ISO date or date-time.'),
       // Decimal digits only: Number() would also take "0x10", "1e1" or " 3 ".
       limit: z
         .string()

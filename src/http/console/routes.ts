@@ -36,7 +36,7 @@ import { CONSOLE_SCRIPT } from './script.js';
 const PAGE_SIZE = 50;
 /** The latest runs the runs page counts by status. */
 const COUNT_LIMIT = 1000;
-/** Storage pages read at most to fill one page of runs filtered by initiator or time. */
+/** Storage pages read at most to fill one page of runs filtered by initiator. */
 const MAX_SCANS = 20;
 /** Recent runs a workflow's numbers are computed from. */
 const STATS_WINDOW = 100;
@@ -99,7 +99,7 @@ export const CONSOLE_ROUTES = [
     name: 'console.runs',
     summary: 'Console: runs',
     description:
-      'Runs newest first, filtered by workflow, status, initiator (a principal id) and start time (`since`, `until`), 50 a page (`after`), with the latest 1,000 runs (of the workflow) counted by status. Needs `runs.read` (or `runs.read_own`: the principal’s own runs).',
+      'Runs newest first, filtered by workflow, status, initiator (a principal id) and start time (`since` included, `until` not), 50 a page (`after`), with the latest 1,000 runs (of the workflow, in the time window) counted by status. Needs `runs.read` (or `runs.read_own`: the principal’s own runs).',
     query: z.strictObject({
       workflow: z.string().optional(),
       status: z.string().optional(),
@@ -336,36 +336,35 @@ async function runsPage(
   const since = timeOf(filters.since, 'since', problems);
   const until = timeOf(filters.until, 'until', problems);
   const status = filters.status as RunSummary['status'] | undefined;
+  // The storage reads only the runs of the workflow, status and time window, on an index.
+  const scope = {
+    ...(filters.workflow ? { workflow: filters.workflow } : {}),
+    ...(since === undefined ? {} : { started_after: since }),
+    ...(until === undefined ? {} : { started_before: until }),
+  };
   const matches = (run: RunSummary) =>
-    (filters.initiator === undefined ||
-      (run.initiator?.id ?? 'host') === filters.initiator ||
-      (run.initiator && `${run.initiator.kind}:${run.initiator.id}` === filters.initiator)) &&
-    (since === undefined || Date.parse(run.started_at) >= since) &&
-    (until === undefined || Date.parse(run.started_at) < until);
+    filters.initiator === undefined ||
+    (run.initiator?.id ?? 'host') === filters.initiator ||
+    (run.initiator !== undefined && `${run.initiator.kind}:${run.initiator.id}` === filters.initiator);
   const runs: RunSummary[] = [];
   let after = query.after || undefined;
   let next: string | undefined;
   for (let scan = 0; scan < MAX_SCANS; scan++) {
     const batch = await engine.listRuns({
-      ...(filters.workflow ? { workflow: filters.workflow } : {}),
+      ...scope,
       ...(status ? { status } : {}),
       limit: PAGE_SIZE,
       ...(after ? { after } : {}),
     });
     runs.push(...batch.runs.filter(matches));
     next = batch.next;
-    // Newest first: once a run started before `since`, none after it matches.
-    const last = batch.runs.at(-1);
-    if (since !== undefined && last && Date.parse(last.started_at) < since) next = undefined;
+    // Only the initiator is filtered here: without it, one read fills the page.
     if (!next || runs.length >= PAGE_SIZE) break;
     after = next;
   }
-  // One read on an index: the latest runs (of the workflow), counted by status.
+  // One read on an index: the latest runs (of the workflow, in the window), counted by status.
   const counts: Record<string, number> = {};
-  const latest = await engine.listRuns({
-    ...(filters.workflow ? { workflow: filters.workflow } : {}),
-    limit: COUNT_LIMIT,
-  });
+  const latest = await engine.listRuns({ ...scope, limit: COUNT_LIMIT });
   for (const run of latest.runs.filter(matches)) counts[run.status] = (counts[run.status] ?? 0) + 1;
   const workflows = await engine.workflows
     .list()
@@ -388,12 +387,17 @@ async function runsPage(
   );
 }
 
-/** A time of a filter in epoch ms, or undefined (with a problem noted when it is no time). */
-function timeOf(text: string | undefined, name: string, problems: string[]): number | undefined {
+/** A time of a filter as an ISO date-time, or undefined (with a problem noted when it is no time). */
+function timeOf(text: string | undefined, name: string, problems: string[]): string | undefined {
   if (text === undefined) return undefined;
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) problems.push(`${name} must be a date or date-time such as 2026-01-31T09:00Z`);
-  return Number.isNaN(ms) ? undefined : ms;
+  // Runs start within years 1 to 9999 (what JSON and Postgres times both hold).
+  const iso = Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  if (iso === undefined || !/^(?!0000)\d{4}-/.test(iso)) {
+    problems.push(`${name} must be a date or date-time such as 2026-01-31T09:00Z`);
+    return undefined;
+  }
+  return iso;
 }
 
 /** The page of a run. */
