@@ -14,7 +14,8 @@ import type { AppHost } from './host.js';
 import { itemProperty } from './form.js';
 import { AppRuntime } from './runtime.js';
 import { choiceType, refIssues } from './check-entities.js';
-import { gridIssues, writeFormIssues } from './check-entities.js';
+import { writeFormIssues } from './check-entities.js';
+import { chartIssues, gridIssues } from './check-grids.js';
 import {
   DefinitionHistory,
   type DefinitionWriteOptions,
@@ -142,6 +143,8 @@ export class Applications {
         row.forEach((component, c) => {
           const at = `screens[${s}].components[${r}][${c}]`;
           if (component.type === 'datagrid') issues.push(...gridIssues(component, entities, at));
+          if (component.type === 'chart' || component.type === 'metric')
+            issues.push(...chartIssues(component, entities, at));
           if (component.type === 'form') issues.push(...refIssues(component, entities, at));
           if (component.type === 'form' && component.form.job.type === 'write')
             issues.push(...writeFormIssues(component, component.form.job, entities, at));

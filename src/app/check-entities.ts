@@ -86,40 +86,6 @@ export function choiceType(
   return {};
 }
 
-/** Problems of a grid: its entity exists, its operation names columns of it. @internal */
-export function gridIssues(
-  component: Extract<Component, { type: 'datagrid' }>,
-  entities: ReadonlyMap<string, Entity>,
-  at: string,
-): Issue[] {
-  const name = component.datagrid.entity_name;
-  const entity = entities.get(name);
-  if (!entity)
-    return [
-      {
-        code: 'unknown_entity',
-        path: `${at}.datagrid.entity_name`,
-        message: `grid "${component.name}" names entity "${name}", which does not exist`,
-      },
-    ];
-  const operation = component.datagrid.operation ?? {};
-  const named = [
-    ...(operation.select_columns ?? []).map((s, i) => ({
-      column: s.column,
-      path: `select_columns[${i}].column`,
-    })),
-    ...(operation.filters ?? []).map((f, i) => ({ column: f.column, path: `filters[${i}].column` })),
-    ...(operation.order_by ?? []).map((o, i) => ({ column: o.column, path: `order_by[${i}].column` })),
-  ];
-  return named
-    .filter(({ column }) => !entity.columns.some((c) => c.name === column))
-    .map(({ column, path }) => ({
-      code: 'unknown_column',
-      path: `${at}.datagrid.operation.${path}`,
-      message: `grid "${component.name}" names column "${column}", which entity "${name}" does not have (columns: ${entity.columns.map((c) => c.name).join(', ')})`,
-    }));
-}
-
 /**
  * Problems of a form that writes a row: its entity exists; each item fills a column of it with a
  * fitting type; `key` names exactly the primary-key columns, which items then do not fill; without

@@ -14,6 +14,8 @@ export interface RedirectSources {
   output?: unknown;
   /** The current screen's query parameters. */
   query: ScreenQuery;
+  /** A grid's row, by column name, for a `row_action`'s `{{row.<column>}}`; absent elsewhere. */
+  row?: Readonly<Record<string, unknown>>;
 }
 
 /** A redirect that cannot be built (bad template, missing output). @internal */
@@ -28,7 +30,8 @@ export class RedirectError extends StepwireError {
  * Builds the app-relative address of a redirect: `/screens/<screen>?<query>`. The screen part
  * must name a screen of the app as written (no placeholders); placeholders in the query are
  * filled in, each value URL-encoded, so a value can never add a parameter, a path or a fragment.
- * A missing `{{query_params.x}}` is the empty string; a missing `{{output.x}}` is an error.
+ * A missing `{{query_params.x}}` is the empty string; a missing `{{output.x}}` or `{{row.x}}` (or
+ * one without a value) is an error.
  * @internal
  */
 export function resolveRedirect(
@@ -84,6 +87,17 @@ export function isScreenName(url: string): boolean {
 function placeholderValue(expression: string, sources: RedirectSources, template: string): string {
   const query = /^query_params\.(.+)$/.exec(expression)?.[1];
   if (query !== undefined) return Object.hasOwn(sources.query, query) ? sources.query[query]! : '';
+  const column = /^row\.(.+)$/.exec(expression)?.[1];
+  if (column !== undefined && sources.row !== undefined) {
+    const cell = Object.hasOwn(sources.row, column) ? sources.row[column] : undefined;
+    if (
+      typeof cell === 'string' ||
+      typeof cell === 'boolean' ||
+      (typeof cell === 'number' && Number.isFinite(cell))
+    )
+      return String(cell);
+    throw new RedirectError(`the row has no value in "${column}" for the link to {{row.${column}}}`);
+  }
   const path = /^output\.(.+)$/.exec(expression)?.[1];
   if (path === undefined) {
     throw new RedirectError(

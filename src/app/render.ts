@@ -4,6 +4,9 @@ export { escapeHtml } from './html.js';
 import { escapeHtml, screenHref, type RenderContext } from './html.js';
 import { renderForm } from './render-form.js';
 import { renderGrid } from './render-grid.js';
+import { renderChart, renderMetric } from './render-chart.js';
+import { parseRedirectUrl, type MenuItem } from '../schema/index.js';
+import { resolveRedirect } from './redirect.js';
 import type { ResolvedButton, ResolvedScreen, ResolvedText } from './types.js';
 
 /** Options of {@link renderScreen}. */
@@ -15,6 +18,11 @@ export interface RenderScreenOptions {
    * and the page shows who is signed in with a sign-out button.
    */
   session?: { csrf: string; who: string } | undefined;
+  /**
+   * The application's `menu`: shown in the bar of every screen, the entry of the current screen
+   * marked (`aria-current="page"`).
+   */
+  menu?: readonly MenuItem[] | undefined;
 }
 
 /**
@@ -48,7 +56,7 @@ export function renderScreen(
 <style>${SCREEN_STYLES}</style>
 </head>
 <body>
-<header class="app-bar"><div><a href="${escapeHtml(screenHref(appBase, `/screens/${screen.startUrl}`))}">${escapeHtml(appName)}</a></div>${signOutForm(base, options.session)}</header>
+<header class="app-bar"><div><a href="${escapeHtml(screenHref(appBase, `/screens/${screen.startUrl}`))}">${escapeHtml(appName)}</a></div>${renderMenu(options.menu, screen, appBase)}${signOutForm(base, options.session)}</header>
 <main>
 ${rows}
 </main>
@@ -104,7 +112,36 @@ function renderComponent(component: ResolvedScreen['rows'][number][number], cont
       return renderGrid(component, context);
     case 'button':
       return renderButton(component, context);
+    case 'chart':
+      return renderChart(component);
+    case 'metric':
+      return renderMetric(component);
   }
+}
+
+/**
+ * The menu: a list of links, the current screen's marked. The entry marked is one for this screen
+ * whose query parameters the address all has (the one naming the most of them), else none.
+ */
+function renderMenu(menu: readonly MenuItem[] | undefined, screen: ResolvedScreen, appBase: string): string {
+  if (!menu || menu.length === 0) return '';
+  let current = -1;
+  let best = -1;
+  menu.forEach((item, i) => {
+    const target = parseRedirectUrl(item.url);
+    if (!target || target.screen !== screen.url) return;
+    const params = [...new URLSearchParams(target.query)];
+    const matches = params.every(
+      ([name, value]) => Object.hasOwn(screen.query, name) && screen.query[name] === value,
+    );
+    if (matches && params.length > best) [current, best] = [i, params.length];
+  });
+  const items = menu
+    .map((item, i) => {
+      return `<li><a href="${escapeHtml(screenHref(appBase, menuHref(item.url)))}"${i === current ? ' aria-current="page"' : ''}>${escapeHtml(item.label)}</a></li>`;
+    })
+    .join('');
+  return `<nav class="app-menu" aria-label="Menu"><ul>${items}</ul></nav>`;
 }
 
 function renderText(text: ResolvedText, context: RenderContext): string {
@@ -122,6 +159,17 @@ function firstHeading(screen: ResolvedScreen): string | undefined {
   for (const row of screen.rows)
     for (const c of row) if (c.type === 'text' && c.heading && c.contents.trim()) return c.contents;
   return undefined;
+}
+
+/** A menu entry's address, its literal query encoded as redirects encode it; the app's root when it names no screen. */
+function menuHref(url: string): string {
+  const target = parseRedirectUrl(url)?.screen;
+  if (target === undefined) return '/';
+  try {
+    return resolveRedirect(url, new Set([target]), { query: {} });
+  } catch {
+    return '/';
+  }
 }
 
 function normalizeBase(basePath: string | undefined): string {

@@ -20,7 +20,8 @@ export interface ResolvedScreen {
 }
 
 /** A component of a resolved screen. */
-export type ResolvedComponent = ResolvedText | ResolvedForm | ResolvedDatagrid | ResolvedButton;
+export type ResolvedComponent =
+  ResolvedText | ResolvedForm | ResolvedDatagrid | ResolvedButton | ResolvedChart | ResolvedMetric;
 
 /** A `text` component with `{{query_params.x}}` filled in (as text, never markup). */
 export interface ResolvedText {
@@ -148,6 +149,40 @@ export interface ResolvedDatagrid {
   nextHref: string | null;
   /** Why the entity could not be read, or null. */
   error: string | null;
+  /** The header of each column, in column order: its `label`, else its name. */
+  labels: string[];
+  /** Each cell of {@link ResolvedDatagrid.rows} as shown: printed with its column's `format`; empty for no value. */
+  cells: string[][];
+  /** Where each row leads (its `row_action`, app-relative, values URL-encoded), or null. */
+  rowHrefs: (string | null)[];
+  /** The column whose cell holds each row's link: the first key column shown, else the first column. */
+  linkColumn: number;
+  /** How many rows the view has (its search applied), or null when they could not be counted. */
+  total: number | null;
+  /** The search box of a `searchable` grid, or null. */
+  search: GridSearch | null;
+  /** The column the rows are sorted by (its index) and the direction, or null. */
+  sort: { column: number; direction: 'ascending' | 'descending' } | null;
+  /** For each column of a `sortable` grid, the app-relative address that sorts by it; null otherwise. */
+  sortHrefs: (string | null)[];
+  /** App-relative address of the CSV of the view, when the grid has `export`; else null. */
+  exportHref: string | null;
+  /** What the grid says when it has no rows: its `empty_text`, or a default. */
+  emptyText: string;
+}
+
+/** The search box of a grid: a GET form that keeps the screen's other query parameters. */
+export interface GridSearch {
+  /** The query parameter of the search (`<grid>_q`). */
+  param: string;
+  /** The text searched for, as typed (empty when none). */
+  value: string;
+  /** The other query parameters of the screen, sent again with the search (the page left out). */
+  keep: [string, string][];
+  /** The headers of the columns searched. */
+  columns: string[];
+  /** App-relative address of the screen without this search (to clear it). */
+  clearHref: string;
 }
 
 /** A `button` component: a link to another screen. */
@@ -194,3 +229,53 @@ export type SubmitResult =
       /** The run, when one was started. */
       run: RunRecord | null;
     };
+
+/** One point of a chart: its label (the group), its value and the value as shown. */
+export interface ChartPoint {
+  /** The group's value in the `x` column, as text. */
+  label: string;
+  /** The aggregate (`y`), or null when it has none (e.g. a sum of no cells). */
+  value: number | null;
+  /** The value printed with the chart's `format`; empty for no value. */
+  text: string;
+}
+
+/** A `chart` component: the points of its aggregate read. */
+export interface ResolvedChart {
+  /** The component type. */
+  type: 'chart';
+  /** Component name. */
+  name: string;
+  /** `bar`, `line` or `pie`. */
+  kind: 'bar' | 'line' | 'pie';
+  /** The chart's title: its `title`, else its entity's name. */
+  title: string;
+  /** The entity read. */
+  entity: string;
+  /** Header of the labels (`x`). */
+  xLabel: string;
+  /** Header of the values (`y`). */
+  yLabel: string;
+  /** The points, in the read's order. */
+  points: ChartPoint[];
+  /** Whether the read had more groups than a chart shows (the first ones are shown). */
+  truncated: boolean;
+  /** Why the chart could not be read, or null. */
+  error: string | null;
+}
+
+/** A `metric` component: one number with its label. */
+export interface ResolvedMetric {
+  /** The component type. */
+  type: 'metric';
+  /** Component name. */
+  name: string;
+  /** The label shown with the number. */
+  label: string;
+  /** The value read (the `value` column of the first row), or null. */
+  value: unknown;
+  /** The value printed with the metric's `format`; empty for no value. */
+  text: string;
+  /** Why the metric could not be read, or null. */
+  error: string | null;
+}

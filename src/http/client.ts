@@ -179,6 +179,11 @@ export interface StepwireClient {
   entityVersions(name: string, query?: VersionQuery): Promise<VersionPage<Entity>>;
   /** `GET /applications/{name}/screens/{url}`: the screen as HTML. */
   renderScreen(name: string, url: string, query?: Record<string, string>): Promise<string>;
+  /**
+   * `GET /applications/{name}/screens/{url}/grids/{grid}/export`: the CSV of a grid's view (the
+   * `query` as the screen's: `<grid>_q`, `<grid>_sort`, `<grid>_dir`, filter values).
+   */
+  exportGrid(name: string, url: string, grid: string, query?: Record<string, string>): Promise<string>;
   /** Approvals of `wait` steps, as the caller may see and decide them. */
   approvals: {
     /** `GET /approvals`: those waiting for the caller's decision, oldest first. */
@@ -365,6 +370,8 @@ export function createClient(options: ClientOptions): StepwireClient {
       value(call('catalog.entityVersions', { params: { name }, query: pageQuery(query) })),
     renderScreen: (name, url, query) =>
       value(call('applications.renderScreen', { params: { name, url }, ...(query ? { query } : {}) })),
+    exportGrid: (name, url, grid, query) =>
+      value(call('applications.exportGrid', { params: { name, url, grid }, ...(query ? { query } : {}) })),
     openapi: () => value(call('openapi', {})),
     approvals: {
       list: async () => (await value(call('approvals.list', {}))) as Approval[],

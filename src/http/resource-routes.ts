@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../errors/index.js';
 import { ApplicationSchema, type ApplicationBody } from '../schema/index.js';
 import { LOCATION, defineRoute, json, nameParam, noContent } from './route.js';
-import { handleScreenRoute } from './screens.js';
+import { handleGridExport, handleScreenRoute } from './screens.js';
 
 const enc = encodeURIComponent;
 const NAMES = z.array(z.string());
@@ -194,6 +194,38 @@ export const RESOURCE_ROUTES = [
         { app: params.name, screen: params.url, form: params.component },
         { ...options, session: identity.session },
       ),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/applications/{name}/screens/{url}/grids/{grid}/export',
+    name: 'applications.exportGrid',
+    summary: 'Download a grid as CSV',
+    description:
+      "The view of a grid that has `export: true`, as the screen's query string makes it (search, sort, filters), every page, as CSV: the columns and rows the caller may read, under the grid's labels; values unformatted; a text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. Errors are HTML pages.",
+    params: SCREEN_PARAMS.extend({ grid: z.string().describe('Grid component name') }),
+    query: SCREEN_QUERY,
+    responses: {
+      200: {
+        description: 'The CSV (UTF-8 with a byte order mark, CRLF lines, a header row), as an attachment.',
+        schema: z.string(),
+        media: 'text/csv',
+        headers: { 'Content-Disposition': 'attachment; filename="<grid>.csv"' },
+      },
+      403: html('The caller may not use the application, or read its entity.'),
+      404: html('No such application, screen or grid, or the grid has no export.'),
+      422: html(
+        'The view cannot be read for the values in the address, or has more rows than can be exported.',
+      ),
+      500: html('The grid could not be exported: a page with the reason.'),
+    },
+    problems: [],
+    // The export reads the query string itself, as the screen does.
+    action: ({ engine, host, request, params }) =>
+      handleGridExport(engine, host.options.limits, request, {
+        app: params.name,
+        screen: params.url,
+        grid: params.grid,
+      }),
   }),
   defineRoute({
     method: 'GET',

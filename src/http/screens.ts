@@ -2,6 +2,7 @@ import type { RouteEngine } from './route.js';
 import type { SessionInfo } from './auth.js';
 import { NotFoundError, isForbiddenError, isStepwireError } from '../errors/index.js';
 import { renderMessagePage, renderScreen } from '../app/render.js';
+import { exportGrid } from '../app/grid.js';
 import { setOwn } from '../schema/own.js';
 import { readBytes } from './body.js';
 import { HttpProblem } from './problem.js';
@@ -81,7 +82,11 @@ export async function handleScreenRoute(
     if (!isForm)
       return html(
         200,
-        renderScreen(app.name, await app.screen(params.screen, query), { basePath, session: shown }),
+        renderScreen(app.name, await app.screen(params.screen, query), {
+          basePath,
+          session: shown,
+          menu: app.application.menu,
+        }),
       );
 
     // An unknown screen or form is 404 before the body is read (as the rows route answers an unknown entity).
@@ -110,7 +115,10 @@ export async function handleScreenRoute(
       return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
     }
     // Invalid input, a failed run and a redirect that cannot be built all show the screen again.
-    return html(422, renderScreen(app.name, result.screen, { basePath, session: shown }));
+    return html(
+      422,
+      renderScreen(app.name, result.screen, { basePath, session: shown, menu: app.application.menu }),
+    );
   } catch (error) {
     if (error instanceof NotFoundError) return html(404, renderMessagePage('Not found', error.message));
     if (isForbiddenError(error)) return html(403, renderMessagePage('Forbidden', error.message));
@@ -124,6 +132,51 @@ export async function handleScreenRoute(
       );
     if (isStepwireError(error))
       return html(500, renderMessagePage('This screen could not be shown', error.message));
+    throw error;
+  }
+}
+
+/**
+ * Serves the CSV of a grid's view: `GET /applications/{app}/screens/{screen}/grids/{grid}/export`
+ * with the screen's query string (search, sort and filters of the address applied, every page).
+ * Opening the app needs `app.use`; the rows and columns are read as the viewer reads them (its
+ * `entity.read`, row and column rules). An unknown app, screen or grid, or a grid without `export`,
+ * is a 404 page. @internal
+ */
+export async function handleGridExport(
+  engine: Pick<RouteEngine, 'applications' | 'catalog'>,
+  limits: { readonly maxPageSize: number },
+  request: Request,
+  params: { app: string; screen: string; grid: string },
+): Promise<Response> {
+  const query: Record<string, string> = {};
+  for (const [name, value] of new URL(request.url).searchParams)
+    if (!Object.hasOwn(query, name)) setOwn(query, name, value);
+  try {
+    const app = await engine.applications.open(params.app);
+    const screen = app.application.screens.find((s) => s.url === params.screen);
+    if (!screen) throw new NotFoundError('screen', `${app.name}/${params.screen}`);
+    const grid = screen.components.flat().find((c) => c.name === params.grid);
+    if (grid?.type !== 'datagrid' || !grid.datagrid.export)
+      throw new NotFoundError('grid export', `${params.screen}/${params.grid}`);
+    const result = await exportGrid({ catalog: engine.catalog, options: { limits } }, grid, query);
+    if ('error' in result)
+      return html(result.status, renderMessagePage('This list could not be exported', result.error));
+    const ascii = result.filename.replace(/[^A-Za-z0-9._-]/g, '_');
+    return new Response(result.csv, {
+      status: 200,
+      headers: {
+        'content-type': 'text/csv; charset=utf-8; header=present',
+        'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(result.filename)}`,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      },
+    });
+  } catch (error) {
+    if (error instanceof NotFoundError) return html(404, renderMessagePage('Not found', error.message));
+    if (isForbiddenError(error)) return html(403, renderMessagePage('Forbidden', error.message));
+    if (isStepwireError(error))
+      return html(500, renderMessagePage('This list could not be exported', error.message));
     throw error;
   }
 }

@@ -77,7 +77,7 @@ describe('renderScreen', () => {
     );
     // the hostile cell of the notes entity
     expect(html).toContain(
-      '<td>&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;</td>',
+      '<td data-label="text">&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;</td>',
     );
     expect(html).toContain('value="&quot;&gt;&lt;script&gt;alert(3)&lt;/script&gt;"');
     expect(html).toContain('value="x&lt;y"');

@@ -218,6 +218,12 @@ const FIXTURES: Record<string, Fixture> = {
     body: () => ({ form: { id: '1' } }),
     admin: 303,
   },
+  // The CSV of a grid of the `reports` app that server() stores.
+  'applications.exportGrid': {
+    params: { name: 'reports', url: 'list', grid: 'customers' },
+    query: '?customers_sort=name',
+    admin: 200,
+  },
   openapi: { admin: 200 },
   'approvals.list': {
     admin: 200,
@@ -349,6 +355,23 @@ async function server() {
   const invoices = await engine.applications.get('invoices');
   const { name: _name, ...config } = invoices as unknown as Record<string, unknown>;
   await engine.applications.put('spare', config as never);
+  await engine.applications.put('reports', {
+    start_screen_url: 'list',
+    screens: [
+      {
+        url: 'list',
+        components: [
+          [
+            {
+              name: 'customers',
+              type: 'datagrid',
+              datagrid: { entity_name: 'customers', sortable: true, export: true },
+            },
+          ],
+        ],
+      },
+    ],
+  });
   await engine.triggers.create({
     name: 'hook',
     type: 'webhook',
@@ -450,6 +473,7 @@ async function seen(response: Response) {
 
 const SCREEN_GET = 'applications.renderScreen';
 const SCREEN_FORM = 'applications.submitForm';
+const SCREEN_EXPORT = 'applications.exportGrid';
 
 describe('every route of the API where the engine has an access policy', () => {
   it('each route has a fixture, and the public ones are those that must answer anyone', () => {
@@ -504,7 +528,7 @@ describe('every route of the API where the engine has an access policy', () => {
       if (fixture.nobody) {
         expect(refused, `${label}: ${fixture.nobody.why}`).toMatchObject({ status: fixture.nobody.status });
         expect(JSON.parse(refused.text)).toEqual(fixture.nobody.json);
-      } else if (route.name === SCREEN_GET || route.name === SCREEN_FORM) {
+      } else if (route.name === SCREEN_GET || route.name === SCREEN_FORM || route.name === SCREEN_EXPORT) {
         // Screens answer with pages, their refusals too.
         expect(refused, label).toMatchObject({ status: 403 });
         expect(refused.type).toContain('text/html');

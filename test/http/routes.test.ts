@@ -72,7 +72,15 @@ describe('the route table is the one description of the API', () => {
       screens: [
         {
           url: 'home',
-          components: [[{ name: 'grid', type: 'datagrid' as const, datagrid: { entity_name: 'customers' } }]],
+          components: [
+            [
+              {
+                name: 'grid',
+                type: 'datagrid' as const,
+                datagrid: { entity_name: 'customers', export: true },
+              },
+            ],
+          ],
         },
       ],
     };
@@ -152,6 +160,10 @@ describe('the route table is the one description of the API', () => {
       getApplication: ['applications.get', () => client.getApplication('shop')],
       listApplications: ['applications.list', () => client.listApplications()],
       renderScreen: ['applications.renderScreen', () => client.renderScreen('shop', 'home', { q: '1' })],
+      exportGrid: [
+        'applications.exportGrid',
+        () => client.exportGrid('shop', 'home', 'grid', { grid_sort: 'name' }),
+      ],
       deleteApplication: ['applications.delete', () => client.deleteApplication('shop')],
       // Versions outlive a delete: each name above was stored, so each lists its versions.
       workflowVersions: [
