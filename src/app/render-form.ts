@@ -115,7 +115,7 @@ function renderItem(item: ResolvedFormItem, id: string): string {
           `<option value="${escapeHtml(o.value)}"${o.value === chosen ? ' selected' : ''}>${escapeHtml(o.label)}</option>`,
       )
       .join('');
-    const select = `<select id="${id}" name="${name}"${item.required ? ' required' : ''}${aria}><option value="">${options.length === 0 ? 'Nothing to choose' : 'Choose…'}</option>${list}</select>`;
+    const select = `<select id="${id}" name="${name}"${item.required ? ' required' : ''}${aria}><option value="">${options.length > 0 ? 'Choose…' : item.search ? 'Search first' : 'Nothing to choose'}</option>${list}</select>`;
     const search = item.search ? searchBox(item, id) : '';
     return `<div class="field">${label}${search}${select}${after}</div>`;
   }
