@@ -69,7 +69,55 @@ select:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent);
   overflow-wrap: anywhere; }
 .ref-search-box { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0 0 0.5rem; }
 .ref-search-box .search-label { flex-basis: 100%; font-weight: 400; color: var(--muted); margin: 0; }
-.field .ref-search-box input { flex: 1 1 10rem; width: auto; display: inline-block; }
+.field .ref-search-box input { flex: 1 1 10rem; min-width: 0; width: auto; display: inline-block; }
 .ref-search-box button { padding: 0.5rem 0.875rem; }
 form.ref-search { border: 0; padding: 0; margin: 0; }
+/* grids, charts, metrics and the menu */
+.visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.app-bar { flex-wrap: wrap; }
+.app-menu ul { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; margin: 0; padding: 0.5rem 1.5rem; }
+.app-menu a { font-weight: 500; color: var(--accent); text-decoration: none; padding: 0.25rem 0; display: inline-block; }
+.app-menu a[aria-current="page"] { color: var(--ink); font-weight: 700; border-bottom: 3px solid var(--accent); }
+form.grid-search { border: 0; padding: 0; margin: 0 0 0.75rem; max-width: none; background: none; }
+.grid-search .field { margin: 0; }
+.grid-search-row { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
+.grid-search-row input[type="search"] { flex: 1 1 12rem; width: auto; display: block; font: inherit;
+  padding: 0.5rem 0.625rem; border: 1px solid #8c959f; border-radius: 6px; background: #ffffff; color: inherit; }
+th a { color: inherit; text-decoration: none; display: inline-flex; gap: 0.25rem; align-items: baseline; }
+th a:hover { text-decoration: underline; }
+th[aria-sort] { background: #e7edf3; }
+.sort-mark { font-size: 0.75em; color: var(--accent); }
+.sort-mark.idle { color: var(--muted); }
+tr.linked { position: relative; }
+tr.linked:hover { background: #eef3fb; }
+a.row-link { font-weight: 600; }
+a.row-link::after { content: ""; position: absolute; inset: 0; }
+tr.linked td a:not(.row-link) { position: relative; z-index: 1; }
+.grid-export { margin: 0.5rem 0 0; }
+.c-chart { margin: 0; }
+.c-chart figcaption { font-weight: 600; font-size: 1.125rem; margin: 0 0 0.5rem; }
+.chart-body { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+.chart-body svg.chart { flex: 2 1 20rem; max-width: 100%; height: auto; }
+.chart-body .chart-data { flex: 1 1 12rem; }
+.swatch { display: inline-block; width: 0.75rem; height: 0.75rem; border-radius: 2px; margin-right: 0.5rem; }
+.c-metric dl { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem; }
+.c-metric dt { color: var(--muted); font-weight: 600; }
+.c-metric dd { margin: 0.25rem 0 0; }
+.c-metric .metric-value { font-size: 2.25rem; font-weight: 700; line-height: 1.2; font-variant-numeric: tabular-nums; }
+@media (max-width: 40rem) {
+  main { padding: 1rem; }
+  .c-grid .table-wrap { border: 0; overflow: visible; }
+  .c-grid table, .c-grid tbody, .c-grid tr, .c-grid td { display: block; width: 100%; }
+  .c-grid thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .c-grid caption { display: block; padding: 0 0 0.5rem; }
+  .c-grid tr { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 0.75rem; padding: 0.25rem 0; background: #ffffff; }
+  .c-grid tbody tr:nth-child(even) { background: #ffffff; }
+  .c-grid td { border: 0; display: grid; grid-template-columns: minmax(6rem, 40%) 1fr; gap: 0.75rem; text-align: left;
+    overflow-wrap: anywhere; }
+  .c-grid td.num { text-align: left; }
+  .c-grid td::before { content: attr(data-label); font-weight: 600; color: var(--muted); }
+  .c-grid td.empty { display: block; text-align: center; }
+  .c-grid td.empty::before { content: none; }
+}
 `;
