@@ -106,7 +106,7 @@ export function renderRuns(frame: PageFrame, view: RunsView): string {
 <p><label for="f-until">Started before</label><input id="f-until" name="until" type="text" value="${esc(f.until ?? '')}"></p>
 <p><button type="submit">Filter</button></p>
 </form>`;
-  const counted = `Of the latest ${view.countLimit.toLocaleString('en')} runs${f.workflow ? ` of ${f.workflow}` : ''}`;
+  const counted = `Of the latest ${view.countLimit.toLocaleString('en')} runs${f.workflow ? ` of ${f.workflow}` : ''}${f.since || f.until ? ' started in that time' : ''}`;
   const counts = `<p class="status">${esc(counted)}:</p><ul class="counts" aria-label="${esc(`Runs by status, ${counted.toLowerCase()}`)}">${RUN_STATUSES.map(
     (status) => {
       const text = `${status}: ${view.counts[status] ?? 0}`;
