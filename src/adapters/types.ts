@@ -212,13 +212,16 @@ export interface StorageAdapter {
   list<T = unknown>(collection: Collection, options?: CallOptions): MaybePromise<{ key: string; value: T }[]>;
   /**
    * Optional: one page of the runs stored (collection `runs`) as summaries, newest first by
-   * `started_at` then by id (descending). Only records with a valid ISO `started_at` are listed. A
+   * `started_at` then by id (descending). Only records with a valid ISO `started_at` are listed, and
+   * with `started_after` or `started_before` only those started at or after the one and before the
+   * other (`checkRunQuery` in `run-list.ts` reads them; older adapters that ignore them still work,
+   * the engine then drops the runs outside the window from their pages). A
    * summary holds what `runSummary` (in `run-list.ts`) takes from the record, never its input,
    * output or steps: an adapter keeps it beside the record when the record is put, so a listing
    * reads no record. Pass a page's `next` as `after` to get the page that follows; `next` is absent
    * on the last page.
-   * @throws {@link ValidationError} when `limit` is not a whole number from 1 to 1000 or `after` is
-   *   not a `next` this method returned.
+   * @throws {@link ValidationError} when `limit` is not a whole number from 1 to 1000, `after` is
+   *   not a `next` this method returned, or a bound is no time.
    */
   listRuns?(query: RunQuery, options?: CallOptions): MaybePromise<RunPage<RunSummary>>;
   /**
