@@ -8,6 +8,9 @@ export interface BodyLimits {
   maxJsonDepth: number;
 }
 
+/** Decodes UTF-8, failing on a malformed sequence (one decoder: each `decode` call starts afresh). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /** Media types a JSON route accepts: `application/json` and any `+json` type. */
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 /** Media types of a script source. */
@@ -117,7 +120,7 @@ export function jsonOf(
   checkJsonType(type);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new HttpProblem(problem(400, 'invalid_json', 'The request body is not valid UTF-8 text.'));
   }

@@ -103,7 +103,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         host: engine,
         identity,
         // A HEAD runs the GET action as it is; only the answer's body is left out.
-        request: method === 'HEAD' ? new Request(request, { method: 'GET' }) : request,
+        request:
+          method === 'HEAD' ? new Request(request, { method: 'GET', signal: request.signal }) : request,
         params,
         options: resolved,
         body: () => readBody(route, request, resolved),

@@ -68,10 +68,36 @@ export function problem(
 
 /** A problem details answer, with extra headers when given. @internal */
 export function problemResponse(body: ProblemDetails, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status: body.status,
-    headers: { 'content-type': PROBLEM_JSON, ...headers },
+  return wholeResponse(body.status, JSON.stringify(body), { 'content-type': PROBLEM_JSON, ...headers });
+}
+
+/**
+ * The key under which an answer made whole in memory carries its body's bytes, so that a server
+ * (`serve`) writes them as they are rather than reading them back from the body's stream. A global
+ * symbol: a bundle with its own copy of this module uses the same key. @internal
+ */
+export const WHOLE_BODY: unique symbol = Symbol.for('stepwire.wholeBody') as never;
+
+const encoder = new TextEncoder();
+
+/**
+ * An answer whose body is `text`, with its `Content-Length`, carrying its bytes under
+ * {@link WHOLE_BODY}. @internal
+ */
+export function wholeResponse(status: number, text: string, headers: Record<string, string>): Response {
+  const bytes = encoder.encode(text);
+  const response = new Response(bytes, {
+    status,
+    headers: { ...headers, 'content-length': String(bytes.byteLength) },
   });
+  Object.defineProperty(response, WHOLE_BODY, { value: bytes });
+  return response;
+}
+
+/** The bytes an answer made by {@link wholeResponse} carries, while its body is unread. @internal */
+export function wholeBody(response: Response): Uint8Array | undefined {
+  const bytes = (response as Response & { [WHOLE_BODY]?: Uint8Array })[WHOLE_BODY];
+  return bytes !== undefined && !response.bodyUsed ? bytes : undefined;
 }
 
 /** An error the handler raises itself to answer with a given problem (bad JSON, wrong media type…). @internal */

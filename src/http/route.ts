@@ -27,6 +27,7 @@ export type RouteEngine = Pick<
 import { runKeyProblem } from '../engine/run-keys.js';
 import { LimitError, ValidationError } from '../errors/index.js';
 import type { ResolvedHandlerOptions } from './options.js';
+import { wholeResponse } from './problem.js';
 
 /** Methods the API uses. @internal */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -185,15 +186,12 @@ export function json(status: number, body: unknown, headers: Record<string, stri
       },
     );
   }
-  return new Response(text, {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+  return wholeResponse(status, text, { 'content-type': 'application/json', ...headers });
 }
 
 /** A JSON answer whose body is JSON text already made (not serialized again). @internal */
 export function jsonText(status: number, text: string): Response {
-  return new Response(text, { status, headers: { 'content-type': 'application/json' } });
+  return wholeResponse(status, text, { 'content-type': 'application/json' });
 }
 
 /** A 204 answer. @internal */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { wholeBody } from '../http/problem.js';
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -277,28 +278,33 @@ const CLIENT_ADDRESS_HEADER = 'x-stepwire-client-address';
  * as `evil/x`, `a@b` or `h?` would otherwise move into the URL's path, user or query (RFC 9112 3.2).
  */
 function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request | Response {
-  const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host');
+  // One pass over the head: the Host headers counted, the others copied (the client's address
+  // header is the socket's: a header of that name a client sent is not believed).
+  const raw = req.rawHeaders;
+  const pairs: [string, string][] = [];
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const lower = name.toLowerCase();
+    if (lower === 'host') hosts++;
+    if (name.startsWith(':') || lower === CLIENT_ADDRESS_HEADER) continue;
+    pairs.push([name, raw[i + 1]!]);
+  }
   const host = req.headers.host ?? '';
   // HTTP/1.1 requires a Host header (RFC 9112 3.2); an HTTP/1.0 request may leave it out.
-  const missing = hosts.length === 0 && req.httpVersion !== '1.0';
-  if (missing || hosts.length > 1 || (host !== '' && !HOST.test(host)))
+  const missing = hosts === 0 && req.httpVersion !== '1.0';
+  if (missing || hosts > 1 || (host !== '' && !HOST.test(host)))
     return problemAnswer(
       400,
       'Bad Request',
       'invalid_host',
       missing
         ? 'The request has no Host header.'
-        : hosts.length > 1
+        : hosts > 1
           ? 'The request has more than one Host header.'
           : 'The Host header is not a host name.',
     );
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i]!;
-    // The client's address is the socket's: a header of that name a client sent is not believed.
-    if (name.startsWith(':') || name.toLowerCase() === CLIENT_ADDRESS_HEADER) continue;
-    headers.append(name, req.rawHeaders[i + 1]!);
-  }
+  const headers = new Headers(pairs);
   if (req.socket.remoteAddress) headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress);
   let url: URL;
   try {
@@ -308,16 +314,35 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
   }
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
+  const init: RequestInit & { duplex?: 'half' } = { method, headers };
   if (hasBody) {
     init.body = bodyStream(req, signal);
     init.duplex = 'half';
   }
   try {
-    return new Request(url, init);
+    return new BridgedRequest(url, init, signal);
   } catch {
     // Fetch refuses some methods Node parses (TRACE, TRACK): the handler could not be given them.
     return problemAnswer(501, 'Not Implemented', 'method_not_implemented', `${method} is not supported.`);
+  }
+}
+
+/**
+ * A request whose `signal` is the bridge's own, which aborts when the client goes away or its body
+ * turns out malformed. Handing `signal` to the `Request` constructor instead would make the request
+ * follow it through a signal of its own (a listener, a weak reference and a finalizer per request),
+ * which costs more than the rest of the request's making.
+ */
+class BridgedRequest extends Request {
+  readonly #signal: AbortSignal;
+
+  constructor(url: URL, init: RequestInit, signal: AbortSignal) {
+    super(url, init);
+    this.#signal = signal;
+  }
+
+  override get signal(): AbortSignal {
+    return this.#signal;
   }
 }
 
@@ -380,6 +405,13 @@ async function writeResponse(response: Response, res: ServerResponse, head: bool
     res.end();
     return;
   }
+  const whole = wholeBody(response);
+  if (whole !== undefined && headers['content-length'] === String(whole.byteLength)) {
+    // An answer made whole in memory (the API's own): its bytes go out as they are, in one write.
+    res.writeHead(response.status, response.statusText || undefined, headers);
+    res.end(head ? undefined : whole);
+    return;
+  }
   const reader = response.body.getReader();
   try {
     const ahead = await readAhead(reader);
@@ -423,21 +455,22 @@ const READ_AHEAD_BYTES = 8 * 1024 * 1024;
 
 /**
  * Reads the chunks a body holds already: an answer made in memory is whole after a read or two.
- * Stops at the first read that is not ready by the next turn of the event loop, so a streamed
- * answer is never held back, or past {@link READ_AHEAD_BYTES}; `pending` is the next read.
+ * Stops at the first read that is not ready by the next turn of the event loop (counted from the
+ * first read), so a streamed answer is never held back, or past {@link READ_AHEAD_BYTES}; `pending`
+ * is the next read.
  */
 async function readAhead(
   reader: ReadableStreamDefaultReader<Uint8Array>,
 ): Promise<{ chunks: Uint8Array[]; pending?: Promise<ReadableStreamReadResult<Uint8Array>> }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
+  // The next turn of the event loop, the same for every read.
+  let turn: Promise<typeof WAITING> | undefined;
   for (;;) {
     const read = reader.read();
     if (size > READ_AHEAD_BYTES) return { chunks, pending: read };
-    const result = await Promise.race([
-      read,
-      new Promise<typeof WAITING>((resolve) => setImmediate(resolve, WAITING)),
-    ]);
+    turn ??= new Promise<typeof WAITING>((resolve) => setImmediate(resolve, WAITING));
+    const result = await Promise.race([read, turn]);
     if (result === WAITING) return { chunks, pending: read };
     if (result.done) return { chunks };
     chunks.push(result.value);
