@@ -17,7 +17,7 @@ import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
 import { Execution, type DeliveredStep } from './run.js';
 import { ITEMS_LOST, type ItemOutcome } from './for-each.js';
-import { isWaiting, type Waiting } from './waits/waiting.js';
+import { isWaiting, type StepWait, type Waiting } from './waits/waiting.js';
 import {
   RECORD_TOO_LARGE,
   finalOutputProblem,
@@ -71,6 +71,15 @@ export interface ItemsState {
   attempts: number;
   /** Set when the step's job was enqueued again to collect the items. */
   collecting?: boolean;
+  /** Items that wait, with what for and the attempt that began to: `[index, wait, attempt]`. */
+  waiting?: [number, StepWait, number][];
+  /** Items to run again (their wait ended), before the next new one: `[index, attempt]`. */
+  again?: [number, number][];
+  /**
+   * Set when a wait ended while items ran: an item that reports it waits may have looked before
+   * that end, so it runs once more (those listed have) before it counts as waiting.
+   */
+  looked?: number[];
 }
 
 /** What happened to one item of a `for_each` step on the queue. @internal */
@@ -215,7 +224,25 @@ function advanceRun(
     case 'resume': {
       const step = stepRecord(record, happening.step);
       if (step?.status !== 'waiting') return undefined;
-      jobs.push({ job: { run: record.id, step: happening.step, attempt: step.attempts + 1 } });
+      const planned = plan.steps[plan.indexByName.get(happening.step) ?? -1];
+      const items = state.items?.[happening.step];
+      if (planned?.forEach) {
+        // The items that wait run again, and find how their waits ended (or wait again); those
+        // running now may have looked before this end, so each looks once more (see `looked`).
+        if (!items || (items.collecting && !items.waiting?.length)) return undefined;
+        const waiting = items.waiting ?? [];
+        items.looked = waiting.map(([index]) => index);
+        if (waiting.length === 0) return { record, state, events, jobs };
+        items.again = [
+          ...(items.again ?? []),
+          ...waiting.map(([index, , n]): [number, number] => [index, n + 1]),
+        ];
+        items.waiting = [];
+        // A collect under way is stale now: it is dropped, and the items are collected again after.
+        items.collecting = false;
+        const job = { run: record.id, step: happening.step, attempt: step.attempts + 1 };
+        enqueueItems(items, planned.forEach.concurrency, job, jobs);
+      } else jobs.push({ job: { run: record.id, step: happening.step, attempt: step.attempts + 1 } });
       if (record.status === 'waiting') restartLimit(record, state, events, jobs);
       record.status = 'running';
       return { record, state, events, jobs };
@@ -269,14 +296,16 @@ function applyStep(
   const planned = plan.steps[plan.indexByName.get(job.step) ?? -1];
   if (!planned || (existing && FINAL_STEP.has(existing.status))) return false;
   const waiting = happening.delivered.outcome.error === null && isWaiting(happening.delivered.outcome.output);
-  if (existing?.status === 'waiting') {
-    // Delivered again (its wait ended, or its time came): only an end changes anything.
-    if (waiting) return false;
-  } else if (planned.forEach) {
-    // A for_each step commits once: its list failed to resolve, or its items were collected.
+  if (planned.forEach) {
+    // A for_each step commits when its list failed to resolve, or its items were collected; while
+    // some of them wait, their state is kept for when they run again.
     const items = state.items?.[job.step];
     if (items && !items.collecting) return false;
-    if (state.items) delete state.items[job.step];
+    if (items && waiting) items.collecting = false;
+    else if (state.items) delete state.items[job.step];
+  } else if (existing?.status === 'waiting') {
+    // Delivered again (its wait ended, or its time came): only an end changes anything.
+    if (waiting) return false;
   } else if (existing && existing.attempts >= job.attempt) return false;
   const step: StepRecord = {
     ...delivered.record,
@@ -372,12 +401,19 @@ function fanOut(
 
 /** Enqueues items up to `concurrency` running, or the step's own job once no item is left. */
 function enqueueItems(items: ItemsState, concurrency: number, job: StepJob, jobs: EnqueuedJob[]): void {
+  while (!items.failure && items.running.length < concurrency && items.again?.length) {
+    const [index, attempt] = items.again.shift()!;
+    items.running.push([index, attempt]);
+    jobs.push({ job: { run: job.run, step: job.step, attempt, item: index } });
+  }
   while (!items.failure && items.running.length < concurrency && items.next < items.total) {
     items.running.push([items.next, 1]);
     jobs.push({ job: { run: job.run, step: job.step, attempt: 1, item: items.next } });
     items.next += 1;
   }
-  if (items.running.length === 0 && (items.failure || items.next >= items.total)) {
+  const left = items.next < items.total || (items.again?.length ?? 0) > 0;
+  if (items.running.length === 0 && (items.failure || !left)) {
+    delete items.looked;
     items.collecting = true;
     jobs.push({ job: { run: job.run, step: job.step, attempt: 1, collect: true } });
   }
@@ -410,6 +446,17 @@ export function advanceItem(plan: Plan, run: RunState, happening: ItemHappening)
       return { state, progress: progressOf(state), events, jobs, results: [] };
     }
     outcome = happening.outcome;
+    if (outcome.status === 'waiting') {
+      // It waits: no outcome yet; once no item is left to run the step waits (see the collect).
+      items.running.splice(at, 1);
+      items.attempts += outcome.attempts;
+      if (items.looked && !items.looked.includes(index)) {
+        items.looked.push(index);
+        (items.again ??= []).push([index, job.attempt + 1]);
+      } else (items.waiting ??= []).push([index, outcome.wait!, job.attempt]);
+      enqueueItems(items, planned.forEach.concurrency, job, jobs);
+      return { state, progress: progressOf(state), events, jobs, results: [] };
+    }
   } else {
     const error: RunError = {
       code: 'step_lost',
@@ -425,7 +472,7 @@ export function advanceItem(plan: Plan, run: RunState, happening: ItemHappening)
   items.running.splice(at, 1);
   items.attempts += outcome.attempts;
   const { summary } = items;
-  summary[outcome.status] += 1;
+  summary[outcome.status as 'succeeded' | 'failed' | 'skipped'] += 1;
   if (outcome.status === 'failed') {
     const error = outcome.error!;
     if (summary.failures.length < LISTED_ITEM_FAILURES)

@@ -25,7 +25,8 @@ import { LISTED_ITEM_FAILURES } from '../schema/index.js';
 import { traceRun } from './tracing.js';
 import { outputProblem } from './json-value.js';
 import { stepChars } from './record-size.js';
-import { isWaiting } from './waits/waiting.js';
+import { Waiting, isWaiting } from './waits/waiting.js';
+import { firstDue } from './for-each.js';
 
 /** Deliveries of one job after which its step counts as lost (its worker died every time). @internal */
 export const MAX_DELIVERIES = 8;
@@ -317,6 +318,9 @@ export class DurableRuns {
     const waits = done?.status === 'waiting';
     if (!planned || (done && done.status !== 'running' && !waits)) return void (await nothing());
     const items = state.items?.[job.step];
+    // The time of a wait of one of its items came: the items that wait run again.
+    if (planned.forEach && waits && !job.collect && items?.waiting?.length)
+      return void (await this.#commit(delivery, { kind: 'resume', step: job.step }, run));
     if (job.collect) {
       // The step's items are done (or stopped at a failure): their outcomes become its output.
       if (!planned.forEach || !items?.collecting) return void (await nothing());
@@ -462,7 +466,7 @@ export class DurableRuns {
         outcome = { ...outcome, status: 'failed', output, error: unstorable };
         retryDelay = undefined;
       }
-      if (retryDelay === undefined) {
+      if (retryDelay === undefined && outcome.status !== 'waiting') {
         const { status, attempts, error } = outcome;
         const at = new Date().toISOString();
         const finished = { type: 'item.finished', run_id: job.run, step: job.step, item: job.item! } as const;
@@ -502,8 +506,15 @@ export class DurableRuns {
       } else summary.skipped += 1;
       if (result.logs) logs.push(...result.logs);
     }
-    // Items that never started (the step stopped at a failed item) count as skipped.
-    summary.skipped += items.total - results.length;
+    // Items that never started (the step stopped at a failed item) count as skipped; those that
+    // wait have no outcome yet.
+    const waits = items.failure ? [] : (items.waiting ?? []);
+    summary.skipped += items.total - results.length - waits.length;
+    if (waits.length > 0) {
+      const { wait } = firstDue(waits.map(([, w]) => ({ wait: w })));
+      const record: StepRecord = { ...step, attempts, items: { ...summary, failures } };
+      return { record, outcome: { output: new Waiting(wait), error: null, attempts }, retryDelay: undefined };
+    }
     const record: StepRecord = {
       ...step,
       attempts,

@@ -11,7 +11,7 @@ import type { PlannedCondition, PlannedForEach } from './plan-types.js';
 import type { Scope } from './references.js';
 import { ITEM_INDEX_ROOT, ITEM_ROOT } from './for-each-shape.js';
 import { ItemLedger, runEach } from './item-ledger.js';
-import { isWaiting, type Waiting } from './waits/waiting.js';
+import { isWaiting, type StepWait, type Waiting } from './waits/waiting.js';
 
 /** The code of a `for_each` step with items that have no outcome; it always fails the run. @internal */
 export const ITEMS_LOST = 'items_lost';
@@ -22,12 +22,15 @@ export type Attempted =
 
 /** One item's outcome, as a worker of a durable run reports it. @internal */
 export interface ItemOutcome {
-  status: 'succeeded' | 'failed' | 'skipped';
+  /** `waiting`: the item waits (its wait, or its child run's); it runs again when the step goes on. */
+  status: 'succeeded' | 'failed' | 'skipped' | 'waiting';
   /** The item's entry in the step's `items` output. */
   output: unknown;
   error: RunError | null;
   attempts: number;
   logs?: string[];
+  /** What a waiting item waits for. */
+  wait?: StepWait;
 }
 
 /** What the item loop needs from the run. @internal */
@@ -125,8 +128,8 @@ export async function runForEach(
   return { output, error: null, attempts };
 }
 
-/** The wait a step records for its waiting items: the one due first, else the first one. */
-function firstDue(waits: readonly Waiting[]): Waiting {
+/** The wait a step records for its waiting items: the one due first, else the first one. @internal */
+export function firstDue<W extends { wait: StepWait }>(waits: readonly W[]): W {
   let first = waits[0]!;
   for (const wait of waits) {
     const due = wait.wait.due_at;

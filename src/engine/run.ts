@@ -52,7 +52,7 @@ export class Execution extends ScheduledRun {
   #parentTrace: string | undefined;
   /** A waiting run that goes on in this process (see {@link Execution.goOn}). */
   #goingOn = false;
-  /** The steps that waited, of a run going on: their ended child runs are theirs, not retried. */
+  /** The steps that wait, of a run picked up again: their items' ended child runs are theirs, not retried. */
   #waited: ReadonlySet<string> = new Set();
 
   constructor(
@@ -90,6 +90,7 @@ export class Execution extends ScheduledRun {
     // A durable run's time limit is the queue's timer: its length is not in the record.
     execution.runDeadline = undefined;
     execution.#resumed = true;
+    execution.#waited = new Set(record.steps.filter((s) => s.status === 'waiting').map((s) => s.name));
     for (const step of record.steps) {
       const index = execution.indexOf(step.name);
       if (index < 0) continue;
@@ -111,7 +112,6 @@ export class Execution extends ScheduledRun {
   static goOn(plan: Plan, record: RunRecord, services: RunServices, options: RunOptions): Execution {
     const execution = Execution.resume(plan, record, services, options);
     execution.#goingOn = true;
-    execution.#waited = new Set(record.steps.filter((s) => s.status === 'waiting').map((s) => s.name));
     execution.runDeadline = Date.now() + execution.#timeoutMs;
     return execution;
   }
@@ -190,16 +190,16 @@ export class Execution extends ScheduledRun {
         true,
       );
       const logs = record.logs;
-      if (error === null && isWaiting(output)) {
-        // On the queue an item's wait is not kept apart from its step's yet: the item fails, saying so.
-        const waits: RunError = {
-          code: 'not_supported',
-          message:
-            'this item waits (a wait step, or a child run that waits): on a queue, waits inside for_each items are not supported yet; without a queue they are',
+      if (error === null && isWaiting(output))
+        return {
+          status: 'waiting',
+          output: null,
+          error,
+          attempts,
+          logs,
+          wait: output.wait,
+          retryDelay: undefined,
         };
-        const entry = planned.onError === 'continue' ? { error: waits } : null;
-        return { status: 'failed', output: entry, error: waits, attempts, logs, retryDelay: undefined };
-      }
       if (error === null)
         return { status: 'succeeded', output, error, attempts, logs, retryDelay: undefined };
       const entry =
@@ -365,12 +365,20 @@ export class Execution extends ScheduledRun {
     const awaited = new Set(this.records.flatMap((s) => (s.wait?.kind === 'run' ? [s.wait.id] : [])));
     // A step that waited goes on: a child run one of its items started and that has ended since (or
     // ended before the step waited for another item's) gives its outcome again; it does not run twice.
-    const going = this.#goingOn && [...this.#waited].some((step) => key.startsWith(`${this.id}:${step}:`));
+    const going = [...this.#waited].some((step) => key.startsWith(`${this.id}:${step}:`));
     for (; ; n++) {
       const id = await childRunId(key, n);
       const earlier = await storage.get<RunRecord>('runs', id);
       if (!earlier) return n;
-      if (earlier.status === 'waiting' || awaited.has(id) || (going && earlier.status !== 'running')) {
+      // A child going on in this process right now (its wait just ended) is waited for again: its
+      // end makes this step look once more.
+      const goesOn = earlier.status === 'running' && live.has(id) && (going || awaited.has(id));
+      if (
+        earlier.status === 'waiting' ||
+        awaited.has(id) ||
+        goesOn ||
+        (going && earlier.status !== 'running')
+      ) {
         found.record = earlier;
         return n;
       }
@@ -393,7 +401,10 @@ export class Execution extends ScheduledRun {
   ): Promise<unknown> {
     const chain = childChain(this.#chain, name);
     const { id, earlier } = await this.#childId(key);
-    if (earlier) return outcomeOf(earlier);
+    if (earlier)
+      return earlier.status === 'running' && this.services.live.has(earlier.id)
+        ? Waiting.forRun(earlier.id)
+        : outcomeOf(earlier);
     const { plan, input: value } = await this.services.prepareRun(name, input);
     const options = { signal, traceparent };
     const lineage = { parentId: this.id, chain };

@@ -158,7 +158,9 @@ export class WaitingRuns {
   /** A child run that waited has ended: its parent's step that waited for it goes on. */
   async #parentGoesOn(child: RunRecord): Promise<void> {
     const parent = await this.#host.storage.get<RunRecord>('runs', child.parent_run_id!);
-    if (parent?.status !== 'waiting') return;
+    // A parent going on right now (another item's child ended) still gets this: its step looks
+    // again once it is done, or looks once more now (on a queue).
+    if (!parent || (parent.status !== 'waiting' && parent.status !== 'running')) return;
     const waiting = parent.steps.filter((s) => s.status === 'waiting' && s.wait?.kind === 'run');
     // A plain step names the child it waits for; a for_each step names one of its items' children,
     // and any of them ending lets it look again.
