@@ -106,8 +106,19 @@ export interface EntityOperation<C extends string = string> {
     value_type?: 'NUMBER' | 'STRING' | 'BOOLEAN';
     value?: unknown;
   }>;
-  /** Sort keys, applied in order. */
+  /**
+   * Sort keys, applied in order. With `group_by`, a group column (to sort by an aggregate's alias,
+   * name the entity by its name, whose columns are not checked).
+   */
   order_by?: ReadonlyArray<{ column: C; direction: 'ASC' | 'DESC' }>;
+  /** Columns whose values make the groups: one row per group (after the filters). */
+  group_by?: ReadonlyArray<C>;
+  /** Values computed per group (over all filtered rows without `group_by`), each under its alias. */
+  aggregates?: ReadonlyArray<{
+    function: 'count' | 'sum' | 'min' | 'max' | 'avg';
+    column?: C;
+    alias: string;
+  }>;
 }
 
 /** A filter operator of the entity read. */

@@ -189,6 +189,18 @@ describe('entity step helpers', () => {
     getEntity(orders, { filters: [{ column: 'id', operator: 'EQ', value: 1 }] });
   });
 
+  it('check the columns of aggregate reads', () => {
+    getEntity(orders, {
+      group_by: ['id'],
+      aggregates: [{ function: 'sum', column: 'total', alias: 'sum_total' }],
+    });
+    // @ts-expect-error 'price' is not a column of orders
+    getEntity(orders, { group_by: ['price'] });
+    // @ts-expect-error 'median' is not an aggregate function
+    getEntity(orders, { aggregates: [{ function: 'median', column: 'total', alias: 'm' }] });
+    getEntity('orders', { group_by: ['anything'], order_by: [{ column: 'n', direction: 'DESC' }] });
+  });
+
   it('accept any column for an entity given by name', () => {
     atlasGet('orders', { select_columns: [{ column: 'anything' }] });
     transform({ code_file: 't.js', inputs: ['orders', orders], outputs: ['totals'] });
