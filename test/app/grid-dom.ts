@@ -38,6 +38,11 @@ export function attr(e: Element, name: string): string | undefined {
   return DomUtils.getAttributeValue(e, name);
 }
 
+/** The tag name of the element's parent, when it is an element. */
+export function parentTag(e: Element): string | undefined {
+  return DomUtils.isTag(e.parent as Element) ? (e.parent as Element).name : undefined;
+}
+
 /** The element's text, entities decoded, whitespace as written. */
 export function text(e: Element): string {
   return DomUtils.textContent(e);

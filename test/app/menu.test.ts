@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../src/http/index.js';
 import { isValidationError } from '../../src/index.js';
-import { all, attr, crmApp, crmEngine, one, text, within } from './grid-dom.js';
+import { all, attr, crmApp, crmEngine, one, text, within, parentTag } from './grid-dom.js';
 
 async function menuOf(path: string) {
   const { engine } = await crmEngine();
@@ -11,7 +11,7 @@ async function menuOf(path: string) {
   expect(response.status).toBe(200);
   const html = await response.text();
   const nav = one(html, 'nav', (n) => attr(n, 'aria-label') === 'Menu');
-  expect(nav.parent?.name).toBe('header');
+  expect(parentTag(nav)).toBe('header');
   return within(nav, 'a').map((a) => [text(a), attr(a, 'href'), attr(a, 'aria-current') ?? null]);
 }
 
