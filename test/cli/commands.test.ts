@@ -193,7 +193,7 @@ describe('stepwire in this process (cheap cases)', () => {
     ];
     expect(toStdout.code).toBe(0);
     const svg = parseXml(toStdout.stdout);
-    expect(byClass(svg, 'g', 'step').length).toBe(5);
+    expect(byClass(svg, 'g', 'step').length).toBe(6);
     expect(toFile.code).toBe(0);
     expect(toFile.stderr).toBe(`wrote ${file}`);
     expect(readFileSync(file, 'utf8')).toBe(`${toStdout.stdout}\n`);

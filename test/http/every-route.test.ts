@@ -212,10 +212,10 @@ const FIXTURES: Record<string, Fixture> = {
   'applications.get': { params: { name: 'invoices' }, admin: 200 },
   'applications.delete': { params: { name: 'spare' }, admin: 204 },
   'applications.renderScreen': { params: { name: 'invoices', url: 'start' }, admin: 200 },
-  // "Open a customer": runs open_customer and redirects to the customer's screen.
+  // "Make an invoice" for the customer picked: runs invoice and redirects to the invoice screen.
   'applications.submitForm': {
-    params: { name: 'invoices', url: 'start', component: 'open' },
-    body: () => ({ form: { id: '1' } }),
+    params: { name: 'invoices', url: 'start', component: 'make' },
+    body: () => ({ form: { customer_id: '1' } }),
     admin: 303,
   },
   // The CSV of a grid of the `reports` app that server() stores.
