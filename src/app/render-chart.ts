@@ -15,14 +15,14 @@ const PALETTE = ['#0b57d0', '#b3261e', '#146c2e', '#8a4f00', '#6f3fb5', '#00658f
 const GRID = '#d1d9e0';
 const AXIS_TEXT = '#59636e';
 
-const WIDTH = 640;
-const HEIGHT = 320;
-const LEFT = 64;
+const WIDTH = 400;
+const HEIGHT = 260;
+const LEFT = 48;
 const RIGHT = 16;
 const TOP = 16;
-const BOTTOM = 48;
+const BOTTOM = 40;
 /** Longest label written under a bar or point; the table has it whole. */
-const LABEL_CHARS = 14;
+const LABEL_CHARS = 10;
 
 /** Renders a resolved chart. @internal */
 export function renderChart(chart: ResolvedChart): string {
@@ -63,7 +63,7 @@ function dataTable(chart: ResolvedChart): string {
 /** The `<svg>` element: an image named by `label`, its own `<title>` the same text. */
 function svgOf(label: string, width: number, height: number, body: string): string {
   const name = escapeHtml(label);
-  return `<svg class="chart" role="img" aria-label="${name}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif" font-size="12"><title>${name}</title>${body}</svg>`;
+  return `<svg class="chart" role="img" aria-label="${name}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif" font-size="13"><title>${name}</title>${body}</svg>`;
 }
 
 /** What the image says in words: its kind, title and range of values. */
@@ -165,7 +165,7 @@ function valueAxis(points: ChartPoint[]): { scale: (v: number) => number; axis: 
 
 /** Labels under the points, every one or every few so that they do not overlap. */
 function xLabels(points: ChartPoint[], slot: number): string {
-  const every = Math.max(1, Math.ceil(90 / slot));
+  const every = Math.max(1, Math.ceil(72 / slot));
   return points
     .map((p, i) => {
       if (i % every !== 0) return '';

@@ -109,7 +109,10 @@ tr.linked td a:not(.row-link) { position: relative; z-index: 1; }
   main { padding: 1rem; }
   .c-grid .table-wrap { border: 0; overflow: visible; }
   .c-grid table, .c-grid tbody, .c-grid tr, .c-grid td { display: block; width: 100%; }
-  .c-grid thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .c-grid thead { display: block; }
+  .c-grid thead tr { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; border: 0; margin: 0 0 0.5rem; padding: 0; }
+  .c-grid thead th { display: block; border: 0; background: none; padding: 0.25rem 0; }
+  .c-grid thead:not(:has(a)) { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   .c-grid caption { display: block; padding: 0 0 0.5rem; }
   .c-grid tr { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 0.75rem; padding: 0.25rem 0; background: #ffffff; }
   .c-grid tbody tr:nth-child(even) { background: #ffffff; }
