@@ -23,6 +23,7 @@ const ALL = [
   'computed',
   'waits',
   'console',
+  'grid-page',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

@@ -141,7 +141,9 @@ function aggregate(
   const ids = groups.ids;
   if (plan.fn === 'count') {
     const count = new Float64Array(k);
-    if (!data) for (let j = 0; j < n; j++) count[ids[j]!]!++;
+    // One group (no group columns): it counts every row.
+    if (!data && k === 1) count[0] = n;
+    else if (!data) for (let j = 0; j < n; j++) count[ids[j]!]!++;
     else if (data instanceof Float64Array)
       for (let j = 0; j < n; j++) {
         const x = data[idx[j]!]!;
@@ -218,6 +220,15 @@ function aggregateColumn(
   return outputColumn(plan.name, { type: 'NUMBER' });
 }
 
+/** Zeros, shared: the group of every row when there are no group columns (only ever read). */
+let ZEROS = new Int32Array(0);
+
+/** `n` zeros, from the shared array (grown as needed). */
+function zeros(n: number): Int32Array {
+  if (ZEROS.length < n) ZEROS = new Int32Array(Math.max(n, 2 * ZEROS.length));
+  return ZEROS.subarray(0, n);
+}
+
 /**
  * The page of an aggregate read over rows `idx[0..n)` (ascending): the group columns, then one column
  * per aggregate. Without group columns there is one group, even over no rows. Groups come in the
@@ -238,7 +249,7 @@ export function groupedPage(
     groups = groups ? combine(groups, next, idx, n) : next;
   }
   // No group columns: every row in group 0, which exists even when there are no rows.
-  groups ??= { ids: new Int32Array(n), first: [n > 0 ? idx[0]! : -1] };
+  groups ??= { ids: zeros(n), first: [n > 0 ? (idx[0] ?? 0) : -1] };
   const first = groups.first;
   const outputs: ColumnData[] = [
     ...group.by.map((key) => pick(table.data[key.column]!, first)),

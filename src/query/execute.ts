@@ -14,7 +14,7 @@ import { cellOf, type EntityTable } from './entity-table.js';
 import { compileFilter } from './filters.js';
 import { columnIndex, rowsHolding } from './hash-index.js';
 import { compileOrder, firstRows } from './order.js';
-import { planRead, type FilterPlan, type ReadLimits, type ReadPlan } from './plan.js';
+import { planRead, type FilterPlan, type GroupPlan, type ReadLimits, type ReadPlan } from './plan.js';
 
 /** How a read may run. @internal */
 export interface ReadOptions {
@@ -87,11 +87,16 @@ export function executeRead(
   const rules = options.rules && planRules(entityName, table, options.rules, limits);
   const indexes = options.indexes ?? true;
   if (plan.group) {
-    const { idx, n } = rules
-      ? rules.length === 1
-        ? matching(table, [...rules[0]!, ...plan.filters], indexes)
-        : matching(table, plan.filters, indexes, ruledRows(table, rules, indexes))
-      : matching(table, plan.filters, indexes);
+    // Counting every row needs no pass over them.
+    const all = !rules && plan.filters.length === 0;
+    const { idx, n } =
+      all && countsOnly(plan.group)
+        ? { idx: new Uint32Array(0), n: table.length }
+        : rules
+          ? rules.length === 1
+            ? matching(table, [...rules[0]!, ...plan.filters], indexes)
+            : matching(table, plan.filters, indexes, ruledRows(table, rules, indexes))
+          : matching(table, plan.filters, indexes);
     const grouped = groupedPage(table, plan.group, idx, n, plan, outputColumn);
     return { body: { table: grouped, error: { is_error: false, errors: [] } } };
   }
@@ -152,8 +157,36 @@ function ruledRows(table: EntityTable, rules: readonly FilterPlan[][], indexes: 
   return marked;
 }
 
-/** The rows matching every filter: `idx[0..n)`, ascending. */
+/** Whether a grouping only counts rows (no group columns, every aggregate a `count` of rows). */
+function countsOnly(group: GroupPlan): boolean {
+  return group.by.length === 0 && group.aggregates.every((a) => a.fn === 'count' && a.column < 0);
+}
+
+/**
+ * The rows the last scan of each table matched, by its filters: a grid counts its rows and then
+ * reads its page with the same filters, and pages through them; the second read takes the rows of
+ * the first instead of scanning again. Tables never change their rows (a write makes a new table
+ * object), so what a scan of one found stays true.
+ */
+const lastScan = new WeakMap<EntityTable, { key: string; idx: Uint32Array }>();
+
+/** The rows matching every filter: `idx[0..n)`, ascending (a copy the caller may reorder). */
 function matching(
+  table: EntityTable,
+  filters: readonly FilterPlan[],
+  indexes: boolean,
+  marked?: Uint8Array,
+): { idx: Uint32Array; n: number } {
+  const key = marked || filters.length === 0 ? undefined : JSON.stringify([indexes, filters]);
+  const last = key === undefined ? undefined : lastScan.get(table);
+  if (last && last.key === key) return { idx: last.idx.slice(), n: last.idx.length };
+  const found = scan(table, filters, indexes, marked);
+  if (key !== undefined) lastScan.set(table, { key, idx: found.idx.slice(0, found.n) });
+  return found;
+}
+
+/** The rows matching every filter, found by an index and a pass over the rows. */
+function scan(
   table: EntityTable,
   filters: readonly FilterPlan[],
   indexes: boolean,
