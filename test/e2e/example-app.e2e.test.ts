@@ -117,7 +117,7 @@ describe.skipIf(chromiumPath === undefined)('examples/app in a real browser', ()
     expect(await page.locator('table.grid tbody tr').nth(1).textContent()).toContain('Aug 14, 2026');
   }, 60_000);
 
-  it('records an order for a customer picked by name; the dashboard counts it', async () => {
+  it('records an order for a customer picked by name, numbered for them; the dashboard counts it', async () => {
     await page.goto(screen('dashboard'));
     const openInvoices = page
       .locator('.c-metric', { has: page.getByText('Open invoices', { exact: true }) })
@@ -129,7 +129,6 @@ describe.skipIf(chromiumPath === undefined)('examples/app in a real browser', ()
       page.getByRole('link', { name: 'Orders' }).click(),
     ]);
     expect(await page.getByRole('link', { name: 'Orders' }).getAttribute('aria-current')).toBe('page');
-    await page.getByLabel('Order number').fill('15');
     await page
       .getByRole('combobox', { name: 'Customer', exact: true })
       .selectOption({ label: 'Grace Hopper' });
@@ -138,13 +137,16 @@ describe.skipIf(chromiumPath === undefined)('examples/app in a real browser', ()
     await page.getByLabel('Placed on').fill('2026-11-02');
     await page.getByLabel('Status').selectOption({ label: 'Open' });
     await Promise.all([
-      page.waitForURL('**/screens/orders?added=15'),
-      page.getByRole('button', { name: 'Save' }).click(),
+      page.waitForURL('**/screens/orders?customer=2'),
+      page.getByRole('button', { name: 'Submit' }).click(),
     ]);
     const added = page.locator('table.grid tbody tr', { hasText: 'Standing desk' });
     expect(await added.textContent()).toContain('Grace Hopper');
     expect(await added.textContent()).toContain('$420.00');
-    expect(readFileSync(join(app, 'sheets/shop/orders.csv'), 'utf8')).toContain('15,2,Standing desk,420');
+    // Numbered one after the largest order number, by the add_order workflow's aggregate read.
+    expect(readFileSync(join(app, 'sheets/shop/orders.csv'), 'utf8')).toContain(
+      '15,2,Standing desk,420,2026-11-02,open',
+    );
 
     await Promise.all([
       page.waitForURL('**/screens/dashboard'),
