@@ -70,7 +70,10 @@ const KINDS: [RegExp, string][] = [
   [/^\s*select record::text as "record", durable::text as "durable"/i, 'load run'],
   [/from "[^"]*"\."definitions"/i, 'read definition'],
   [/^\s*with next as \( select j\.id from \S+\.job/i, 'pg-boss: fetch job'],
+  [/^\s*insert into "?bench_commit/i, 'one durable commit (bench)'],
+  [/heartbeat_on\s*=/i, 'pg-boss: renew leases'],
   [/^\s*with ins as \( insert into \S+\.job/i, 'pg-boss: insert jobs'],
+  [/^\s*insert into \S+_jobs\.job/i, 'pg-boss: insert jobs'],
   [/^\s*with results as \( update \S+\.job\S* set completed_on/i, 'pg-boss: complete job'],
   [/_jobs\./i, 'pg-boss: maintenance (background)'],
 ];
@@ -207,8 +210,11 @@ class Probe {
       work: (handler, options) =>
         queue.work((delivery: Delivery) => {
           const since = landed.get(delivery.job.run);
-          if (since !== undefined) this.phases.wait.push(performance.now() - since);
-          return current.run({ loaded: 0 }, () => handler(delivery));
+          const now = performance.now();
+          if (since !== undefined) this.phases.wait.push(now - since);
+          // A job handed over by its run's previous commit comes with the run loaded (in that commit).
+          if (delivery.loaded !== undefined) this.phases.load.push(0);
+          return current.run({ loaded: now }, () => handler(delivery));
         }, options),
     };
   }
@@ -309,7 +315,18 @@ interface Target {
   open(): Promise<PostgresDatabase>;
   /** One bare `SELECT 1`. */
   ping(): Promise<unknown>;
+  /** One durable commit: a one-row INSERT in a transaction of its own. */
+  commit(): Promise<unknown>;
   close(): Promise<void>;
+}
+
+/** `then`, after `first` has run once (awaited) on the first call. */
+function once(first: () => Promise<unknown>, then: () => Promise<unknown>): () => Promise<unknown> {
+  let ready: Promise<unknown> | undefined;
+  return async () => {
+    await (ready ??= first());
+    return then();
+  };
 }
 
 async function pgliteTarget(): Promise<Target> {
@@ -319,6 +336,10 @@ async function pgliteTarget(): Promise<Target> {
     label: 'PGlite in memory',
     open: () => openPostgres({ pglite: pglite as never }, SMOKE ? { schema: 'stepwire_bench_durable' } : {}),
     ping: () => pglite.query('select 1'),
+    commit: once(
+      () => pglite.query('create temporary table if not exists bench_commit (at timestamptz)'),
+      () => pglite.query('insert into bench_commit values (now())'),
+    ),
     close: () => (SMOKE ? Promise.resolve() : pglite.close()),
   };
 }
@@ -337,6 +358,11 @@ async function serverTarget(schema: string): Promise<Target | undefined> {
       }
     },
     ping: () => pool.query('select 1'),
+    // The pool holds one connection: the temporary table lives as long as it.
+    commit: once(
+      () => pool.query('create temporary table if not exists bench_commit (at timestamptz)'),
+      () => pool.query('insert into bench_commit values (now())'),
+    ),
     close: async () => {
       await pool.query(
         `drop schema if exists ${schema} cascade; drop schema if exists ${schema}_jobs cascade`,
@@ -352,13 +378,18 @@ interface Row {
 }
 
 /** The in-process engine, then 1 and 2 workers, on one database. */
-async function measureTarget(target: Target): Promise<{ ping: number; rows: Row[] }> {
+async function measureTarget(target: Target): Promise<{ ping: number; commit: number; rows: Row[] }> {
   const opened: PostgresDatabase[] = [];
   const stops: (() => Promise<void>)[] = [];
   try {
     for (let i = 0; i < sized(50, 2); i++) await target.ping();
     const pings: number[] = [];
-    for (let i = 0; i < PINGS; i++) pings.push(await time(() => target.ping()));
+    const commits: number[] = [];
+    for (let i = 0; i < 5; i++) await target.commit();
+    for (let i = 0; i < PINGS; i++) {
+      pings.push(await time(() => target.ping()));
+      commits.push(await time(() => target.commit()));
+    }
     const first = await target.open();
     opened.push(first);
     const plain = new Engine({ storage: first.storage });
@@ -379,7 +410,7 @@ async function measureTarget(target: Target): Promise<{ ping: number; rows: Row[
       check(figures.statementsPerRun > 0, `${mode}: statements were counted`);
     const { phases } = rows[1]!.figures;
     check(phases.load.length > 0 && phases.commit.length > 0, '1 worker: the steps were timed');
-    return { ping: median(pings), rows };
+    return { ping: median(pings), commit: median(commits), rows };
   } finally {
     for (const stop of stops.reverse()) await stop();
     for (const db of opened.reverse()) await db.close();
@@ -392,7 +423,7 @@ const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 export async function run(): Promise<void> {
   const schema = `stepwire_bench_durable_${process.pid}`;
   const undo = countPg();
-  const results: { label: string; ping: number; rows: Row[] }[] = [];
+  const results: { label: string; ping: number; commit: number; rows: Row[] }[] = [];
   try {
     for (const make of [pgliteTarget, () => serverTarget(schema)]) {
       const target = await make();
@@ -407,7 +438,7 @@ export async function run(): Promise<void> {
     undo();
   }
   const main: string[][] = [];
-  for (const { label, ping, rows } of results) {
+  for (const { label, ping, commit, rows } of results) {
     const base = rows[0]!.figures;
     for (const { mode, figures } of rows) {
       const perStep = figures.latency / STEPS;
@@ -416,7 +447,7 @@ export async function run(): Promise<void> {
         label,
         mode,
         `${ms(figures.latency)} (${(figures.latency / base.latency).toFixed(1)}x)`,
-        `${ms(perStep)} = ${(perStep / ping).toFixed(1)} RT`,
+        `${ms(perStep)} = ${(perStep / ping).toFixed(1)} RT = ${(perStep / commit).toFixed(1)} commits`,
         figures === base ? '' : `${(extra / ping).toFixed(1)} RT`,
         `${figures.runsPerSecond.toFixed(0)} (${(figures.runsPerSecond / base.runsPerSecond).toFixed(2)}x)`,
         (figures.statementsPerRun / STEPS).toFixed(1),
@@ -425,8 +456,8 @@ export async function run(): Promise<void> {
     }
   }
   printTable(
-    `durable runs: chain of ${STEPS} dummy steps; latency p50 of ${LATENCY_RUNS} runs one at a time; runs/s with ${THROUGHPUT_RUNS} runs started at once; RT = a bare SELECT 1 (${results
-      .map((r) => `${r.label} ${ms(r.ping)}`)
+    `durable runs: chain of ${STEPS} dummy steps; latency p50 of ${LATENCY_RUNS} runs one at a time; runs/s with ${THROUGHPUT_RUNS} runs started at once; RT = a bare SELECT 1, commit = one durable commit (a one-row INSERT in its own transaction), p50 (${results
+      .map((r) => `${r.label} ${ms(r.ping)} and ${ms(r.commit)}`)
       .join(', ')})`,
     [
       'database',
@@ -475,6 +506,197 @@ export async function run(): Promise<void> {
       }),
     );
   }
+  for (const { label, commit, rows } of results) {
+    const perStep = rows[1]!.figures.latency / STEPS / commit;
+    console.log(
+      `goal: a step of a one-worker chain on ${label} at most 3 durable commits (p50): ${perStep.toFixed(1)} (${perStep <= 3 ? 'met' : 'not met'})`,
+    );
+  }
+  await scaling();
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await run();
+// --- throughput and scaling: worker processes on the server ---------------------------------------
+
+/** Runs started at once for the throughput figure (issue 45 items 2 and 3). */
+const BURST_RUNS = sized(1_000, 4);
+/** Each worker process's concurrency. */
+const BURST_CONCURRENCY = 8;
+/** Worker processes of the scaling figure. */
+const PROCESSES = SMOKE ? [1] : [1, 2, 4];
+
+/** CPU time (ms) the server's processes (`postgres`, found in /proc) have used so far, or undefined. */
+async function databaseCpuMs(): Promise<number | undefined> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  let total = 0;
+  let found = false;
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const pid of entries) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const close = stat.lastIndexOf(')');
+    if (close < 0 || !stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+    const fields = stat.slice(close + 2).split(' ');
+    // utime and stime, fields 14 and 15 of the line (11 and 12 after the name), in clock ticks.
+    total += (Number(fields[11]) + Number(fields[12])) * 10;
+    found = true;
+  }
+  return found ? total : undefined;
+}
+
+interface Burst {
+  processes: number;
+  seconds: number;
+  stepsPerSecond: number;
+  runsPerSecond: number;
+  /** Database CPU over the burst, in % of one core (undefined without /proc). */
+  databaseCpu: number | undefined;
+  statementsPerStep: number;
+}
+
+/** A worker process of the burst (`--worker <schema> <concurrency>`): works until told to stop. */
+async function workerProcess(schema: string, concurrency: number): Promise<void> {
+  const undo = countPg();
+  const db = await openPostgres(SERVER_URL, { schema });
+  const engine = new Engine({ storage: db.storage, queue: db.queue });
+  const worker = engine.work({ concurrency, triggers: false });
+  process.on('message', (message: string) => {
+    if (message === 'count') {
+      statements.byKind.clear();
+      statements.on = true;
+      process.send!({ counting: true });
+    } else if (message === 'counted') {
+      statements.on = false;
+      process.send!({ statements: [...statements.byKind.values()].reduce((a, b) => a + b, 0) });
+    } else if (message === 'stop')
+      void worker
+        .stop()
+        .then(() => db.close())
+        .finally(() => {
+          undo();
+          process.exit(0);
+        });
+  });
+  process.send!({ ready: true });
+}
+
+/** `runs` runs started at once by this process, executed by `processes` worker processes. */
+async function burst(processes: number): Promise<Burst> {
+  const { fork } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const schema = `stepwire_bench_burst_${process.pid}_${processes}`;
+  // A thousand runs started at once wait in turn for the pool's connections: longer than a connect.
+  const url = new URL(SERVER_URL);
+  url.searchParams.set('connect_timeout', '300');
+  const starterDb = await openPostgres(url.href, { schema });
+  const children: import('node:child_process').ChildProcess[] = [];
+  const ask = (child: (typeof children)[number], message: string, key: string) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const on = (answer: Record<string, unknown>) => {
+        if (!(key in answer)) return;
+        child.off('message', on);
+        resolve(answer);
+      };
+      child.on('message', on);
+      if (message) child.send(message);
+    });
+  try {
+    const starter = new Engine({ storage: starterDb.storage, queue: starterDb.queue });
+    await starter.workflows.create(chain(STEPS));
+    const file = fileURLToPath(import.meta.url);
+    for (let i = 0; i < processes; i++) {
+      const child = fork(file, ['--worker', schema, String(BURST_CONCURRENCY)], {
+        execArgv: process.execArgv,
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      children.push(child);
+      await ask(child, '', 'ready');
+    }
+    const input = { value: 1 };
+    const ran = (record: Awaited<ReturnType<Engine['run']>>) =>
+      check(
+        record.status === 'succeeded',
+        `a burst run ended ${record.status}: ${JSON.stringify(record.error)}`,
+      );
+    for (const record of await Promise.all(
+      Array.from({ length: 2 * processes }, () => starter.run(WORKFLOW, input)),
+    ))
+      ran(record);
+    await Promise.all(children.map((child) => ask(child, 'count', 'counting')));
+    statements.byKind.clear();
+    statements.on = true;
+    const cpuBefore = await databaseCpuMs();
+    const start = performance.now();
+    const records = await Promise.all(Array.from({ length: BURST_RUNS }, () => starter.run(WORKFLOW, input)));
+    const ms = performance.now() - start;
+    const cpuAfter = await databaseCpuMs();
+    statements.on = false;
+    records.forEach(ran);
+    let total = [...statements.byKind.values()].reduce((a, b) => a + b, 0);
+    for (const child of children)
+      total += (await ask(child, 'counted', 'statements'))['statements'] as number;
+    return {
+      processes,
+      seconds: ms / 1000,
+      stepsPerSecond: (BURST_RUNS * STEPS * 1000) / ms,
+      runsPerSecond: (BURST_RUNS * 1000) / ms,
+      databaseCpu:
+        cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) / ms) * 100,
+      statementsPerStep: total / (BURST_RUNS * STEPS),
+    };
+  } finally {
+    await Promise.all(
+      children.map((child) => new Promise((resolve) => (child.once('exit', resolve), child.send('stop')))),
+    );
+    await starterDb.close();
+    const pool = await reachServer();
+    await pool?.query(
+      `drop schema if exists ${schema} cascade; drop schema if exists ${schema}_jobs cascade`,
+    );
+    await pool?.end();
+  }
+}
+
+/** The burst with 1, 2 and 4 worker processes (concurrency 8 each), on the server. */
+async function scaling(): Promise<void> {
+  const pool = await reachServer();
+  if (!pool) return;
+  await pool.end();
+  const rows: Burst[] = [];
+  for (const processes of PROCESSES) rows.push(await burst(processes));
+  const cores = (await import('node:os')).availableParallelism();
+  printTable(
+    `durable burst: ${BURST_RUNS} runs of ${STEPS} steps started at once by one process, executed by worker processes of concurrency ${BURST_CONCURRENCY} on the PostgreSQL server (this machine: ${cores} cores, the database on it too); database CPU from /proc, in % of one core`,
+    [
+      'worker processes',
+      'seconds',
+      'steps/s',
+      'runs/s',
+      'database CPU',
+      'statements/step',
+      'steps/s over 1 process',
+    ],
+    rows.map((row) => [
+      String(row.processes),
+      row.seconds.toFixed(2),
+      row.stepsPerSecond.toFixed(0),
+      row.runsPerSecond.toFixed(0),
+      row.databaseCpu === undefined ? 'n/a' : `${row.databaseCpu.toFixed(0)}%`,
+      row.statementsPerStep.toFixed(1),
+      `${(row.stepsPerSecond / rows[0]!.stepsPerSecond).toFixed(2)}x`,
+    ]),
+  );
+  const two = rows.find((row) => row.processes === 2);
+  if (two)
+    console.log(
+      `goal: ${BURST_RUNS} five-step runs with 2 workers of concurrency ${BURST_CONCURRENCY} at >= 1,000 steps/s: ${two.stepsPerSecond.toFixed(0)} steps/s (${two.stepsPerSecond >= 1000 ? 'met' : 'not met'})`,
+    );
+}
+
+const workerAt = process.argv.indexOf('--worker');
+if (workerAt >= 0) await workerProcess(process.argv[workerAt + 1]!, Number(process.argv[workerAt + 2]));
+else if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -104,6 +104,12 @@ export interface Delivery {
   signal: AbortSignal;
   /** Opaque: identifies the delivery to {@link RunQueue.commit}. */
   readonly ref: unknown;
+  /**
+   * The run as the queue loaded it when it took the job (the events {@link QueueWorkOptions.starting}
+   * gave logged), as {@link RunQueue.load} with them returns it: null when the run had ended.
+   * Absent when the queue did not load it: the handler loads it itself.
+   */
+  readonly loaded?: DurableRun | null;
 }
 
 /** A logged event with its place in the run's log, from 1. */
@@ -114,12 +120,26 @@ export interface LoggedEvent {
   event: unknown;
 }
 
+/** Events a commit logged, as its notification carries them: those after position `after`, in order. */
+export interface LoggedEvents {
+  /** Events the run had logged before these. */
+  after: number;
+  /** The events, at positions `after + 1` onwards. */
+  events: unknown[];
+}
+
 /** Options of {@link RunQueue.work}. */
 export interface QueueWorkOptions {
   /** Most jobs this process executes at once. @default 1 */
   concurrency?: number;
   /** Told about errors of the worker itself (a lost connection, a handler that threw). */
   onError?: (error: unknown) => void;
+  /**
+   * The events to log when a job starts (its `step.started`), or undefined for none. With it, a
+   * queue that takes a worker's next job of the same run in the commit of its step may log them and
+   * load the run in that commit too, handing the run over as {@link Delivery.loaded}.
+   */
+  starting?: (job: StepJob) => unknown[] | undefined;
 }
 
 /** A running worker. */
@@ -182,9 +202,17 @@ export interface RunQueue {
   /**
    * Calls `listener` with a run's id (and its status after the commit) whenever a commit of that run
    * lands, in this process or another; returns a function that stops the calls. Calls may repeat,
-   * merge or, while the database restarts, go missing: read the state.
+   * merge or, while the database restarts, go missing: read the state. When the commit logged events
+   * and they were small enough to travel with the notification, `logged` holds them, so a follower
+   * that had every event before them needs no read.
    */
-  watch(listener: (runId: string, status?: string) => void): () => void;
+  watch(listener: (runId: string, status?: string, logged?: LoggedEvents) => void): () => void;
+  /**
+   * How many events each of the runs has logged (a run that does not exist is left out), in one
+   * read: a process following many runs checks them all at once instead of reading each one's log.
+   * Optional: without it, each followed run's log is read.
+   */
+  eventCounts?(ids: readonly string[]): Promise<Map<string, number>>;
   /** Executes jobs with `handler`, at most `concurrency` at once, until stopped. */
   work(handler: (delivery: Delivery) => Promise<void>, options?: QueueWorkOptions): Promise<QueueWorker>;
 }

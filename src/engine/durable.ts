@@ -5,7 +5,14 @@
  * @module
  */
 import { EventFeed } from './event-feed.js';
-import type { Delivery, DurableRun, QueueWorker, RunQueue, StepJob } from '../adapters/queue.js';
+import type {
+  Delivery,
+  DurableRun,
+  LoggedEvents,
+  QueueWorker,
+  RunQueue,
+  StepJob,
+} from '../adapters/queue.js';
 import { NotFoundError, StepwireError } from '../errors/index.js';
 import type { Plan, PlannedStep, RunServices } from './plan-types.js';
 import type { RunError, RunEvent, RunRecord, StepRecord } from './record.js';
@@ -46,6 +53,13 @@ const FALLBACK_POLL_MS = 1000;
 const QUIET_POLLS = 3;
 const MOST_QUIET_POLLS = 60;
 
+/** The events logged as a job starts: a step's `step.started`; none for the time limit, a collect or an item. */
+function startedEvents(job: StepJob): RunEvent[] | undefined {
+  if (job.step === TIMER || job.collect || job.item !== undefined) return undefined;
+  const at = new Date().toISOString();
+  return [{ type: 'step.started', run_id: job.run, step: job.step, attempt: job.attempt, at }];
+}
+
 /** What durable runs need from the engine. @internal */
 export interface DurableHost {
   /** The services the steps of a run started by `initiator` run with (`workflow` may run as the service). */
@@ -65,7 +79,11 @@ export interface DurableStart {
 export class DurableRuns {
   readonly #queue: RunQueue;
   readonly #host: DurableHost;
-  readonly #followers = new Map<string, Set<() => void>>();
+  readonly #followers = new Map<string, Set<(logged?: LoggedEvents) => void>>();
+  /** The fallback poll of each following here (for a missed notification), with its run. */
+  readonly #polls = new Set<{ id: string; poll: (count?: number) => Promise<void> }>();
+  /** Runs every followed run's fallback poll while any run is followed. */
+  #ticker: ReturnType<typeof setInterval> | undefined;
   /** Stops following a run (what `follow` set up for it), rejecting its result with `error`. */
   readonly #unfollow = new Map<string, (error: Error) => void>();
   /** Steps executing in this process, by run: aborted when the run ends elsewhere (a cancel). */
@@ -164,7 +182,7 @@ export class DurableRuns {
    * the final record.
    */
   follow(id: string, onEvent?: (event: RunEvent) => void): Promise<RunRecord> {
-    this.#unwatch ??= this.#queue.watch((runId, status) => this.#changed(runId, status));
+    this.#unwatch ??= this.#queue.watch((runId, status, logged) => this.#changed(runId, status, logged));
     return new Promise<RunRecord>((resolve, reject) => {
       let seq = 0;
       let pulling = false;
@@ -181,14 +199,10 @@ export class DurableRuns {
             again = false;
             if (!ended)
               for (const { seq: at, event } of await this.#queue.events(id, seq)) {
+                // Events a notification carried while this read was on its way are there already.
+                if (at <= seq) continue;
                 seq = at;
-                onEvent?.(event as RunEvent);
-                // A run that waits has its record too: the caller gets it, status `waiting`.
-                const type = (event as RunEvent).type;
-                if (type === 'run.finished' || type === 'run.waiting') {
-                  ended = true;
-                  break;
-                }
+                if (take(event)) break;
               }
             if (ended) return await finish();
           } while (again);
@@ -199,6 +213,14 @@ export class DurableRuns {
           pulling = false;
         }
       };
+      /** Passes an event on; true once it ends the following (the run finished or waits). */
+      const take = (event: unknown): boolean => {
+        onEvent?.(event as RunEvent);
+        // A run that waits has its record too: the caller gets it, status `waiting`.
+        const type = (event as RunEvent).type;
+        if (type === 'run.finished' || type === 'run.waiting') ended = true;
+        return ended;
+      };
       const finish = async () => {
         const run = await this.#queue.load(id);
         stop();
@@ -207,9 +229,10 @@ export class DurableRuns {
       };
       let quiet = 0;
       let quietLimit = QUIET_POLLS;
-      const poll = async () => {
+      /** The fallback poll; `count` is the run's event count when the ticker read it. */
+      const poll = async (count?: number) => {
         const before = seq;
-        await pull();
+        if (count === undefined || count > seq) await pull();
         if (ended || seq !== before) return void (quiet = 0);
         if (++quiet < quietLimit) return;
         [quiet, quietLimit] = [0, Math.min(quietLimit * 2, MOST_QUIET_POLLS)];
@@ -222,10 +245,27 @@ export class DurableRuns {
         if (run) resolve(run.record as RunRecord);
         else reject(new NotFoundError('run', id));
       };
-      const timer = setInterval(() => void poll(), FALLBACK_POLL_MS);
-      const listener = () => void pull();
+      const polling = { id, poll };
+      this.#polls.add(polling);
+      this.#tick();
+      // A notification carrying the events right after those passed on needs no read.
+      const listener = (logged?: LoggedEvents) => {
+        if (logged && !ended && !pulling) {
+          if (logged.after + logged.events.length <= seq) return;
+          if (logged.after === seq) {
+            for (const event of logged.events) {
+              seq += 1;
+              if (take(event)) break;
+            }
+            if (ended) void pull();
+            return;
+          }
+        }
+        void pull();
+      };
       const stop = () => {
-        clearInterval(timer);
+        this.#polls.delete(polling);
+        this.#tick();
         this.#unfollow.delete(id);
         this.#followers.get(id)?.delete(listener);
         if (this.#followers.get(id)?.size === 0) this.#followers.delete(id);
@@ -272,9 +312,10 @@ export class DurableRuns {
 
   /** Executes queued steps in this process, at most `concurrency` at once, until stopped. */
   work(concurrency: number, onError?: (error: unknown) => void): Promise<QueueWorker> {
-    this.#unwatch ??= this.#queue.watch((runId, status) => this.#changed(runId, status));
+    this.#unwatch ??= this.#queue.watch((runId, status, logged) => this.#changed(runId, status, logged));
     return this.#queue.work((delivery) => this.#execute(delivery), {
       concurrency,
+      starting: startedEvents,
       ...(onError ? { onError } : {}),
     });
   }
@@ -301,12 +342,11 @@ export class DurableRuns {
     if (job.item !== undefined) return this.#executeItem(delivery, job);
     // Taking a step logs its `step.started` (followers hear it as it starts) and loads the run in
     // one statement; a queued run becomes running.
-    const at = new Date().toISOString();
-    const started =
-      job.step === TIMER || job.collect
-        ? undefined
-        : [{ type: 'step.started', run_id: job.run, step: job.step, attempt: job.attempt, at }];
-    const run = await this.#queue.load(job.run, started);
+    // The queue may have done it already, in the commit that handed this job over.
+    const run =
+      delivery.loaded === undefined
+        ? await this.#queue.load(job.run, startedEvents(job))
+        : (delivery.loaded ?? undefined);
     const record = run?.record as RunRecord | undefined;
     const state = run?.state as DurableState | undefined;
     const nothing = () => this.#queue.commit(job.run, delivery, () => undefined);
@@ -554,9 +594,31 @@ export class DurableRuns {
     return plan;
   }
 
+  /**
+   * Starts the fallback poll of the followed runs when the first is followed, stops it when the last
+   * is no longer. Each tick reads the event counts of every followed run in one statement (where the
+   * queue can), and only a run with events not passed on yet reads its log.
+   */
+  #tick(): void {
+    if (this.#polls.size === 0) {
+      clearInterval(this.#ticker);
+      this.#ticker = undefined;
+      return;
+    }
+    this.#ticker ??= setInterval(() => void this.#pollAll(), FALLBACK_POLL_MS);
+  }
+
+  async #pollAll(): Promise<void> {
+    const polls = [...this.#polls];
+    const counts = this.#queue.eventCounts
+      ? await this.#queue.eventCounts([...new Set(polls.map(({ id }) => id))]).catch(() => undefined)
+      : undefined;
+    for (const polling of polls) if (this.#polls.has(polling)) void polling.poll(counts?.get(polling.id));
+  }
+
   /** A commit of `runId` landed somewhere: wake its followers; abort its steps here if it ended. */
-  #changed(runId: string, status: string | undefined): void {
-    for (const listener of this.#followers.get(runId) ?? []) listener();
+  #changed(runId: string, status: string | undefined, logged?: LoggedEvents): void {
+    for (const listener of this.#followers.get(runId) ?? []) listener(logged);
     if (status !== undefined && isFinal(status)) {
       for (const controller of this.#inFlight.get(runId) ?? []) controller.abort();
       this.#plans.delete(runId);

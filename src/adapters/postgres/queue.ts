@@ -1,11 +1,14 @@
 /**
  * The durable run queue of `openPostgres`, on pg-boss in the same database: one pg-boss job per
  * step, in the schema `<schema>_jobs`. A commit locks the run's row, writes the run, its events and
- * the jobs it makes ready, and completes the delivered job, all in one transaction; LISTEN/NOTIFY
- * wakes the workers and the processes waiting on a run, so a chain of steps never waits a poll.
+ * the jobs it makes ready, and completes the delivered job, all in one transaction; the worker whose
+ * step committed takes its next job in that same transaction. LISTEN/NOTIFY wakes the workers and
+ * the processes waiting on a run (the notification carries the run's new events), so a chain of
+ * steps never waits a poll. Workers fetch as many jobs as they have free slots in one statement and
+ * renew the leases of all the jobs they hold in one statement.
  * @module
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { StepwireError } from '../../errors/index.js';
 import { importOptional } from '../import-optional.js';
 import type {
@@ -14,6 +17,7 @@ import type {
   EnqueuedJob,
   ItemResult,
   LoggedEvent,
+  LoggedEvents,
   QueueWorker,
   QueueWorkOptions,
   RunChange,
@@ -83,11 +87,11 @@ class BossQueue implements PostgresQueue {
   readonly #timing: Required<QueueTiming>;
   readonly #channel: string;
   #started: Promise<{ boss: Boss; module: BossModule }> | undefined;
-  #listeners = new Set<(runId: string, status?: string) => void>();
+  #listeners = new Set<(runId: string, status?: string, logged?: LoggedEvents) => void>();
   #unlisten: Promise<() => Promise<void>> | undefined;
   #closed = false;
-  /** pg-boss workers of this process, woken when a delayed job of this process comes due. */
-  #workers = new Set<string>();
+  /** The workers of this process, woken when jobs become ready. */
+  #workers = new Set<StepWorker>();
   #wakeTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(connection: Connection, schema: string, db: Kysely<Tables>, timing: QueueTiming) {
@@ -131,9 +135,12 @@ class BossQueue implements PostgresQueue {
     if (unstorableText(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
     // Decided on the run as loaded, written only if nothing changed it since: no locking read.
     const guess = loaded?.version === undefined ? undefined : decide(loaded);
-    return this.#db.transaction().execute(async (tx) => {
+    const held = delivery?.ref as Held | undefined;
+    let next: Taken[] = [];
+    const change = await this.#db.transaction().execute(async (tx) => {
       let change: RunChange | undefined;
-      if (guess && (await this.#write(tx, id, guess, boss, module, loaded!.version))) change = guess;
+      let handOff = guess !== undefined && held !== undefined && held.worker.takes(guess.jobs);
+      if (guess && (await this.#write(tx, id, guess, boss, module, loaded!.version, handOff))) change = guess;
       else {
         const row = await tx
           .selectFrom('runs')
@@ -145,11 +152,15 @@ class BossQueue implements PostgresQueue {
           row && row.durable !== null
             ? decide({ record: JSON.parse(row.record), state: JSON.parse(row.durable) })
             : undefined;
-        if (change) await this.#write(tx, id, change, boss, module);
+        handOff = change !== undefined && held !== undefined && held.worker.takes(change.jobs);
+        if (change) await this.#write(tx, id, change, boss, module, undefined, handOff);
       }
       if (delivery) await this.#complete(tx, delivery, boss, module);
+      if (change && handOff) next = await this.#fetchIn(tx, held!, boss, module);
       return change;
     });
+    this.#settled(held, next);
+    return change;
   }
 
   async commitState(
@@ -159,7 +170,10 @@ class BossQueue implements PostgresQueue {
   ): Promise<StateChange | undefined> {
     const { boss, module } = await this.#boss();
     if (unstorableText(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
-    return this.#db.transaction().execute(async (tx) => {
+    const held = delivery?.ref as Held | undefined;
+    let next: Taken[] = [];
+    let handOff = false;
+    const written = await this.#db.transaction().execute(async (tx) => {
       const row = await tx
         .selectFrom('runs')
         .select(['status', sql<string | null>`durable::text`.as('durable'), 'event_count'])
@@ -176,6 +190,8 @@ class BossQueue implements PostgresQueue {
           change.results.map((r) => ({ ...r, logs: r.logs && r.logs.length > 0 ? r.logs : null })),
         );
         const count = Number(row!.event_count);
+        handOff = held !== undefined && held.worker.takes(change.jobs);
+        const notice = this.#notice(id, undefined, events, change.jobs, handOff);
         await sql`
           with updated as (
             update ${sql.table(`${this.#schema}.runs`)} set
@@ -195,12 +211,27 @@ class BossQueue implements PostgresQueue {
               as r(step text, item int, attempts int, status text, output json, error json, logs json)
             on conflict do nothing
           )
-          select pg_notify(${this.#channel}, ${id})`.execute(tx);
+          select pg_notify(${this.#channel}, ${notice(sql`${count}::int`)})`.execute(tx);
         await this.#enqueue(tx, change.jobs, boss, module);
       }
       if (delivery) await this.#complete(tx, delivery, boss, module);
+      if (handOff) next = await this.#fetchIn(tx, held!, boss, module);
       return change;
     });
+    this.#settled(held, next);
+    return written;
+  }
+
+  async eventCounts(ids: readonly string[]): Promise<Map<string, number>> {
+    const wanted = ids.filter((id) => !unstorableText(id));
+    if (wanted.length === 0) return new Map();
+    const rows = await this.#db
+      .selectFrom('runs')
+      .select(['id', 'event_count'])
+      .where('id', 'in', wanted)
+      .where('durable', 'is not', null)
+      .execute();
+    return new Map(rows.map((row) => [row.id, Number(row.event_count)]));
   }
 
   async items(id: string, step: string): Promise<ItemResult[]> {
@@ -246,16 +277,17 @@ class BossQueue implements PostgresQueue {
           ])
           .where('id', '=', id)
           .executeTakeFirst();
-    if (!row || row.durable === null) return undefined;
-    const record = JSON.parse(row.record) as { status?: unknown };
-    // The status column is ahead of the record once a worker took the run's first step.
-    if (row.status !== null) record.status = row.status;
-    return { record, state: JSON.parse(row.durable), version: Number(row.version) };
+    return runOf(row);
   }
 
   /** Appends `events`, marks a queued run running and notifies; the run as it is then, if not ended. */
-  async #logAndLoad(id: string, events: unknown[]) {
+  async #logAndLoad(
+    id: string,
+    events: unknown[],
+    executor: Kysely<Tables> | Transaction<Tables> = this.#db,
+  ) {
     const text = JSON.stringify(events);
+    const notice = this.#notice(id, sql`status`, text, [], false);
     const runs = sql.table(`${this.#schema}.runs`);
     const result = await sql<{
       record: string;
@@ -275,8 +307,8 @@ class BossQueue implements PostgresQueue {
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
       select record::text as record, durable::text as durable, status, xmin::text as version,
-        pg_notify(${this.#channel}, ${id} || ' ' || status) as notified
-      from counted`.execute(this.#db);
+        pg_notify(${this.#channel}, ${notice(sql`base`)}) as notified
+      from counted`.execute(executor);
     return result.rows[0];
   }
 
@@ -335,15 +367,20 @@ class BossQueue implements PostgresQueue {
     };
   }
 
-  watch(listener: (runId: string, status?: string) => void): () => void {
+  watch(listener: (runId: string, status?: string, logged?: LoggedEvents) => void): () => void {
     this.#listeners.add(listener);
+    this.#listening();
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** Starts listening for the commits of every process, once. */
+  #listening(): void {
     // Once closed nothing is listened to (the database is gone; a follower then polls and fails).
     if (!this.#closed && !this.#unlisten) {
       const unlisten = this.#listen();
       unlisten.catch(() => undefined); // a listener that cannot start is not an unhandled rejection
       this.#unlisten = unlisten;
     }
-    return () => void this.#listeners.delete(listener);
   }
 
   async work(
@@ -352,37 +389,25 @@ class BossQueue implements PostgresQueue {
   ): Promise<QueueWorker> {
     const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
     const { boss } = await this.#boss();
-    // One pg-boss worker per slot: a worker that just handled a job fetches again at once (one
-    // notification wakes every idle worker once, so a backlog must not wait for the next poll).
-    const ids: string[] = [];
-    for (let slot = 0; slot < concurrency; slot++) {
-      const id = await boss.work<StepJob>(
-        QUEUE,
-        {
-          batchSize: 1,
-          pollingIntervalSeconds: this.#timing.pollSeconds,
-          // A delayed job (a retry, a run's time limit) sends no notification when it comes due.
-          notifyPollingIntervalSeconds: this.#timing.pollSeconds,
-        },
-        async ([job]) => {
-          if (!job) return;
-          try {
-            await handler({ job: job.data, redelivered: job.retryCount, signal: job.signal, ref: job });
-          } catch (error) {
-            options.onError?.(error);
-            throw error;
-          } finally {
-            boss.notifyWorker(id);
-          }
-        },
-      );
-      ids.push(id);
-      this.#workers.add(id);
-    }
+    // Workers wake on the notifications of commits that make jobs ready.
+    this.#listening();
+    const attempt = (job: Job) => ({ id: job.id, retryCount: job.retryCount });
+    const worker = new StepWorker(concurrency, {
+      handler,
+      ...(options.onError ? { onError: options.onError } : {}),
+      ...(options.starting ? { starting: options.starting } : {}),
+      fetch: (count) => boss.fetch<StepJob>(QUEUE, { batchSize: count }),
+      touch: (jobs) => boss.touch(QUEUE, jobs.map(attempt)),
+      complete: (job) => boss.complete(QUEUE, attempt(job)),
+      fail: (job, error) => boss.fail(QUEUE, attempt(job), failure(error)),
+      pollMs: this.#timing.pollSeconds * 1000,
+      heartbeatMs: (this.#timing.heartbeatSeconds * 1000) / 2,
+    });
+    this.#workers.add(worker);
     return {
       stop: async () => {
-        for (const id of ids) this.#workers.delete(id);
-        await Promise.all(ids.map((id) => boss.offWork(QUEUE, { id, wait: true })));
+        await worker.stop();
+        this.#workers.delete(worker);
       },
     };
   }
@@ -391,6 +416,7 @@ class BossQueue implements PostgresQueue {
     await this.#boss();
     if (unstorableText(id)) return;
     const text = JSON.stringify(events);
+    const notice = this.#notice(id, undefined, text, [], false);
     await sql`
       with counted as (
         update ${sql.table(`${this.#schema}.runs`)} set event_count = event_count + json_array_length(${text}::text::json)
@@ -401,12 +427,19 @@ class BossQueue implements PostgresQueue {
         select ${id}, base + ordinality::int, value
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
-      select pg_notify(${this.#channel}, ${id})`.execute(this.#db);
+      select pg_notify(${this.#channel}, ${notice(sql`base`)}) from counted`.execute(this.#db);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     for (const timer of this.#wakeTimers) clearTimeout(timer);
+    // Steps in flight finish (a step still running after STOP_GRACE_MS is told to stop: its job is
+    // delivered again).
+    const workers = [...this.#workers];
+    this.#workers.clear();
+    const grace = setTimeout(() => workers.forEach((worker) => worker.abort()), STOP_GRACE_MS);
+    await Promise.all(workers.map((worker) => worker.stop()));
+    clearTimeout(grace);
     const unlisten = this.#unlisten;
     this.#unlisten = undefined;
     await (await unlisten?.catch(() => undefined))?.().catch(() => undefined);
@@ -428,10 +461,12 @@ class BossQueue implements PostgresQueue {
     boss: Boss,
     module: BossModule,
     version?: number,
+    handOff = false,
   ): Promise<boolean> {
     const summary = runSummary(id, change.record);
     const columns = runColumns(summary);
     const events = JSON.stringify(change.events);
+    const notice = this.#notice(id, columns.status, events, change.jobs, handOff);
     const result = await sql`
       with updated as (
         update ${sql.table(`${this.#schema}.runs`)} set
@@ -447,7 +482,7 @@ class BossQueue implements PostgresQueue {
         select ${id}, base + ordinality::int, value
         from updated, json_array_elements(${events}::text::json) with ordinality
       )
-      select pg_notify(${this.#channel}, ${`${id} ${columns.status ?? ''}`}) from updated`.execute(tx);
+      select pg_notify(${this.#channel}, ${notice(sql`base`)}) from updated`.execute(tx);
     if (result.rows.length === 0) return false;
     await this.#enqueue(tx, change.jobs, boss, module);
     return true;
@@ -461,7 +496,7 @@ class BossQueue implements PostgresQueue {
     module: BossModule,
   ): Promise<void> {
     if (jobs.length === 0) return;
-    for (const { delayMs } of jobs) if (delayMs) this.#wakeAfter(boss, delayMs);
+    for (const { delayMs } of jobs) if (delayMs) this.#wakeAfter(delayMs);
     await boss.insert(
       QUEUE,
       jobs.map(({ job, delayMs }) => ({
@@ -479,10 +514,63 @@ class BossQueue implements PostgresQueue {
     boss: Boss,
     module: BossModule,
   ): Promise<void> {
-    const job = delivery.ref as Job;
+    const { job } = delivery.ref as Held;
     await boss.complete(QUEUE, { id: job.id, retryCount: job.retryCount }, null, {
       db: module.fromKysely(tx),
     });
+  }
+
+  /**
+   * Takes the next ready job inside the transaction, for the worker whose step is committing. A job
+   * of the same run (the next step of a chain) starts here too: its events logged and the run loaded,
+   * in this transaction. (Another run is left to the worker: locking it here could deadlock with the
+   * commit of that run.)
+   */
+  async #fetchIn(tx: Transaction<Tables>, held: Held, boss: Boss, module: BossModule): Promise<Taken[]> {
+    const jobs = await boss.fetch<StepJob>(QUEUE, { batchSize: 1, db: module.fromKysely(tx) });
+    const taken: Taken[] = [];
+    for (const job of jobs) {
+      const events = job.data.run === held.job.data.run ? held.worker.starting(job.data) : undefined;
+      if (events === undefined) taken.push({ job });
+      else taken.push({ job, loaded: runOf(await this.#logAndLoad(job.data.run, events, tx)) ?? null });
+    }
+    return taken;
+  }
+
+  /** After a delivery's commit landed: its job is completed, and `next` goes to its worker. */
+  #settled(held: Held | undefined, next: Taken[]): void {
+    if (!held) return;
+    held.completed = true;
+    if (next.length > 0) {
+      held.handedOff = true;
+      held.worker.adopt(next);
+    }
+  }
+
+  /**
+   * The payload of a run's notification, as SQL given the run's event count before this change:
+   * its id, its status (or null), how many jobs the change made ready for any worker, and its new
+   * events when they fit in a notification (Postgres takes at most 8000 bytes).
+   */
+  #notice(
+    id: string,
+    status: string | null | undefined | RawBuilder<unknown>,
+    events: string,
+    jobs: readonly EnqueuedJob[],
+    handOff: boolean,
+  ): (base: RawBuilder<unknown>) => RawBuilder<string> {
+    const ready = Math.max(0, jobs.filter((job) => !job.delayMs).length - (handOff ? 1 : 0));
+    const carried = events !== '[]' && utf8Bytes(events) + utf8Bytes(id) <= NOTICE_BYTES;
+    const state =
+      status === undefined || status === null
+        ? sql`null::text`
+        : typeof status === 'string'
+          ? sql`${status}::text`
+          : status;
+    return (base) =>
+      sql<string>`json_build_object('r', ${id}::text, 's', ${state}, 'j', ${ready}::int${
+        carried ? sql`, 'b', ${base}, 'e', ${events}::text::json` : sql``
+      })::text`;
   }
 
   /** Completes a delivered job of a run that cannot exist; nothing else is written. */
@@ -492,10 +580,10 @@ class BossQueue implements PostgresQueue {
   }
 
   /** Wakes this process's workers when a delayed job comes due, rather than at their next poll. */
-  #wakeAfter(boss: Boss, delayMs: number): void {
+  #wakeAfter(delayMs: number): void {
     const timer = setTimeout(() => {
       this.#wakeTimers.delete(timer);
-      for (const id of this.#workers) boss.notifyWorker(id);
+      for (const worker of this.#workers) worker.wake();
     }, delayMs + 5);
     timer.unref?.();
     this.#wakeTimers.add(timer);
@@ -516,7 +604,8 @@ class BossQueue implements PostgresQueue {
     const client = this.#connection.client;
     const common = {
       schema: `${this.#schema}_jobs`,
-      useListenNotify: true,
+      // The workers are the queue's own (fetch, touch, complete): stepwire's notifications wake them.
+      useListenNotify: false,
       monitorIntervalSeconds: this.#timing.monitorSeconds,
       superviseIntervalSeconds: this.#timing.monitorSeconds,
       registerInstance: false,
@@ -534,25 +623,26 @@ class BossQueue implements PostgresQueue {
     boss.on('warning', () => undefined);
     await boss.start();
     await boss.createQueue(QUEUE, {
-      notify: true,
+      notify: false,
       heartbeatSeconds: this.#timing.heartbeatSeconds,
       retryLimit: MAX_REDELIVERIES + 1,
       retryDelay: 0,
       expireInSeconds: 24 * 60 * 60,
       deleteAfterSeconds: 60 * 60,
     });
+    // A queue made by an earlier version notified pg-boss's listeners of each job: nobody listens now.
+    if ((await boss.getQueue(QUEUE))?.notify) await boss.updateQueue(QUEUE, { notify: false });
     return { boss, module };
   }
 
   /** Listens for commits of any process: LISTEN on the server, PGlite's own listener in process. */
   async #listen(): Promise<() => Promise<void>> {
     const deliver = (payload: string) => {
-      const space = payload.indexOf(' ');
-      const runId = space < 0 ? payload : payload.slice(0, space);
-      const status = space < 0 ? undefined : payload.slice(space + 1) || undefined;
+      const { runId, status, ready, logged } = readNotice(payload);
+      if (ready > 0) for (const worker of this.#workers) worker.wake();
       for (const listener of this.#listeners) {
         try {
-          listener(runId, status);
+          listener(runId, status, logged);
         } catch {
           // A listener's error is its own.
         }
@@ -566,6 +656,273 @@ class BossQueue implements PostgresQueue {
       return pglite.listen(this.#channel, deliver);
     }
     return listenOnPool(client.pool, this.#channel, deliver);
+  }
+}
+
+/** Most bytes of a notification's events and run id together (Postgres refuses payloads of 8000). */
+const NOTICE_BYTES = 7000;
+/** How long `close()` lets the steps in flight finish before telling them to stop. */
+const STOP_GRACE_MS = 30_000;
+
+const encoder = new TextEncoder();
+
+/** The UTF-8 length of a text (counted only when it might be long). */
+function utf8Bytes(text: string): number {
+  return text.length * 3 <= NOTICE_BYTES ? text.length : encoder.encode(text).byteLength;
+}
+
+/**
+ * A notification's payload read: JSON from this version, or `<run id> <status>` from an earlier
+ * one (still running beside it while a deployment rolls out).
+ */
+function readNotice(payload: string): {
+  runId: string;
+  status: string | undefined;
+  ready: number;
+  logged?: LoggedEvents;
+} {
+  if (payload.startsWith('{')) {
+    try {
+      const notice = JSON.parse(payload) as {
+        r: string;
+        s: string | null;
+        j: number;
+        b?: number;
+        e?: unknown[];
+      };
+      return {
+        runId: notice.r,
+        status: notice.s ?? undefined,
+        ready: notice.j,
+        ...(Array.isArray(notice.e) && typeof notice.b === 'number'
+          ? { logged: { after: notice.b, events: notice.e } }
+          : {}),
+      };
+    } catch {
+      // Not one of ours after all: read as the older form.
+    }
+  }
+  const space = payload.indexOf(' ');
+  const runId = space < 0 ? payload : payload.slice(0, space);
+  const status = space < 0 ? undefined : payload.slice(space + 1) || undefined;
+  // An earlier version's notification does not say whether jobs became ready: they may have.
+  return { runId, status, ready: 1 };
+}
+
+/** A run's row as read: the run, or undefined when there is none or it is no durable run. */
+function runOf(
+  row: { record: string; durable: string | null; status: string | null; version: string } | undefined,
+): DurableRun | undefined {
+  if (!row || row.durable === null) return undefined;
+  const record = JSON.parse(row.record) as { status?: unknown };
+  // The status column is ahead of the record once a worker took the run's first step.
+  if (row.status !== null) record.status = row.status;
+  return { record, state: JSON.parse(row.durable), version: Number(row.version) };
+}
+
+/** A job a commit took for a worker, with its run when it was loaded then (null: it had ended). */
+interface Taken {
+  job: Job;
+  loaded?: DurableRun | null;
+}
+
+/** What a failed job keeps of its error (pg-boss stores it as the job's output). */
+function failure(error: unknown): object {
+  return { message: error instanceof Error ? error.message : String(error) };
+}
+
+/** A job a worker of this process holds: pg-boss's job, its worker, its claim. */
+interface Held {
+  job: Job;
+  worker: StepWorker;
+  /** Aborted when the claim is lost (the lease lapsed and the job went to another worker). */
+  claim: AbortController;
+  /** Set once a commit completing the job landed. */
+  completed: boolean;
+  /** Set once a commit of the job handed its worker the next job. */
+  handedOff: boolean;
+}
+
+/** What a {@link StepWorker} does with the database. */
+interface WorkerCalls {
+  handler: (delivery: Delivery) => Promise<void>;
+  onError?: (error: unknown) => void;
+  /** The events to log as a job starts (see `QueueWorkOptions.starting`). */
+  starting?: (job: StepJob) => unknown[] | undefined;
+  /** Takes up to `count` ready jobs, in one statement. */
+  fetch(count: number): Promise<Job[]>;
+  /** Renews the leases of the jobs, in one statement; `settled` lists those still held. */
+  touch(jobs: Job[]): Promise<{ settled?: string[] }>;
+  complete(job: Job): Promise<unknown>;
+  fail(job: Job, error: unknown): Promise<unknown>;
+  pollMs: number;
+  heartbeatMs: number;
+}
+
+/**
+ * The jobs of one `work()` call: at most `concurrency` at once. A free slot takes first a job a
+ * commit handed over (the next step of the chain it committed, taken in the same transaction), then
+ * as many jobs as there are free slots, in one fetch, when a notification says jobs became ready,
+ * when the last fetch came back full, or every `pollMs`. The leases of every job held are renewed
+ * together every `heartbeatMs`.
+ */
+class StepWorker {
+  readonly #calls: WorkerCalls;
+  #free: number;
+  #stopping = false;
+  /** Whether jobs may be waiting: the next free slot fetches. */
+  #more = true;
+  /** Jobs commits handed over, not started yet. */
+  #handed: Taken[] = [];
+  readonly #held = new Map<string, Held>();
+  readonly #running = new Set<Promise<void>>();
+  #wake: (() => void) | undefined;
+  readonly #loop: Promise<void>;
+  readonly #heartbeat: ReturnType<typeof setInterval>;
+
+  constructor(concurrency: number, calls: WorkerCalls) {
+    this.#calls = calls;
+    this.#free = concurrency;
+    this.#heartbeat = setInterval(() => void this.#renew(), calls.heartbeatMs);
+    (this.#heartbeat as { unref?: () => void }).unref?.();
+    this.#loop = this.#run();
+  }
+
+  /** Whether a commit of a job of this worker making `jobs` ready takes the next job for it. */
+  takes(jobs: readonly EnqueuedJob[]): boolean {
+    return !this.#stopping && jobs.some((job) => !job.delayMs);
+  }
+
+  /** The events to log as `job` starts, when the worker was told them; else undefined. */
+  starting(job: StepJob): unknown[] | undefined {
+    return this.#calls.starting?.(job);
+  }
+
+  /** Jobs a commit took for this worker: they start as slots free up. */
+  adopt(jobs: Taken[]): void {
+    this.#handed.push(...jobs);
+    this.#poke();
+  }
+
+  /** Jobs may have become ready: the next free slot fetches. */
+  wake(): void {
+    this.#more = true;
+    this.#poke();
+  }
+
+  /** Tells the steps in flight to stop (their jobs are delivered again). */
+  abort(): void {
+    for (const held of this.#held.values()) held.claim.abort(new Error('the queue was closed'));
+  }
+
+  /** Takes no more jobs; resolves once the jobs it holds (those handed over too) have run. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#poke();
+    await this.#loop;
+    while (this.#handed.length > 0 || this.#running.size > 0) {
+      this.#startHanded();
+      if (this.#running.size > 0) await Promise.race(this.#running);
+    }
+    clearInterval(this.#heartbeat);
+  }
+
+  #poke(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      this.#startHanded();
+      if (this.#free > 0 && this.#more) {
+        this.#more = false;
+        const asked = this.#free;
+        let jobs: Job[] = [];
+        try {
+          jobs = await this.#calls.fetch(asked);
+        } catch (error) {
+          this.#calls.onError?.(error);
+        }
+        if (jobs.length === asked) this.#more = true;
+        if (this.#stopping) this.#handed.push(...jobs.map((job) => ({ job })));
+        else for (const job of jobs) this.#start({ job });
+        if (jobs.length > 0) continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.#more = true;
+          this.#poke();
+        }, this.#calls.pollMs);
+        (timer as { unref?: () => void }).unref?.();
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  #startHanded(): void {
+    while (this.#free > 0 && this.#handed.length > 0) this.#start(this.#handed.shift()!);
+  }
+
+  #start({ job, loaded }: Taken): void {
+    this.#free--;
+    const held: Held = {
+      job,
+      worker: this,
+      claim: new AbortController(),
+      completed: false,
+      handedOff: false,
+    };
+    this.#held.set(job.id, held);
+    const delivery: Delivery = {
+      job: job.data,
+      redelivered: job.retryCount,
+      signal: held.claim.signal,
+      ref: held,
+      ...(loaded === undefined ? {} : { loaded }),
+    };
+    const running = (async () => {
+      try {
+        await this.#calls.handler(delivery);
+        // A handler that committed nothing still ends its job.
+        if (!held.completed) await this.#calls.complete(job);
+      } catch (error) {
+        this.#calls.onError?.(error);
+        // Failed, the job is delivered again (or, past its deliveries, fails for good).
+        await this.#calls.fail(job, error).catch((failed: unknown) => this.#calls.onError?.(failed));
+      }
+    })().finally(() => {
+      this.#held.delete(job.id);
+      this.#running.delete(running);
+      this.#free++;
+      this.#poke();
+    });
+    this.#running.add(running);
+  }
+
+  /** Renews the leases of every job held; a job whose lease was lost is told to stop. */
+  async #renew(): Promise<void> {
+    const held = [...this.#held.values()].filter((h) => !h.claim.signal.aborted);
+    const jobs = [...held.map((h) => h.job), ...this.#handed.map((taken) => taken.job)];
+    if (jobs.length === 0) return;
+    let touched: { settled?: string[] };
+    try {
+      touched = await this.#calls.touch(jobs);
+    } catch (error) {
+      // A renewal that could not run says nothing about the leases.
+      this.#calls.onError?.(error);
+      return;
+    }
+    if (!touched.settled) return;
+    const renewed = new Set(touched.settled);
+    for (const h of held)
+      if (!renewed.has(h.job.id))
+        h.claim.abort(new Error(`job ${h.job.id} is no longer held by this worker`));
+    this.#handed = this.#handed.filter((taken) => renewed.has(taken.job.id));
   }
 }
 
