@@ -65,11 +65,7 @@ export interface RouteHeader {
 
 /** Media type of an answer's body. @internal */
 export type ResponseMedia =
-  | 'application/json'
-  | 'text/javascript'
-  | 'text/html'
-  | 'image/svg+xml'
-  | 'text/csv';
+  'application/json' | 'text/javascript' | 'text/html' | 'image/svg+xml' | 'text/csv';
 
 /** One answer a route gives, by status. @internal */
 export interface RouteResponse<S extends z.ZodType = z.ZodType> {

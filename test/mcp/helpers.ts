@@ -58,7 +58,7 @@ export async function expectServiceTools(
 ): Promise<void> {
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(
-    ['add_customer', 'get_run', 'invoice', 'open_customer', 'read_entity', ...more].sort(),
+    ['add_customer', 'add_order', 'get_run', 'invoice', 'open_customer', 'read_entity', ...more].sort(),
   );
   const open = tools.find((t) => t.name === 'open_customer')!;
   expect(open.inputSchema).toEqual({
