@@ -171,7 +171,9 @@ async function drawTextLoop(cells: string[][]): Promise<Uint8Array> {
   for (const row of cells) {
     if (y < 48) {
       page = doc.addPage([595.28, 841.89]);
-      y = 790;
+      // The renderer repeats the header row inside the 48 pt top margin, its text a little below
+      // the row's top: the loop starts its pages as low, so both make as many pages.
+      y = 772;
       header();
     }
     for (let c = 0; c < row.length; c++) page.drawText(row[c]!, { x: x[c]!, y, size, font: regular });
