@@ -8,6 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/adapters/postgres/index.js';
 import { Engine, type RunRecord, type WorkflowBody } from '../../src/index.js';
 import { reachServer, testSchemas } from '../postgres/server.js';
+import { untilStatus } from './until.js';
 
 const url = await reachServer();
 const schemas = testSchemas(url);
@@ -44,16 +45,6 @@ async function runUntilSettled(engine: Engine, mode: Mode, name: string, input: 
     const record = await engine.getRun(id);
     if (record.status !== 'queued' && record.status !== 'running') return record;
     if (Date.now() > deadline) throw new Error(`run ${id} is still ${record.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function untilStatus(engine: Engine, id: string, status: RunRecord['status']): Promise<RunRecord> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const record = await engine.getRun(id);
-    if (record.status === status) return record;
-    if (Date.now() > deadline) throw new Error(`run ${id} is ${record.status}, not ${status}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

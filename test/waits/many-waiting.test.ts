@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/adapters/postgres/index.js';
 import { Engine, type RunRecord, type WorkflowBody } from '../../src/index.js';
 import { reachServer, testSchemas } from '../postgres/server.js';
+import { untilStatus } from './until.js';
 
 const url = await reachServer();
 const schemas = testSchemas(url);
@@ -48,16 +49,6 @@ const request: WorkflowBody = {
 const plain: WorkflowBody = { name: 'plain', steps: [echo('only', { ok: true })], wires: [] };
 
 const manager = { id: 'meg', kind: 'user' as const, roles: ['manager'] };
-
-async function untilStatus(engine: Engine, id: string, status: RunRecord['status']): Promise<RunRecord> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const record = await engine.getRun(id);
-    if (record.status === status) return record;
-    if (Date.now() > deadline) throw new Error(`run ${id} is ${record.status}, not ${status}`);
-    await new Promise((done) => setTimeout(done, 25));
-  }
-}
 
 /** Every run of a workflow with a status, page by page. */
 async function count(engine: Engine, workflow: string, status: RunRecord['status']): Promise<number> {

@@ -21,8 +21,9 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres/index.js';
-import { Engine, type RunRecord } from '../../src/index.js';
+import { Engine } from '../../src/index.js';
 import { reachServer, testSchemas } from '../postgres/server.js';
+import { untilStatus } from './until.js';
 
 const url = await reachServer();
 const schemas = testSchemas(url);
@@ -63,21 +64,6 @@ function worker(schema: string, offsetMs: number): Promise<{ child: ChildProcess
     });
     void ended.then(() => fail(new Error(`worker ended before it was ready\n${stderr}`)));
   });
-}
-
-async function untilStatus(
-  engine: Engine,
-  id: string,
-  status: RunRecord['status'],
-  withinMs = 30_000,
-): Promise<RunRecord> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const record = await engine.getRun(id);
-    if (record.status === status) return record;
-    if (Date.now() > deadline) throw new Error(`run ${id} is ${record.status}, not ${status}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
 }
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -5,8 +5,9 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/adapters/postgres/index.js';
-import { Engine, MemoryChat, MemoryMail, type RunRecord, type WorkflowBody } from '../../src/index.js';
+import { Engine, MemoryChat, MemoryMail, type WorkflowBody } from '../../src/index.js';
 import { reachServer, testSchemas } from '../postgres/server.js';
+import { untilStatus } from './until.js';
 
 const url = await reachServer();
 const schemas = testSchemas(url);
@@ -80,15 +81,6 @@ async function engineFor(mode: Mode, chat = new MemoryChat(), mail = new MemoryM
 }
 
 /** Waits until the run's stored status is `status` (a run goes on in the background). */
-async function untilStatus(engine: Engine, id: string, status: RunRecord['status']): Promise<RunRecord> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const record = await engine.getRun(id);
-    if (record.status === status) return record;
-    if (Date.now() > deadline) throw new Error(`run ${id} is ${record.status}, not ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe.each<Mode>(['memory', 'queue'])('waits (%s)', (mode) => {
   it('an approval stops the run until a manager approves; the run then goes on with the decision', async () => {
