@@ -82,7 +82,7 @@ describe('stepwire as a process', () => {
     expect(bad.stdout).toMatch(/^ {2}relationships\/orders_customer\.json: .*clients/m);
     // The customers' order_total rolls up over that relationship, which was not stored.
     expect(bad.stdout).toMatch(
-      /^ {2}entities\/customers\.json: columns\[3\]\.rollup\.relationship: .*orders_customer/m,
+      /^ {2}entities\/customers\.json: columns\[4\]\.rollup\.relationship: .*orders_customer/m,
     );
     expect(bad.stdout).toMatch(
       /^ {2}workflows\/invoice\.json: workflow_output\.output_data(\.file_url)?: .*uplaod/m,
