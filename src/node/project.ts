@@ -177,7 +177,10 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
   /** Entities of entities/ by file name, loaded or not: a step naming one that failed has no problem of its own. */
   const entityFiles = new Set<string>();
   // Computed columns may read through relationships, which need the entities first: entities are
-  // registered without them, then the relationships, then the whole definitions.
+  // registered without them, then the relationships, then the whole definitions. When the database
+  // holds the relationships already (another process loaded the project), the whole definition is
+  // stored at once: a process starting beside a running one never leaves an entity without its
+  // computed columns for the other to read.
   const computed: { file: string; body: EntityBody }[] = [];
   for (const file of await listFiles(root, 'entities', '.json', problems)) {
     entityFiles.add(baseName(file, '.json'));
@@ -186,6 +189,17 @@ export async function loadProject(dir: string, options: LoadProjectOptions = {})
       await attempt(file, issues, async () => {
         const whole = named(body, file) as EntityBody;
         const stored = withoutComputed(whole) as EntityBody;
+        if (stored !== whole) {
+          const atOnce = await engine.catalog.upsertEntity(whole).catch(() => undefined);
+          if (atOnce) return void entities.push(atOnce.entity);
+          // Another process may have stored the whole definition meanwhile: it is not stripped again.
+          const held = await engine.catalog.getDefinition(whole.name).catch(() => undefined);
+          const names = new Set(held?.columns.map((c) => c.name));
+          if (held && whole.columns.every((c) => names.has(c.name))) {
+            entities.push(held);
+            return void computed.push({ file, body: whole });
+          }
+        }
         entities.push((await engine.catalog.upsertEntity(stored)).entity);
         if (stored !== whole) computed.push({ file, body: whole });
       });

@@ -38,11 +38,14 @@ describe('loadProject with sheets: "files"', () => {
     const root = copyOfApp();
     rmSync(join(root, 'sheets/shop/orders.csv'));
     const project = await loadProject(root, { sheets: 'files' });
+    // The stored columns only: customer_name (a lookup) and month (a formula) have no header.
     expect(readFileSync(join(root, 'sheets/shop/orders.csv'), 'utf8').trim()).toBe(
-      'order_id,customer_id,item,amount',
+      'order_id,customer_id,item,amount,placed,status',
     );
-    await project.engine.catalog.append('orders', [{ order_id: 1, customer_id: 1, item: 'pen', amount: 2 }]);
-    expect(readFileSync(join(root, 'sheets/shop/orders.csv'), 'utf8')).toContain('1,1,pen,2');
+    await project.engine.catalog.append('orders', [
+      { order_id: 1, customer_id: 1, item: 'pen', amount: 2, placed: '2026-11-02', status: 'open' },
+    ]);
+    expect(readFileSync(join(root, 'sheets/shop/orders.csv'), 'utf8')).toContain('1,1,pen,2,2026-11-02,open');
   });
 
   it('creates no file for an entity whose sheet names reach outside sheets/, and names the entity', async () => {
