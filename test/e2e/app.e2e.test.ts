@@ -89,7 +89,10 @@ describe.skipIf(chromiumPath === undefined)('application screens in a real brows
     expect(await page.locator('main h1').textContent()).toBe('Find orders');
     await page.screenshot({ path: join(SHOTS, '1-start.png'), fullPage: true });
 
-    // an invalid value: the workflow input wants customer_id >= 1
+    // an invalid value: the workflow input wants customer_id >= 1. The field says so (min="1"), so the
+    // browser would not send 0; without that attribute, the server refuses it too.
+    expect(await page.getByLabel('Customer').getAttribute('min')).toBe('1');
+    await page.getByLabel('Customer').evaluate((input) => input.removeAttribute('min'));
     await page.getByLabel('Customer').fill('0');
     await page.getByRole('button', { name: 'Submit' }).click();
     await page.waitForSelector('#f-lookup-0-error');
