@@ -11,3 +11,18 @@ export async function openPage(executablePath: string): Promise<{ browser: Brows
   page.setDefaultTimeout(15_000);
   return { browser, page };
 }
+
+/** Opens `url` on `page`, which sends the browser to sign in; signs in and waits for `landing`. */
+export async function signIn(
+  page: Page,
+  url: string,
+  email: string,
+  password: string,
+  landing: string,
+): Promise<void> {
+  await page.goto(url);
+  await page.waitForURL('**/sign-in?next=*');
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForURL(landing), page.getByRole('button', { name: 'Sign in' }).click()]);
+}

@@ -12,7 +12,7 @@ import { createHandler } from '../../src/http/index.js';
 import { serve, type RunningServer } from '../../src/node/index.js';
 import { Engine, MemoryStorage, type ActionDefinition } from '../../src/index.js';
 import { CHROMIUM, findTool } from '../helpers/tools.js';
-import { openPage } from './browser.js';
+import { openPage, signIn } from './browser.js';
 
 const chromiumPath = findTool(CHROMIUM);
 const PASSWORD = 'correct horse battery staple';
@@ -116,14 +116,7 @@ describe.skipIf(chromiumPath === undefined)('retrying a failed run from the cons
     server = await serve(createHandler(engine));
     ({ browser, page } = await openPage(chromiumPath!));
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${server.url}/console`);
-    await page.waitForURL('**/sign-in?next=*');
-    await page.getByLabel('E-mail address').fill('olga@example.com');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([
-      page.waitForURL('**/console/runs'),
-      page.getByRole('button', { name: 'Sign in' }).click(),
-    ]);
+    await signIn(page, `${server.url}/console`, 'olga@example.com', PASSWORD, '**/console/runs');
   }, 120_000);
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { createHandler } from '../../src/http/index.js';
 import { loadProject, serve, type RunningServer } from '../../src/node/index.js';
 import type { Engine } from '../../src/index.js';
 import { CHROMIUM, findTool } from '../helpers/tools.js';
-import { openPage } from './browser.js';
+import { openPage, signIn } from './browser.js';
 
 const chromiumPath = findTool(CHROMIUM);
 const PASSWORD = 'correct horse battery staple';
@@ -81,14 +81,7 @@ describe.skipIf(chromiumPath === undefined)('the operator console in Chromium', 
     waitingId = (await engine.run('approve_it', {})).id;
     server = await serve(createHandler(engine));
     ({ browser, page } = await openPage(chromiumPath!));
-    await page.goto(`${server.url}/console`);
-    await page.waitForURL('**/sign-in?next=*');
-    await page.getByLabel('E-mail address').fill('ada@example.com');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([
-      page.waitForURL('**/console/runs'),
-      page.getByRole('button', { name: 'Sign in' }).click(),
-    ]);
+    await signIn(page, `${server.url}/console`, 'ada@example.com', PASSWORD, '**/console/runs');
   }, 120_000);
 
   afterAll(async () => {
