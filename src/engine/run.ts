@@ -370,19 +370,17 @@ export class Execution extends ScheduledRun {
       const id = await childRunId(key, n);
       const earlier = await storage.get<RunRecord>('runs', id);
       if (!earlier) return n;
-      // A child going on in this process right now (its wait just ended) is waited for again: its
-      // end makes this step look once more.
-      const goesOn = earlier.status === 'running' && live.has(id) && (going || awaited.has(id));
-      if (
-        earlier.status === 'waiting' ||
-        awaited.has(id) ||
-        goesOn ||
-        (going && earlier.status !== 'running')
-      ) {
+      const running = earlier.status === 'running';
+      // A child that waited and goes on now (its wait just ended), in this process or in the one that
+      // ended its wait, is waited for again: its end makes this step look once more.
+      const wentOn = running && earlier.steps.some((s) => s.wait !== undefined);
+      const goesOn = running && (live.has(id) || wentOn) && (going || awaited.has(id));
+      if (earlier.status === 'waiting' || goesOn || (!running && (going || awaited.has(id)))) {
         found.record = earlier;
         return n;
       }
-      if (earlier.status === 'running' && !live.has(id))
+      // A child this step started and that never waited, left running by a worker that stopped.
+      if (running && !live.has(id) && !wentOn)
         await storage.put('runs', id, interruptedRecord(earlier, "the worker executing its parent's step"));
     }
   }
@@ -401,10 +399,8 @@ export class Execution extends ScheduledRun {
   ): Promise<unknown> {
     const chain = childChain(this.#chain, name);
     const { id, earlier } = await this.#childId(key);
-    if (earlier)
-      return earlier.status === 'running' && this.services.live.has(earlier.id)
-        ? Waiting.forRun(earlier.id)
-        : outcomeOf(earlier);
+    // A child going on is waited for (its end makes the step look again, even if it ended since it was read).
+    if (earlier) return earlier.status === 'running' ? Waiting.forRun(earlier.id) : outcomeOf(earlier);
     const { plan, input: value } = await this.services.prepareRun(name, input);
     const options = { signal, traceparent };
     const lineage = { parentId: this.id, chain };
