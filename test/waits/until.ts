@@ -19,7 +19,9 @@ export async function untilStatus(
     if (record.status === status) return record;
     if (ended.has(record.status)) {
       const errors = record.steps.filter((s) => s.error).map((s) => `${s.name}: ${JSON.stringify(s.error)}`);
-      throw new Error(`run ${id} is ${record.status}, not ${status}: ${JSON.stringify(record.error)} ${errors.join('; ')}`);
+      throw new Error(
+        `run ${id} is ${record.status}, not ${status}: ${JSON.stringify(record.error)} ${errors.join('; ')}`,
+      );
     }
     if (Date.now() > deadline) throw new Error(`run ${id} is ${record.status}, not ${status}`);
     await new Promise((done) => setTimeout(done, 25));
