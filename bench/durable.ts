@@ -10,10 +10,10 @@
  * A worker is one `Engine` calling `engine.work({ concurrency: 1, triggers: false })`; 2 workers are
  * two engines, each on its own `openPostgres` of the same database, in this process (so both use one
  * clock and one statement counter; on PGlite they share the one in-memory database). Statements are
- * counted in the client: every query of a `pg` Client (the storage's pool, pg-boss's pool and the
- * LISTEN connection) or of the PGlite instance, BEGIN and COMMIT included. A step's phases are timed
+ * counted in the client: every query of a `pg` Client (the storage's pool and the LISTEN
+ * connection) or of the PGlite instance, BEGIN and COMMIT included. A step's phases are timed
  * by wrapping the engine's queue: wait (the previous commit, or the run's begin, to the worker's
- * handler: NOTIFY, then pg-boss's fetch), load, execute, commit.
+ * handler: NOTIFY, then the fetch, or a job handed over by the commit), load, execute, commit.
  *
  * Run: `npm run bench -- durable` or `npx tsx bench/durable.ts` (`--trace` also prints every
  * statement of one run).
@@ -54,7 +54,7 @@ const statements = {
   trace: undefined as string[] | undefined,
 };
 
-/** What a statement does, by its text: stepwire's own, pg-boss's, or the bench's. */
+/** What a statement does, by its text: stepwire's own or the bench's. */
 const KINDS: [RegExp, string][] = [
   [/^\s*begin\b/i, 'BEGIN'],
   [/^\s*commit\b/i, 'COMMIT'],
@@ -62,20 +62,26 @@ const KINDS: [RegExp, string][] = [
   [/^\s*select 1\s*$/i, 'SELECT 1 (bench)'],
   [/^\s*(un)?listen\b/i, 'LISTEN'],
   [/for update\s*$/i, 'lock run (select ... for update)'],
-  [/^\s*with updated as \( update \S+\."runs" set workflow/i, 'write run + events + notify'],
+  [
+    /^\s*with updated as \( update \S+\."runs" set workflow.*enqueued as .*'active'/i,
+    'commit step + next job (one statement)',
+  ],
+  [/^\s*with updated as \( update \S+\."runs" set workflow/i, 'write run + events + jobs + notify'],
   [/^\s*with updated as \( update \S+\."runs" set durable/i, 'write item + state + notify'],
-  [/^\s*with counted as/i, 'log step.started + load run + notify'],
-  [/^\s*insert into "[^"]*"\."runs"/i, 'insert run'],
+  [/^\s*with updated as \( insert into \S+\."runs"/i, 'insert run + events + jobs'],
+  [
+    /^\s*with counted as \( update \S+\."runs" set event_count = event_count \+ json_array_length\(\$\d+::text::json\), status/i,
+    'log step.started + load run + notify',
+  ],
+  [/^\s*with counted as/i, 'log events + notify'],
   [/from "[^"]*"\."run_events"/i, 'read events (follower)'],
   [/^\s*select record::text as "record", durable::text as "durable"/i, 'load run'],
   [/from "[^"]*"\."definitions"/i, 'read definition'],
-  [/^\s*with next as \( select j\.id from \S+\.job/i, 'pg-boss: fetch job'],
+  [/^\s*with taken as \( select id from \S+\."step_jobs"/i, 'fetch jobs'],
   [/^\s*insert into "?bench_commit/i, 'one durable commit (bench)'],
-  [/heartbeat_on\s*=/i, 'pg-boss: renew leases'],
-  [/^\s*with ins as \( insert into \S+\.job/i, 'pg-boss: insert jobs'],
-  [/^\s*insert into \S+_jobs\.job/i, 'pg-boss: insert jobs'],
-  [/^\s*with results as \( update \S+\.job\S* set completed_on/i, 'pg-boss: complete job'],
-  [/_jobs\./i, 'pg-boss: maintenance (background)'],
+  [/^\s*update \S+\."step_jobs" set lease_until/i, 'renew leases'],
+  [/^\s*delete from \S+\."step_jobs"/i, 'complete job'],
+  [/^\s*update \S+\."step_jobs" set state/i, 'fail job'],
 ];
 
 function kindOf(text: string): string {
@@ -110,7 +116,7 @@ function settled(
   return result;
 }
 
-/** Counts every query of every `pg` Client in this process (pg-boss's included) until undone. */
+/** Counts every query of every `pg` Client in this process until undone. */
 function countPg(): () => void {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;

@@ -322,6 +322,7 @@ describe.runIf(url)('the PostgreSQL server', () => {
         'migrations',
         'run_events',
         'runs',
+        'step_jobs',
         'step_results',
         'trigger_state',
       ]);

@@ -5,9 +5,9 @@
  *   `WAITS_CLOCK_OFFSET_MS` = 3 days, which adds that to `Date.now()` and `new Date()` before the
  *   engine loads; so when the step comes again the engine finds the timer's time has come, and its
  *   `waited_seconds` counts 3 days.
- * - The database's clock: the step's next delivery is a pg-boss job whose `start_after` (compared
- *   with the server's `now()`) is 3 days ahead; the test moves it to `now()` with an SQL update of
- *   the job table in `<schema>_jobs`, as if those days had passed for the server too.
+ * - The database's clock: the step's next delivery is a job whose `start_after` (compared with the
+ *   server's `now()`) is 3 days ahead; the test moves it to `now()` with an SQL update of the queue's
+ *   table `<schema>.step_jobs`, as if those days had passed for the server too.
  * The first worker (a child process with the real clock) is killed with SIGKILL while the run
  * waits, so nothing of it is left in any process.
  *
@@ -115,9 +115,9 @@ async function threeDays(timeoutMs: number | undefined, withinMs: number): Promi
   const client = new pg.Client(url);
   await client.connect();
   closing.push(() => client.end());
-  const jobs = client.escapeIdentifier(`${schema}_jobs`);
+  const jobs = `${client.escapeIdentifier(schema)}.step_jobs`;
   const pending = await client.query<{ id: string; start_after: Date }>(
-    `select id, start_after from ${jobs}.job where data->>'run' = $1 and data->>'step' = 'pause' and state = 'created'`,
+    `select id, start_after from ${jobs} where run_id = $1 and data->>'step' = 'pause' and state = 'ready'`,
     [waiting.id],
   );
   // The step's next delivery is due in 3 days, by the database's clock (beside it, the job of the
@@ -133,7 +133,7 @@ async function threeDays(timeoutMs: number | undefined, withinMs: number): Promi
   await early.ended;
 
   // Three days pass: for the database (the job is due now) and for the new worker's clock.
-  const moved = await client.query(`update ${jobs}.job set start_after = now() where id = $1`, [
+  const moved = await client.query(`update ${jobs} set start_after = now() where id = $1`, [
     pending.rows[0]!.id,
   ]);
   expect(moved.rowCount).toBe(1);

@@ -201,6 +201,44 @@ export const MIGRATIONS: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    version: 8,
+    name: 'the step queue in a table of its own',
+    async up(schema, { db, name }) {
+      // One row a job that waits, runs or failed for good; a completed job is deleted in the commit
+      // of its step. `deliveries` counts the times a worker took it (the lease's token too).
+      await schema
+        .createTable('step_jobs')
+        .addColumn('id', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity())
+        .addColumn('run_id', sql`text collate "C"`, (c) => c.notNull())
+        .addColumn('data', 'jsonb', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull().defaultTo('ready'))
+        .addColumn('start_after', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('lease_until', 'timestamptz')
+        .addColumn('deliveries', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('started_at', 'timestamptz')
+        .addColumn('error', 'jsonb')
+        .execute();
+      // A fetch reads the ready jobs in order of their time, and the leases that lapsed.
+      await sql`create index step_jobs_ready on ${sql.id(name, 'step_jobs')} (start_after, id) where state = 'ready'`.execute(
+        db,
+      );
+      await sql`create index step_jobs_leased on ${sql.id(name, 'step_jobs')} (lease_until) where state = 'active'`.execute(
+        db,
+      );
+      await sql`create index step_jobs_run on ${sql.id(name, 'step_jobs')} (run_id)`.execute(db);
+      // A database an earlier version ran keeps its open jobs in pg-boss's table: they move here.
+      const earlier = await sql<{
+        found: string | null;
+      }>`select to_regclass(${`"${name}_jobs".job`}) as found`.execute(db);
+      if (earlier.rows[0]?.found)
+        await sql`insert into ${sql.id(name, 'step_jobs')} (run_id, data, start_after, deliveries, created_at)
+          select data->>'run', data, start_after, retry_count, created_on from ${sql.id(`${name}_jobs`, 'job')}
+          where name = 'steps' and state::text in ('created', 'retry', 'active') and data ? 'run'
+          order by created_on`.execute(db);
+    },
+  },
 ];
 
 /**

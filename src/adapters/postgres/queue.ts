@@ -1,16 +1,18 @@
 /**
- * The durable run queue of `openPostgres`, on pg-boss in the same database: one pg-boss job per
- * step, in the schema `<schema>_jobs`. A commit locks the run's row, writes the run, its events and
- * the jobs it makes ready, and completes the delivered job, all in one transaction; the worker whose
- * step committed takes its next job in that same transaction. LISTEN/NOTIFY wakes the workers and
- * the processes waiting on a run (the notification carries the run's new events), so a chain of
- * steps never waits a poll. Workers fetch as many jobs as they have free slots in one statement and
- * renew the leases of all the jobs they hold in one statement.
+ * The durable run queue of `openPostgres`: one row of the table `step_jobs` per step job, in the
+ * stepwire schema. A step's commit is one statement, and so one transaction: it writes the run
+ * (guarded by the version it was executed on), appends its events, inserts the jobs it makes ready,
+ * deletes its own job and, when the worker has a free slot for it, inserts the next step's job
+ * already leased to that worker, its `step.started` logged with it. Only when another process
+ * changed the run meanwhile does the commit lock the run's row and decide again. LISTEN/NOTIFY
+ * wakes the workers and the processes waiting on a run (the notification carries the run's new
+ * events), so a chain of steps never waits a poll. Workers fetch as many jobs as they have free
+ * slots in one statement (jobs whose lease lapsed among them) and renew the leases of all the jobs
+ * they hold in one statement.
  * @module
  */
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { StepwireError } from '../../errors/index.js';
-import { importOptional } from '../import-optional.js';
 import type {
   Delivery,
   DurableRun,
@@ -40,12 +42,12 @@ export type WorkOptions = QueueWorkOptions;
 /** Timing of the queue; the defaults suit production, tests shorten them. */
 export interface QueueTiming {
   /**
-   * A worker renews its lease on a step this often; a step whose worker died is delivered again
-   * once its lease lapses, within about twice this plus `monitorSeconds`. At least 10 (pg-boss).
+   * A worker renews its lease on a step every half of this; a step whose worker died is delivered
+   * again once its lease (this long) lapses, at the next fetch of any worker (within `pollSeconds`).
    * @default 10
    */
   heartbeatSeconds?: number;
-  /** How often lapsed leases are looked for, in seconds. @default 2 */
+  /** Kept for compatibility: lapsed leases are found by the workers' fetches. @default 2 */
   monitorSeconds?: number;
   /** How often an idle worker looks for jobs when no notification came, in seconds (at least 0.5). @default 2 */
   pollSeconds?: number;
@@ -56,43 +58,67 @@ export interface QueueTiming {
  * queue })`. Steps then execute in every process that calls `engine.work()`.
  */
 export interface PostgresQueue extends RunQueue {
-  /** Stops the queue's own work (workers, listeners, maintenance); `close()` of the database calls it. @internal */
+  /** Stops the queue's own work (workers, listeners); `close()` of the database calls it. @internal */
   close(): Promise<void>;
 }
 
 /** How many times a step is delivered again after its worker died, before the run fails. @internal */
 export const MAX_REDELIVERIES = 8;
 
-const QUEUE = 'steps';
+/** How long a failed job is kept for the console before it is deleted, in days. */
+const FAILED_KEPT_DAYS = 14;
 
-type Boss = import('pg-boss').PgBoss;
-type BossModule = typeof import('pg-boss');
-type Job = import('pg-boss').Job<StepJob>;
+/** A job as a worker holds it: its row's id, its step, and the delivery its lease belongs to. */
+interface Job {
+  id: string;
+  data: StepJob;
+  /** Deliveries before this one (0 on the first). */
+  retryCount: number;
+}
 
-/** The queue of a database: pg-boss started on first use. @internal */
+/** The queue of a database, in its schema's `step_jobs` table. @internal */
 export function postgresQueue(
   connection: Connection,
   schema: string,
   scoped: Kysely<Tables>,
   timing: QueueTiming = {},
 ): PostgresQueue {
-  return new BossQueue(connection, schema, scoped, timing);
+  return new TableQueue(connection, schema, scoped, timing);
 }
 
-class BossQueue implements PostgresQueue {
+/** One job of a change, as the statement that enqueues it reads it. */
+interface JobRow {
+  j: StepJob;
+  /** Delay in ms. */
+  d: number;
+  /** Set on the job handed to the committing worker: inserted leased to it. */
+  h: boolean;
+}
+
+/** The job a commit hands to its worker, with the events its start logs in that commit. */
+interface HandOff {
+  job: StepJob;
+  starting: unknown[] | undefined;
+}
+
+class TableQueue implements PostgresQueue {
   readonly available = true;
   readonly #connection: Connection;
   readonly #schema: string;
   readonly #db: Kysely<Tables>;
   readonly #timing: Required<QueueTiming>;
   readonly #channel: string;
-  #started: Promise<{ boss: Boss; module: BossModule }> | undefined;
+  readonly #jobsTable: RawBuilder<unknown>;
+  readonly #runsTable: RawBuilder<unknown>;
+  readonly #eventsTable: RawBuilder<unknown>;
   #listeners = new Set<(runId: string, status?: string, logged?: LoggedEvents) => void>();
   #unlisten: Promise<() => Promise<void>> | undefined;
   #closed = false;
   /** The workers of this process, woken when jobs become ready. */
   #workers = new Set<StepWorker>();
   #wakeTimers = new Set<ReturnType<typeof setTimeout>>();
+  /** When failed jobs past their keeping were last deleted (ms). */
+  #swept = 0;
 
   constructor(connection: Connection, schema: string, db: Kysely<Tables>, timing: QueueTiming) {
     this.#connection = connection;
@@ -100,28 +126,14 @@ class BossQueue implements PostgresQueue {
     this.#db = db;
     this.#timing = { heartbeatSeconds: 10, monitorSeconds: 2, pollSeconds: 2, ...timing };
     this.#channel = `stepwire_${schema}_runs`;
+    this.#jobsTable = sql.table(`${schema}.step_jobs`);
+    this.#runsTable = sql.table(`${schema}.runs`);
+    this.#eventsTable = sql.table(`${schema}.run_events`);
   }
 
   async begin(id: string, change: RunChange): Promise<void> {
-    const { boss, module } = await this.#boss();
-    await this.#db.transaction().execute(async (tx) => {
-      const summary = runSummary(id, change.record);
-      const columns = runColumns(summary);
-      await tx
-        .insertInto('runs')
-        .values({
-          id,
-          workflow: columns.workflow,
-          status: columns.status,
-          started_at: time(columns.started_at),
-          finished_at: time(columns.finished_at),
-          record: json(change.record),
-          durable: json(change.state),
-          summary: summaryJson(summary),
-        })
-        .execute();
-      await this.#write(tx, id, change, boss, module);
-    });
+    this.#open();
+    await this.#writeRun(this.#db, id, change, { insert: true });
   }
 
   async commit(
@@ -130,36 +142,44 @@ class BossQueue implements PostgresQueue {
     decide: (run: DurableRun) => RunChange | undefined,
     loaded?: DurableRun,
   ): Promise<RunChange | undefined> {
-    const { boss, module } = await this.#boss();
-    // No run's id holds U+0000 (Postgres text cannot): such a run does not exist.
-    if (unstorableText(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
-    // Decided on the run as loaded, written only if nothing changed it since: no locking read.
-    const guess = loaded?.version === undefined ? undefined : decide(loaded);
+    this.#open();
     const held = delivery?.ref as Held | undefined;
-    let next: Taken[] = [];
-    const change = await this.#db.transaction().execute(async (tx) => {
-      let change: RunChange | undefined;
-      let handOff = guess !== undefined && held !== undefined && held.worker.takes(guess.jobs);
-      if (guess && (await this.#write(tx, id, guess, boss, module, loaded!.version, handOff))) change = guess;
-      else {
-        const row = await tx
-          .selectFrom('runs')
-          .select([sql<string>`record::text`.as('record'), sql<string | null>`durable::text`.as('durable')])
-          .where('id', '=', id)
-          .forUpdate()
-          .executeTakeFirst();
-        change =
-          row && row.durable !== null
-            ? decide({ record: JSON.parse(row.record), state: JSON.parse(row.durable) })
-            : undefined;
-        handOff = change !== undefined && held !== undefined && held.worker.takes(change.jobs);
-        if (change) await this.#write(tx, id, change, boss, module, undefined, handOff);
+    // No run's id holds U+0000 (Postgres text cannot): such a run does not exist.
+    if (unstorableText(id)) return held ? this.#completeAlone(held) : undefined;
+    // Decided on the run as loaded, written only if nothing changed it since: one statement, no lock.
+    const guess = loaded?.version === undefined ? undefined : decide(loaded);
+    if (guess) {
+      const hand = this.#handOff(held, guess.jobs);
+      const written = await this.#writeRun(this.#db, id, guess, { version: loaded!.version, held, hand });
+      if (written) {
+        this.#settled(held, id, guess, hand, written);
+        return guess;
       }
-      if (delivery) await this.#complete(tx, delivery, boss, module);
-      if (change && handOff) next = await this.#fetchIn(tx, held!, boss, module);
+    }
+    // Changed since (or not loaded): the run's row is read under its lock and decided again.
+    let settle: (() => void) | undefined;
+    const change = await this.#db.transaction().execute(async (tx) => {
+      const row = await tx
+        .selectFrom('runs')
+        .select([sql<string>`record::text`.as('record'), sql<string | null>`durable::text`.as('durable')])
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
+      const change =
+        row && row.durable !== null
+          ? decide({ record: JSON.parse(row.record), state: JSON.parse(row.durable) })
+          : undefined;
+      if (!change) {
+        if (held) await this.#complete(tx, held.job);
+        settle = () => this.#settled(held, id, undefined, undefined, undefined);
+        return undefined;
+      }
+      const hand = this.#handOff(held, change.jobs);
+      const written = await this.#writeRun(tx, id, change, { held, hand });
+      settle = () => this.#settled(held, id, change, hand, written);
       return change;
     });
-    this.#settled(held, next);
+    settle?.();
     return change;
   }
 
@@ -168,11 +188,10 @@ class BossQueue implements PostgresQueue {
     delivery: Delivery | undefined,
     decide: (run: RunState) => StateChange | undefined,
   ): Promise<StateChange | undefined> {
-    const { boss, module } = await this.#boss();
-    if (unstorableText(id)) return delivery ? this.#completeAlone(delivery, boss, module) : undefined;
+    this.#open();
     const held = delivery?.ref as Held | undefined;
-    let next: Taken[] = [];
-    let handOff = false;
+    if (unstorableText(id)) return held ? this.#completeAlone(held) : undefined;
+    let handed: Job | undefined;
     const written = await this.#db.transaction().execute(async (tx) => {
       const row = await tx
         .selectFrom('runs')
@@ -184,41 +203,49 @@ class BossQueue implements PostgresQueue {
         row && row.durable !== null
           ? decide({ status: row.status ?? '', state: JSON.parse(row.durable) })
           : undefined;
-      if (change) {
-        const events = JSON.stringify(change.events);
-        const results = JSON.stringify(
-          change.results.map((r) => ({ ...r, logs: r.logs && r.logs.length > 0 ? r.logs : null })),
-        );
-        const count = Number(row!.event_count);
-        handOff = held !== undefined && held.worker.takes(change.jobs);
-        const notice = this.#notice(id, undefined, events, change.jobs, handOff);
-        await sql`
-          with updated as (
-            update ${sql.table(`${this.#schema}.runs`)} set
-              durable = ${json(change.state)}, progress = ${json(change.progress ?? null)},
-              event_count = ${count} + json_array_length(${events}::text::json)
-            where id = ${id}
-            returning id
-          ), logged as (
-            insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
-            select ${id}, ${count}::int + ordinality::int, value
-            from json_array_elements(${events}::text::json) with ordinality
-          ), kept as (
-            insert into ${sql.table(`${this.#schema}.step_results`)}
-              (run_id, step, item, attempt, status, output, error, logs, finished_at)
-            select ${id}, r.step, r.item, r.attempts, r.status, r.output, r.error, r.logs, now()
-            from json_to_recordset(${results}::text::json)
-              as r(step text, item int, attempts int, status text, output json, error json, logs json)
-            on conflict do nothing
-          )
-          select pg_notify(${this.#channel}, ${notice(sql`${count}::int`)})`.execute(tx);
-        await this.#enqueue(tx, change.jobs, boss, module);
+      if (!change) {
+        if (held) await this.#complete(tx, held.job);
+        return undefined;
       }
-      if (delivery) await this.#complete(tx, delivery, boss, module);
-      if (handOff) next = await this.#fetchIn(tx, held!, boss, module);
+      const events = JSON.stringify(change.events);
+      const results = JSON.stringify(
+        change.results.map((r) => ({ ...r, logs: r.logs && r.logs.length > 0 ? r.logs : null })),
+      );
+      const count = Number(row!.event_count);
+      const hand = this.#handOff(held, change.jobs);
+      const notice = this.#notice(id, undefined, events, change.jobs, hand !== undefined);
+      const result = await sql<{ handed: string | null }>`
+        with updated as (
+          update ${this.#runsTable} set
+            durable = ${json(change.state)}, progress = ${json(change.progress ?? null)},
+            event_count = ${count} + json_array_length(${events}::text::json)
+          where id = ${id}
+          returning ${count}::int as base
+        ), logged as (
+          insert into ${this.#eventsTable} (run_id, seq, event)
+          select ${id}, ${count}::int + ordinality::int, value
+          from json_array_elements(${events}::text::json) with ordinality
+        ), kept as (
+          insert into ${sql.table(`${this.#schema}.step_results`)}
+            (run_id, step, item, attempt, status, output, error, logs, finished_at)
+          select ${id}, r.step, r.item, r.attempts, r.status, r.output, r.error, r.logs, now()
+          from json_to_recordset(${results}::text::json)
+            as r(step text, item int, attempts int, status text, output json, error json, logs json)
+          on conflict do nothing
+        )${this.#jobsSql(id, change.jobs, hand, held)}
+        select ${hand ? sql`(select id from enqueued where state = 'active')` : sql`null::text`} as handed,
+          pg_notify(${this.#channel}, ${notice(sql`base`)}) from updated`.execute(tx);
+      const id_ = result.rows[0]?.handed;
+      if (hand && id_) handed = { id: id_, data: hand.job, retryCount: 0 };
       return change;
     });
-    this.#settled(held, next);
+    if (held) {
+      held.completed = true;
+      if (handed) {
+        held.handedOff = true;
+        held.worker.adopt([{ job: handed }]);
+      }
+    }
     return written;
   }
 
@@ -263,7 +290,7 @@ class BossQueue implements PostgresQueue {
   }
 
   async load(id: string, log?: unknown[]): Promise<DurableRun | undefined> {
-    await this.#boss();
+    this.#open();
     if (unstorableText(id)) return undefined;
     const row = log
       ? await this.#logAndLoad(id, log)
@@ -281,14 +308,9 @@ class BossQueue implements PostgresQueue {
   }
 
   /** Appends `events`, marks a queued run running and notifies; the run as it is then, if not ended. */
-  async #logAndLoad(
-    id: string,
-    events: unknown[],
-    executor: Kysely<Tables> | Transaction<Tables> = this.#db,
-  ) {
+  async #logAndLoad(id: string, events: unknown[]) {
     const text = JSON.stringify(events);
     const notice = this.#notice(id, sql`status`, text, [], false);
-    const runs = sql.table(`${this.#schema}.runs`);
     const result = await sql<{
       record: string;
       durable: string | null;
@@ -296,19 +318,19 @@ class BossQueue implements PostgresQueue {
       version: string;
     }>`
       with counted as (
-        update ${runs} set
+        update ${this.#runsTable} set
           event_count = event_count + json_array_length(${text}::text::json),
           status = case when status = 'queued' then 'running' else status end
         where id = ${id} and durable is not null and status in ('queued', 'running', 'waiting')
         returning event_count - json_array_length(${text}::text::json) as base, xmin, record, durable, status
       ), logged as (
-        insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
+        insert into ${this.#eventsTable} (run_id, seq, event)
         select ${id}, base + ordinality::int, value
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
       select record::text as record, durable::text as durable, status, xmin::text as version,
         pg_notify(${this.#channel}, ${notice(sql`base`)}) as notified
-      from counted`.execute(executor);
+      from counted`.execute(this.#db);
     return result.rows[0];
   }
 
@@ -326,15 +348,11 @@ class BossQueue implements PostgresQueue {
 
   /** The step jobs that wait, run or failed: counts and the newest `limit` of each (read-only). */
   async jobs(limit: number): Promise<QueueJobsPage> {
-    await this.#boss();
-    const table = sql.table(`${this.#schema}_jobs.job`);
-    const state = sql<QueueJobState>`case when state in ('created', 'retry') and start_after > now() then 'delayed'
-      when state in ('created', 'retry') then 'waiting' else state::text end`;
+    this.#open();
+    const state = sql<QueueJobState>`case when state = 'ready' and start_after > now() then 'delayed'
+      when state = 'ready' then 'waiting' else state end`;
     const counts = await sql<{ state: QueueJobState; count: string }>`
-      select ${state} as state, count(*)::text as count from ${table}
-      where name = ${QUEUE} and state in ('created', 'retry', 'active', 'failed') group by 1`.execute(
-      this.#db,
-    );
+      select ${state} as state, count(*)::text as count from ${this.#jobsTable} group by 1`.execute(this.#db);
     const rows = await sql<{
       id: string;
       state: QueueJobState;
@@ -345,11 +363,11 @@ class BossQueue implements PostgresQueue {
       started: string | null;
     }>`
       select id::text as id, state, data, retries, created, start_after, started from (
-        select id, ${state} as state, data::text as data, retry_count as retries, created_on as created,
-          start_after, started_on as started,
-          row_number() over (partition by ${state} order by created_on desc) as place
-        from ${table} where name = ${QUEUE} and state in ('created', 'retry', 'active', 'failed')
-      ) newest where place <= ${limit} order by created desc`.execute(this.#db);
+        select id, ${state} as state, data::text as data, greatest(deliveries - 1, 0) as retries,
+          created_at as created, start_after, started_at as started,
+          row_number() over (partition by ${state} order by created_at desc, id desc) as place
+        from ${this.#jobsTable}
+      ) newest where place <= ${limit} order by created desc, id desc`.execute(this.#db);
     const iso = (value: unknown) => new Date(value as string).toISOString();
     const total: Record<QueueJobState, number> = { waiting: 0, delayed: 0, active: 0, failed: 0 };
     for (const row of counts.rows) total[row.state] = Number(row.count);
@@ -387,19 +405,18 @@ class BossQueue implements PostgresQueue {
     handler: (delivery: Delivery) => Promise<void>,
     options: QueueWorkOptions = {},
   ): Promise<QueueWorker> {
+    this.#open();
     const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-    const { boss } = await this.#boss();
     // Workers wake on the notifications of commits that make jobs ready.
     this.#listening();
-    const attempt = (job: Job) => ({ id: job.id, retryCount: job.retryCount });
     const worker = new StepWorker(concurrency, {
       handler,
       ...(options.onError ? { onError: options.onError } : {}),
       ...(options.starting ? { starting: options.starting } : {}),
-      fetch: (count) => boss.fetch<StepJob>(QUEUE, { batchSize: count }),
-      touch: (jobs) => boss.touch(QUEUE, jobs.map(attempt)),
-      complete: (job) => boss.complete(QUEUE, attempt(job)),
-      fail: (job, error) => boss.fail(QUEUE, attempt(job), failure(error)),
+      fetch: (count) => this.#fetch(count),
+      touch: (jobs) => this.#touch(jobs),
+      complete: (job) => this.#complete(this.#db, job),
+      fail: (job, error) => this.#fail(job, error),
       pollMs: this.#timing.pollSeconds * 1000,
       heartbeatMs: (this.#timing.heartbeatSeconds * 1000) / 2,
     });
@@ -413,17 +430,17 @@ class BossQueue implements PostgresQueue {
   }
 
   async log(id: string, events: unknown[]): Promise<void> {
-    await this.#boss();
+    this.#open();
     if (unstorableText(id)) return;
     const text = JSON.stringify(events);
     const notice = this.#notice(id, undefined, text, [], false);
     await sql`
       with counted as (
-        update ${sql.table(`${this.#schema}.runs`)} set event_count = event_count + json_array_length(${text}::text::json)
+        update ${this.#runsTable} set event_count = event_count + json_array_length(${text}::text::json)
         where id = ${id} and durable is not null
         returning event_count - json_array_length(${text}::text::json) as base
       ), logged as (
-        insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
+        insert into ${this.#eventsTable} (run_id, seq, event)
         select ${id}, base + ordinality::int, value
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
@@ -443,108 +460,200 @@ class BossQueue implements PostgresQueue {
     const unlisten = this.#unlisten;
     this.#unlisten = undefined;
     await (await unlisten?.catch(() => undefined))?.().catch(() => undefined);
-    const started = this.#started;
-    if (!started) return;
-    const { boss } = await started.catch(() => ({ boss: undefined }));
-    await boss?.stop({ graceful: true, close: true, timeout: 30_000 });
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StepwireError('closed', 'the queue was closed');
+  }
+
+  /** The job a commit of `held`'s step hands to its worker: the first one ready now, if it has room. */
+  #handOff(held: Held | undefined, jobs: readonly EnqueuedJob[]): HandOff | undefined {
+    if (!held || !held.worker.takes(jobs)) return undefined;
+    const job = jobs.find((j) => !j.delayMs)!.job;
+    return { job, starting: held.worker.starting(job) };
   }
 
   /**
-   * Appends the events, updates the run, notifies, and enqueues the jobs of a change. With `version`
-   * (the run was not read under the lock), only if the run is still at that version (its row's
-   * `xmin`: every update makes a new one); false when it was not.
+   * Writes a run in one statement: inserts it (`insert`) or updates it (with `version`, only if it is
+   * still at that version: its row's `xmin`, which every update renews), appends its events, enqueues
+   * its jobs, deletes `held`'s job and inserts the handed-off job leased to its worker, and notifies.
+   * Undefined when the version did not match (nothing was written); else the run's new version and
+   * the handed job's id.
    */
-  async #write(
-    tx: Transaction<Tables>,
+  async #writeRun(
+    executor: Kysely<Tables> | Transaction<Tables>,
     id: string,
     change: RunChange,
-    boss: Boss,
-    module: BossModule,
-    version?: number,
-    handOff = false,
-  ): Promise<boolean> {
+    options: {
+      insert?: boolean;
+      version?: number | undefined;
+      held?: Held | undefined;
+      hand?: HandOff | undefined;
+    },
+  ): Promise<{ version: string; handed: string | null; record: string } | undefined> {
+    const { insert = false, version, held, hand } = options;
     const summary = runSummary(id, change.record);
     const columns = runColumns(summary);
-    const events = JSON.stringify(change.events);
-    const notice = this.#notice(id, columns.status, events, change.jobs, handOff);
-    const result = await sql`
-      with updated as (
-        update ${sql.table(`${this.#schema}.runs`)} set
-          workflow = ${columns.workflow}, status = ${columns.status},
-          started_at = ${time(columns.started_at)}, finished_at = ${time(columns.finished_at)},
-          record = ${json(change.record)}, durable = ${json(change.state)}, summary = ${summaryJson(summary)},
-          progress = ${json(change.progress ?? null)},
-          event_count = event_count + json_array_length(${events}::text::json)
-        where id = ${id} ${version === undefined ? sql`` : sql`and xmin = ${String(version)}::text::xid`}
-        returning event_count - json_array_length(${events}::text::json) as base
-      ), logged as (
-        insert into ${sql.table(`${this.#schema}.run_events`)} (run_id, seq, event)
+    const logged = hand?.starting ? [...change.events, ...hand.starting] : change.events;
+    const events = JSON.stringify(logged);
+    const record = JSON.stringify(change.record) ?? 'null';
+    // A handed-off step of a queued run starts it.
+    const status = hand?.starting && columns.status === 'queued' ? 'running' : columns.status;
+    const notice = this.#notice(id, status, events, change.jobs, hand !== undefined);
+    const count = sql`json_array_length(${events}::text::json)`;
+    const head = insert
+      ? sql`insert into ${this.#runsTable}
+            (id, workflow, status, started_at, finished_at, record, durable, summary, progress, event_count)
+          values (${id}, ${columns.workflow}, ${status}, ${time(columns.started_at)}, ${time(columns.finished_at)},
+            ${record}::text::json, ${json(change.state)}, ${summaryJson(summary)}, ${json(change.progress ?? null)},
+            ${count})
+          returning 0 as base, xmin::text as version`
+      : sql`update ${this.#runsTable} set
+            workflow = ${columns.workflow}, status = ${status},
+            started_at = ${time(columns.started_at)}, finished_at = ${time(columns.finished_at)},
+            record = ${record}::text::json, durable = ${json(change.state)}, summary = ${summaryJson(summary)},
+            progress = ${json(change.progress ?? null)}, event_count = event_count + ${count}
+          where id = ${id} ${version === undefined ? sql`` : sql`and xmin = ${String(version)}::text::xid`}
+          returning event_count - ${count} as base, xmin::text as version`;
+    for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(delayMs);
+    const result = await sql<{ version: string; handed: string | null }>`
+      with updated as (${head}), logged as (
+        insert into ${this.#eventsTable} (run_id, seq, event)
         select ${id}, base + ordinality::int, value
         from updated, json_array_elements(${events}::text::json) with ordinality
-      )
-      select pg_notify(${this.#channel}, ${notice(sql`base`)}) from updated`.execute(tx);
-    if (result.rows.length === 0) return false;
-    await this.#enqueue(tx, change.jobs, boss, module);
-    return true;
-  }
-
-  /** Enqueues jobs inside the transaction. */
-  async #enqueue(
-    tx: Transaction<Tables>,
-    jobs: EnqueuedJob[],
-    boss: Boss,
-    module: BossModule,
-  ): Promise<void> {
-    if (jobs.length === 0) return;
-    for (const { delayMs } of jobs) if (delayMs) this.#wakeAfter(delayMs);
-    await boss.insert(
-      QUEUE,
-      jobs.map(({ job, delayMs }) => ({
-        data: job,
-        ...(delayMs ? { startAfter: new Date(Date.now() + delayMs) } : {}),
-      })),
-      { db: module.fromKysely(tx) },
-    );
-  }
-
-  /** Completes a delivered job inside the transaction. */
-  async #complete(
-    tx: Transaction<Tables>,
-    delivery: Delivery,
-    boss: Boss,
-    module: BossModule,
-  ): Promise<void> {
-    const { job } = delivery.ref as Held;
-    await boss.complete(QUEUE, { id: job.id, retryCount: job.retryCount }, null, {
-      db: module.fromKysely(tx),
-    });
+      )${this.#jobsSql(id, change.jobs, hand, held)}
+      select version, ${hand ? sql`(select id from enqueued where state = 'active')` : sql`null::text`} as handed,
+        pg_notify(${this.#channel}, ${notice(sql`base`)}) from updated`.execute(executor);
+    const row = result.rows[0];
+    return row ? { version: row.version, handed: row.handed, record } : undefined;
   }
 
   /**
-   * Takes the next ready job inside the transaction, for the worker whose step is committing. A job
-   * of the same run (the next step of a chain) starts here too: its events logged and the run loaded,
-   * in this transaction. (Another run is left to the worker: locking it here could deadlock with the
-   * commit of that run.)
+   * The common table expressions, after `updated` (which yields a row only when the run was written),
+   * that enqueue `jobs` (the handed-off one leased to its worker, as `enqueued`) and delete `held`'s job.
    */
-  async #fetchIn(tx: Transaction<Tables>, held: Held, boss: Boss, module: BossModule): Promise<Taken[]> {
-    const jobs = await boss.fetch<StepJob>(QUEUE, { batchSize: 1, db: module.fromKysely(tx) });
-    const taken: Taken[] = [];
-    for (const job of jobs) {
-      const events = job.data.run === held.job.data.run ? held.worker.starting(job.data) : undefined;
-      if (events === undefined) taken.push({ job });
-      else taken.push({ job, loaded: runOf(await this.#logAndLoad(job.data.run, events, tx)) ?? null });
-    }
-    return taken;
+  #jobsSql(
+    runId: string,
+    jobs: readonly EnqueuedJob[],
+    hand: HandOff | undefined,
+    held: Held | undefined,
+  ): RawBuilder<unknown> {
+    const rows: JobRow[] = jobs.map(({ job, delayMs }) => ({
+      j: job,
+      d: delayMs ?? 0,
+      h: job === hand?.job,
+    }));
+    const lease = sql`now() + ${this.#timing.heartbeatSeconds}::int * interval '1 second'`;
+    const enqueue =
+      rows.length === 0
+        ? sql``
+        : sql`, enqueued as (
+        insert into ${this.#jobsTable} (run_id, data, state, start_after, deliveries, lease_until, started_at)
+        select ${runId}, e.j::jsonb, case when e.h then 'active' else 'ready' end,
+          now() + e.d * interval '1 millisecond', case when e.h then 1 else 0 end,
+          case when e.h then ${lease} end, case when e.h then now() end
+        from updated, json_to_recordset(${JSON.stringify(rows)}::text::json) as e(j json, d float8, h boolean)
+        returning id::text as id, state
+      )`;
+    const done = held
+      ? sql`, done as (
+        delete from ${this.#jobsTable} where id = ${held.job.id}::bigint and exists (select 1 from updated)
+      )`
+      : sql``;
+    return sql`${enqueue}${done}`;
   }
 
-  /** After a delivery's commit landed: its job is completed, and `next` goes to its worker. */
-  #settled(held: Held | undefined, next: Taken[]): void {
+  /** After a commit of `held`'s step landed: its job is completed, and the handed job goes to its worker. */
+  #settled(
+    held: Held | undefined,
+    id: string,
+    change: RunChange | undefined,
+    hand: HandOff | undefined,
+    written: { version: string; handed: string | null; record: string } | undefined,
+  ): void {
     if (!held) return;
     held.completed = true;
-    if (next.length > 0) {
-      held.handedOff = true;
-      held.worker.adopt(next);
-    }
+    if (!hand || !change || !written?.handed) return;
+    held.handedOff = true;
+    const job: Job = { id: written.handed, data: hand.job, retryCount: 0 };
+    // The next step of this run starts on the run as this commit wrote it (its start logged with it).
+    const loaded: DurableRun | undefined = hand.starting
+      ? runOf({
+          record: written.record,
+          durable: JSON.stringify(change.state) ?? null,
+          status: runColumns(runSummary(id, change.record)).status === 'queued' ? 'running' : null,
+          version: written.version,
+        })
+      : undefined;
+    held.worker.adopt([loaded === undefined ? { job } : { job, loaded }]);
+  }
+
+  /** Takes up to `count` jobs ready now or whose lease lapsed, leased to the caller, in one statement. */
+  async #fetch(count: number): Promise<Job[]> {
+    this.#sweep();
+    const result = await sql<{ id: string; data: string; deliveries: number }>`
+      with taken as (
+        select id from ${this.#jobsTable}
+        where (state = 'ready' and start_after <= now()) or (state = 'active' and lease_until < now())
+        order by id limit ${count} for update skip locked
+      )
+      update ${this.#jobsTable} j set state = 'active', deliveries = j.deliveries + 1,
+        lease_until = now() + ${this.#timing.heartbeatSeconds}::int * interval '1 second', started_at = now()
+      from taken where j.id = taken.id
+      returning j.id::text as id, j.data::text as data, j.deliveries`.execute(this.#db);
+    return result.rows
+      .map((row) => ({
+        id: row.id,
+        data: JSON.parse(row.data) as StepJob,
+        retryCount: Number(row.deliveries) - 1,
+      }))
+      .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+  }
+
+  /** Renews the leases of the jobs still held by the deliveries given; lists those. */
+  async #touch(jobs: Job[]): Promise<{ settled: string[] }> {
+    const ids = jobs.map((job) => job.id);
+    const deliveries = jobs.map((job) => job.retryCount + 1);
+    const result = await sql<{ id: string }>`
+      update ${this.#jobsTable} set lease_until = now() + ${this.#timing.heartbeatSeconds}::int * interval '1 second'
+      where state = 'active' and (id, deliveries) in (
+        select * from unnest(${`{${ids.join(',')}}`}::text::bigint[], ${`{${deliveries.join(',')}}`}::text::int[])
+      )
+      returning id::text as id`.execute(this.#db);
+    return { settled: result.rows.map((row) => row.id) };
+  }
+
+  /** Deletes a job whose step is done. */
+  async #complete(executor: Kysely<Tables> | Transaction<Tables>, job: Job): Promise<void> {
+    await sql`delete from ${this.#jobsTable} where id = ${job.id}::bigint`.execute(executor);
+  }
+
+  /** A delivery failed: the job is ready again at once, or, past its deliveries, failed for good. */
+  async #fail(job: Job, error: unknown): Promise<void> {
+    const message = { message: error instanceof Error ? error.message : String(error) };
+    await sql`
+      update ${this.#jobsTable} set
+        state = case when deliveries > ${MAX_REDELIVERIES + 1} then 'failed' else 'ready' end,
+        start_after = now(), lease_until = null, error = ${JSON.stringify(message)}::text::jsonb
+      where id = ${job.id}::bigint and deliveries = ${job.retryCount + 1}`.execute(this.#db);
+    for (const worker of this.#workers) worker.wake();
+  }
+
+  /** Deletes a delivered job of a run that cannot exist; nothing else is written. */
+  async #completeAlone(held: Held): Promise<undefined> {
+    await this.#complete(this.#db, held.job);
+    held.completed = true;
+    return undefined;
+  }
+
+  /** Now and then (at most once an hour a process), failed jobs past their keeping are deleted. */
+  #sweep(): void {
+    if (Date.now() - this.#swept < 60 * 60 * 1000) return;
+    this.#swept = Date.now();
+    void sql`delete from ${this.#jobsTable}
+      where state = 'failed' and created_at < now() - ${FAILED_KEPT_DAYS}::int * interval '1 day'`
+      .execute(this.#db)
+      .catch(() => undefined);
   }
 
   /**
@@ -573,12 +682,6 @@ class BossQueue implements PostgresQueue {
       })::text`;
   }
 
-  /** Completes a delivered job of a run that cannot exist; nothing else is written. */
-  async #completeAlone(delivery: Delivery, boss: Boss, module: BossModule): Promise<undefined> {
-    await this.#db.transaction().execute((tx) => this.#complete(tx, delivery, boss, module));
-    return undefined;
-  }
-
   /** Wakes this process's workers when a delayed job comes due, rather than at their next poll. */
   #wakeAfter(delayMs: number): void {
     const timer = setTimeout(() => {
@@ -587,52 +690,6 @@ class BossQueue implements PostgresQueue {
     }, delayMs + 5);
     timer.unref?.();
     this.#wakeTimers.add(timer);
-  }
-
-  /** pg-boss, started once: its schema created or migrated, the step queue created. */
-  #boss(): Promise<{ boss: Boss; module: BossModule }> {
-    if (this.#closed) throw new StepwireError('closed', 'the queue was closed');
-    return (this.#started ??= this.#start());
-  }
-
-  async #start(): Promise<{ boss: Boss; module: BossModule }> {
-    const module = (await importOptional(
-      'pg-boss',
-      'the durable queue',
-      () => import('pg-boss') as Promise<unknown>,
-    )) as BossModule;
-    const client = this.#connection.client;
-    const common = {
-      schema: `${this.#schema}_jobs`,
-      // The workers are the queue's own (fetch, touch, complete): stepwire's notifications wake them.
-      useListenNotify: false,
-      monitorIntervalSeconds: this.#timing.monitorSeconds,
-      superviseIntervalSeconds: this.#timing.monitorSeconds,
-      registerInstance: false,
-      openTelemetry: { enabled: false },
-    };
-    const boss =
-      client.kind === 'pglite'
-        ? new module.PgBoss({ ...common, backend: 'pglite', db: module.fromPglite(client.pglite as never) })
-        : client.url !== undefined
-          ? new module.PgBoss({ ...common, connectionString: client.url, max: 4 })
-          : new module.PgBoss({ ...common, db: poolDatabase(client.pool) });
-    // pg-boss reports trouble (a dropped connection, a slow query) as events; unheard, an `error`
-    // event would end the process. The queue recovers by itself: the next poll reconnects.
-    boss.on('error', () => undefined);
-    boss.on('warning', () => undefined);
-    await boss.start();
-    await boss.createQueue(QUEUE, {
-      notify: false,
-      heartbeatSeconds: this.#timing.heartbeatSeconds,
-      retryLimit: MAX_REDELIVERIES + 1,
-      retryDelay: 0,
-      expireInSeconds: 24 * 60 * 60,
-      deleteAfterSeconds: 60 * 60,
-    });
-    // A queue made by an earlier version notified pg-boss's listeners of each job: nobody listens now.
-    if ((await boss.getQueue(QUEUE))?.notify) await boss.updateQueue(QUEUE, { notify: false });
-    return { boss, module };
   }
 
   /** Listens for commits of any process: LISTEN on the server, PGlite's own listener in process. */
@@ -726,12 +783,7 @@ interface Taken {
   loaded?: DurableRun | null;
 }
 
-/** What a failed job keeps of its error (pg-boss stores it as the job's output). */
-function failure(error: unknown): object {
-  return { message: error instanceof Error ? error.message : String(error) };
-}
-
-/** A job a worker of this process holds: pg-boss's job, its worker, its claim. */
+/** A job a worker of this process holds: the job, its worker, its claim. */
 interface Held {
   job: Job;
   worker: StepWorker;
@@ -924,16 +976,6 @@ class StepWorker {
         h.claim.abort(new Error(`job ${h.job.id} is no longer held by this worker`));
     this.#handed = this.#handed.filter((taken) => renewed.has(taken.job.id));
   }
-}
-
-/** A pool a host passed, as pg-boss's database: statements only (workers then poll). */
-function poolDatabase(pool: Connection['client'] & { kind: 'pool' } extends { pool: infer P } ? P : never) {
-  const query = (pool as unknown as { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> })
-    .query;
-  return {
-    executeSql: (text: string, values?: unknown[]) =>
-      query.call(pool, text, values) as Promise<{ rows: never[] }>,
-  };
 }
 
 type PgClient = {

@@ -112,6 +112,24 @@ export interface AuditLogTable {
   entry: JsonText;
 }
 
+/**
+ * The step queue: one row a job that waits (`ready`), runs (`active`, leased to a worker until
+ * `lease_until`) or failed for good; a completed job is deleted. @internal
+ */
+export interface StepJobsTable {
+  /** Read as text. */
+  id: Generated<string>;
+  run_id: string;
+  data: JsonText;
+  state: Generated<string>;
+  start_after: Generated<Time>;
+  lease_until: Time | null;
+  deliveries: Generated<number>;
+  created_at: Generated<Time>;
+  started_at: Time | null;
+  error: JsonText | null;
+}
+
 /** Every table of the schema. @internal */
 export interface Tables {
   migrations: MigrationsTable;
@@ -123,4 +141,5 @@ export interface Tables {
   files: FilesTable;
   file_keys: FileKeysTable;
   audit_log: AuditLogTable;
+  step_jobs: StepJobsTable;
 }
