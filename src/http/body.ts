@@ -1,6 +1,10 @@
 import { readLimited } from '../bytes/read-limited.js';
 import { locateJsonError } from './json-error.js';
+import type { IncomingRequest } from './incoming.js';
 import { HttpProblem, problem } from './problem.js';
+
+/** What a body is read from: a web `Request`, or a request `serve` made from Node's. @internal */
+export type BodySource = Pick<IncomingRequest, 'headers' | 'body' | 'readWhole'>;
 
 /** Limits on what a request may carry. @internal */
 export interface BodyLimits {
@@ -23,7 +27,7 @@ const SCRIPT_TYPES = new Set([
 ]);
 
 /** The media type of a request, lower case without parameters, or undefined when it has none. @internal */
-export function mediaType(request: Request): string | undefined {
+export function mediaType(request: Pick<IncomingRequest, 'headers'>): string | undefined {
   const header = request.headers.get('content-type');
   if (!header) return undefined;
   return header.split(';')[0]!.trim().toLowerCase();
@@ -56,14 +60,16 @@ function tooLarge(limit: number): HttpProblem {
  * so a huge or endless body never sits in memory. `gzip` and `deflate` bodies are decoded first.
  * @internal
  */
-export async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readBytes(request: BodySource, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes && !request.headers.get('content-encoding'))
     throw tooLarge(maxBytes);
+  const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
+  const plain = !encoding || encoding === 'identity';
+  if (plain && request.readWhole) return limited(request.readWhole(maxBytes), maxBytes);
   if (!request.body) return new Uint8Array(0);
   let stream: ReadableStream<Uint8Array> = request.body;
-  const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
-  if (encoding && encoding !== 'identity') {
+  if (!plain) {
     if ((encoding !== 'gzip' && encoding !== 'deflate') || typeof DecompressionStream === 'undefined') {
       throw new HttpProblem(
         problem(
@@ -79,9 +85,14 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
       new DecompressionStream(encoding) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>,
     );
   }
+  return limited(readLimited(stream, maxBytes), maxBytes);
+}
+
+/** The bytes of a body read within `maxBytes`: past them a 413, a failed read a 400. */
+async function limited(read: Promise<Uint8Array | undefined>, maxBytes: number): Promise<Uint8Array> {
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readLimited(stream, maxBytes);
+    bytes = await read;
   } catch {
     throw new HttpProblem(
       problem(400, 'unreadable_body', 'The request body could not be read (or decoded).'),
@@ -96,7 +107,7 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
  * checked on the text before parsing, and a syntax error names its line and column.
  * @internal
  */
-export async function readJson(request: Request, limits: BodyLimits, optional = false): Promise<unknown> {
+export async function readJson(request: BodySource, limits: BodyLimits, optional = false): Promise<unknown> {
   const type = mediaType(request);
   checkJsonType(type);
   return jsonOf(await readBytes(request, limits.maxBodyBytes), type, limits, optional);
@@ -143,7 +154,7 @@ export function jsonOf(
  * Reads a script source sent as text. An empty (or blank) body gives `""` when `optional`, else a
  * 400 `missing_body`, as for JSON bodies. @internal
  */
-export async function readScript(request: Request, limits: BodyLimits, optional = false): Promise<string> {
+export async function readScript(request: BodySource, limits: BodyLimits, optional = false): Promise<string> {
   const type = mediaType(request);
   if (type !== undefined && !SCRIPT_TYPES.has(type)) throw unsupported(type, 'text/plain');
   // The source is read as UTF-8: a body that says it is in another charset would be misread.

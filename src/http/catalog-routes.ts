@@ -99,12 +99,12 @@ export const CATALOG_ROUTES = [
     },
     responses: { 200: { description: 'The get_entity output.', schema: GetEntityOutputSchema } },
     problems: [400, 404, 413, 415],
-    action: async ({ engine, request, params, body }) => {
+    action: async ({ engine, signal, params, body }) => {
       await engine.catalog.getDefinition(params.name); // 404 before the body is read
       const read = await body();
       const output = await engine.catalog.getEntity(
         { entity_name: params.name, ...read, operation: read.operation ?? {} },
-        { signal: request.signal },
+        { signal },
       );
       return json(200, output);
     },
@@ -126,12 +126,12 @@ export const CATALOG_ROUTES = [
     },
     responses: { 200: { description: 'Rows written (or deleted).', schema: WriteEntityOutputSchema } },
     problems: [400, 404, 409, 413, 415, 422, 502, 503],
-    action: async ({ engine, request, params, body }) => {
+    action: async ({ engine, signal, params, body }) => {
       await engine.catalog.getDefinition(params.name); // 404 before the body is read
       const { write_mode, rows } = await body();
       const result = await engine.catalog.write(
         [{ entity: params.name, rows: entityRowsOf(rows), mode: write_mode ?? 'append' }],
-        { signal: request.signal },
+        { signal },
       );
       return json(200, { written: result.written[params.name] ?? 0 });
     },

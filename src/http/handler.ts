@@ -1,7 +1,14 @@
 import type { Engine } from '../engine/engine.js';
 import { parse } from '../schema/index.js';
 import { setOwn } from '../schema/own.js';
+import { toResponse, WholeAnswer, type Answer } from './answer.js';
 import { readJson, readScript } from './body.js';
+import {
+  INCOMING_HANDLER,
+  type IncomingHandler,
+  type IncomingRequest,
+  type RequestMaker,
+} from './incoming.js';
 import { buildOpenApi } from './openapi.js';
 import { resolveHandlerOptions, type HandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { HttpProblem, problem, problemFromError, problemResponse } from './problem.js';
@@ -33,10 +40,11 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   let openapi: unknown;
   const document = () => (openapi ??= buildOpenApi({ basePath: resolved.basePath }));
 
-  async function answer(request: Request): Promise<Response> {
+  async function answer(request: IncomingRequest, made: RequestMaker): Promise<Answer> {
+    const real = () => made.request();
     try {
       const url = new URL(request.url);
-      const badHost = refuseHost(request, resolved.allowedHosts);
+      const badHost = refuseHost(made.head(), resolved.allowedHosts);
       if (badHost) return badHost;
       let path = url.pathname;
       if (resolved.basePath) {
@@ -57,7 +65,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         );
       }
       const { route, params } = match;
-      const refused = refuseCrossSite(request, method, ownOrigins(url, resolved));
+      const refused = refuseCrossSite(made.head(), method, ownOrigins(url, resolved));
       // A screen's form is answered with a page, as the screens' other refusals are.
       if (refused)
         return SCREEN_ROUTES.has(route.name)
@@ -75,7 +83,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       const secure = isSecure(url, resolved);
       const controlled = await engine.accessControlled();
       const identity = await identify(
-        request,
+        // The host's hook is given the request itself, as `authorize` and the route are.
+        resolved.auth.principal ? real() : made.head(),
         {
           keys: resolved.auth.keys ?? controlled,
           sessions: resolved.auth.sessions ?? controlled,
@@ -91,20 +100,25 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
           ? signInRedirect(resolved.basePath, url)
           : unauthorized('Sign in: this server needs an API key (Authorization: Bearer) or a session.');
       if (resolved.authorize) {
-        const verdict = await resolved.authorize(request, { method, path, name: route.name, params });
+        const verdict = await resolved.authorize(real(), { method, path, name: route.name, params });
         if (verdict instanceof Response) return verdict;
         if (verdict === false)
           return problemResponse(
             problem(403, 'forbidden', `You are not allowed to ${route.name} (${method} ${path}).`),
           );
       }
+      // A HEAD runs the GET action as it is; only the answer's body is left out.
+      let asGet: Request | undefined;
       return await route.action({
         engine: identity.principal ? engine.as(identity.principal) : engine,
         host: engine,
         identity,
-        // A HEAD runs the GET action as it is; only the answer's body is left out.
-        request:
-          method === 'HEAD' ? new Request(request, { method: 'GET', signal: request.signal }) : request,
+        get request() {
+          if (method !== 'HEAD') return real();
+          const head = real();
+          return (asGet ??= new Request(head, { method: 'GET', signal: head.signal }));
+        },
+        signal: request.signal,
         params,
         options: resolved,
         body: () => readBody(route, request, resolved),
@@ -113,14 +127,25 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
       });
     } catch (error) {
       const details = problemFromError(error);
-      if (details.status === 500) resolved.onError?.(error, request);
+      if (details.status === 500) resolved.onError?.(error, real());
       return problemResponse(details, error instanceof HttpProblem ? error.headers : {});
     }
   }
 
-  return async function stepwireHandler(request: Request): Promise<Response> {
-    return sized(await answer(request), request.method.toUpperCase() === 'HEAD');
+  /** The answer to `request`: a `Response` sized, or an answer made whole in memory. */
+  async function respond(request: IncomingRequest, made: RequestMaker): Promise<Answer> {
+    const answered = await answer(request, made);
+    if (answered instanceof WholeAnswer) return answered;
+    return sized(answered, request.method.toUpperCase() === 'HEAD');
+  }
+
+  const handler = async function stepwireHandler(request: Request): Promise<Response> {
+    const itself = () => request;
+    const answered = await respond(request, { request: itself, head: itself });
+    if (answered instanceof Response) return answered;
+    return toResponse(answered, request.method.toUpperCase() === 'HEAD');
   };
+  return Object.defineProperty(handler, INCOMING_HANDLER, { value: respond satisfies IncomingHandler });
 }
 
 /**
@@ -160,7 +185,7 @@ const SCREEN_ROUTES: ReadonlySet<string> = new Set(['applications.renderScreen',
 const PAGE_ROUTES: ReadonlySet<string> = new Set(['approvals.list', 'approvals.get', ...CONSOLE_PAGES]);
 
 /** Whether the request is a browser's asking for a page. */
-function asksForPage(request: Request): boolean {
+function asksForPage(request: IncomingRequest): boolean {
   return (request.headers.get('accept') ?? '').includes('text/html');
 }
 
@@ -194,7 +219,11 @@ function notFound(path: string): Response {
 }
 
 /** Reads a request body as its route declares it; an empty optional JSON body is `{}`. */
-async function readBody(route: Route, request: Request, options: ResolvedHandlerOptions): Promise<unknown> {
+async function readBody(
+  route: Route,
+  request: IncomingRequest,
+  options: ResolvedHandlerOptions,
+): Promise<unknown> {
   const spec = route.body;
   if (spec === undefined) return undefined;
   if (spec.media === 'script') return readScript(request, options, !spec.required);

@@ -27,7 +27,7 @@ export type RouteEngine = Pick<
 import { runKeyProblem } from '../engine/run-keys.js';
 import { LimitError, ValidationError } from '../errors/index.js';
 import type { ResolvedHandlerOptions } from './options.js';
-import { wholeResponse } from './problem.js';
+import { wholeAnswer, type Answer, type WholeAnswer } from './answer.js';
 
 /** Methods the API uses. @internal */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -86,7 +86,10 @@ export interface RouteContext<Params = Record<string, string>, Body = unknown, Q
   host: Engine;
   /** Who is asking, when known. */
   identity: Identity;
+  /** The request (for a HEAD, the same request as a GET); made on first use where `serve` gave its own. */
   request: Request;
+  /** Aborts when the client goes away: what `request.signal` is, without making the request. */
+  signal: AbortSignal;
   /** Path parameters, URL-decoded. */
   params: Params;
   options: ResolvedHandlerOptions;
@@ -146,7 +149,7 @@ export interface Route<
    */
   public?: true;
   /** Answers the request. */
-  action(context: RouteContext<ParamsOf<Params>, BodyOf<Body>, QueryOf<Query>>): Promise<Response>;
+  action(context: RouteContext<ParamsOf<Params>, BodyOf<Body>, QueryOf<Query>>): Promise<Answer>;
 }
 
 /** The `Location` header of an answer that stored a resource: where it is read. @internal */
@@ -168,7 +171,7 @@ export function defineRoute<
  * @throws LimitError `response.size` when its JSON would pass what one string can hold (a page of
  * large run records), answered 422 rather than as an unexpected 500.
  */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): WholeAnswer {
   let text: string;
   try {
     text = JSON.stringify(body);
@@ -182,12 +185,14 @@ export function json(status: number, body: unknown, headers: Record<string, stri
       },
     );
   }
-  return wholeResponse(status, text, { 'content-type': 'application/json', ...headers });
+  return wholeAnswer(status, text, JSON_TYPE, headers);
 }
 
+const JSON_TYPE = { 'content-type': 'application/json' } as const;
+
 /** A JSON answer whose body is JSON text already made (not serialized again). @internal */
-export function jsonText(status: number, text: string): Response {
-  return wholeResponse(status, text, { 'content-type': 'application/json' });
+export function jsonText(status: number, text: string): WholeAnswer {
+  return wholeAnswer(status, text, JSON_TYPE);
 }
 
 /** A 204 answer. @internal */

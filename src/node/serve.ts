@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { Answer } from '../http/answer.js';
+import { INCOMING_HANDLER, type IncomingHandler } from '../http/incoming.js';
 import { wholeBody } from '../http/problem.js';
+import { NodeRequest } from './node-request.js';
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -184,19 +187,19 @@ async function bridge(
       if (bodies.get(socket) === entry) bodies.delete(socket);
     });
   }
-  let response: Response;
-  const request = toRequest(req, hostname, aborter.signal);
+  let response: Answer;
+  const request = toIncoming(req, hostname, aborter.signal);
   if (request instanceof Response) response = request;
   else {
     try {
-      response = await handler(request);
+      response = await answerWith(handler, request);
     } catch {
       response = problemAnswer(500, 'Internal Server Error', 'internal_error', 'The handler failed.');
     }
   }
   if (answered) {
     // The request was refused while the handler worked: its answer is dropped.
-    void response.body?.cancel().catch(() => {});
+    if (response instanceof Response) void response.body?.cancel().catch(() => {});
     return;
   }
   answered = true;
@@ -204,7 +207,27 @@ async function bridge(
   // client still sending it then reads the answer, where closing the socket on unread bytes would
   // reset the connection under it. Past DRAIN_BYTES or DRAIN_MS the connection is cut.
   res.once('finish', () => drain(req));
-  await writeResponse(response, res, head);
+  if (response instanceof Response) await writeResponse(response, res, head);
+  else {
+    // A whole answer goes out with its head in one write, as bare node:http sends a string.
+    const { status, headers, text } = response;
+    res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(text) });
+    res.end(head ? undefined : text);
+  }
+}
+
+/**
+ * The handler's answer: `createHandler`'s handler answers the Node request as it is (a `Request`
+ * is made only if a hook or route asks for one); any other handler gets a `Request`.
+ */
+function answerWith(
+  handler: (request: Request) => Response | Promise<Response>,
+  request: NodeRequest,
+): Promise<Answer> | Response {
+  const direct = (handler as { [INCOMING_HANDLER]?: IncomingHandler })[INCOMING_HANDLER];
+  if (typeof direct === 'function')
+    return direct(request, { request: () => request.toRequest(), head: () => request.toHead() });
+  return handler(request.toRequest());
 }
 
 /** Most bytes of an unread body read and dropped after the answer before the connection is cut. */
@@ -230,66 +253,20 @@ function drain(req: IncomingMessage): void {
 }
 
 /**
- * The request body as a web stream with backpressure; cancelling it stops reading but keeps the
- * socket. It fails when `signal` aborts: a body Node found malformed never ends otherwise.
- */
-function bodyStream(req: IncomingMessage, signal: AbortSignal): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        let open = true;
-        const fail = (error: unknown) => {
-          if (open) controller.error(error);
-          open = false;
-        };
-        req.on('data', (chunk: Uint8Array) => {
-          if (!open) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 1) <= 0) req.pause();
-        });
-        req.once('end', () => {
-          if (open) controller.close();
-          open = false;
-        });
-        req.once('error', fail);
-        signal.addEventListener('abort', () => fail(signal.reason), { once: true });
-        req.pause();
-      },
-      pull() {
-        req.resume();
-      },
-      cancel() {
-        req.pause();
-        req.removeAllListeners('data');
-      },
-    },
-    { highWaterMark: 1 },
-  );
-}
-
-/**
  * The header the handler reads the client's address from (sign-in attempts are counted by it): set
  * from the socket, never taken from the client.
  */
 const CLIENT_ADDRESS_HEADER = 'x-stepwire-client-address';
 
 /**
- * The request as a web `Request`, or the 400 answer of one whose `Host` is not a host: a value such
- * as `evil/x`, `a@b` or `h?` would otherwise move into the URL's path, user or query (RFC 9112 3.2).
+ * The request as the handler reads it, or the answer refusing it: a `Host` that is not a host (a
+ * value such as `evil/x`, `a@b` or `h?` would otherwise move into the URL's path, user or query,
+ * RFC 9112 3.2), or a method fetch cannot carry.
  */
-function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal): Request | Response {
-  // One pass over the head: the Host headers counted, the others copied (the client's address
-  // header is the socket's: a header of that name a client sent is not believed).
-  const raw = req.rawHeaders;
-  const pairs: [string, string][] = [];
+function toIncoming(req: IncomingMessage, hostname: string, signal: AbortSignal): NodeRequest | Response {
   let hosts = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    const lower = name.toLowerCase();
-    if (lower === 'host') hosts++;
-    if (name.startsWith(':') || lower === CLIENT_ADDRESS_HEADER) continue;
-    pairs.push([name, raw[i + 1]!]);
-  }
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'host') hosts++;
   const host = req.headers.host ?? '';
   // HTTP/1.1 requires a Host header (RFC 9112 3.2); an HTTP/1.0 request may leave it out.
   const missing = hosts === 0 && req.httpVersion !== '1.0';
@@ -304,8 +281,6 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
           ? 'The request has more than one Host header.'
           : 'The Host header is not a host name.',
     );
-  const headers = new Headers(pairs);
-  if (req.socket.remoteAddress) headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress);
   let url: URL;
   try {
     url = requestUrl(req.url ?? '/', `http://${host || formatHost(hostname)}`);
@@ -313,38 +288,24 @@ function toRequest(req: IncomingMessage, hostname: string, signal: AbortSignal):
     return problemAnswer(400, 'Bad Request', 'invalid_target', 'The request target is not a valid URL.');
   }
   const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method, headers };
-  if (hasBody) {
-    init.body = bodyStream(req, signal);
-    init.duplex = 'half';
-  }
-  try {
-    return new BridgedRequest(url, init, signal);
-  } catch {
-    // Fetch refuses some methods Node parses (TRACE, TRACK): the handler could not be given them.
+  // Fetch refuses some methods Node parses (TRACE, TRACK): the handler could not be given them.
+  if (FORBIDDEN_METHODS.test(method))
     return problemAnswer(501, 'Not Implemented', 'method_not_implemented', `${method} is not supported.`);
+  const request = new NodeRequest(req, url.href, method, signal);
+  // The client's address header is the socket's: a header of that name a client sent is not believed.
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const lower = name.toLowerCase();
+    if (name.startsWith(':') || lower === CLIENT_ADDRESS_HEADER) continue;
+    request.addHeader(name, lower, raw[i + 1]!);
   }
+  const address = req.socket.remoteAddress;
+  if (address) request.addHeader(CLIENT_ADDRESS_HEADER, CLIENT_ADDRESS_HEADER, address);
+  return request;
 }
 
-/**
- * A request whose `signal` is the bridge's own, which aborts when the client goes away or its body
- * turns out malformed. Handing `signal` to the `Request` constructor instead would make the request
- * follow it through a signal of its own (a listener, a weak reference and a finalizer per request),
- * which costs more than the rest of the request's making.
- */
-class BridgedRequest extends Request {
-  readonly #signal: AbortSignal;
-
-  constructor(url: URL, init: RequestInit, signal: AbortSignal) {
-    super(url, init);
-    this.#signal = signal;
-  }
-
-  override get signal(): AbortSignal {
-    return this.#signal;
-  }
-}
+/** Methods the fetch `Request` refuses (forbidden methods of the Fetch standard). */
+const FORBIDDEN_METHODS = /^(?:CONNECT|TRACE|TRACK)$/i;
 
 /** A `Host` value: a name or IPv4 address (no `/`, `?`, `#`, `@`, `%` or space), or an IPv6 one in brackets, and a port. */
 const HOST = /^(?:[A-Za-z0-9._~!$&'()*+,;=-]+|\[[0-9A-Fa-f:.]+\])(?::\d{0,5})?$/;

@@ -1,0 +1,53 @@
+/**
+ * What the handler reads of a request. A web `Request` has all of it; `serve` gives its own
+ * requests, made straight from Node's, so that a request the API answers in memory never becomes
+ * an undici `Request` (whose making, with its headers and body stream, cost as much as the rest).
+ * @internal
+ * @module
+ */
+import type { Answer } from './answer.js';
+
+/** The headers of a request as the handler reads them: by lower-case name, repeated ones joined. @internal */
+export interface HeaderReader {
+  get(name: string): string | null;
+  has(name: string): boolean;
+}
+
+/** A request as the handler reads it; a web `Request` is one. @internal */
+export interface IncomingRequest {
+  /** The method, as sent. */
+  readonly method: string;
+  /** The absolute URL. */
+  readonly url: string;
+  readonly headers: HeaderReader;
+  /** Aborts when the client goes away. */
+  readonly signal: AbortSignal;
+  /** The body as a web stream, or null without one. */
+  readonly body: ReadableStream<Uint8Array> | null;
+  /**
+   * The whole body as it came (no `Content-Encoding` decoded), or undefined as soon as it passes
+   * `maxBytes`, read without a web stream. Rejects when the body cannot be read.
+   */
+  readWhole?(maxBytes: number): Promise<Uint8Array | undefined>;
+}
+
+/** The web `Request`s of an {@link IncomingRequest}, each made on first call. @internal */
+export interface RequestMaker {
+  /** The request, body and all: what hooks and routes are given. */
+  request(): Request;
+  /** The request's method, URL and headers, without its body: for checks that read only those. */
+  head(): Request;
+}
+
+/**
+ * How `createHandler`'s handler answers an {@link IncomingRequest}, making a web `Request` of it
+ * only for what needs one. A `Response` is sized already; a whole answer is sent as it is (for a
+ * HEAD, without its body). @internal
+ */
+export type IncomingHandler = (request: IncomingRequest, made: RequestMaker) => Promise<Answer>;
+
+/**
+ * The key under which `createHandler`'s handler carries its {@link IncomingHandler}. A global
+ * symbol: a bundle with its own copy of this module finds it too. @internal
+ */
+export const INCOMING_HANDLER: unique symbol = Symbol.for('stepwire.incomingHandler') as never;
