@@ -30,6 +30,8 @@ export interface RunningServer {
 /**
  * Serves a web-standard fetch handler (such as `createHandler(engine)`) with Node's `http` module:
  * each request becomes a `Request` whose body streams in, and the `Response` streams back out.
+ * `createHandler`'s handler is given Node's request as it is instead, and makes a `Request` of it
+ * only where a hook or route asks for one: answering from memory then costs no undici objects.
  * The request's `signal` aborts when the client goes away before the answer is sent, or when its
  * body turns out malformed (the client then gets a 400 instead of the handler's answer).
  * @example
