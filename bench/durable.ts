@@ -63,21 +63,21 @@ const KINDS: [RegExp, string][] = [
   [/^\s*(un)?listen\b/i, 'LISTEN'],
   [/for update\s*$/i, 'lock run (select ... for update)'],
   [
-    /^\s*with updated as \( update \S+\."runs" set workflow.*enqueued as .*'active'/i,
+    /^\s*with updated as \(\s*update \S+\."runs" set workflow.*enqueued as .*'active'/i,
     'commit step + next job (one statement)',
   ],
-  [/^\s*with updated as \( update \S+\."runs" set workflow/i, 'write run + events + jobs + notify'],
-  [/^\s*with updated as \( update \S+\."runs" set durable/i, 'write item + state + notify'],
-  [/^\s*with updated as \( insert into \S+\."runs"/i, 'insert run + events + jobs'],
+  [/^\s*with updated as \(\s*update \S+\."runs" set workflow/i, 'write run + events + jobs + notify'],
+  [/^\s*with updated as \(\s*update \S+\."runs" set durable/i, 'write item + state + notify'],
+  [/^\s*with updated as \(\s*insert into \S+\."runs"/i, 'insert run + events + jobs'],
   [
-    /^\s*with counted as \( update \S+\."runs" set event_count = event_count \+ json_array_length\(\$\d+::text::json\), status/i,
+    /^\s*with counted as \(\s*update \S+\."runs" set event_count = event_count \+ json_array_length\(\$\d+::text::json\), status/i,
     'log step.started + load run + notify',
   ],
   [/^\s*with counted as/i, 'log events + notify'],
   [/from "[^"]*"\."run_events"/i, 'read events (follower)'],
   [/^\s*select record::text as "record", durable::text as "durable"/i, 'load run'],
   [/from "[^"]*"\."definitions"/i, 'read definition'],
-  [/^\s*with taken as \( select id from \S+\."step_jobs"/i, 'fetch jobs'],
+  [/^\s*with taken as \(\s*select id from \S+\."step_jobs"/i, 'fetch jobs'],
   [/^\s*insert into "?bench_commit/i, 'one durable commit (bench)'],
   [/^\s*update \S+\."step_jobs" set lease_until/i, 'renew leases'],
   [/^\s*delete from \S+\."step_jobs"/i, 'complete job'],
@@ -427,6 +427,8 @@ const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
+  // `--burst`: the burst alone.
+  if (process.argv.includes('--burst')) return scaling();
   const schema = `stepwire_bench_durable_${process.pid}`;
   const undo = countPg();
   const results: { label: string; ping: number; commit: number; rows: Row[] }[] = [];
@@ -528,7 +530,7 @@ const BURST_RUNS = sized(1_000, 4);
 /** Each worker process's concurrency. */
 const BURST_CONCURRENCY = 8;
 /** Worker processes of the scaling figure. */
-const PROCESSES = SMOKE ? [1] : [1, 2, 4];
+const PROCESSES = SMOKE ? [1] : (process.env['BENCH_PROCESSES']?.split(',').map(Number) ?? [1, 2, 4]);
 
 /** CPU time (ms) the server's processes (`postgres`, found in /proc) have used so far, or undefined. */
 async function databaseCpuMs(): Promise<number | undefined> {
@@ -561,7 +563,26 @@ interface Burst {
   runsPerSecond: number;
   /** Database CPU over the burst, in % of one core (undefined without /proc). */
   databaseCpu: number | undefined;
+  /** CPU of the worker processes together, and of the process starting and following the runs, in % of one core. */
+  workerCpu: number;
+  starterCpu: number;
+  /** WAL the server wrote over the burst, in bytes a step. */
+  walPerStep: number;
   statementsPerStep: number;
+}
+
+/** The server's WAL insert position, in bytes. */
+async function walPosition(): Promise<number> {
+  const pool = await reachServer();
+  if (!pool) return 0;
+  try {
+    const { rows } = await pool.query<{ at: string }>(
+      "select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as at",
+    );
+    return Number(rows[0]!.at);
+  } finally {
+    await pool.end();
+  }
 }
 
 /** A worker process of the burst (`--worker <schema> <concurrency>`): works until told to stop. */
@@ -570,14 +591,20 @@ async function workerProcess(schema: string, concurrency: number): Promise<void>
   const db = await openPostgres(SERVER_URL, { schema });
   const engine = new Engine({ storage: db.storage, queue: db.queue });
   const worker = engine.work({ concurrency, triggers: false });
+  let cpuAt = process.cpuUsage();
   process.on('message', (message: string) => {
     if (message === 'count') {
       statements.byKind.clear();
       statements.on = true;
+      cpuAt = process.cpuUsage();
       process.send!({ counting: true });
     } else if (message === 'counted') {
       statements.on = false;
-      process.send!({ statements: [...statements.byKind.values()].reduce((a, b) => a + b, 0) });
+      const used = process.cpuUsage(cpuAt);
+      process.send!({
+        statements: [...statements.byKind.values()].reduce((a, b) => a + b, 0),
+        cpuMs: (used.user + used.system) / 1000,
+      });
     } else if (message === 'stop')
       void worker
         .stop()
@@ -635,16 +662,24 @@ async function burst(processes: number): Promise<Burst> {
     await Promise.all(children.map((child) => ask(child, 'count', 'counting')));
     statements.byKind.clear();
     statements.on = true;
+    const walBefore = await walPosition();
     const cpuBefore = await databaseCpuMs();
+    const starterAt = process.cpuUsage();
     const start = performance.now();
     const records = await Promise.all(Array.from({ length: BURST_RUNS }, () => starter.run(WORKFLOW, input)));
     const ms = performance.now() - start;
+    const starterUsed = process.cpuUsage(starterAt);
     const cpuAfter = await databaseCpuMs();
+    const walAfter = await walPosition();
     statements.on = false;
     records.forEach(ran);
     let total = [...statements.byKind.values()].reduce((a, b) => a + b, 0);
-    for (const child of children)
-      total += (await ask(child, 'counted', 'statements'))['statements'] as number;
+    let workerMs = 0;
+    for (const child of children) {
+      const answer = await ask(child, 'counted', 'statements');
+      total += answer['statements'] as number;
+      workerMs += answer['cpuMs'] as number;
+    }
     return {
       processes,
       seconds: ms / 1000,
@@ -653,6 +688,9 @@ async function burst(processes: number): Promise<Burst> {
       databaseCpu:
         cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) / ms) * 100,
       statementsPerStep: total / (BURST_RUNS * STEPS),
+      walPerStep: (walAfter - walBefore) / (BURST_RUNS * STEPS),
+      workerCpu: (workerMs / ms) * 100,
+      starterCpu: ((starterUsed.user + starterUsed.system) / 1000 / ms) * 100,
     };
   } finally {
     await Promise.all(
@@ -676,14 +714,17 @@ async function scaling(): Promise<void> {
   for (const processes of PROCESSES) rows.push(await burst(processes));
   const cores = (await import('node:os')).availableParallelism();
   printTable(
-    `durable burst: ${BURST_RUNS} runs of ${STEPS} steps started at once by one process, executed by worker processes of concurrency ${BURST_CONCURRENCY} on the PostgreSQL server (this machine: ${cores} cores, the database on it too); database CPU from /proc, in % of one core`,
+    `durable burst: ${BURST_RUNS} runs of ${STEPS} steps started at once by one process, executed by worker processes of concurrency ${BURST_CONCURRENCY} on the PostgreSQL server (this machine: ${cores} cores, the database on it too); CPU in % of one core (the database's from /proc)`,
     [
       'worker processes',
       'seconds',
       'steps/s',
       'runs/s',
       'database CPU',
+      'workers CPU',
+      'starter CPU',
       'statements/step',
+      'WAL/step',
       'steps/s over 1 process',
     ],
     rows.map((row) => [
@@ -692,7 +733,10 @@ async function scaling(): Promise<void> {
       row.stepsPerSecond.toFixed(0),
       row.runsPerSecond.toFixed(0),
       row.databaseCpu === undefined ? 'n/a' : `${row.databaseCpu.toFixed(0)}%`,
+      `${row.workerCpu.toFixed(0)}%`,
+      `${row.starterCpu.toFixed(0)}%`,
       row.statementsPerStep.toFixed(1),
+      `${(row.walPerStep / 1024).toFixed(1)} KiB`,
       `${(row.stepsPerSecond / rows[0]!.stepsPerSecond).toFixed(2)}x`,
     ]),
   );

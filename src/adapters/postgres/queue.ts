@@ -95,6 +95,27 @@ interface JobRow {
   h: boolean;
 }
 
+/** What a run's write statement wrote: the run's new version, the handed job's id, and its notification. */
+interface Written {
+  version: string;
+  handed: string | null;
+  /** The record's JSON text as written. */
+  record: string;
+  notice: string;
+}
+
+/** A run's write guarded by the version it was executed on (see `RunQueue.commit`). */
+interface GuardedWrite {
+  id: string;
+  change: RunChange;
+  version: number;
+  held: Held | undefined;
+  hand: HandOff | undefined;
+}
+
+/** Most commits written in one statement. */
+const MAX_BATCH = 64;
+
 /** The job a commit hands to its worker, with the events its start logs in that commit. */
 interface HandOff {
   job: StepJob;
@@ -119,6 +140,13 @@ class TableQueue implements PostgresQueue {
   #wakeTimers = new Set<ReturnType<typeof setTimeout>>();
   /** When failed jobs past their keeping were last deleted (ms). */
   #swept = 0;
+  /** Notifications of commits that landed, not sent yet; and the statement sending them, when under way. */
+  #pending: string[] = [];
+  #flushing: Promise<void> | undefined;
+  /** Guarded writes waiting for the statement under way; and whether one is. */
+  #batch: { write: GuardedWrite; resolve: (w: Written | undefined) => void; reject: (e: unknown) => void }[] =
+    [];
+  #batching = false;
 
   constructor(connection: Connection, schema: string, db: Kysely<Tables>, timing: QueueTiming) {
     this.#connection = connection;
@@ -133,7 +161,8 @@ class TableQueue implements PostgresQueue {
 
   async begin(id: string, change: RunChange): Promise<void> {
     this.#open();
-    await this.#writeRun(this.#db, id, change, { insert: true });
+    const written = await this.#writeRun(this.#db, id, change, { insert: true });
+    if (written) this.#announce(written.notice);
   }
 
   async commit(
@@ -150,8 +179,9 @@ class TableQueue implements PostgresQueue {
     const guess = loaded?.version === undefined ? undefined : decide(loaded);
     if (guess) {
       const hand = this.#handOff(held, guess.jobs);
-      const written = await this.#writeRun(this.#db, id, guess, { version: loaded!.version, held, hand });
+      const written = await this.#writeBatched({ id, change: guess, version: loaded!.version!, held, hand });
       if (written) {
+        this.#announce(written.notice);
         this.#settled(held, id, guess, hand, written);
         return guess;
       }
@@ -176,7 +206,10 @@ class TableQueue implements PostgresQueue {
       }
       const hand = this.#handOff(held, change.jobs);
       const written = await this.#writeRun(tx, id, change, { held, hand });
-      settle = () => this.#settled(held, id, change, hand, written);
+      settle = () => {
+        if (written) this.#announce(written.notice);
+        this.#settled(held, id, change, hand, written);
+      };
       return change;
     });
     settle?.();
@@ -192,6 +225,7 @@ class TableQueue implements PostgresQueue {
     const held = delivery?.ref as Held | undefined;
     if (unstorableText(id)) return held ? this.#completeAlone(held) : undefined;
     let handed: Job | undefined;
+    let announce: string | undefined;
     const written = await this.#db.transaction().execute(async (tx) => {
       const row = await tx
         .selectFrom('runs')
@@ -214,7 +248,7 @@ class TableQueue implements PostgresQueue {
       const count = Number(row!.event_count);
       const hand = this.#handOff(held, change.jobs);
       const notice = this.#notice(id, undefined, events, change.jobs, hand !== undefined);
-      const result = await sql<{ handed: string | null }>`
+      const result = await sql<{ handed: string | null; base: number }>`
         with updated as (
           update ${this.#runsTable} set
             durable = ${json(change.state)}, progress = ${json(change.progress ?? null)},
@@ -234,11 +268,13 @@ class TableQueue implements PostgresQueue {
           on conflict do nothing
         )${this.#jobsSql(id, change.jobs, hand, held)}
         select ${hand ? sql`(select id from enqueued where state = 'active')` : sql`null::text`} as handed,
-          pg_notify(${this.#channel}, ${notice(sql`base`)}) from updated`.execute(tx);
-      const id_ = result.rows[0]?.handed;
-      if (hand && id_) handed = { id: id_, data: hand.job, retryCount: 0 };
+          base from updated`.execute(tx);
+      const written = result.rows[0];
+      if (hand && written?.handed) handed = { id: written.handed, data: hand.job, retryCount: 0 };
+      if (written) announce = notice(Number(written.base));
       return change;
     });
+    if (announce !== undefined) this.#announce(announce);
     if (held) {
       held.completed = true;
       if (handed) {
@@ -310,12 +346,12 @@ class TableQueue implements PostgresQueue {
   /** Appends `events`, marks a queued run running and notifies; the run as it is then, if not ended. */
   async #logAndLoad(id: string, events: unknown[]) {
     const text = JSON.stringify(events);
-    const notice = this.#notice(id, sql`status`, text, [], false);
     const result = await sql<{
       record: string;
       durable: string | null;
       status: string | null;
       version: string;
+      base: number;
     }>`
       with counted as (
         update ${this.#runsTable} set
@@ -328,10 +364,11 @@ class TableQueue implements PostgresQueue {
         select ${id}, base + ordinality::int, value
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
-      select record::text as record, durable::text as durable, status, xmin::text as version,
-        pg_notify(${this.#channel}, ${notice(sql`base`)}) as notified
+      select record::text as record, durable::text as durable, status, xmin::text as version, base
       from counted`.execute(this.#db);
-    return result.rows[0];
+    const row = result.rows[0];
+    if (row) this.#announce(this.#notice(id, row.status, text, [], false)(Number(row.base)));
+    return row;
   }
 
   async events(id: string, after: number): Promise<LoggedEvent[]> {
@@ -433,8 +470,7 @@ class TableQueue implements PostgresQueue {
     this.#open();
     if (unstorableText(id)) return;
     const text = JSON.stringify(events);
-    const notice = this.#notice(id, undefined, text, [], false);
-    await sql`
+    const result = await sql<{ base: number }>`
       with counted as (
         update ${this.#runsTable} set event_count = event_count + json_array_length(${text}::text::json)
         where id = ${id} and durable is not null
@@ -444,7 +480,9 @@ class TableQueue implements PostgresQueue {
         select ${id}, base + ordinality::int, value
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
-      select pg_notify(${this.#channel}, ${notice(sql`base`)}) from counted`.execute(this.#db);
+      select base from counted`.execute(this.#db);
+    const row = result.rows[0];
+    if (row) this.#announce(this.#notice(id, undefined, text, [], false)(Number(row.base)));
   }
 
   async close(): Promise<void> {
@@ -457,6 +495,8 @@ class TableQueue implements PostgresQueue {
     const grace = setTimeout(() => workers.forEach((worker) => worker.abort()), STOP_GRACE_MS);
     await Promise.all(workers.map((worker) => worker.stop()));
     clearTimeout(grace);
+    // The notifications of the last commits go out before the database closes.
+    await this.#flushing;
     const unlisten = this.#unlisten;
     this.#unlisten = undefined;
     await (await unlisten?.catch(() => undefined))?.().catch(() => undefined);
@@ -490,7 +530,7 @@ class TableQueue implements PostgresQueue {
       held?: Held | undefined;
       hand?: HandOff | undefined;
     },
-  ): Promise<{ version: string; handed: string | null; record: string } | undefined> {
+  ): Promise<Written | undefined> {
     const { insert = false, version, held, hand } = options;
     const summary = runSummary(id, change.record);
     const columns = runColumns(summary);
@@ -516,16 +556,133 @@ class TableQueue implements PostgresQueue {
           where id = ${id} ${version === undefined ? sql`` : sql`and xmin = ${String(version)}::text::xid`}
           returning event_count - ${count} as base, xmin::text as version`;
     for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(delayMs);
-    const result = await sql<{ version: string; handed: string | null }>`
+    const result = await sql<{ version: string; handed: string | null; base: number }>`
       with updated as (${head}), logged as (
         insert into ${this.#eventsTable} (run_id, seq, event)
         select ${id}, base + ordinality::int, value
         from updated, json_array_elements(${events}::text::json) with ordinality
       )${this.#jobsSql(id, change.jobs, hand, held)}
       select version, ${hand ? sql`(select id from enqueued where state = 'active')` : sql`null::text`} as handed,
-        pg_notify(${this.#channel}, ${notice(sql`base`)}) from updated`.execute(executor);
+        base from updated`.execute(executor);
     const row = result.rows[0];
-    return row ? { version: row.version, handed: row.handed, record } : undefined;
+    return row
+      ? { version: row.version, handed: row.handed, record, notice: notice(Number(row.base)) }
+      : undefined;
+  }
+
+  /**
+   * Writes a run guarded by its version, as {@link TableQueue.#writeRun} does, together with the
+   * other commits of this process that came meanwhile: while one such statement is under way the
+   * commits that come wait, and then go in one statement (and one transaction, one WAL flush) for
+   * all of them. A lone commit goes at once.
+   */
+  #writeBatched(write: GuardedWrite): Promise<Written | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#batch.push({ write, resolve, reject });
+      if (!this.#batching) void this.#drainBatch();
+    });
+  }
+
+  async #drainBatch(): Promise<void> {
+    this.#batching = true;
+    try {
+      while (this.#batch.length > 0) {
+        const waiting = this.#batch.splice(0, MAX_BATCH);
+        let results: (Written | undefined)[] | undefined;
+        try {
+          results = await this.#writeAll(waiting.map((w) => w.write));
+        } catch (error) {
+          // One of them may be at fault: each goes alone, so the others land.
+          if (waiting.length === 1) waiting[0]!.reject(error);
+          else
+            for (const { write, resolve, reject } of waiting)
+              await this.#writeRun(this.#db, write.id, write.change, write).then(resolve, reject);
+          continue;
+        }
+        waiting.forEach(({ resolve }, n) => resolve(results[n]));
+      }
+    } finally {
+      this.#batching = false;
+    }
+  }
+
+  /** Writes runs guarded by their versions in one statement; for each, what was written, or undefined. */
+  async #writeAll(writes: readonly GuardedWrite[]): Promise<(Written | undefined)[]> {
+    const made = writes.map((write, n) => {
+      const { id, change, version, held, hand } = write;
+      const summary = runSummary(id, change.record);
+      const columns = runColumns(summary);
+      const events = JSON.stringify(hand?.starting ? [...change.events, ...hand.starting] : change.events);
+      const record = JSON.stringify(change.record) ?? 'null';
+      const status = hand?.starting && columns.status === 'queued' ? 'running' : columns.status;
+      for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(delayMs);
+      const jobs: JobRow[] = change.jobs.map(({ job, delayMs }) => ({
+        j: job,
+        d: delayMs ?? 0,
+        h: job === hand?.job,
+      }));
+      const fields = [
+        `"n":${n}`,
+        `"id":${JSON.stringify(id)}`,
+        `"v":"${version}"`,
+        `"w":${JSON.stringify(columns.workflow)}`,
+        `"s":${JSON.stringify(status)}`,
+        `"a":${JSON.stringify(columns.started_at)}`,
+        `"f":${JSON.stringify(columns.finished_at)}`,
+        `"r":${record}`,
+        `"d":${JSON.stringify(change.state) ?? 'null'}`,
+        `"m":${JSON.stringify({ ...summary, id: undefined })}`,
+        ...(change.progress ? [`"p":${JSON.stringify(change.progress)}`] : []),
+        `"e":${events}`,
+        `"j":${JSON.stringify(jobs)}`,
+        ...(held ? [`"h":${held.job.id}`] : []),
+      ];
+      return {
+        text: `{${fields.join(',')}}`,
+        record,
+        notice: this.#notice(id, status, events, change.jobs, hand !== undefined),
+      };
+    });
+    const lease = sql`now() + ${this.#timing.heartbeatSeconds}::int * interval '1 second'`;
+    const result = await sql<{ n: number; base: number; version: string; handed: string | null }>`
+      with input as (
+        select * from json_to_recordset(${`[${made.map((m) => m.text).join(',')}]`}::text::json) as i(
+          n int, id text, v text, w text, s text, a timestamptz, f timestamptz,
+          r json, d json, m json, p json, e json, j json, h bigint)
+      ), updated as (
+        update ${this.#runsTable} as r set workflow = i.w, status = i.s, started_at = i.a, finished_at = i.f,
+          record = i.r, durable = i.d, summary = i.m, progress = i.p,
+          event_count = r.event_count + json_array_length(i.e)
+        from input i where r.id = i.id and r.xmin = i.v::xid
+        returning i.n, i.id, i.e, i.j, i.h, r.event_count - json_array_length(i.e) as base, r.xmin::text as version
+      ), logged as (
+        insert into ${this.#eventsTable} (run_id, seq, event)
+        select u.id, u.base + x.ordinality::int, x.value
+        from updated u, json_array_elements(u.e) with ordinality as x
+      ), enqueued as (
+        insert into ${this.#jobsTable} (run_id, data, state, start_after, deliveries, lease_until, started_at)
+        select u.id, q.j::jsonb, case when q.h then 'active' else 'ready' end,
+          now() + q.d * interval '1 millisecond', case when q.h then 1 else 0 end,
+          case when q.h then ${lease} end, case when q.h then now() end
+        from updated u, json_to_recordset(u.j) as q(j json, d float8, h boolean)
+        returning id::text as id, run_id, state
+      ), done as (
+        delete from ${this.#jobsTable} where id in (select u.h from updated u where u.h is not null)
+      )
+      select u.n, u.base, u.version,
+        (select e.id from enqueued e where e.run_id = u.id and e.state = 'active' limit 1) as handed
+      from updated u`.execute(this.#db);
+    const written: (Written | undefined)[] = writes.map(() => undefined);
+    for (const row of result.rows) {
+      const m = made[row.n]!;
+      written[row.n] = {
+        version: row.version,
+        handed: row.handed,
+        record: m.record,
+        notice: m.notice(Number(row.base)),
+      };
+    }
+    return written;
   }
 
   /**
@@ -569,7 +726,7 @@ class TableQueue implements PostgresQueue {
     id: string,
     change: RunChange | undefined,
     hand: HandOff | undefined,
-    written: { version: string; handed: string | null; record: string } | undefined,
+    written: Written | undefined,
   ): void {
     if (!held) return;
     held.completed = true;
@@ -663,23 +820,41 @@ class TableQueue implements PostgresQueue {
    */
   #notice(
     id: string,
-    status: string | null | undefined | RawBuilder<unknown>,
+    status: string | null | undefined,
     events: string,
     jobs: readonly EnqueuedJob[],
     handOff: boolean,
-  ): (base: RawBuilder<unknown>) => RawBuilder<string> {
+  ): (base: number) => string {
     const ready = Math.max(0, jobs.filter((job) => !job.delayMs).length - (handOff ? 1 : 0));
     const carried = events !== '[]' && utf8Bytes(events) + utf8Bytes(id) <= NOTICE_BYTES;
-    const state =
-      status === undefined || status === null
-        ? sql`null::text`
-        : typeof status === 'string'
-          ? sql`${status}::text`
-          : status;
-    return (base) =>
-      sql<string>`json_build_object('r', ${id}::text, 's', ${state}, 'j', ${ready}::int${
-        carried ? sql`, 'b', ${base}, 'e', ${events}::text::json` : sql``
-      })::text`;
+    const head = `{"r":${JSON.stringify(id)},"s":${JSON.stringify(status ?? null)},"j":${ready}`;
+    return (base) => (carried ? `${head},"b":${base},"e":${events}}` : `${head}}`);
+  }
+
+  /**
+   * Sends a notification once the change it tells of has committed. Notifications go out after the
+   * commit, several in one statement, rather than inside it: a transaction that notifies holds a
+   * lock every other notifying commit of the database waits for until its WAL is flushed, which
+   * made every step's commit wait for the one before. A notification lost with its process is made
+   * up for by the polls of the workers and of the processes waiting on a run.
+   */
+  #announce(payload: string): void {
+    this.#pending.push(payload);
+    this.#flushing ??= this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const payloads = this.#pending.splice(0);
+        await sql`select pg_notify(${this.#channel}, payload)
+          from unnest(${payloads}::text[]) with ordinality as n(payload, at) order by at`
+          .execute(this.#db)
+          .catch(() => undefined);
+      }
+    } finally {
+      this.#flushing = undefined;
+    }
   }
 
   /** Wakes this process's workers when a delayed job comes due, rather than at their next poll. */
@@ -902,6 +1077,8 @@ class StepWorker {
         else for (const job of jobs) this.#start({ job });
         if (jobs.length > 0) continue;
       }
+      // A wake or a hand-over that came while the fetch was under way is not lost.
+      if (this.#free > 0 && (this.#more || this.#handed.length > 0)) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           this.#more = true;
@@ -974,7 +1151,9 @@ class StepWorker {
     for (const h of held)
       if (!renewed.has(h.job.id))
         h.claim.abort(new Error(`job ${h.job.id} is no longer held by this worker`));
-    this.#handed = this.#handed.filter((taken) => renewed.has(taken.job.id));
+    // Only those asked about are dropped: a job handed over while the renewal was under way stays.
+    const asked = new Set(jobs.map((job) => job.id));
+    this.#handed = this.#handed.filter((taken) => !asked.has(taken.job.id) || renewed.has(taken.job.id));
   }
 }
 
