@@ -1,6 +1,6 @@
 /**
  * The durable run queue contract: how the engine hands steps to a queue shared by many processes
- * (`openPostgres(...).queue` implements it on pg-boss). The engine decides what runs next; the queue
+ * (`openPostgres(...).queue` implements it on a table of its schema). The engine decides what runs next; the queue
  * keeps runs, their events and their jobs, and commits a step's result, the jobs it makes ready and
  * the completion of its own job in one transaction.
  * @module

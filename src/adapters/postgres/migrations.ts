@@ -228,7 +228,8 @@ export const MIGRATIONS: readonly Migration[] = [
         db,
       );
       await sql`create index step_jobs_run on ${sql.id(name, 'step_jobs')} (run_id)`.execute(db);
-      // A database an earlier version ran keeps its open jobs in pg-boss's table: they move here.
+      // A database an earlier version ran keeps its open jobs in the table of the pg-boss package, in
+      // the schema `<schema>_jobs`: they move here (that schema is left as it is, for its owner to drop).
       const earlier = await sql<{
         found: string | null;
       }>`select to_regclass(${`"${name}_jobs".job`}) as found`.execute(db);

@@ -9,8 +9,8 @@ export interface PostgresOptions {
   /**
    * The Postgres schema that holds stepwire's tables, created when missing: lowercase letters, digits
    * and `_`, starting with a letter or `_`, at most 45 characters, not starting with `pg_` (the
-   * queue's jobs live beside it in the schema `<schema>_jobs`). Several
-   * projects may share one database, each in its own schema.
+   * queue's jobs live in it too, in `step_jobs`). Several projects may share one database, each in
+   * its own schema.
    * @default 'stepwire'
    */
   schema?: string;
@@ -31,7 +31,7 @@ export interface PostgresDatabase {
   /** Definitions, scripts and run records in the database: pass it as `new Engine({ storage })`. */
   storage: PostgresStorage;
   /**
-   * The durable run queue on the same database (pg-boss): pass it as `new Engine({ storage, queue })`
+   * The durable run queue on the same database (its table `step_jobs`): pass it as `new Engine({ storage, queue })`
    * and call `engine.work()` in every process that should execute steps.
    */
   queue: PostgresQueue;
@@ -136,7 +136,7 @@ function normalize(
 }
 
 /**
- * The least value of each queue timing the queue (pg-boss) accepts: a smaller one would only fail
+ * The least value of each queue timing the queue accepts: a smaller one would only fail
  * later, inside `engine.work()`, where it reaches `onError` alone and no step runs.
  */
 const LEAST_TIMING: Record<keyof QueueTiming, number> = {
@@ -149,7 +149,7 @@ function checkTiming(timing: QueueTiming): void {
   for (const [key, least] of Object.entries(LEAST_TIMING)) {
     const value: unknown = timing[key as keyof QueueTiming];
     if (value === undefined) continue;
-    const whole = key === 'heartbeatSeconds'; // pg-boss takes whole seconds there
+    const whole = key === 'heartbeatSeconds'; // leases are whole seconds
     if (
       typeof value !== 'number' ||
       !Number.isFinite(value) ||
