@@ -6,6 +6,7 @@
  */
 import type { Principal } from '../access/principal.js';
 import type { CredentialStores, SessionInfo } from '../auth/credentials.js';
+import type { RequestHead } from './incoming.js';
 
 /** @internal */
 export type { CredentialStores, SessionInfo } from '../auth/credentials.js';
@@ -111,7 +112,10 @@ export function sessionCookieName(secure: boolean): string {
  * reaches a loopback server under its own name), or undefined when it may go on.
  * @internal
  */
-export function refuseHost(request: Request, allowed: ReadonlySet<string> | undefined): Response | undefined {
+export function refuseHost(
+  request: RequestHead,
+  allowed: ReadonlySet<string> | undefined,
+): Response | undefined {
   if (allowed === undefined) return undefined;
   const url = new URL(request.url);
   const host = url.hostname.toLowerCase();
@@ -130,7 +134,7 @@ export function refuseHost(request: Request, allowed: ReadonlySet<string> | unde
  * @internal
  */
 export function refuseCrossSite(
-  request: Request,
+  request: RequestHead,
   method: string,
   origins: readonly string[],
 ): Response | undefined {
@@ -159,7 +163,7 @@ function crossSite(why: string): Response {
 }
 
 /** The bearer token of `Authorization`, or undefined. @internal */
-export function bearerOf(request: Request): string | undefined {
+export function bearerOf(request: RequestHead): string | undefined {
   const header = request.headers.get('authorization');
   if (header === null) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -167,7 +171,7 @@ export function bearerOf(request: Request): string | undefined {
 }
 
 /** The value of cookie `name`, or undefined. @internal */
-export function cookieOf(request: Request, name: string): string | undefined {
+export function cookieOf(request: RequestHead, name: string): string | undefined {
   const header = request.headers.get('cookie');
   if (header === null) return undefined;
   for (const part of header.split(';')) {
@@ -183,19 +187,32 @@ export interface Identity {
   session: SessionInfo | undefined;
 }
 
+/** How {@link identify} finds the principal. @internal */
+export interface IdentifyOptions {
+  /** Whether a bearer API key is taken. */
+  keys: boolean;
+  /** Whether a session cookie is taken. */
+  sessions: boolean;
+  /**
+   * The host's hook, already given the request: the hook takes a web `Request`, which is made
+   * only when there is a hook.
+   */
+  principal: (() => Principal | undefined | Promise<Principal | undefined>) | undefined;
+}
+
 /**
  * Finds the principal of a request: the host's hook, then a bearer key, then the session cookie.
  * A bearer token that is no live key answers 401 (it is never taken for "no credentials").
  * @internal
  */
 export async function identify(
-  request: Request,
-  auth: { keys: boolean; sessions: boolean; principal: AuthOptions['principal'] },
+  request: RequestHead,
+  auth: IdentifyOptions,
   stores: CredentialStores,
   secure: boolean,
 ): Promise<Identity | Response> {
   if (auth.principal) {
-    const principal = await auth.principal(request);
+    const principal = await auth.principal();
     if (principal !== undefined) return { principal, session: undefined };
   }
   const bearer = auth.keys ? bearerOf(request) : undefined;

@@ -44,7 +44,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     const real = () => made.request();
     try {
       const url = new URL(request.url);
-      const badHost = refuseHost(made.head(), resolved.allowedHosts);
+      const badHost = refuseHost(request, resolved.allowedHosts);
       if (badHost) return badHost;
       let path = url.pathname;
       if (resolved.basePath) {
@@ -65,7 +65,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         );
       }
       const { route, params } = match;
-      const refused = refuseCrossSite(made.head(), method, ownOrigins(url, resolved));
+      const refused = refuseCrossSite(request, method, ownOrigins(url, resolved));
       // A screen's form is answered with a page, as the screens' other refusals are.
       if (refused)
         return SCREEN_ROUTES.has(route.name)
@@ -82,13 +82,14 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
           : refused;
       const secure = isSecure(url, resolved);
       const controlled = await engine.accessControlled();
+      const hook = resolved.auth.principal;
       const identity = await identify(
-        // The host's hook is given the request itself, as `authorize` and the route are.
-        resolved.auth.principal ? real() : made.head(),
+        request,
         {
           keys: resolved.auth.keys ?? controlled,
           sessions: resolved.auth.sessions ?? controlled,
-          principal: resolved.auth.principal,
+          // The host's hook is given the request itself, as `authorize` and the route are.
+          principal: hook && (() => hook(real())),
         },
         engine.credentialStores(),
         secure,
@@ -140,8 +141,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   }
 
   const handler = async function stepwireHandler(request: Request): Promise<Response> {
-    const itself = () => request;
-    const answered = await respond(request, { request: itself, head: itself });
+    const answered = await respond(request, { request: () => request });
     if (answered instanceof Response) return answered;
     return toResponse(answered, request.method.toUpperCase() === 'HEAD');
   };

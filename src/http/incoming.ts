@@ -31,12 +31,16 @@ export interface IncomingRequest {
   readWhole?(maxBytes: number): Promise<Uint8Array | undefined>;
 }
 
-/** The web `Request`s of an {@link IncomingRequest}, each made on first call. @internal */
+/**
+ * What the checks of who is asking read of a request: its URL and headers. A web `Request` is one,
+ * and so is every {@link IncomingRequest}. @internal
+ */
+export type RequestHead = Pick<IncomingRequest, 'url' | 'headers'>;
+
+/** The web `Request` of an {@link IncomingRequest}, made on first call. @internal */
 export interface RequestMaker {
   /** The request, body and all: what hooks and routes are given. */
   request(): Request;
-  /** The request's method, URL and headers, without its body: for checks that read only those. */
-  head(): Request;
 }
 
 /**

@@ -46,7 +46,6 @@ export class NodeRequest implements IncomingRequest {
   #stream: ReadableStream<Uint8Array> | undefined;
   #bytes: Uint8Array | undefined;
   #request: Request | undefined;
-  #head: Request | undefined;
 
   constructor(
     req: IncomingMessage,
@@ -96,12 +95,6 @@ export class NodeRequest implements IncomingRequest {
       init.duplex = 'half';
     }
     return (this.#request = new BridgedRequest(this.url, init, this.signal));
-  }
-
-  /** A `Request` of this request's method, URL and headers, without its body (no stream made). */
-  toHead(): Request {
-    return (this.#head ??=
-      this.#request ?? new Request(this.url, { method: this.method, headers: this.#pairs }));
   }
 }
 

@@ -227,8 +227,7 @@ function answerWith(
   request: NodeRequest,
 ): Promise<Answer> | Response {
   const direct = (handler as { [INCOMING_HANDLER]?: IncomingHandler })[INCOMING_HANDLER];
-  if (typeof direct === 'function')
-    return direct(request, { request: () => request.toRequest(), head: () => request.toHead() });
+  if (typeof direct === 'function') return direct(request, { request: () => request.toRequest() });
   return handler(request.toRequest());
 }
 
