@@ -227,7 +227,6 @@ export const MIGRATIONS: readonly Migration[] = [
       await sql`create index step_jobs_leased on ${sql.id(name, 'step_jobs')} (lease_until) where state = 'active'`.execute(
         db,
       );
-      await sql`create index step_jobs_run on ${sql.id(name, 'step_jobs')} (run_id)`.execute(db);
       // A database an earlier version ran keeps its open jobs in the table of the pg-boss package, in
       // the schema `<schema>_jobs`: they move here (that schema is left as it is, for its owner to drop).
       const earlier = await sql<{

@@ -142,6 +142,8 @@ class TableQueue implements PostgresQueue {
   #swept = 0;
   /** Notifications of commits that landed, not sent yet; and the statement sending them, when under way. */
   #pending: string[] = [];
+  /** Notifications this process sent and told itself of already, until they come back. */
+  #own = new Set<string>();
   #flushing: Promise<void> | undefined;
   /** Guarded writes waiting for the statement under way; and whether one is. */
   #batch: { write: GuardedWrite; resolve: (w: Written | undefined) => void; reject: (e: unknown) => void }[] =
@@ -839,6 +841,12 @@ class TableQueue implements PostgresQueue {
    * up for by the polls of the workers and of the processes waiting on a run.
    */
   #announce(payload: string): void {
+    // This process hears it at once, and not again when it comes back; the others when it is sent.
+    if (this.#unlisten) {
+      if (this.#own.size >= MAX_OWN_NOTICES) this.#own.clear();
+      this.#own.add(payload);
+      queueMicrotask(() => this.#deliver(payload));
+    }
     this.#pending.push(payload);
     this.#flushing ??= this.#flush();
   }
@@ -867,18 +875,24 @@ class TableQueue implements PostgresQueue {
     this.#wakeTimers.add(timer);
   }
 
+  /** Tells this process's workers and listeners of a commit. */
+  #deliver(payload: string): void {
+    if (this.#workers.size === 0 && this.#listeners.size === 0) return;
+    const { runId, status, ready, logged } = readNotice(payload);
+    if (ready > 0) for (const worker of this.#workers) worker.wake();
+    for (const listener of this.#listeners) {
+      try {
+        listener(runId, status, logged);
+      } catch {
+        // A listener's error is its own.
+      }
+    }
+  }
+
   /** Listens for commits of any process: LISTEN on the server, PGlite's own listener in process. */
   async #listen(): Promise<() => Promise<void>> {
     const deliver = (payload: string) => {
-      const { runId, status, ready, logged } = readNotice(payload);
-      if (ready > 0) for (const worker of this.#workers) worker.wake();
-      for (const listener of this.#listeners) {
-        try {
-          listener(runId, status, logged);
-        } catch {
-          // A listener's error is its own.
-        }
-      }
+      if (!this.#own.delete(payload)) this.#deliver(payload);
     };
     const client = this.#connection.client;
     if (client.kind === 'pglite') {
@@ -893,6 +907,8 @@ class TableQueue implements PostgresQueue {
 
 /** Most bytes of a notification's events and run id together (Postgres refuses payloads of 8000). */
 const NOTICE_BYTES = 7000;
+/** Most notifications of this process awaited back at once (more means they are not coming back). */
+const MAX_OWN_NOTICES = 10_000;
 /** How long `close()` lets the steps in flight finish before telling them to stop. */
 const STOP_GRACE_MS = 30_000;
 
