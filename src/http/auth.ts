@@ -109,15 +109,12 @@ export function sessionCookieName(secure: boolean): string {
 
 /**
  * The answer refusing a request whose `Host` is neither loopback nor listed (a DNS-rebinding page
- * reaches a loopback server under its own name), or undefined when it may go on.
+ * reaches a loopback server under its own name), or undefined when it may go on; `url` is the
+ * request's.
  * @internal
  */
-export function refuseHost(
-  request: RequestHead,
-  allowed: ReadonlySet<string> | undefined,
-): Response | undefined {
+export function refuseHost(url: URL, allowed: ReadonlySet<string> | undefined): Response | undefined {
   if (allowed === undefined) return undefined;
-  const url = new URL(request.url);
   const host = url.hostname.toLowerCase();
   if (LOOPBACK.test(host) || allowed.has(host) || allowed.has(url.host.toLowerCase())) return undefined;
   return problemResponse(

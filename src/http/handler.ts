@@ -43,8 +43,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   async function answer(request: IncomingRequest, made: RequestMaker): Promise<Answer> {
     const real = () => made.request();
     try {
-      const url = new URL(request.url);
-      const badHost = refuseHost(request, resolved.allowedHosts);
+      const url = request.parsedUrl ?? new URL(request.url);
+      const badHost = refuseHost(url, resolved.allowedHosts);
       if (badHost) return badHost;
       let path = url.pathname;
       if (resolved.basePath) {
@@ -119,7 +119,10 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
           const head = real();
           return (asGet ??= new Request(head, { method: 'GET', signal: head.signal }));
         },
-        signal: request.signal,
+        // Made when a route asks for it: most answer without it.
+        get signal() {
+          return request.signal;
+        },
         params,
         options: resolved,
         body: () => readBody(route, request, resolved),

@@ -19,6 +19,8 @@ export interface IncomingRequest {
   readonly method: string;
   /** The absolute URL. */
   readonly url: string;
+  /** `url` parsed already, where the request was made from a parsed one; read, never changed. */
+  readonly parsedUrl?: URL;
   readonly headers: HeaderReader;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;

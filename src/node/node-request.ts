@@ -5,62 +5,117 @@
  * @internal
  * @module
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readLimited } from '../bytes/read-limited.js';
-import type { HeaderReader, IncomingRequest } from '../http/incoming.js';
+import type { HeaderReader, IncomingRequest, RequestMaker } from '../http/incoming.js';
 
-/** Headers by lower-case name, repeated ones joined as `Headers` joins them (`, `, and `; ` for cookies). */
+/**
+ * The header the handler reads the client's address from (sign-in attempts are counted by it): set
+ * from the socket, never taken from the client.
+ * @internal
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-stepwire-client-address';
+
+/**
+ * Headers read straight from Node's raw list, nothing copied: by name in any case, repeated ones
+ * joined as `Headers` joins them (`, `, and `; ` for cookies). Names starting with `:` are left out,
+ * and the client's address header is the socket's (one a client sent is not believed).
+ */
 class NodeHeaders implements HeaderReader {
-  readonly #values = new Map<string, string>();
+  readonly #raw: string[];
+  readonly #address: string | undefined;
 
-  /** Adds a header; `name` is lower case. */
-  add(name: string, value: string): void {
-    const before = this.#values.get(name);
-    this.#values.set(
-      name,
-      before === undefined ? value : `${before}${name === 'cookie' ? '; ' : ', '}${value}`,
-    );
+  constructor(raw: string[], address: string | undefined) {
+    this.#raw = raw;
+    this.#address = address;
   }
 
   get(name: string): string | null {
-    return this.#values.get(name.toLowerCase()) ?? null;
+    const lower = name.toLowerCase();
+    if (lower === CLIENT_ADDRESS_HEADER) return this.#address ?? null;
+    const raw = this.#raw;
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i]!;
+      if (key.length !== lower.length || key.toLowerCase() !== lower) continue;
+      value = value === null ? raw[i + 1]! : `${value}${lower === 'cookie' ? '; ' : ', '}${raw[i + 1]!}`;
+    }
+    return value;
   }
 
   has(name: string): boolean {
-    return this.#values.has(name.toLowerCase());
+    return this.get(name) !== null;
+  }
+
+  /** The headers as they came, in order, for a `Request` (the client's address header replaced). */
+  pairs(): [string, string][] {
+    const raw = this.#raw;
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!;
+      if (name.startsWith(':') || name.toLowerCase() === CLIENT_ADDRESS_HEADER) continue;
+      pairs.push([name, raw[i + 1]!]);
+    }
+    if (this.#address) pairs.push([CLIENT_ADDRESS_HEADER, this.#address]);
+    return pairs;
   }
 }
 
 /**
  * A request of `serve`'s. Its body is read once, by one of three means: {@link readWhole} (the
  * handler's JSON and script bodies), {@link body} (a web stream) or the `Request` of
- * {@link toRequest}, which takes over the stream or the bytes already read.
+ * {@link toRequest}, which takes over the stream or the bytes already read. Its `signal` is made
+ * when first asked for: most requests are answered without anyone asking.
  * @internal
  */
-export class NodeRequest implements IncomingRequest {
-  readonly headers = new NodeHeaders();
-  /** The headers as they came, in order, for the `Request` (the client's address header replaced). */
-  readonly #pairs: [string, string][] = [];
+export class NodeRequest implements IncomingRequest, RequestMaker {
+  readonly headers: NodeHeaders;
+  readonly url: string;
   readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
   readonly #hasBody: boolean;
   #stream: ReadableStream<Uint8Array> | undefined;
   #bytes: Uint8Array | undefined;
   #request: Request | undefined;
+  #controller: AbortController | undefined;
+  /** Set once the bridge refused the request (its body turned out malformed). */
+  #failed = false;
+  /** Fails the body read under way, if any. */
+  #failRead: ((error: unknown) => void) | undefined;
 
   constructor(
     req: IncomingMessage,
-    readonly url: string,
+    res: ServerResponse,
+    /** The URL, parsed once: the handler reads it instead of parsing `url` again. */
+    readonly parsedUrl: URL,
     readonly method: string,
-    readonly signal: AbortSignal,
   ) {
     this.#req = req;
+    this.#res = res;
+    this.url = parsedUrl.href;
     this.#hasBody = method !== 'GET' && method !== 'HEAD';
+    this.headers = new NodeHeaders(req.rawHeaders, req.socket.remoteAddress);
   }
 
-  /** Adds a header as it came; `lower` is its name in lower case. */
-  addHeader(name: string, lower: string, value: string): void {
-    this.#pairs.push([name, value]);
-    this.headers.add(lower, value);
+  /**
+   * Aborts when the client goes away before the answer is sent, or when the bridge refuses the
+   * request. Made on first use; made after either, it is aborted already.
+   */
+  get signal(): AbortSignal {
+    if (this.#controller) return this.#controller.signal;
+    const controller = (this.#controller = new AbortController());
+    const res = this.#res;
+    if (this.#failed || (res.destroyed && !res.writableFinished)) controller.abort();
+    else res.once('close', abortUnfinished.bind(res, controller));
+    return controller.signal;
+  }
+
+  /** Refuses the request: its signal aborts and a body read under way fails. */
+  fail(): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#controller?.abort();
+    this.#failRead?.(new DOMException('This operation was aborted', 'AbortError'));
   }
 
   get body(): ReadableStream<Uint8Array> | null {
@@ -77,10 +132,23 @@ export class NodeRequest implements IncomingRequest {
     if (!this.#hasBody) return Promise.resolve(new Uint8Array(0));
     if (this.#stream !== undefined) return readLimited(this.#stream, maxBytes);
     if (this.#bytes !== undefined) return Promise.reject(new TypeError('the request body was read already'));
-    return readNodeBody(this.#req, maxBytes, this.signal).then((bytes) => {
+    // Refused, or the client is gone: no body will come.
+    const res = this.#res;
+    if (this.#failed || this.#req.destroyed || (res.destroyed && !res.writableFinished))
+      return Promise.reject(new DOMException('This operation was aborted', 'AbortError'));
+    return new Promise<Uint8Array | undefined>((resolve, reject) => {
+      this.#failRead = reject;
+      readNodeBody(this.#req, maxBytes, resolve, reject);
+    }).then((bytes) => {
+      this.#failRead = undefined;
       if (bytes !== undefined) this.#bytes = bytes;
       return bytes;
     });
+  }
+
+  /** The web `Request` of this request: what hooks and routes are given. */
+  request(): Request {
+    return this.toRequest();
   }
 
   /**
@@ -88,7 +156,7 @@ export class NodeRequest implements IncomingRequest {
    */
   toRequest(): Request {
     if (this.#request) return this.#request;
-    const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.#pairs };
+    const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.headers.pairs() };
     const body = this.body;
     if (body) {
       init.body = body;
@@ -96,6 +164,11 @@ export class NodeRequest implements IncomingRequest {
     }
     return (this.#request = new BridgedRequest(this.url, init, this.signal));
   }
+}
+
+/** Aborts `controller` when its response (`this`) closes before it was all sent. */
+function abortUnfinished(this: ServerResponse, controller: AbortController): void {
+  if (!this.writableFinished) controller.abort();
 }
 
 /**
@@ -118,48 +191,46 @@ class BridgedRequest extends Request {
 }
 
 /**
- * The body read from Node's stream into one array, or undefined as soon as it passes `maxBytes`
- * (what is left is not read: the bridge drains it after the answer). Rejects when the stream
- * fails or `signal` aborts (a body Node found malformed never ends otherwise).
+ * Reads the body from Node's stream into one array and resolves with it, or with undefined as soon
+ * as it passes `maxBytes` (what is left is not read: the bridge drains it after the answer). Rejects
+ * when the stream fails or closes before its end.
  */
 function readNodeBody(
   req: IncomingMessage,
   maxBytes: number,
-  signal: AbortSignal,
-): Promise<Uint8Array | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const stop = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      signal.removeEventListener('abort', onAbort);
-    };
-    const onData = (chunk: Uint8Array) => {
-      size += chunk.byteLength;
-      if (size > maxBytes) {
-        stop();
-        req.pause();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    };
-    const onEnd = () => {
+  resolve: (bytes: Uint8Array | undefined) => void,
+  reject: (error: unknown) => void,
+): void {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const stop = () => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+    req.off('close', onClose);
+  };
+  const onData = (chunk: Uint8Array) => {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
       stop();
-      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
-    };
-    const onError = (error: unknown) => {
-      stop();
-      reject(error);
-    };
-    const onAbort = () => onError(signal.reason);
-    if (signal.aborted) return onAbort();
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onError);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+      req.pause();
+      resolve(undefined);
+    } else chunks.push(chunk);
+  };
+  const onEnd = () => {
+    stop();
+    const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+  };
+  const onError = (error: unknown) => {
+    stop();
+    reject(error);
+  };
+  const onClose = () => onError(new DOMException('The request closed before its body ended', 'AbortError'));
+  req.on('data', onData);
+  req.once('end', onEnd);
+  req.once('error', onError);
+  req.once('close', onClose);
 }
 
 /** A stream of bytes already read. */

@@ -144,9 +144,59 @@ function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
  * The request of each connection whose body is still arriving, and how to answer if Node finds that
  * body malformed (a bad chunk size): Node then reports the connection, not the request.
  */
-const bodies = new WeakMap<Duplex, { fail(error: Error & { code?: string }): boolean }>();
+const bodies = new WeakMap<Duplex, Exchange>();
 /** Connections already answered for a request Node could not parse. */
 const failed = new WeakSet<Duplex>();
+
+/**
+ * A request under way whose body is still arriving: how to answer if Node finds that body malformed
+ * (a bad chunk size), whether the handler answered already.
+ */
+class Exchange {
+  /** Set once an answer is chosen: the handler's, or the refusal of a body Node finds malformed. */
+  answered = false;
+  /** The request as the handler reads it, once made. */
+  request: NodeRequest | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly head: boolean,
+  ) {}
+
+  /** Answers the body's error, unless the body had all arrived (the error is then another request's). */
+  fail(error: Error & { code?: string }): boolean {
+    const { req, res } = this;
+    if (req.complete) return false;
+    const socket = req.socket;
+    failed.add(socket);
+    if (this.answered) {
+      // The handler's answer is out or going out: the connection, which cannot go on, ends after
+      // it (what the client still sends is dropped meanwhile, see drain).
+      if (res.writableFinished) socket.end();
+      else res.once('finish', () => socket.end());
+      return true;
+    }
+    this.answered = true;
+    this.request?.fail();
+    const [status, title, code, detail] = clientProblem(error);
+    const refusal = problemAnswer(status, title, code, detail);
+    refusal.headers.set('connection', 'close');
+    void writeResponse(refusal, res, this.head).catch(() => res.destroy());
+    return true;
+  }
+}
+
+/** Forgets the exchange of a request (`this`) whose body has all arrived. */
+function forgetBody(this: IncomingMessage): void {
+  const socket = this.socket;
+  if (bodies.get(socket)?.req === this) bodies.delete(socket);
+}
+
+/** Drains what is left of the body of a response's (`this`) request once the answer is sent. */
+function drainAfter(this: ServerResponse): void {
+  drain(this.req);
+}
 
 async function bridge(
   handler: (request: Request) => Response | Promise<Response>,
@@ -154,61 +204,33 @@ async function bridge(
   res: ServerResponse,
   hostname: string,
 ): Promise<void> {
-  const aborter = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) aborter.abort();
-  });
-  const head = req.method === 'HEAD';
-  // Set once an answer is chosen: the handler's, or the refusal of a body Node finds malformed.
-  let answered = false;
+  const exchange = new Exchange(req, res, req.method === 'HEAD');
   if (!req.complete) {
-    const socket = req.socket;
-    const entry = {
-      /** Answers the body's error, unless the body had all arrived (the error is then another request's). */
-      fail(error: Error & { code?: string }): boolean {
-        if (req.complete) return false;
-        failed.add(socket);
-        if (answered) {
-          // The handler's answer is out or going out: the connection, which cannot go on, ends after
-          // it (what the client still sends is dropped meanwhile, see drain).
-          if (res.writableFinished) socket.end();
-          else res.once('finish', () => socket.end());
-          return true;
-        }
-        answered = true;
-        aborter.abort();
-        const [status, title, code, detail] = clientProblem(error);
-        const refusal = problemAnswer(status, title, code, detail);
-        refusal.headers.set('connection', 'close');
-        void writeResponse(refusal, res, head).catch(() => res.destroy());
-        return true;
-      },
-    };
-    bodies.set(socket, entry);
-    req.once('end', () => {
-      if (bodies.get(socket) === entry) bodies.delete(socket);
-    });
+    bodies.set(req.socket, exchange);
+    req.once('end', forgetBody);
   }
   let response: Answer;
-  const request = toIncoming(req, hostname, aborter.signal);
+  const request = toIncoming(req, res, hostname);
   if (request instanceof Response) response = request;
   else {
+    exchange.request = request;
     try {
       response = await answerWith(handler, request);
     } catch {
       response = problemAnswer(500, 'Internal Server Error', 'internal_error', 'The handler failed.');
     }
   }
-  if (answered) {
+  if (exchange.answered) {
     // The request was refused while the handler worked: its answer is dropped.
     if (response instanceof Response) void response.body?.cancel().catch(() => {});
     return;
   }
-  answered = true;
+  exchange.answered = true;
   // A body the handler did not read (a 404, a 413) is read and dropped once the answer is sent: a
   // client still sending it then reads the answer, where closing the socket on unread bytes would
   // reset the connection under it. Past DRAIN_BYTES or DRAIN_MS the connection is cut.
-  res.once('finish', () => drain(req));
+  res.once('finish', drainAfter);
+  const head = exchange.head;
   if (response instanceof Response) await writeResponse(response, res, head);
   else {
     // A whole answer goes out with its head in one write, as bare node:http sends a string.
@@ -227,7 +249,7 @@ function answerWith(
   request: NodeRequest,
 ): Promise<Answer> | Response {
   const direct = (handler as { [INCOMING_HANDLER]?: IncomingHandler })[INCOMING_HANDLER];
-  if (typeof direct === 'function') return direct(request, { request: () => request.toRequest() });
+  if (typeof direct === 'function') return direct(request, request);
   return handler(request.toRequest());
 }
 
@@ -254,21 +276,21 @@ function drain(req: IncomingMessage): void {
 }
 
 /**
- * The header the handler reads the client's address from (sign-in attempts are counted by it): set
- * from the socket, never taken from the client.
- */
-const CLIENT_ADDRESS_HEADER = 'x-stepwire-client-address';
-
-/**
  * The request as the handler reads it, or the answer refusing it: a `Host` that is not a host (a
  * value such as `evil/x`, `a@b` or `h?` would otherwise move into the URL's path, user or query,
  * RFC 9112 3.2), or a method fetch cannot carry.
  */
-function toIncoming(req: IncomingMessage, hostname: string, signal: AbortSignal): NodeRequest | Response {
+function toIncoming(req: IncomingMessage, res: ServerResponse, hostname: string): NodeRequest | Response {
   let hosts = 0;
+  let host = '';
   const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'host') hosts++;
-  const host = req.headers.host ?? '';
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      hosts++;
+      host = raw[i + 1]!;
+    }
+  }
   // HTTP/1.1 requires a Host header (RFC 9112 3.2); an HTTP/1.0 request may leave it out.
   const missing = hosts === 0 && req.httpVersion !== '1.0';
   if (missing || hosts > 1 || (host !== '' && !HOST.test(host)))
@@ -292,17 +314,7 @@ function toIncoming(req: IncomingMessage, hostname: string, signal: AbortSignal)
   // Fetch refuses some methods Node parses (TRACE, TRACK): the handler could not be given them.
   if (FORBIDDEN_METHODS.test(method))
     return problemAnswer(501, 'Not Implemented', 'method_not_implemented', `${method} is not supported.`);
-  const request = new NodeRequest(req, url.href, method, signal);
-  // The client's address header is the socket's: a header of that name a client sent is not believed.
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    const lower = name.toLowerCase();
-    if (name.startsWith(':') || lower === CLIENT_ADDRESS_HEADER) continue;
-    request.addHeader(name, lower, raw[i + 1]!);
-  }
-  const address = req.socket.remoteAddress;
-  if (address) request.addHeader(CLIENT_ADDRESS_HEADER, CLIENT_ADDRESS_HEADER, address);
-  return request;
+  return new NodeRequest(req, res, url, method);
 }
 
 /** Methods the fetch `Request` refuses (forbidden methods of the Fetch standard). */
