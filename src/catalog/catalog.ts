@@ -288,7 +288,23 @@ export class Catalog {
     await this.#ready();
     const entity = await this.#storage.get<Entity>('entities', name);
     if (!entity) throw new NotFoundError('entity', name);
+    return this.#shown(name, entity, await this.#access());
+  }
+
+  /**
+   * Throws what {@link getDefinition} throws, and nothing else: for a caller that needs to know the
+   * entity exists and may be seen, not its definition (no copy of it is made). @internal
+   */
+  async requireDefinition(name: string): Promise<void> {
+    await this.#ready();
+    const entity = await this.#definition(name);
+    if (!entity) throw new NotFoundError('entity', name);
     const grants = await this.#access();
+    if (grants) this.#shown(name, entity, grants);
+  }
+
+  /** The definition as `grants` show it. @throws {@link ForbiddenError} when they may not see it. */
+  #shown(name: string, entity: Entity, grants: Grants | undefined): Entity {
     if (!grants) return entity;
     const shown = shownDefinition(grants, entity);
     if (!shown)

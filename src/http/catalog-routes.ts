@@ -99,12 +99,18 @@ export const CATALOG_ROUTES = [
     },
     responses: { 200: { description: 'The get_entity output.', schema: GetEntityOutputSchema } },
     problems: [400, 404, 413, 415],
-    action: async ({ engine, signal, params, body }) => {
-      await engine.catalog.getDefinition(params.name); // 404 before the body is read
+    action: async (context) => {
+      const { engine, params, body } = context;
+      await engine.catalog.requireDefinition(params.name); // 404 before the body is read
       const read = await body();
       const output = await engine.catalog.getEntity(
         { entity_name: params.name, ...read, operation: read.operation ?? {} },
-        { signal },
+        // The request's signal is made only if the read asks for it (a read from memory does not).
+        {
+          get signal() {
+            return context.signal;
+          },
+        },
       );
       return json(200, output);
     },
@@ -127,7 +133,7 @@ export const CATALOG_ROUTES = [
     responses: { 200: { description: 'Rows written (or deleted).', schema: WriteEntityOutputSchema } },
     problems: [400, 404, 409, 413, 415, 422, 502, 503],
     action: async ({ engine, signal, params, body }) => {
-      await engine.catalog.getDefinition(params.name); // 404 before the body is read
+      await engine.catalog.requireDefinition(params.name); // 404 before the body is read
       const { write_mode, rows } = await body();
       const result = await engine.catalog.write(
         [{ entity: params.name, rows: entityRowsOf(rows), mode: write_mode ?? 'append' }],
