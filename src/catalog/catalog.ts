@@ -585,6 +585,8 @@ export class Catalog {
     options: CallOptions,
   ): Promise<{ table: EntityTable; access: EntityAccess | undefined }> {
     const access = grants?.entity(entity, 'read');
+    // Without computed columns the table is the sheet's: nothing to compute, no source to make.
+    if (!hasComputed(entity)) return { table: (await this.#cache.load(entity, options)).table, access };
     const source: ComputeSource = {
       definition: (name) => this.#definition(name, options),
       storedTable: async (stored) => (await this.#cache.load(stored, options)).table,

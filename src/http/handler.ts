@@ -41,7 +41,6 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
   const document = () => (openapi ??= buildOpenApi({ basePath: resolved.basePath }));
 
   async function answer(request: IncomingRequest, made: RequestMaker): Promise<Answer> {
-    const real = () => made.request();
     try {
       const url = request.parsedUrl ?? new URL(request.url);
       const badHost = refuseHost(url, resolved.allowedHosts);
@@ -89,7 +88,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
           keys: resolved.auth.keys ?? controlled,
           sessions: resolved.auth.sessions ?? controlled,
           // The host's hook is given the request itself, as `authorize` and the route are.
-          principal: hook && (() => hook(real())),
+          principal: hook && (() => hook(made.request())),
         },
         engine.credentialStores(),
         secure,
@@ -101,7 +100,7 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
           ? signInRedirect(resolved.basePath, url)
           : unauthorized('Sign in: this server needs an API key (Authorization: Bearer) or a session.');
       if (resolved.authorize) {
-        const verdict = await resolved.authorize(real(), { method, path, name: route.name, params });
+        const verdict = await resolved.authorize(made.request(), { method, path, name: route.name, params });
         if (verdict instanceof Response) return verdict;
         if (verdict === false)
           return problemResponse(
@@ -115,8 +114,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         host: engine,
         identity,
         get request() {
-          if (method !== 'HEAD') return real();
-          const head = real();
+          if (method !== 'HEAD') return made.request();
+          const head = made.request();
           return (asGet ??= new Request(head, { method: 'GET', signal: head.signal }));
         },
         // Made when a route asks for it: most answer without it.
@@ -125,13 +124,14 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         },
         params,
         options: resolved,
-        body: () => readBody(route, request, resolved),
-        query: () => readQuery(route, url),
+        // Bound, not closures: a request makes no functions it does not need.
+        body: readBody.bind(undefined, route, request, resolved),
+        query: readQuery.bind(undefined, route, url),
         openapi: document,
       });
     } catch (error) {
       const details = problemFromError(error);
-      if (details.status === 500) resolved.onError?.(error, real());
+      if (details.status === 500) resolved.onError?.(error, made.request());
       return problemResponse(details, error instanceof HttpProblem ? error.headers : {});
     }
   }

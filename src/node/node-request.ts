@@ -201,36 +201,65 @@ function readNodeBody(
   resolve: (bytes: Uint8Array | undefined) => void,
   reject: (error: unknown) => void,
 ): void {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const stop = () => {
-    req.off('data', onData);
-    req.off('end', onEnd);
-    req.off('error', onError);
-    req.off('close', onClose);
-  };
-  const onData = (chunk: Uint8Array) => {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      stop();
-      req.pause();
-      resolve(undefined);
-    } else chunks.push(chunk);
-  };
-  const onEnd = () => {
-    stop();
-    const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-    resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
-  };
-  const onError = (error: unknown) => {
-    stop();
-    reject(error);
-  };
-  const onClose = () => onError(new DOMException('The request closed before its body ended', 'AbortError'));
-  req.on('data', onData);
-  req.once('end', onEnd);
-  req.once('error', onError);
-  req.once('close', onClose);
+  new BodyRead(req, maxBytes, resolve, reject).start();
+}
+
+/** A body read under way: its listeners are bound methods, so a read makes no closures. */
+class BodyRead {
+  readonly #chunks: Uint8Array[] = [];
+  #size = 0;
+  readonly #onData: (chunk: Uint8Array) => void;
+  readonly #onEnd: () => void;
+  readonly #onFail: (error?: unknown) => void;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly maxBytes: number,
+    readonly resolve: (bytes: Uint8Array | undefined) => void,
+    readonly reject: (error: unknown) => void,
+  ) {
+    this.#onData = this.#data.bind(this);
+    this.#onEnd = this.#end.bind(this);
+    this.#onFail = this.#fail.bind(this);
+  }
+
+  start(): void {
+    const req = this.req;
+    req.on('data', this.#onData);
+    req.once('end', this.#onEnd);
+    req.once('error', this.#onFail);
+    req.once('close', this.#onFail);
+  }
+
+  #stop(): void {
+    const req = this.req;
+    req.off('data', this.#onData);
+    req.off('end', this.#onEnd);
+    req.off('error', this.#onFail);
+    req.off('close', this.#onFail);
+  }
+
+  #data(chunk: Uint8Array): void {
+    this.#size += chunk.byteLength;
+    if (this.#size > this.maxBytes) {
+      this.#stop();
+      this.req.pause();
+      this.resolve(undefined);
+    } else this.#chunks.push(chunk);
+  }
+
+  #end(): void {
+    this.#stop();
+    const chunks = this.#chunks;
+    const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size);
+    this.resolve(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+  }
+
+  /** An error of the stream, or its close (no error) before its end. */
+  #fail(error?: unknown): void {
+    this.#stop();
+    this.reject(error ?? new DOMException('The request closed before its body ended', 'AbortError'));
+  }
 }
 
 /** A stream of bytes already read. */
