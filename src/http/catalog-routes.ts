@@ -10,6 +10,7 @@ import {
   type RelationshipBody,
 } from '../schema/index.js';
 import { entityRowsOf } from '../catalog/rows.js';
+import { checkedRead } from '../query/execute.js';
 import { LOCATION, defineRoute, json, nameParam } from './route.js';
 
 const enc = encodeURIComponent;
@@ -103,8 +104,9 @@ export const CATALOG_ROUTES = [
       const { engine, params, body } = context;
       await engine.catalog.requireDefinition(params.name); // 404 before the body is read
       const read = await body();
+      // The body was checked (and the name is never empty): the read does not check it again.
       const output = await engine.catalog.getEntity(
-        { entity_name: params.name, ...read, operation: read.operation ?? {} },
+        checkedRead({ entity_name: params.name, ...read, operation: read.operation ?? {} }),
         // The request's signal is made only if the read asks for it (a read from memory does not).
         {
           get signal() {

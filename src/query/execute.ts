@@ -7,8 +7,8 @@
 import { formatIssue } from '../errors/index.js';
 import type { Column } from '../schema/data-table.js';
 import type { EntityColumn } from '../schema/entity.js';
-import { GetEntityInputSchema, type GetEntityOutput } from '../schema/get-entity.js';
-import { check } from '../schema/issues.js';
+import { GetEntityInputSchema, type GetEntityInput, type GetEntityOutput } from '../schema/get-entity.js';
+import { check, type CheckResult } from '../schema/issues.js';
 import { groupedPage } from './aggregate.js';
 import { cellOf, type EntityTable } from './entity-table.js';
 import { compileFilter } from './filters.js';
@@ -55,6 +55,19 @@ export function outputColumn(name: string, column: Pick<EntityColumn, 'type' | '
   }
 }
 
+/** Read inputs made from a value their maker checked already (see {@link checkedRead}). */
+const CHECKED = new WeakSet<object>();
+
+/**
+ * Marks a read input built from values already checked (the HTTP read route's body, checked against
+ * `ReadEntityBodySchema`, with a non-empty entity name): {@link executeRead} does not check it again.
+ * The input must not change afterwards. @internal
+ */
+export function checkedRead<T extends object>(input: T): T {
+  CHECKED.add(input);
+  return input;
+}
+
 /**
  * Runs a `get_entity` read over an entity's table. `input` is checked strictly (no other properties
  * at any level), then against the entity's columns. Bad input never throws: the output then has
@@ -79,7 +92,10 @@ export function executeRead(
   limits: ReadLimits,
   options: ReadOptions = {},
 ): GetEntityOutput {
-  const shape = check(GetEntityInputSchema, input);
+  const shape: CheckResult<GetEntityInput> =
+    typeof input === 'object' && input !== null && CHECKED.has(input)
+      ? { ok: true, value: input as GetEntityInput }
+      : check(GetEntityInputSchema, input);
   if (!shape.ok) return readFailure(shape.issues.map(formatIssue));
   const planned = planRead(entityName, table.columns, shape.value, limits);
   if (!planned.ok) return readFailure(planned.errors);

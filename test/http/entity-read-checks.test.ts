@@ -74,4 +74,38 @@ describe('the entity routes before the body', () => {
     expect(second.status).toBe(200);
     expect(second.body.body.table.columns.map((c: { name: string }) => c.name)).toEqual(['id', 'name']);
   });
+
+  it('answers as getEntity in-process, the body checked once: reads, a data error, a bad body', async () => {
+    const { engine, handler, sales } = await start();
+    const bodies = [
+      {},
+      { operation: { filters: [{ column: 'city', operator: 'EQUALS', value: 'London' }] }, page_size: 1 },
+      {
+        operation: {
+          select_columns: [{ column: 'name', alias: 'who' }],
+          order_by: [{ column: 'id', direction: 'DESC' }],
+        },
+      },
+      { operation: { filters: [{ column: 'nope', operator: 'EQUALS', value: 1 }] } },
+    ];
+    for (const body of bodies) {
+      const answer = await call(handler, 'POST', '/catalog/entities/customers/read', body, bearer(sales));
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual(
+        JSON.parse(
+          JSON.stringify(
+            await engine.catalog.getEntity({ entity_name: 'customers', operation: {}, ...body } as never),
+          ),
+        ),
+      );
+    }
+    const bad = await call(
+      handler,
+      'POST',
+      '/catalog/entities/customers/read',
+      { operation: { filters: 'all' } },
+      bearer(sales),
+    );
+    expect(bad.status).toBe(400);
+  });
 });
