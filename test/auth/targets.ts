@@ -5,7 +5,7 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { afterAll } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { openPostgres } from '../../src/adapters/postgres/index.js';
 import type { StorageAdapter } from '../../src/adapters/types.js';
 import { MemoryStorage } from '../../src/index.js';
@@ -19,14 +19,17 @@ export interface Target {
 }
 
 const url = await reachServer();
-const schemas = testSchemas(url);
 let pglite: PGlite | undefined;
-const closing: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const close of closing.reverse()) await close();
-  await pglite?.close();
-  await schemas.drop();
-});
+
+/**
+ * Closes what a test opened once it has finished. (Per test, not per file: test files may share this
+ * module, and with it the one PGlite instance, which is closed only with its process.)
+ */
+function closeAfter(...closes: (() => Promise<unknown>)[]): void {
+  onTestFinished(async () => {
+    for (const close of closes) await close();
+  });
+}
 
 const ALL_TABLES = (schema: string) =>
   `select table_name from information_schema.tables where table_schema = '${schema}'`;
@@ -43,9 +46,12 @@ export const TARGETS: Target[] = [
     name: 'Postgres on PGlite',
     open: async () => {
       const client = (pglite ??= await PGlite.create());
-      const schema = schemas.next();
+      const schema = testSchemas(undefined).next();
       const db = await openPostgres({ pglite: client }, { schema });
-      closing.push(() => db.close());
+      closeAfter(
+        () => db.close(),
+        () => client.exec(`drop schema if exists "${schema}" cascade`),
+      );
       const dump = async () => {
         const tables = await client.query<{ table_name: string }>(ALL_TABLES(schema));
         let text = '';
@@ -62,12 +68,14 @@ if (url)
   TARGETS.push({
     name: 'Postgres on the PostgreSQL server',
     open: async () => {
+      const schemas = testSchemas(url);
       const schema = schemas.next();
       const pool = new pg.Pool({ connectionString: url });
       const db = await openPostgres({ pool }, { schema });
-      closing.push(
-        () => pool.end(),
+      closeAfter(
         () => db.close(),
+        () => pool.end(),
+        () => schemas.drop(),
       );
       const dump = async () => {
         const tables = await pool.query<{ table_name: string }>(ALL_TABLES(schema));

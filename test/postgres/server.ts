@@ -50,8 +50,7 @@ export function testSchemas(url: string | undefined): { next(): string; drop(): 
       const client = new pg.Client(url);
       await client.connect();
       try {
-        // A schema's queue (pg-boss) lives beside it in `<schema>_jobs`.
-        for (const name of made.flatMap((schema) => [schema, `${schema}_jobs`]))
+        for (const name of made)
           await client.query(`drop schema if exists ${client.escapeIdentifier(name)} cascade`);
       } finally {
         await client.end();
