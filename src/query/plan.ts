@@ -90,12 +90,13 @@ export function planRead(
 ): { ok: true; plan: ReadPlan } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const positions = new Map<string, number>(columns.map((column, c) => [column.name, c]));
-  const known = listNames(columns.map((column) => column.name));
+  // The list of column names is made for the first error that names it, not for every read.
+  let known: string | undefined;
   const find = (name: string, path: string): number => {
     const c = positions.get(name);
     if (c === undefined)
       errors.push(
-        `${path}: unknown column ${quoteName(name)} of entity ${quoteName(entityName)} (columns: ${known})`,
+        `${path}: unknown column ${quoteName(name)} of entity ${quoteName(entityName)} (columns: ${(known ??= listNames(columns.map((column) => column.name)))})`,
       );
     return c ?? -1;
   };
