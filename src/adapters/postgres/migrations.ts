@@ -229,10 +229,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       // A database an earlier version ran keeps its open jobs in the table of the pg-boss package, in
       // the schema `<schema>_jobs`: they move here (that schema is left as it is, for its owner to drop).
-      const earlier = await sql<{
-        found: string | null;
-      }>`select to_regclass(${`"${name}_jobs".job`}) as found`.execute(db);
-      if (earlier.rows[0]?.found)
+      // Only a table of the shape pg-boss gave it: anything else there is left alone.
+      const columns = await sql<{
+        count: string;
+      }>`select count(*)::text as count from information_schema.columns
+        where table_schema = ${`${name}_jobs`} and table_name = 'job'
+          and column_name in ('name', 'data', 'state', 'start_after', 'retry_count', 'created_on')`.execute(
+        db,
+      );
+      if (columns.rows[0]?.count === '6')
         await sql`insert into ${sql.id(name, 'step_jobs')} (run_id, data, start_after, deliveries, created_at)
           select data->>'run', data, start_after, retry_count, created_on from ${sql.id(`${name}_jobs`, 'job')}
           where name = 'steps' and state::text in ('created', 'retry', 'active') and data ? 'run'
