@@ -77,13 +77,25 @@ export class TriggerRegistry {
     const trigger = parsed.value;
     const issues = await this.#problems(trigger);
     if (issues.length > 0) throw new ValidationError(issues);
-    const stored: StoredTrigger = { ...trigger, created_at: new Date().toISOString() };
+    const stored: StoredTrigger = { ...trigger, created_at: await this.#creationTime(trigger.name) };
     return this.#history.changing('trigger', trigger.name, async () => {
       if (!(await this.#storage.put('triggers', trigger.name, stored, { ifAbsent: true })))
         throw new ConflictError('trigger', trigger.name);
       await this.#history.record('trigger', trigger.name, 'create', stored, options.by);
       return stored;
     });
+  }
+
+  /**
+   * The time a trigger created now under `name` is known by: now, or later than the creation of a
+   * deleted trigger of that name whose state is still stored (created in the same millisecond, the new
+   * trigger would take that state for its own, and its first poll would fire rather than record).
+   */
+  async #creationTime(name: string): Promise<string> {
+    const now = Date.now();
+    const state = await this.#storage.get<{ trigger?: unknown }>('trigger_state', name);
+    const before = typeof state?.trigger === 'string' ? Date.parse(state.trigger) : Number.NaN;
+    return new Date(Number.isNaN(before) || before < now ? now : before + 1).toISOString();
   }
 
   /** A trigger by name. @throws {@link NotFoundError} */
