@@ -104,11 +104,11 @@ interface Written {
   notice: string;
 }
 
-/** A run's write guarded by the version it was executed on (see `RunQueue.commit`). */
+/** A run's write guarded by the version it was executed on (see `RunQueue.commit`); none under its lock. */
 interface GuardedWrite {
   id: string;
   change: RunChange;
-  version: number;
+  version: number | undefined;
   held: Held | undefined;
   hand: HandOff | undefined;
 }
@@ -163,7 +163,7 @@ class TableQueue implements PostgresQueue {
 
   async begin(id: string, change: RunChange): Promise<void> {
     this.#open();
-    const written = await this.#writeRun(this.#db, id, change, { insert: true });
+    const written = await this.#insertRun(id, change);
     if (written) this.#announce(written.notice);
   }
 
@@ -207,7 +207,7 @@ class TableQueue implements PostgresQueue {
         return undefined;
       }
       const hand = this.#handOff(held, change.jobs);
-      const written = await this.#writeRun(tx, id, change, { held, hand });
+      const [written] = await this.#writeAll([{ id, change, version: undefined, held, hand }], tx);
       settle = () => {
         if (written) this.#announce(written.notice);
         this.#settled(held, id, change, hand, written);
@@ -516,64 +516,36 @@ class TableQueue implements PostgresQueue {
   }
 
   /**
-   * Writes a run in one statement: inserts it (`insert`) or updates it (with `version`, only if it is
-   * still at that version: its row's `xmin`, which every update renews), appends its events, enqueues
-   * its jobs, deletes `held`'s job and inserts the handed-off job leased to its worker, and notifies.
-   * Undefined when the version did not match (nothing was written); else the run's new version and
-   * the handed job's id.
+   * Stores a new run in one statement: the run, its events and its jobs, and its notification (the
+   * undefined case cannot happen: an insert writes its row or throws).
    */
-  async #writeRun(
-    executor: Kysely<Tables> | Transaction<Tables>,
-    id: string,
-    change: RunChange,
-    options: {
-      insert?: boolean;
-      version?: number | undefined;
-      held?: Held | undefined;
-      hand?: HandOff | undefined;
-    },
-  ): Promise<Written | undefined> {
-    const { insert = false, version, held, hand } = options;
+  async #insertRun(id: string, change: RunChange): Promise<Written | undefined> {
     const summary = runSummary(id, change.record);
     const columns = runColumns(summary);
-    const logged = hand?.starting ? [...change.events, ...hand.starting] : change.events;
-    const events = JSON.stringify(logged);
+    const events = JSON.stringify(change.events);
     const record = JSON.stringify(change.record) ?? 'null';
-    // A handed-off step of a queued run starts it.
-    const status = hand?.starting && columns.status === 'queued' ? 'running' : columns.status;
-    const notice = this.#notice(id, status, events, change.jobs, hand !== undefined);
-    const count = sql`json_array_length(${events}::text::json)`;
-    const head = insert
-      ? sql`insert into ${this.#runsTable}
-            (id, workflow, status, started_at, finished_at, record, durable, summary, progress, event_count)
-          values (${id}, ${columns.workflow}, ${status}, ${time(columns.started_at)}, ${time(columns.finished_at)},
-            ${record}::text::json, ${json(change.state)}, ${summaryJson(summary)}, ${json(change.progress ?? null)},
-            ${count})
-          returning 0 as base, xmin::text as version`
-      : sql`update ${this.#runsTable} set
-            workflow = ${columns.workflow}, status = ${status},
-            started_at = ${time(columns.started_at)}, finished_at = ${time(columns.finished_at)},
-            record = ${record}::text::json, durable = ${json(change.state)}, summary = ${summaryJson(summary)},
-            progress = ${json(change.progress ?? null)}, event_count = event_count + ${count}
-          where id = ${id} ${version === undefined ? sql`` : sql`and xmin = ${String(version)}::text::xid`}
-          returning event_count - ${count} as base, xmin::text as version`;
+    const notice = this.#notice(id, columns.status, events, change.jobs, false);
     for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(delayMs);
-    const result = await sql<{ version: string; handed: string | null; base: number }>`
-      with updated as (${head}), logged as (
+    const result = await sql<{ version: string; base: number }>`
+      with updated as (
+        insert into ${this.#runsTable}
+          (id, workflow, status, started_at, finished_at, record, durable, summary, progress, event_count)
+        values (${id}, ${columns.workflow}, ${columns.status}, ${time(columns.started_at)}, ${time(columns.finished_at)},
+          ${record}::text::json, ${json(change.state)}, ${summaryJson(summary)},
+          ${change.progress ? json(change.progress) : null}, json_array_length(${events}::text::json))
+        returning 0 as base, xmin::text as version
+      ), logged as (
         insert into ${this.#eventsTable} (run_id, seq, event)
         select ${id}, base + ordinality::int, value
         from updated, json_array_elements(${events}::text::json) with ordinality
-      )${this.#jobsSql(id, change.jobs, hand, held)}
-      select version, ${hand ? sql`(select id from enqueued where state = 'active')` : sql`null::text`} as handed,
-        base from updated`.execute(executor);
+      )${this.#jobsSql(id, change.jobs, undefined, undefined)}
+      select version, base from updated`.execute(this.#db);
     const row = result.rows[0];
-    return row
-      ? { version: row.version, handed: row.handed, record, notice: notice(Number(row.base)) }
-      : undefined;
+    return row ? { version: row.version, handed: null, record, notice: notice(Number(row.base)) } : undefined;
   }
 
   /**
-   * Writes a run guarded by its version, as {@link TableQueue.#writeRun} does, together with the
+   * Writes a run guarded by its version (see {@link TableQueue.#writeAll}), together with the
    * other commits of this process that came meanwhile: while one such statement is under way the
    * commits that come wait, and then go in one statement (and one transaction, one WAL flush) for
    * all of them. A lone commit goes at once.
@@ -598,7 +570,7 @@ class TableQueue implements PostgresQueue {
           if (waiting.length === 1) waiting[0]!.reject(error);
           else
             for (const { write, resolve, reject } of waiting)
-              await this.#writeRun(this.#db, write.id, write.change, write).then(resolve, reject);
+              await this.#writeAll([write]).then(([written]) => resolve(written), reject);
           continue;
         }
         waiting.forEach(({ resolve }, n) => resolve(results[n]));
@@ -608,8 +580,16 @@ class TableQueue implements PostgresQueue {
     }
   }
 
-  /** Writes runs guarded by their versions in one statement; for each, what was written, or undefined. */
-  async #writeAll(writes: readonly GuardedWrite[]): Promise<(Written | undefined)[]> {
+  /**
+   * Writes runs in one statement: each run (with a `version`, only if it is still at that version: its
+   * row's `xmin`, which every update renews; without one, as the caller holds its row's lock), its
+   * events and jobs, deletes each `held` job and inserts each handed-off job leased to its worker. For
+   * each, what was written, or undefined when its version did not match (nothing of it was written).
+   */
+  async #writeAll(
+    writes: readonly GuardedWrite[],
+    executor: Kysely<Tables> | Transaction<Tables> = this.#db,
+  ): Promise<(Written | undefined)[]> {
     const made = writes.map((write, n) => {
       const { id, change, version, held, hand } = write;
       const summary = runSummary(id, change.record);
@@ -626,7 +606,7 @@ class TableQueue implements PostgresQueue {
       const fields = [
         `"n":${n}`,
         `"id":${JSON.stringify(id)}`,
-        `"v":"${version}"`,
+        ...(version === undefined ? [] : [`"v":"${version}"`]),
         `"w":${JSON.stringify(columns.workflow)}`,
         `"s":${JSON.stringify(status)}`,
         `"a":${JSON.stringify(columns.started_at)}`,
@@ -655,7 +635,7 @@ class TableQueue implements PostgresQueue {
         update ${this.#runsTable} as r set workflow = i.w, status = i.s, started_at = i.a, finished_at = i.f,
           record = i.r, durable = i.d, summary = i.m, progress = i.p,
           event_count = r.event_count + json_array_length(i.e)
-        from input i where r.id = i.id and r.xmin = i.v::xid
+        from input i where r.id = i.id and (i.v is null or r.xmin = i.v::xid)
         returning i.n, i.id, i.e, i.j, i.h, r.event_count - json_array_length(i.e) as base, r.xmin::text as version
       ), logged as (
         insert into ${this.#eventsTable} (run_id, seq, event)
@@ -673,7 +653,7 @@ class TableQueue implements PostgresQueue {
       )
       select u.n, u.base, u.version,
         (select e.id from enqueued e where e.run_id = u.id and e.state = 'active' limit 1) as handed
-      from updated u`.execute(this.#db);
+      from updated u`.execute(executor);
     const written: (Written | undefined)[] = writes.map(() => undefined);
     for (const row of result.rows) {
       const m = made[row.n]!;
