@@ -51,6 +51,7 @@ const ISOLATED = [
   'test/engine/item-ledger.test.ts',
   'test/readme.test.ts',
   'test/script/row-objects.test.ts',
+  'test/engine/trigger-recreate.test.ts',
 ];
 
 export default defineConfig({

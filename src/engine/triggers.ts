@@ -50,6 +50,8 @@ export class TriggerRegistry {
   readonly #checks: TriggerChecks;
   readonly #ready: () => Promise<void>;
   readonly #history: DefinitionHistory;
+  /** The `created_at` (ms) of the last trigger this registry created. */
+  #lastCreated = 0;
 
   constructor(storage: StorageAdapter, checks: TriggerChecks, ready: () => Promise<void>) {
     this.#storage = storage;
@@ -87,15 +89,18 @@ export class TriggerRegistry {
   }
 
   /**
-   * The time a trigger created now under `name` is known by: now, or later than the creation of a
-   * deleted trigger of that name whose state is still stored (created in the same millisecond, the new
-   * trigger would take that state for its own, and its first poll would fire rather than record).
+   * The time a trigger created now is known by: now, but always later than the last creation of this
+   * registry and than the creation a stored state of that name names. A trigger deleted and created
+   * again within one millisecond would otherwise share its `created_at` with the deleted one, and take
+   * a state a tick still under way writes for that one for its own (its first poll would fire rather
+   * than record).
    */
   async #creationTime(name: string): Promise<string> {
-    const now = Date.now();
     const state = await this.#storage.get<{ trigger?: unknown }>('trigger_state', name);
-    const before = typeof state?.trigger === 'string' ? Date.parse(state.trigger) : Number.NaN;
-    return new Date(Number.isNaN(before) || before < now ? now : before + 1).toISOString();
+    const stored = typeof state?.trigger === 'string' ? Date.parse(state.trigger) : Number.NaN;
+    const at = Math.max(Date.now(), this.#lastCreated + 1, Number.isNaN(stored) ? 0 : stored + 1);
+    this.#lastCreated = at;
+    return new Date(at).toISOString();
   }
 
   /** A trigger by name. @throws {@link NotFoundError} */
