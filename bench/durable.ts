@@ -62,11 +62,8 @@ const KINDS: [RegExp, string][] = [
   [/^\s*select 1\s*$/i, 'SELECT 1 (bench)'],
   [/^\s*(un)?listen\b/i, 'LISTEN'],
   [/for update\s*$/i, 'lock run (select ... for update)'],
-  [
-    /^\s*with updated as \(\s*update \S+\."runs" set workflow.*enqueued as .*'active'/i,
-    'commit step + next job (one statement)',
-  ],
-  [/^\s*with updated as \(\s*update \S+\."runs" set workflow/i, 'write run + events + jobs + notify'],
+  [/^\s*select n, base, version, handed from \S+\."write_runs"\(/i, 'commit steps + next jobs (write_runs)'],
+  [/^\s*select pg_notify\(/i, 'notify (after the commit)'],
   [/^\s*with updated as \(\s*update \S+\."runs" set durable/i, 'write item + state + notify'],
   [/^\s*with updated as \(\s*insert into \S+\."runs"/i, 'insert run + events + jobs'],
   [
@@ -78,7 +75,7 @@ const KINDS: [RegExp, string][] = [
   [/^\s*select record::text as "record", durable::text as "durable"/i, 'load run'],
   [/from "[^"]*"\."definitions"/i, 'read definition'],
   [/^\s*with taken as \(\s*select id from \S+\."step_jobs"/i, 'fetch jobs'],
-  [/^\s*insert into "?bench_commit/i, 'one durable commit (bench)'],
+  [/^\s*insert into \S*bench_commit/i, 'one durable commit (bench)'],
   [/^\s*update \S+\."step_jobs" set lease_until/i, 'renew leases'],
   [/^\s*delete from \S+\."step_jobs"/i, 'complete job'],
   [/^\s*update \S+\."step_jobs" set state/i, 'fail job'],
@@ -343,8 +340,8 @@ async function pgliteTarget(): Promise<Target> {
     open: () => openPostgres({ pglite: pglite as never }, SMOKE ? { schema: 'stepwire_bench_durable' } : {}),
     ping: () => pglite.query('select 1'),
     commit: once(
-      () => pglite.query('create temporary table if not exists bench_commit (at timestamptz)'),
-      () => pglite.query('insert into bench_commit values (now())'),
+      () => pglite.query('create table if not exists stepwire_bench_commit (at timestamptz)'),
+      () => pglite.query('insert into stepwire_bench_commit values (now())'),
     ),
     close: () => (SMOKE ? Promise.resolve() : pglite.close()),
   };
@@ -364,14 +361,18 @@ async function serverTarget(schema: string): Promise<Target | undefined> {
       }
     },
     ping: () => pool.query('select 1'),
-    // The pool holds one connection: the temporary table lives as long as it.
+    // A table of the database's own (a temporary table's writes skip the write-ahead log, so its
+    // commit waits for no flush), in a schema dropped at the end.
     commit: once(
-      () => pool.query('create temporary table if not exists bench_commit (at timestamptz)'),
-      () => pool.query('insert into bench_commit values (now())'),
+      () =>
+        pool.query(
+          `create schema if not exists ${schema}_commit; create table if not exists ${schema}_commit.bench_commit (at timestamptz)`,
+        ),
+      () => pool.query(`insert into ${schema}_commit.bench_commit values (now())`),
     ),
     close: async () => {
       await pool.query(
-        `drop schema if exists ${schema} cascade; drop schema if exists ${schema}_jobs cascade`,
+        `drop schema if exists ${schema} cascade; drop schema if exists ${schema}_commit cascade`,
       );
       await pool.end();
     },

@@ -155,7 +155,9 @@ export class DurableRuns {
     change.jobs.push({ job: { run: id, step: TIMER, attempt: 1 }, delayMs: timeoutMs });
     this.#plans.set(id, plan);
     const events = new EventFeed(options.onEvent);
-    const result = this.follow(id, (event) => events.push(event)).finally(() => events.end());
+    let begun!: () => void;
+    const beginning = new Promise<void>((resolve) => (begun = resolve));
+    const result = this.follow(id, (event) => events.push(event), beginning).finally(() => events.end());
     try {
       await this.#queue.begin(id, change);
     } catch (error) {
@@ -163,6 +165,7 @@ export class DurableRuns {
       this.#stopFollowing(id);
       throw error;
     }
+    begun();
     void result.then(
       (final) => trace.end(final.status, final.error),
       () => trace.end('failed', null),
@@ -179,9 +182,10 @@ export class DurableRuns {
 
   /**
    * Follows a run wherever it executes: calls `onEvent` with each event in order and resolves with
-   * the final record.
+   * the final record. `begin`, for a run this process is storing, resolves once it is stored: its log
+   * is read then only if no notification brought its first events (the log is empty before).
    */
-  follow(id: string, onEvent?: (event: RunEvent) => void): Promise<RunRecord> {
+  follow(id: string, onEvent?: (event: RunEvent) => void, begin?: Promise<void>): Promise<RunRecord> {
     this.#unwatch ??= this.#queue.watch((runId, status, logged) => this.#changed(runId, status, logged));
     return new Promise<RunRecord>((resolve, reject) => {
       let seq = 0;
@@ -277,7 +281,11 @@ export class DurableRuns {
       let set = this.#followers.get(id);
       if (!set) this.#followers.set(id, (set = new Set()));
       set.add(listener);
-      void pull();
+      if (!begin) void pull();
+      else
+        void begin.then(() => {
+          if (seq === 0 && !ended) void pull();
+        });
     });
   }
 

@@ -244,7 +244,71 @@ export const MIGRATIONS: readonly Migration[] = [
           order by created_on`.execute(db);
     },
   },
+  {
+    version: 9,
+    name: 'a step commit as one function call',
+    async up(_schema, { db, name }) {
+      await sql.raw(writeRunsFunction(name)).execute(db);
+    },
+  },
 ];
+
+/**
+ * The function that writes the runs of a commit (see the queue's `write_runs` call): PL/pgSQL, so that
+ * each connection plans its statements once and then reuses the plans, where the one statement sent as
+ * text was parsed and planned at every step (most of its cost on the server). One run at a time, by
+ * its key: one statement joining all of them to `runs` was planned as a scan of the whole table.
+ *
+ * `writes` is a JSON array of one object a run: `n` its place in the array, `id`, `v` the version
+ * (`xmin`) it must still be at (none: the caller holds its row's lock), its columns (`w`, `s`, `a`,
+ * `f`, `r`, `d`, `m`, `p`), `e` its events, `j` its jobs (`j` the job, `d` its delay in ms, `h` whether
+ * it is handed to the worker, leased for `lease_seconds`) and `h` the job its step held (deleted). A
+ * row for each run written: its place, the count of events it had before, its new version and the
+ * id of the job handed over.
+ */
+function writeRunsFunction(schema: string): string {
+  const id = (table: string) => `"${schema.replaceAll('"', '""')}"."${table}"`;
+  return `create or replace function ${id('write_runs')}(writes text, lease_seconds int)
+    returns table (n int, base int, version text, handed text) language plpgsql as $body$
+    #variable_conflict use_column
+    declare
+      w record;
+    begin
+      for w in
+        select * from json_to_recordset(writes::json) as i(
+          n int, id text, v text, w text, s text, a timestamptz, f timestamptz,
+          r json, d json, m json, p json, e json, j json, h bigint)
+        order by i.id
+      loop
+        update ${id('runs')} as r set workflow = w.w, status = w.s, started_at = w.a, finished_at = w.f,
+          record = w.r, durable = w.d, summary = w.m, progress = w.p,
+          event_count = r.event_count + json_array_length(w.e)
+        where r.id = w.id and (w.v is null or r.xmin = w.v::xid)
+        returning r.event_count - json_array_length(w.e), r.xmin::text into base, version;
+        continue when not found;
+        insert into ${id('run_events')} (run_id, seq, event)
+        select w.id, base + x.ordinality::int, x.value from json_array_elements(w.e) with ordinality as x;
+        handed := null;
+        if json_array_length(w.j) > 0 then
+          with enqueued as (
+            insert into ${id('step_jobs')} (run_id, data, state, start_after, deliveries, lease_until, started_at)
+            select w.id, q.j::jsonb, case when q.h then 'active' else 'ready' end,
+              now() + q.d * interval '1 millisecond', case when q.h then 1 else 0 end,
+              case when q.h then now() + lease_seconds * interval '1 second' end, case when q.h then now() end
+            from json_to_recordset(w.j) as q(j json, d float8, h boolean)
+            returning id, state
+          )
+          select e.id::text into handed from enqueued e where e.state = 'active' limit 1;
+        end if;
+        if w.h is not null then
+          delete from ${id('step_jobs')} where id = w.h;
+        end if;
+        n := w.n;
+        return next;
+      end loop;
+    end
+    $body$`;
+}
 
 /**
  * Brings `schema` to the latest version, under the schema's advisory lock.

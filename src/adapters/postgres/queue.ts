@@ -116,8 +116,9 @@ interface GuardedWrite {
 /** Most commits written in one statement. */
 const MAX_BATCH = 64;
 
-/** The job a commit hands to its worker, with the events its start logs in that commit. */
+/** The job a commit hands to a worker of this process, with the events its start logs in that commit. */
 interface HandOff {
+  worker: StepWorker;
   job: StepJob;
   starting: unknown[] | undefined;
 }
@@ -132,8 +133,12 @@ class TableQueue implements PostgresQueue {
   readonly #jobsTable: RawBuilder<unknown>;
   readonly #runsTable: RawBuilder<unknown>;
   readonly #eventsTable: RawBuilder<unknown>;
+  /** The function that writes runs, their events and jobs (see `writeRunsFunction`). */
+  readonly #writeRuns: RawBuilder<unknown>;
   #listeners = new Set<(runId: string, status?: string, logged?: LoggedEvents) => void>();
   #unlisten: Promise<() => Promise<void>> | undefined;
+  /** Runs a statement on the LISTEN connection at once, when that connection is up (see `listenOnPool`). */
+  #direct: Direct | undefined;
   #closed = false;
   /** The workers of this process, woken when jobs become ready. */
   #workers = new Set<StepWorker>();
@@ -159,6 +164,7 @@ class TableQueue implements PostgresQueue {
     this.#jobsTable = sql.table(`${schema}.step_jobs`);
     this.#runsTable = sql.table(`${schema}.runs`);
     this.#eventsTable = sql.table(`${schema}.run_events`);
+    this.#writeRuns = sql.id(schema, 'write_runs');
   }
 
   async begin(id: string, change: RunChange): Promise<void> {
@@ -501,6 +507,7 @@ class TableQueue implements PostgresQueue {
     await this.#flushing;
     const unlisten = this.#unlisten;
     this.#unlisten = undefined;
+    this.#direct = undefined;
     await (await unlisten?.catch(() => undefined))?.().catch(() => undefined);
   }
 
@@ -512,7 +519,16 @@ class TableQueue implements PostgresQueue {
   #handOff(held: Held | undefined, jobs: readonly EnqueuedJob[]): HandOff | undefined {
     if (!held || !held.worker.takes(jobs)) return undefined;
     const job = jobs.find((j) => !j.delayMs)!.job;
-    return { job, starting: held.worker.starting(job) };
+    return { worker: held.worker, job, starting: held.worker.starting(job) };
+  }
+
+  /** The job a new run's insert hands to a worker of this process with a slot free, if there is one. */
+  #handFirst(jobs: readonly EnqueuedJob[]): HandOff | undefined {
+    const first = jobs.find((j) => !j.delayMs)?.job;
+    if (!first) return undefined;
+    for (const worker of this.#workers)
+      if (worker.idle()) return { worker, job: first, starting: worker.starting(first) };
+    return undefined;
   }
 
   /**
@@ -522,15 +538,17 @@ class TableQueue implements PostgresQueue {
   async #insertRun(id: string, change: RunChange): Promise<Written | undefined> {
     const summary = runSummary(id, change.record);
     const columns = runColumns(summary);
-    const events = JSON.stringify(change.events);
+    const hand = this.#handFirst(change.jobs);
+    const events = JSON.stringify(hand?.starting ? [...change.events, ...hand.starting] : change.events);
     const record = JSON.stringify(change.record) ?? 'null';
-    const notice = this.#notice(id, columns.status, events, change.jobs, false);
+    const status = hand?.starting && columns.status === 'queued' ? 'running' : columns.status;
+    const notice = this.#notice(id, status, events, change.jobs, hand !== undefined);
     for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(delayMs);
-    const result = await sql<{ version: string; base: number }>`
+    const result = await sql<{ version: string; base: number; handed: string | null }>`
       with updated as (
         insert into ${this.#runsTable}
           (id, workflow, status, started_at, finished_at, record, durable, summary, progress, event_count)
-        values (${id}, ${columns.workflow}, ${columns.status}, ${time(columns.started_at)}, ${time(columns.finished_at)},
+        values (${id}, ${columns.workflow}, ${status}, ${time(columns.started_at)}, ${time(columns.finished_at)},
           ${record}::text::json, ${json(change.state)}, ${summaryJson(summary)},
           ${change.progress ? json(change.progress) : null}, json_array_length(${events}::text::json))
         returning 0 as base, xmin::text as version
@@ -538,10 +556,14 @@ class TableQueue implements PostgresQueue {
         insert into ${this.#eventsTable} (run_id, seq, event)
         select ${id}, base + ordinality::int, value
         from updated, json_array_elements(${events}::text::json) with ordinality
-      )${this.#jobsSql(id, change.jobs, undefined, undefined)}
-      select version, base from updated`.execute(this.#db);
+      )${this.#jobsSql(id, change.jobs, hand, undefined)}
+      select version, base, ${hand ? sql`(select id from enqueued where state = 'active' limit 1)` : sql`null`} as handed
+      from updated`.execute(this.#db);
     const row = result.rows[0];
-    return row ? { version: row.version, handed: null, record, notice: notice(Number(row.base)) } : undefined;
+    if (!row) return undefined;
+    const written = { version: row.version, handed: row.handed, record, notice: notice(Number(row.base)) };
+    this.#adopt(id, change, hand, written);
+    return written;
   }
 
   /**
@@ -625,35 +647,10 @@ class TableQueue implements PostgresQueue {
         notice: this.#notice(id, status, events, change.jobs, hand !== undefined),
       };
     });
-    const lease = sql`now() + ${this.#timing.heartbeatSeconds}::int * interval '1 second'`;
     const result = await sql<{ n: number; base: number; version: string; handed: string | null }>`
-      with input as (
-        select * from json_to_recordset(${`[${made.map((m) => m.text).join(',')}]`}::text::json) as i(
-          n int, id text, v text, w text, s text, a timestamptz, f timestamptz,
-          r json, d json, m json, p json, e json, j json, h bigint)
-      ), updated as (
-        update ${this.#runsTable} as r set workflow = i.w, status = i.s, started_at = i.a, finished_at = i.f,
-          record = i.r, durable = i.d, summary = i.m, progress = i.p,
-          event_count = r.event_count + json_array_length(i.e)
-        from input i where r.id = i.id and (i.v is null or r.xmin = i.v::xid)
-        returning i.n, i.id, i.e, i.j, i.h, r.event_count - json_array_length(i.e) as base, r.xmin::text as version
-      ), logged as (
-        insert into ${this.#eventsTable} (run_id, seq, event)
-        select u.id, u.base + x.ordinality::int, x.value
-        from updated u, json_array_elements(u.e) with ordinality as x
-      ), enqueued as (
-        insert into ${this.#jobsTable} (run_id, data, state, start_after, deliveries, lease_until, started_at)
-        select u.id, q.j::jsonb, case when q.h then 'active' else 'ready' end,
-          now() + q.d * interval '1 millisecond', case when q.h then 1 else 0 end,
-          case when q.h then ${lease} end, case when q.h then now() end
-        from updated u, json_to_recordset(u.j) as q(j json, d float8, h boolean)
-        returning id::text as id, run_id, state
-      ), done as (
-        delete from ${this.#jobsTable} where id in (select u.h from updated u where u.h is not null)
-      )
-      select u.n, u.base, u.version,
-        (select e.id from enqueued e where e.run_id = u.id and e.state = 'active' limit 1) as handed
-      from updated u`.execute(executor);
+      select n, base, version, handed from ${this.#writeRuns}(${`[${made.map((m) => m.text).join(',')}]`}, ${this.#timing.heartbeatSeconds}::int)`.execute(
+      executor,
+    );
     const written: (Written | undefined)[] = writes.map(() => undefined);
     for (const row of result.rows) {
       const m = made[row.n]!;
@@ -712,8 +709,15 @@ class TableQueue implements PostgresQueue {
   ): void {
     if (!held) return;
     held.completed = true;
-    if (!hand || !change || !written?.handed) return;
-    held.handedOff = true;
+    if (hand && change && written?.handed) {
+      held.handedOff = true;
+      this.#adopt(id, change, hand, written);
+    }
+  }
+
+  /** Gives the job a commit (or a run's insert) handed over to its worker, with the run as written. */
+  #adopt(id: string, change: RunChange, hand: HandOff | undefined, written: Written): void {
+    if (!hand || !written.handed) return;
     const job: Job = { id: written.handed, data: hand.job, retryCount: 0 };
     // The next step of this run starts on the run as this commit wrote it (its start logged with it).
     const loaded: DurableRun | undefined = hand.starting
@@ -724,7 +728,7 @@ class TableQueue implements PostgresQueue {
           version: written.version,
         })
       : undefined;
-    held.worker.adopt([loaded === undefined ? { job } : { job, loaded }]);
+    hand.worker.adopt([loaded === undefined ? { job } : { job, loaded }]);
   }
 
   /** Takes up to `count` jobs ready now or whose lease lapsed, leased to the caller, in one statement. */
@@ -835,10 +839,12 @@ class TableQueue implements PostgresQueue {
     try {
       while (this.#pending.length > 0) {
         const payloads = this.#pending.splice(0);
-        await sql`select pg_notify(${this.#channel}, payload)
-          from unnest(${payloads}::text[]) with ordinality as n(payload, at) order by at`
-          .execute(this.#db)
-          .catch(() => undefined);
+        // On the LISTEN connection when it is up: sent at once, not after the work this tick has left.
+        const sent =
+          this.#direct?.(NOTIFY_SQL, [this.#channel, payloads]) ??
+          sql`select pg_notify(${this.#channel}, payload)
+            from unnest(${payloads}::text[]) with ordinality as n(payload, at) order by at`.execute(this.#db);
+        await sent.catch(() => undefined);
       }
     } finally {
       this.#flushing = undefined;
@@ -881,7 +887,9 @@ class TableQueue implements PostgresQueue {
       };
       return pglite.listen(this.#channel, deliver);
     }
-    return listenOnPool(client.pool, this.#channel, deliver);
+    const listening = await listenOnPool(client.pool, this.#channel, deliver);
+    this.#direct = listening.direct;
+    return listening.stop;
   }
 }
 
@@ -1014,6 +1022,11 @@ class StepWorker {
   /** Whether a commit of a job of this worker making `jobs` ready takes the next job for it. */
   takes(jobs: readonly EnqueuedJob[]): boolean {
     return !this.#stopping && jobs.some((job) => !job.delayMs);
+  }
+
+  /** Whether a slot is free that no job handed over waits for (a new run's first job may go to it). */
+  idle(): boolean {
+    return !this.#stopping && this.#free > this.#handed.length;
   }
 
   /** The events to log as `job` starts, when the worker was told them; else undefined. */
@@ -1153,8 +1166,14 @@ class StepWorker {
   }
 }
 
+/** Notifies `$1` of each payload of `$2`, in order. */
+const NOTIFY_SQL = `select pg_notify($1, payload) from unnest($2::text[]) with ordinality as n(payload, at) order by at`;
+
+/** Runs a statement on a connection held for it, or answers undefined when there is none now. */
+type Direct = (text: string, values: unknown[]) => Promise<unknown> | undefined;
+
 type PgClient = {
-  query(text: string): Promise<unknown>;
+  query(text: string, values?: unknown[]): Promise<unknown>;
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   release(error?: boolean | Error): void;
@@ -1168,7 +1187,7 @@ async function listenOnPool(
   pool: Connection['client'] extends infer C ? (C extends { pool: infer P } ? P : never) : never,
   channel: string,
   deliver: (payload: string) => void,
-): Promise<() => Promise<void>> {
+): Promise<{ stop: () => Promise<void>; direct: Direct }> {
   let stopped = false;
   let current: PgClient | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
@@ -1197,7 +1216,8 @@ async function listenOnPool(
     }
   };
   await connect();
-  return async () => {
+  const direct: Direct = (text, values) => current?.query(text, values);
+  const stop = async () => {
     stopped = true;
     clearTimeout(retry);
     const client = current;
@@ -1206,6 +1226,7 @@ async function listenOnPool(
     await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
     client.release();
   };
+  return { stop, direct };
 }
 
 /** JSON text as a `json` parameter (sent as text, so no driver serializer touches it). */

@@ -1,0 +1,106 @@
+/**
+ * What a durable run costs the PostgreSQL server when the process that starts it also works: the
+ * run's insert hands its first step to an idle worker of the process, each step's commit hands over
+ * the next one, and the caller hears the run's events from the commits: no statement fetches a job
+ * or reads the log, and the final record is read once.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres/index.js';
+import { Engine, type Workflow } from '../../src/index.js';
+import { reachServer, testSchemas } from './server.js';
+
+const url = await reachServer();
+const schemas = testSchemas(url);
+
+/** Every statement sent on the pool's connections, as text, while `log` is set. */
+let log: string[] | undefined;
+
+function countingPool(connectionString: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString });
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0];
+      const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
+      if (text !== undefined) log?.push(text.replace(/\s+/g, ' ').trim());
+      return query(...args);
+    };
+  });
+  return pool;
+}
+
+function chain(name: string, steps: number): Workflow {
+  return {
+    name,
+    steps: Array.from({ length: steps }, (_, i) => ({
+      name: `s${i}`,
+      type: 'l2' as const,
+      l2_data: {
+        provider: 'platform',
+        module: 'dummy',
+        action: 'dummy_task',
+        input_data: { value: i === 0 ? '{{input.value}}' : `{{s${i - 1}.value}}` },
+      },
+    })),
+    wires: [],
+  };
+}
+
+describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL server)', () => {
+  let pool: pg.Pool;
+  let db: PostgresDatabase;
+  let engine: Engine;
+  let stop: () => Promise<void>;
+
+  beforeAll(async () => {
+    pool = countingPool(url!);
+    db = await openPostgres({ pool }, { schema: schemas.next() });
+    engine = new Engine({ storage: db.storage, queue: db.queue });
+    await engine.workflows.create(chain('three', 3));
+    const worker = engine.work({ concurrency: 1, triggers: false });
+    stop = () => worker.stop();
+    // The first run warms the connections (and the LISTEN one) up.
+    expect((await engine.run('three', { value: 1 })).status).toBe('succeeded');
+  });
+
+  afterAll(async () => {
+    await stop?.();
+    await db?.close();
+    await pool?.end();
+    await schemas.drop();
+  });
+
+  it('costs its insert, one write a step and the notifications: no fetch and no read of its log', async () => {
+    log = [];
+    const events: string[] = [];
+    const record = await engine.run('three', { value: 'x' }, { onEvent: (e) => events.push(e.type) });
+    const sent = log;
+    log = undefined;
+    expect(record.status).toBe('succeeded');
+    expect((record.output as Record<string, unknown>)['s2']).toEqual({ value: 'x' });
+    expect(events.filter((type) => type === 'step.succeeded')).toHaveLength(3);
+    expect(events.at(-1)).toBe('run.finished');
+    const of = (pattern: RegExp) => sent.filter((text) => pattern.test(text)).length;
+    expect(of(/^with updated as \( insert into \S+\."runs"/)).toBe(1);
+    expect(of(/"write_runs"\(/)).toBe(3);
+    expect(of(/"step_jobs" where \(state = 'ready'/)).toBe(0);
+    expect(of(/from \S+\."run_events"/)).toBe(0);
+    // The final record is read once, when the run ends.
+    expect(of(/^select record::text/)).toBe(1);
+    // What is left is the notifications the other processes hear the run by.
+    expect(sent.length - 5).toBe(of(/^select pg_notify\(/));
+  });
+
+  it('a run started while the worker is busy waits for it, and both finish', async () => {
+    const [first, second] = await Promise.all([
+      engine.run('three', { value: 'a' }),
+      engine.run('three', { value: 'b' }),
+    ]);
+    expect([first.status, second.status]).toEqual(['succeeded', 'succeeded']);
+    expect([first, second].map((r) => (r.output as Record<string, unknown>)['s2'])).toEqual([
+      { value: 'a' },
+      { value: 'b' },
+    ]);
+  });
+});
