@@ -62,10 +62,12 @@ const KINDS: [RegExp, string][] = [
   [/^\s*select 1\s*$/i, 'SELECT 1 (bench)'],
   [/^\s*(un)?listen\b/i, 'LISTEN'],
   [/for update\s*$/i, 'lock run (select ... for update)'],
-  [/^\s*select n, base, version, handed from \S+\."write_runs"\(/i, 'commit steps + next jobs (write_runs)'],
+  [
+    /^\s*select n, base, version, handed from \S+\."write_runs"\(/i,
+    'insert run or commit steps (write_runs)',
+  ],
   [/^\s*select pg_notify\(/i, 'notify (after the commit)'],
   [/^\s*with updated as \(\s*update \S+\."runs" set durable/i, 'write item + state + notify'],
-  [/^\s*with updated as \(\s*insert into \S+\."runs"/i, 'insert run + events + jobs'],
   [
     /^\s*with counted as \(\s*update \S+\."runs" set event_count = event_count \+ json_array_length\(\$\d+::text::json\), status/i,
     'log step.started + load run + notify',

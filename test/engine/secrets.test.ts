@@ -57,6 +57,10 @@ beforeAll(async () => {
     if (req.url!.startsWith('/bad/')) res.end(`not json: ${req.headers.authorization}`);
     else res.end(JSON.stringify({ auth: req.headers.authorization, url: req.url }));
   });
+  // Idle connections stay open through the test: the durable cases open PGlite, whose start blocks this
+  // process for seconds, after which the server's idle timer (5 s) and the client's reuse of the same
+  // socket fire in one turn, and a reused socket the server has just closed resets the request.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -259,8 +259,8 @@ export const MIGRATIONS: readonly Migration[] = [
  * text was parsed and planned at every step (most of its cost on the server). One run at a time, by
  * its key: one statement joining all of them to `runs` was planned as a scan of the whole table.
  *
- * `writes` is a JSON array of one object a run: `n` its place in the array, `id`, `v` the version
- * (`xmin`) it must still be at (none: the caller holds its row's lock), its columns (`w`, `s`, `a`,
+ * `writes` is a JSON array of one object a run: `n` its place in the array, `id`, `i` true for a new
+ * run (inserted), `v` the version (`xmin`) it must still be at (none: the caller holds its row's lock), its columns (`w`, `s`, `a`,
  * `f`, `r`, `d`, `m`, `p`), `e` its events, `j` its jobs (`j` the job, `d` its delay in ms, `h` whether
  * it is handed to the worker, leased for `lease_seconds`) and `h` the job its step held (deleted). A
  * row for each run written: its place, the count of events it had before, its new version and the
@@ -276,16 +276,23 @@ function writeRunsFunction(schema: string): string {
     begin
       for w in
         select * from json_to_recordset(writes::json) as i(
-          n int, id text, v text, w text, s text, a timestamptz, f timestamptz,
+          n int, id text, i boolean, v text, w text, s text, a timestamptz, f timestamptz,
           r json, d json, m json, p json, e json, j json, h bigint)
         order by i.id
       loop
-        update ${id('runs')} as r set workflow = w.w, status = w.s, started_at = w.a, finished_at = w.f,
-          record = w.r, durable = w.d, summary = w.m, progress = w.p,
-          event_count = r.event_count + json_array_length(w.e)
-        where r.id = w.id and (w.v is null or r.xmin = w.v::xid)
-        returning r.event_count - json_array_length(w.e), r.xmin::text into base, version;
-        continue when not found;
+        if w.i then
+          insert into ${id('runs')} as r
+            (id, workflow, status, started_at, finished_at, record, durable, summary, progress, event_count)
+          values (w.id, w.w, w.s, w.a, w.f, w.r, w.d, w.m, w.p, json_array_length(w.e))
+          returning 0, r.xmin::text into base, version;
+        else
+          update ${id('runs')} as r set workflow = w.w, status = w.s, started_at = w.a, finished_at = w.f,
+            record = w.r, durable = w.d, summary = w.m, progress = w.p,
+            event_count = r.event_count + json_array_length(w.e)
+          where r.id = w.id and (w.v is null or r.xmin = w.v::xid)
+          returning r.event_count - json_array_length(w.e), r.xmin::text into base, version;
+          continue when not found;
+        end if;
         insert into ${id('run_events')} (run_id, seq, event)
         select w.id, base + x.ordinality::int, x.value from json_array_elements(w.e) with ordinality as x;
         handed := null;

@@ -32,7 +32,7 @@ import type { Connection } from './connect.js';
 import type { QueueJobsPage, QueueJobState } from '../queue-jobs.js';
 import type { Tables } from './tables.js';
 import { runColumns, runSummary } from '../run-list.js';
-import { summaryJson, unstorableText } from './storage.js';
+import { unstorableText } from './storage.js';
 
 export type { QueueWorker } from '../queue.js';
 
@@ -104,11 +104,15 @@ interface Written {
   notice: string;
 }
 
-/** A run's write guarded by the version it was executed on (see `RunQueue.commit`); none under its lock. */
+/**
+ * A run's write guarded by the version it was executed on (see `RunQueue.commit`); none under its
+ * lock or for a new run (`insert`).
+ */
 interface GuardedWrite {
   id: string;
   change: RunChange;
-  version: number | undefined;
+  version?: number | undefined;
+  insert?: boolean;
   held: Held | undefined;
   hand: HandOff | undefined;
 }
@@ -169,8 +173,12 @@ class TableQueue implements PostgresQueue {
 
   async begin(id: string, change: RunChange): Promise<void> {
     this.#open();
-    const written = await this.#insertRun(id, change);
-    if (written) this.#announce(written.notice);
+    // Its first job goes to an idle worker of this process, if one is, as a commit hands on the next.
+    const hand = this.#handFirst(change.jobs);
+    const [written] = await this.#writeAll([{ id, change, insert: true, held: undefined, hand }]);
+    if (!written) return;
+    this.#announce(written.notice);
+    this.#adopt(id, change, hand, written);
   }
 
   async commit(
@@ -532,41 +540,6 @@ class TableQueue implements PostgresQueue {
   }
 
   /**
-   * Stores a new run in one statement: the run, its events and its jobs, and its notification (the
-   * undefined case cannot happen: an insert writes its row or throws).
-   */
-  async #insertRun(id: string, change: RunChange): Promise<Written | undefined> {
-    const summary = runSummary(id, change.record);
-    const columns = runColumns(summary);
-    const hand = this.#handFirst(change.jobs);
-    const events = JSON.stringify(hand?.starting ? [...change.events, ...hand.starting] : change.events);
-    const record = JSON.stringify(change.record) ?? 'null';
-    const status = hand?.starting && columns.status === 'queued' ? 'running' : columns.status;
-    const notice = this.#notice(id, status, events, change.jobs, hand !== undefined);
-    for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(delayMs);
-    const result = await sql<{ version: string; base: number; handed: string | null }>`
-      with updated as (
-        insert into ${this.#runsTable}
-          (id, workflow, status, started_at, finished_at, record, durable, summary, progress, event_count)
-        values (${id}, ${columns.workflow}, ${status}, ${time(columns.started_at)}, ${time(columns.finished_at)},
-          ${record}::text::json, ${json(change.state)}, ${summaryJson(summary)},
-          ${change.progress ? json(change.progress) : null}, json_array_length(${events}::text::json))
-        returning 0 as base, xmin::text as version
-      ), logged as (
-        insert into ${this.#eventsTable} (run_id, seq, event)
-        select ${id}, base + ordinality::int, value
-        from updated, json_array_elements(${events}::text::json) with ordinality
-      )${this.#jobsSql(id, change.jobs, hand, undefined)}
-      select version, base, ${hand ? sql`(select id from enqueued where state = 'active' limit 1)` : sql`null`} as handed
-      from updated`.execute(this.#db);
-    const row = result.rows[0];
-    if (!row) return undefined;
-    const written = { version: row.version, handed: row.handed, record, notice: notice(Number(row.base)) };
-    this.#adopt(id, change, hand, written);
-    return written;
-  }
-
-  /**
    * Writes a run guarded by its version (see {@link TableQueue.#writeAll}), together with the
    * other commits of this process that came meanwhile: while one such statement is under way the
    * commits that come wait, and then go in one statement (and one transaction, one WAL flush) for
@@ -628,6 +601,7 @@ class TableQueue implements PostgresQueue {
       const fields = [
         `"n":${n}`,
         `"id":${JSON.stringify(id)}`,
+        ...(write.insert ? ['"i":true'] : []),
         ...(version === undefined ? [] : [`"v":"${version}"`]),
         `"w":${JSON.stringify(columns.workflow)}`,
         `"s":${JSON.stringify(status)}`,
@@ -1232,9 +1206,4 @@ async function listenOnPool(
 /** JSON text as a `json` parameter (sent as text, so no driver serializer touches it). */
 function json(value: unknown) {
   return sql<string>`${JSON.stringify(value) ?? 'null'}::text::json`;
-}
-
-/** An ISO time (or null) as a `timestamptz` parameter. */
-function time(iso: string | null) {
-  return sql<string | null>`${iso}::text::timestamptz`;
 }
