@@ -395,10 +395,15 @@ async function measureTarget(target: Target): Promise<{ ping: number; commit: nu
     const pings: number[] = [];
     const commits: number[] = [];
     for (let i = 0; i < 5; i++) await target.commit();
-    for (let i = 0; i < PINGS; i++) {
-      pings.push(await time(() => target.ping()));
-      commits.push(await time(() => target.commit()));
-    }
+    // Round trips and commits are sampled before the runs and again after them, and the median of
+    // both halves is the baseline: a machine whose speed drifts during the runs moves it as well.
+    const sample = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        pings.push(await time(() => target.ping()));
+        commits.push(await time(() => target.commit()));
+      }
+    };
+    await sample(Math.ceil(PINGS / 2));
     const first = await target.open();
     opened.push(first);
     const plain = new Engine({ storage: first.storage });
@@ -419,6 +424,7 @@ async function measureTarget(target: Target): Promise<{ ping: number; commit: nu
       check(figures.statementsPerRun > 0, `${mode}: statements were counted`);
     const { phases } = rows[1]!.figures;
     check(phases.load.length > 0 && phases.commit.length > 0, '1 worker: the steps were timed');
+    await sample(Math.ceil(PINGS / 2));
     return { ping: median(pings), commit: median(commits), rows };
   } finally {
     for (const stop of stops.reverse()) await stop();
