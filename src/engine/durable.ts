@@ -236,7 +236,9 @@ export class DurableRuns {
       /** The fallback poll; `count` is the run's event count when the ticker read it. */
       const poll = async (count?: number) => {
         const before = seq;
-        if (count === undefined || count > seq) await pull();
+        // Ended but not settled: reading the final record failed (the database restarting), and no
+        // notification of this run is coming any more, so the poll reads it again.
+        if (count === undefined || count > seq || ended) await pull();
         if (ended || seq !== before) return void (quiet = 0);
         if (++quiet < quietLimit) return;
         [quiet, quietLimit] = [0, Math.min(quietLimit * 2, MOST_QUIET_POLLS)];
