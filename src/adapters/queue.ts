@@ -126,6 +126,12 @@ export interface LoggedEvents {
   after: number;
   /** The events, at positions `after + 1` onwards. */
   events: unknown[];
+  /**
+   * The run's record as the commit that logged these wrote it, given to the listeners of the process
+   * that made the commit when it left the run neither queued nor running (it ended, or waits): a
+   * follower there needs no read of it. Absent otherwise, and in other processes.
+   */
+  record?: unknown;
 }
 
 /** Options of {@link RunQueue.work}. */

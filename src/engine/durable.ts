@@ -225,11 +225,17 @@ export class DurableRuns {
         if (type === 'run.finished' || type === 'run.waiting') ended = true;
         return ended;
       };
+      const settle = (record: RunRecord) => {
+        stop();
+        resolve(record);
+      };
       const finish = async () => {
         const run = await this.#queue.load(id);
-        stop();
-        if (run) resolve(run.record as RunRecord);
-        else reject(new NotFoundError('run', id));
+        if (run) settle(run.record as RunRecord);
+        else {
+          stop();
+          reject(new NotFoundError('run', id));
+        }
       };
       let quiet = 0;
       let quietLimit = QUIET_POLLS;
@@ -263,7 +269,9 @@ export class DurableRuns {
               seq += 1;
               if (take(event)) break;
             }
-            if (ended) void pull();
+            // The commit was made here: its record came with it, and needs no read.
+            if (ended && logged.record !== undefined) settle(logged.record as RunRecord);
+            else if (ended) void pull();
             return;
           }
         }

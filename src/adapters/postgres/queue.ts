@@ -101,6 +101,8 @@ interface Written {
   handed: string | null;
   /** The record's JSON text as written. */
   record: string;
+  /** The run's status as written (null for a record with none). */
+  status: string | null;
   notice: string;
 }
 
@@ -177,7 +179,7 @@ class TableQueue implements PostgresQueue {
     const hand = this.#handFirst(change.jobs);
     const [written] = await this.#writeAll([{ id, change, insert: true, held: undefined, hand }]);
     if (!written) return;
-    this.#announce(written.notice);
+    this.#announce(written.notice, written);
     this.#adopt(id, change, hand, written);
   }
 
@@ -197,7 +199,7 @@ class TableQueue implements PostgresQueue {
       const hand = this.#handOff(held, guess.jobs);
       const written = await this.#writeBatched({ id, change: guess, version: loaded!.version!, held, hand });
       if (written) {
-        this.#announce(written.notice);
+        this.#announce(written.notice, written);
         this.#settled(held, id, guess, hand, written);
         return guess;
       }
@@ -223,7 +225,7 @@ class TableQueue implements PostgresQueue {
       const hand = this.#handOff(held, change.jobs);
       const [written] = await this.#writeAll([{ id, change, version: undefined, held, hand }], tx);
       settle = () => {
-        if (written) this.#announce(written.notice);
+        if (written) this.#announce(written.notice, written);
         this.#settled(held, id, change, hand, written);
       };
       return change;
@@ -618,6 +620,7 @@ class TableQueue implements PostgresQueue {
       return {
         text: `{${fields.join(',')}}`,
         record,
+        status,
         notice: this.#notice(id, status, events, change.jobs, hand !== undefined),
       };
     });
@@ -632,6 +635,7 @@ class TableQueue implements PostgresQueue {
         version: row.version,
         handed: row.handed,
         record: m.record,
+        status: m.status,
         notice: m.notice(Number(row.base)),
       };
     }
@@ -798,12 +802,14 @@ class TableQueue implements PostgresQueue {
    * made every step's commit wait for the one before. A notification lost with its process is made
    * up for by the polls of the workers and of the processes waiting on a run.
    */
-  #announce(payload: string): void {
+  #announce(payload: string, written?: Written): void {
     // This process hears it at once, and not again when it comes back; the others when it is sent.
     if (this.#unlisten) {
       if (this.#own.size >= MAX_OWN_NOTICES) this.#own.clear();
       this.#own.add(payload);
-      queueMicrotask(() => this.#deliver(payload));
+      // A run that ended or waits: its followers here get its record with the notification.
+      const record = written?.status && !OPEN_STATUSES.has(written.status) ? written.record : undefined;
+      queueMicrotask(() => this.#deliver(payload, record));
     }
     this.#pending.push(payload);
     this.#flushing ??= this.#flush();
@@ -815,7 +821,7 @@ class TableQueue implements PostgresQueue {
         const payloads = this.#pending.splice(0);
         // On the LISTEN connection when it is up: sent at once, not after the work this tick has left.
         const sent =
-          this.#direct?.(NOTIFY_SQL, [this.#channel, payloads]) ??
+          this.#direct?.('stepwire_notify', NOTIFY_SQL, [this.#channel, payloads]) ??
           sql`select pg_notify(${this.#channel}, payload)
             from unnest(${payloads}::text[]) with ordinality as n(payload, at) order by at`.execute(this.#db);
         await sent.catch(() => undefined);
@@ -835,10 +841,11 @@ class TableQueue implements PostgresQueue {
     this.#wakeTimers.add(timer);
   }
 
-  /** Tells this process's workers and listeners of a commit. */
-  #deliver(payload: string): void {
+  /** Tells this process's workers and listeners of a commit; `record`, its record's text (see `LoggedEvents`). */
+  #deliver(payload: string, record?: string): void {
     if (this.#workers.size === 0 && this.#listeners.size === 0) return;
     const { runId, status, ready, logged } = readNotice(payload);
+    if (logged && record !== undefined && this.#listeners.size > 0) logged.record = JSON.parse(record);
     if (ready > 0) for (const worker of this.#workers) worker.wake();
     for (const listener of this.#listeners) {
       try {
@@ -1140,14 +1147,21 @@ class StepWorker {
   }
 }
 
+/** Statuses of a run not ended nor waiting. */
+const OPEN_STATUSES = new Set(['queued', 'running']);
+
 /** Notifies `$1` of each payload of `$2`, in order. */
 const NOTIFY_SQL = `select pg_notify($1, payload) from unnest($2::text[]) with ordinality as n(payload, at) order by at`;
 
-/** Runs a statement on a connection held for it, or answers undefined when there is none now. */
-type Direct = (text: string, values: unknown[]) => Promise<unknown> | undefined;
+/**
+ * Runs a statement on a connection held for it, prepared once as `name`, or answers undefined when
+ * there is none now.
+ */
+type Direct = (name: string, text: string, values: unknown[]) => Promise<unknown> | undefined;
 
 type PgClient = {
   query(text: string, values?: unknown[]): Promise<unknown>;
+  query(config: { name: string; text: string; values: unknown[] }): Promise<unknown>;
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   release(error?: boolean | Error): void;
@@ -1184,21 +1198,27 @@ async function listenOnPool(
         if (current === client) current = undefined;
         again();
       });
-      await client.query(`LISTEN "${channel}"`);
+      // This connection commits nothing but notifications, which are not kept: its commits need not
+      // wait for the write-ahead log's flush (set back before the connection returns to the pool).
+      await client.query(`LISTEN "${channel}"; SET synchronous_commit = off`);
     } catch {
       again();
     }
   };
   await connect();
-  const direct: Direct = (text, values) => current?.query(text, values);
+  const direct: Direct = (name, text, values) => current?.query({ name, text, values });
   const stop = async () => {
     stopped = true;
     clearTimeout(retry);
     const client = current;
     current = undefined;
     if (!client) return;
-    await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
-    client.release();
+    const reset = await client.query(`UNLISTEN "${channel}"; RESET synchronous_commit`).then(
+      () => true,
+      () => false,
+    );
+    // A connection whose settings could not be set back is closed, not handed to the pool's users.
+    client.release(!reset);
   };
   return { stop, direct };
 }
