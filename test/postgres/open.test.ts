@@ -359,33 +359,4 @@ describe.runIf(url)('the PostgreSQL server', () => {
     await owned.close();
     expect(pool.ended).toBe(true);
   });
-
-  it("gives a pool's connections back as they were: the one it listened and notified on commits durably again", async () => {
-    // Two connections: one for LISTEN and the notifications (which need not wait for a flush), one
-    // for the runs' writes, which do.
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
-    const db = await openPostgres({ pool }, { schema: schemas.next() });
-    const engine = new Engine({ storage: db.storage, queue: db.queue });
-    const worker = engine.work({ concurrency: 1, triggers: false });
-    await engine.workflows.create({
-      name: 'one',
-      steps: [
-        { name: 'a', type: 'l2', l2_data: { provider: 'platform', module: 'dummy', action: 'dummy_task' } },
-      ],
-      wires: [],
-    });
-    expect((await engine.run('one', {})).status).toBe('succeeded');
-    expect((await pool.query('show synchronous_commit')).rows).toEqual([{ synchronous_commit: 'on' }]);
-    await worker.stop();
-    await engine.close();
-    await db.close();
-    const clients = [await pool.connect(), await pool.connect()];
-    const settings = await Promise.all(clients.map((c) => c.query('show synchronous_commit')));
-    clients.forEach((c) => c.release());
-    expect(settings.map((r) => r.rows[0])).toEqual([
-      { synchronous_commit: 'on' },
-      { synchronous_commit: 'on' },
-    ]);
-    await pool.end();
-  });
 });

@@ -1198,9 +1198,7 @@ async function listenOnPool(
         if (current === client) current = undefined;
         again();
       });
-      // This connection commits nothing but notifications, which are not kept: its commits need not
-      // wait for the write-ahead log's flush (set back before the connection returns to the pool).
-      await client.query(`LISTEN "${channel}"; SET synchronous_commit = off`);
+      await client.query(`LISTEN "${channel}"`);
     } catch {
       again();
     }
@@ -1213,12 +1211,8 @@ async function listenOnPool(
     const client = current;
     current = undefined;
     if (!client) return;
-    const reset = await client.query(`UNLISTEN "${channel}"; RESET synchronous_commit`).then(
-      () => true,
-      () => false,
-    );
-    // A connection whose settings could not be set back is closed, not handed to the pool's users.
-    client.release(!reset);
+    await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
+    client.release();
   };
   return { stop, direct };
 }
