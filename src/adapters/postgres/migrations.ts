@@ -248,7 +248,15 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 9,
     name: 'a step commit as one function call',
     async up(_schema, { db, name }) {
-      await sql.raw(writeRunsFunction(name)).execute(db);
+      await sql.raw(writeRunsFunction(name, false)).execute(db);
+    },
+  },
+  {
+    version: 10,
+    name: "a step commit's notification sent by its own transaction",
+    async up(_schema, { db, name }) {
+      // An overload with the channel: the two-argument one stays for processes of the version before.
+      await sql.raw(writeRunsFunction(name, true)).execute(db);
     },
   },
 ];
@@ -265,10 +273,18 @@ export const MIGRATIONS: readonly Migration[] = [
  * it is handed to the worker, leased for `lease_seconds`) and `h` the job its step held (deleted). A
  * row for each run written: its place, the count of events it had before, its new version and the
  * id of the job handed over.
+ *
+ * With `notify` (migration 10), a third argument names the channel, and a run given `x` gets a
+ * notification, sent when the transaction commits: `x` followed by `}` or, when `y` is given, by
+ * `,"b":` and the run's event count before, then `y`.
  */
-function writeRunsFunction(schema: string): string {
+function writeRunsFunction(schema: string, notify: boolean): string {
   const id = (table: string) => `"${schema.replaceAll('"', '""')}"."${table}"`;
-  return `create or replace function ${id('write_runs')}(writes text, lease_seconds int)
+  const notifying = `
+        if w.x is not null then
+          perform pg_notify(channel, case when w.y is null then w.x || '}' else w.x || ',"b":' || base || w.y end);
+        end if;`;
+  return `create or replace function ${id('write_runs')}(writes text, lease_seconds int${notify ? ', channel text' : ''})
     returns table (n int, base int, version text, handed text) language plpgsql as $body$
     #variable_conflict use_column
     declare
@@ -277,7 +293,7 @@ function writeRunsFunction(schema: string): string {
       for w in
         select * from json_to_recordset(writes::json) as i(
           n int, id text, i boolean, v text, w text, s text, a timestamptz, f timestamptz,
-          r json, d json, m json, p json, e json, j json, h bigint)
+          r json, d json, m json, p json, e json, j json, h bigint${notify ? ', x text, y text' : ''})
         order by i.id
       loop
         if w.i then
@@ -309,7 +325,7 @@ function writeRunsFunction(schema: string): string {
         end if;
         if w.h is not null then
           delete from ${id('step_jobs')} where id = w.h;
-        end if;
+        end if;${notify ? notifying : ''}
         n := w.n;
         return next;
       end loop;

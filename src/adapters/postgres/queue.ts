@@ -103,6 +103,7 @@ interface Written {
   record: string;
   /** The run's status as written (null for a record with none). */
   status: string | null;
+  /** The run's notification, which the statement sent. */
   notice: string;
 }
 
@@ -153,8 +154,8 @@ class TableQueue implements PostgresQueue {
   #swept = 0;
   /** Notifications of commits that landed, not sent yet; and the statement sending them, when under way. */
   #pending: string[] = [];
-  /** Notifications this process sent and told itself of already, until they come back. */
-  #own = new Set<string>();
+  /** How this process's notifications begin (it told itself of them already when they come back). */
+  readonly #origin = `{"o":${JSON.stringify(crypto.randomUUID().slice(0, 8))},`;
   #flushing: Promise<void> | undefined;
   /** Guarded writes waiting for the statement under way; and whether one is. */
   #batch: { write: GuardedWrite; resolve: (w: Written | undefined) => void; reject: (e: unknown) => void }[] =
@@ -179,7 +180,7 @@ class TableQueue implements PostgresQueue {
     const hand = this.#handFirst(change.jobs);
     const [written] = await this.#writeAll([{ id, change, insert: true, held: undefined, hand }]);
     if (!written) return;
-    this.#announce(written.notice, written);
+    this.#announce(written.notice, { written });
     this.#adopt(id, change, hand, written);
   }
 
@@ -199,7 +200,7 @@ class TableQueue implements PostgresQueue {
       const hand = this.#handOff(held, guess.jobs);
       const written = await this.#writeBatched({ id, change: guess, version: loaded!.version!, held, hand });
       if (written) {
-        this.#announce(written.notice, written);
+        this.#announce(written.notice, { written });
         this.#settled(held, id, guess, hand, written);
         return guess;
       }
@@ -225,7 +226,7 @@ class TableQueue implements PostgresQueue {
       const hand = this.#handOff(held, change.jobs);
       const [written] = await this.#writeAll([{ id, change, version: undefined, held, hand }], tx);
       settle = () => {
-        if (written) this.#announce(written.notice, written);
+        if (written) this.#announce(written.notice, { written });
         this.#settled(held, id, change, hand, written);
       };
       return change;
@@ -364,6 +365,9 @@ class TableQueue implements PostgresQueue {
   /** Appends `events`, marks a queued run running and notifies; the run as it is then, if not ended. */
   async #logAndLoad(id: string, events: unknown[]) {
     const text = JSON.stringify(events);
+    // The notification as `#notice` writes it, its status filled in by the statement.
+    const { tail } = this.#noticeParts(id, null, text, [], false);
+    const before = `${this.#origin}"r":${JSON.stringify(id)},"s":`;
     const result = await sql<{
       record: string;
       durable: string | null;
@@ -382,10 +386,13 @@ class TableQueue implements PostgresQueue {
         select ${id}, base + ordinality::int, value
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
-      select record::text as record, durable::text as durable, status, xmin::text as version, base
+      select record::text as record, durable::text as durable, status, xmin::text as version, base,
+        pg_notify(${this.#channel}, ${before} || coalesce(to_json(status)::text, 'null') || ',"j":0' ||
+          case when ${tail ?? null}::text is null then '}' else ',"b":' || base || ${tail ?? null}::text end)
       from counted`.execute(this.#db);
     const row = result.rows[0];
-    if (row) this.#announce(this.#notice(id, row.status, text, [], false)(Number(row.base)));
+    // The statement sent the notification (the run's status is known there): this process hears it now.
+    if (row) this.#announce(this.#notice(id, row.status, text, [], false)(Number(row.base)), { sent: true });
     return row;
   }
 
@@ -600,7 +607,11 @@ class TableQueue implements PostgresQueue {
         d: delayMs ?? 0,
         h: job === hand?.job,
       }));
+      // The notification, sent by the function once the run's event count is known (see `#notice`).
+      const { head, tail } = this.#noticeParts(id, status, events, change.jobs, hand !== undefined);
       const fields = [
+        `"x":${JSON.stringify(head)}`,
+        ...(tail ? [`"y":${JSON.stringify(tail)}`] : []),
         `"n":${n}`,
         `"id":${JSON.stringify(id)}`,
         ...(write.insert ? ['"i":true'] : []),
@@ -621,11 +632,11 @@ class TableQueue implements PostgresQueue {
         text: `{${fields.join(',')}}`,
         record,
         status,
-        notice: this.#notice(id, status, events, change.jobs, hand !== undefined),
+        notice: (base: number) => noticeText(head, tail, base),
       };
     });
     const result = await sql<{ n: number; base: number; version: string; handed: string | null }>`
-      select n, base, version, handed from ${this.#writeRuns}(${`[${made.map((m) => m.text).join(',')}]`}, ${this.#timing.heartbeatSeconds}::int)`.execute(
+      select n, base, version, handed from ${this.#writeRuns}(${`[${made.map((m) => m.text).join(',')}]`}, ${this.#timing.heartbeatSeconds}::int, ${this.#channel}::text)`.execute(
       executor,
     );
     const written: (Written | undefined)[] = writes.map(() => undefined);
@@ -789,28 +800,46 @@ class TableQueue implements PostgresQueue {
     jobs: readonly EnqueuedJob[],
     handOff: boolean,
   ): (base: number) => string {
-    const ready = Math.max(0, jobs.filter((job) => !job.delayMs).length - (handOff ? 1 : 0));
-    const carried = events !== '[]' && utf8Bytes(events) + utf8Bytes(id) <= NOTICE_BYTES;
-    const head = `{"r":${JSON.stringify(id)},"s":${JSON.stringify(status ?? null)},"j":${ready}`;
-    return (base) => (carried ? `${head},"b":${base},"e":${events}}` : `${head}}`);
+    const { head, tail } = this.#noticeParts(id, status, events, jobs, handOff);
+    return (base) => noticeText(head, tail, base);
   }
 
   /**
-   * Sends a notification once the change it tells of has committed. Notifications go out after the
-   * commit, several in one statement, rather than inside it: a transaction that notifies holds a
-   * lock every other notifying commit of the database waits for until its WAL is flushed, which
-   * made every step's commit wait for the one before. A notification lost with its process is made
-   * up for by the polls of the workers and of the processes waiting on a run.
+   * A notification's text but the run's event count before the change: the head (this process, the
+   * run, its status, the jobs ready) and, when the events fit, the tail that carries them.
    */
-  #announce(payload: string, written?: Written): void {
-    // This process hears it at once, and not again when it comes back; the others when it is sent.
+  #noticeParts(
+    id: string,
+    status: string | null | undefined,
+    events: string,
+    jobs: readonly EnqueuedJob[],
+    handOff: boolean,
+  ): { head: string; tail: string | undefined } {
+    const ready = Math.max(0, jobs.filter((job) => !job.delayMs).length - (handOff ? 1 : 0));
+    const carried = events !== '[]' && utf8Bytes(events) + utf8Bytes(id) <= NOTICE_BYTES;
+    const head = `${this.#origin}"r":${JSON.stringify(id)},"s":${JSON.stringify(status ?? null)},"j":${ready}`;
+    return { head, tail: carried ? `,"e":${events}}` : undefined };
+  }
+
+  /**
+   * Tells this process at once of a change that committed (it does not hear its own notifications
+   * when they come back), and the other processes: a run's write sent its notification itself, in
+   * its transaction (`written`); the other changes' go out after their commit, several in one
+   * statement. A transaction that notifies holds a lock the other notifying commits of the database
+   * wait for until its WAL is flushed, so a process's writes go one statement at a time (commits that
+   * come meanwhile join the next). A notification lost with its process is made up for by the polls
+   * of the workers and of the processes waiting on a run.
+   */
+  #announce(
+    payload: string,
+    { written, sent = written !== undefined }: { written?: Written; sent?: boolean } = {},
+  ): void {
     if (this.#unlisten) {
-      if (this.#own.size >= MAX_OWN_NOTICES) this.#own.clear();
-      this.#own.add(payload);
       // A run that ended or waits: its followers here get its record with the notification.
       const record = written?.status && !OPEN_STATUSES.has(written.status) ? written.record : undefined;
       queueMicrotask(() => this.#deliver(payload, record));
     }
+    if (sent) return;
     this.#pending.push(payload);
     this.#flushing ??= this.#flush();
   }
@@ -859,7 +888,7 @@ class TableQueue implements PostgresQueue {
   /** Listens for commits of any process: LISTEN on the server, PGlite's own listener in process. */
   async #listen(): Promise<() => Promise<void>> {
     const deliver = (payload: string) => {
-      if (!this.#own.delete(payload)) this.#deliver(payload);
+      if (!payload.startsWith(this.#origin)) this.#deliver(payload);
     };
     const client = this.#connection.client;
     if (client.kind === 'pglite') {
@@ -876,8 +905,11 @@ class TableQueue implements PostgresQueue {
 
 /** Most bytes of a notification's events and run id together (Postgres refuses payloads of 8000). */
 const NOTICE_BYTES = 7000;
-/** Most notifications of this process awaited back at once (more means they are not coming back). */
-const MAX_OWN_NOTICES = 10_000;
+
+/** A notification's text, from its parts (see `TableQueue.#noticeParts`) and the run's event count before. */
+function noticeText(head: string, tail: string | undefined, base: number): string {
+  return tail ? `${head},"b":${base}${tail}` : `${head}}`;
+}
 /** How long `close()` lets the steps in flight finish before telling them to stop. */
 const STOP_GRACE_MS = 30_000;
 
