@@ -448,6 +448,9 @@ export class DurableRuns {
       }
       if (timedOut) return void (await this.#commit(delivery, { kind: 'timeout' }));
       if (delivery.signal.aborted && !controller.signal.aborted) throw new Error('the worker stopped');
+      // The step's work is done: its commit decides on the run as it is then, nothing is left to stop.
+      clearTimeout(timer);
+      flights.delete(controller);
       await commit!();
     } finally {
       clearTimeout(timer);

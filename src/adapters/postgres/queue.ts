@@ -103,6 +103,8 @@ interface Written {
   record: string;
   /** The run's status as written (null for a record with none). */
   status: string | null;
+  /** The run's scheduling state's JSON text as written. */
+  state: string;
   /** The run's notification, which the statement sent. */
   notice: string;
 }
@@ -142,6 +144,8 @@ class TableQueue implements PostgresQueue {
   readonly #eventsTable: RawBuilder<unknown>;
   /** The function that writes runs, their events and jobs (see `writeRunsFunction`). */
   readonly #writeRuns: RawBuilder<unknown>;
+  /** The statement calling it, as the pool takes it. */
+  readonly #writeRunsSql: string;
   #listeners = new Set<(runId: string, status?: string, logged?: LoggedEvents) => void>();
   #unlisten: Promise<() => Promise<void>> | undefined;
   /** Runs a statement on the LISTEN connection at once, when that connection is up (see `listenOnPool`). */
@@ -172,6 +176,7 @@ class TableQueue implements PostgresQueue {
     this.#runsTable = sql.table(`${schema}.runs`);
     this.#eventsTable = sql.table(`${schema}.run_events`);
     this.#writeRuns = sql.id(schema, 'write_runs');
+    this.#writeRunsSql = `select n, base, version, handed from "${schema.replaceAll('"', '""')}"."write_runs"($1, $2::int, $3::text)`;
   }
 
   async begin(id: string, change: RunChange): Promise<void> {
@@ -181,7 +186,7 @@ class TableQueue implements PostgresQueue {
     const [written] = await this.#writeAll([{ id, change, insert: true, held: undefined, hand }]);
     if (!written) return;
     this.#announce(written.notice, { written });
-    this.#adopt(id, change, hand, written);
+    this.#adopt(hand, written);
   }
 
   async commit(
@@ -201,7 +206,7 @@ class TableQueue implements PostgresQueue {
       const written = await this.#writeBatched({ id, change: guess, version: loaded!.version!, held, hand });
       if (written) {
         this.#announce(written.notice, { written });
-        this.#settled(held, id, guess, hand, written);
+        this.#settled(held, guess, hand, written);
         return guess;
       }
     }
@@ -220,14 +225,14 @@ class TableQueue implements PostgresQueue {
           : undefined;
       if (!change) {
         if (held) await this.#complete(tx, held.job);
-        settle = () => this.#settled(held, id, undefined, undefined, undefined);
+        settle = () => this.#settled(held, undefined, undefined, undefined);
         return undefined;
       }
       const hand = this.#handOff(held, change.jobs);
       const [written] = await this.#writeAll([{ id, change, version: undefined, held, hand }], tx);
       settle = () => {
         if (written) this.#announce(written.notice, { written });
-        this.#settled(held, id, change, hand, written);
+        this.#settled(held, change, hand, written);
       };
       return change;
     });
@@ -600,6 +605,7 @@ class TableQueue implements PostgresQueue {
       const columns = runColumns(summary);
       const events = JSON.stringify(hand?.starting ? [...change.events, ...hand.starting] : change.events);
       const record = JSON.stringify(change.record) ?? 'null';
+      const state = JSON.stringify(change.state) ?? 'null';
       const status = hand?.starting && columns.status === 'queued' ? 'running' : columns.status;
       for (const { delayMs } of change.jobs) if (delayMs) this.#wakeAfter(delayMs);
       const jobs: JobRow[] = change.jobs.map(({ job, delayMs }) => ({
@@ -621,7 +627,7 @@ class TableQueue implements PostgresQueue {
         `"a":${JSON.stringify(columns.started_at)}`,
         `"f":${JSON.stringify(columns.finished_at)}`,
         `"r":${record}`,
-        `"d":${JSON.stringify(change.state) ?? 'null'}`,
+        `"d":${state}`,
         `"m":${JSON.stringify({ ...summary, id: undefined })}`,
         ...(change.progress ? [`"p":${JSON.stringify(change.progress)}`] : []),
         `"e":${events}`,
@@ -631,14 +637,24 @@ class TableQueue implements PostgresQueue {
       return {
         text: `{${fields.join(',')}}`,
         record,
+        state,
         status,
         notice: (base: number) => noticeText(head, tail, base),
       };
     });
-    const result = await sql<{ n: number; base: number; version: string; handed: string | null }>`
-      select n, base, version, handed from ${this.#writeRuns}(${`[${made.map((m) => m.text).join(',')}]`}, ${this.#timing.heartbeatSeconds}::int, ${this.#channel}::text)`.execute(
-      executor,
-    );
+    const values = [`[${made.map((m) => m.text).join(',')}]`, this.#timing.heartbeatSeconds, this.#channel];
+    const client = this.#connection.client;
+    // Outside a transaction, on a server, the pool takes the statement as it is: no query builder.
+    const result =
+      executor === this.#db && client.kind === 'pool'
+        ? await (
+            client.pool as unknown as {
+              query(text: string, values: unknown[]): Promise<{ rows: WriteRow[] }>;
+            }
+          ).query(this.#writeRunsSql, values)
+        : await sql<WriteRow>`select n, base, version, handed from ${this.#writeRuns}(${values[0]}, ${values[1]}::int, ${values[2]}::text)`.execute(
+            executor,
+          );
     const written: (Written | undefined)[] = writes.map(() => undefined);
     for (const row of result.rows) {
       const m = made[row.n]!;
@@ -646,6 +662,7 @@ class TableQueue implements PostgresQueue {
         version: row.version,
         handed: row.handed,
         record: m.record,
+        state: m.state,
         status: m.status,
         notice: m.notice(Number(row.base)),
       };
@@ -691,7 +708,6 @@ class TableQueue implements PostgresQueue {
   /** After a commit of `held`'s step landed: its job is completed, and the handed job goes to its worker. */
   #settled(
     held: Held | undefined,
-    id: string,
     change: RunChange | undefined,
     hand: HandOff | undefined,
     written: Written | undefined,
@@ -700,20 +716,20 @@ class TableQueue implements PostgresQueue {
     held.completed = true;
     if (hand && change && written?.handed) {
       held.handedOff = true;
-      this.#adopt(id, change, hand, written);
+      this.#adopt(hand, written);
     }
   }
 
   /** Gives the job a commit (or a run's insert) handed over to its worker, with the run as written. */
-  #adopt(id: string, change: RunChange, hand: HandOff | undefined, written: Written): void {
+  #adopt(hand: HandOff | undefined, written: Written): void {
     if (!hand || !written.handed) return;
     const job: Job = { id: written.handed, data: hand.job, retryCount: 0 };
     // The next step of this run starts on the run as this commit wrote it (its start logged with it).
     const loaded: DurableRun | undefined = hand.starting
       ? runOf({
           record: written.record,
-          durable: JSON.stringify(change.state) ?? null,
-          status: runColumns(runSummary(id, change.record)).status === 'queued' ? 'running' : null,
+          durable: written.state,
+          status: written.status,
           version: written.version,
         })
       : undefined;
@@ -1178,6 +1194,9 @@ class StepWorker {
     this.#handed = this.#handed.filter((taken) => !asked.has(taken.job.id) || renewed.has(taken.job.id));
   }
 }
+
+/** A row `write_runs` returns: a run written (see `TableQueue.#writeAll`). */
+type WriteRow = { n: number; base: number; version: string; handed: string | null };
 
 /** Statuses of a run not ended nor waiting. */
 const OPEN_STATUSES = new Set(['queued', 'running']);
