@@ -209,4 +209,49 @@ describe.each<Mode>(['memory', 'queue'])('waits inside for_each items (%s)', (mo
     expect(after.map((r) => r.id).sort()).toEqual(children.map((r) => r.id).sort());
     expect(after.map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
   }, 30_000);
+
+  it("every item's child run decided at once: the parent goes on once all have ended, each child once", async () => {
+    const engine = await engineFor(mode);
+    await engine.workflows.create({
+      ...perLine,
+      name: 'purchase',
+      workflow_input: {
+        name: 'input',
+        input_schema: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
+      },
+      steps: [
+        {
+          name: 'approve',
+          type: 'wait',
+          wait_data: { kind: 'approval', title: 'Buy {{input.item}}', assignees: { roles: ['manager'] } },
+        },
+      ],
+    });
+    await engine.workflows.create({
+      name: 'order',
+      steps: [
+        {
+          name: 'buy',
+          type: 'l2',
+          for_each: '{{input.items}}',
+          l2_data: {
+            provider: 'platform',
+            module: 'workflows',
+            action: 'run_workflow',
+            input_data: { workflow_name: 'purchase', input: { item: '{{item}}' } },
+          },
+        },
+      ],
+      wires: [],
+    });
+    const parent = await runUntilSettled(engine, mode, 'order', { items: ['desk', 'chair', 'lamp'] });
+    expect(parent.status).toBe('waiting');
+    const inbox = await engine.approvals.list();
+    expect(inbox.map((a) => a.title).sort()).toEqual(['Buy chair', 'Buy desk', 'Buy lamp']);
+    await Promise.all(inbox.map((a) => engine.as(manager).approvals.decide(a.id, { approved: true })));
+    const done = await untilStatus(engine, parent.id, 'succeeded');
+    expect(done.steps[0]!.output).toMatchObject({ succeeded: 3, failed: 0, skipped: 0 });
+    const children = (await engine.listRuns({ workflow: 'purchase' })).runs;
+    expect(children.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+  }, 30_000);
 });
