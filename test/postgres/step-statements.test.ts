@@ -121,6 +121,48 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
     }
   });
 
+  it('events too large for a notification: the step commits, and another process reads them from the log', async () => {
+    await engine.workflows.create({
+      name: 'big',
+      steps: [
+        {
+          name: 'a',
+          type: 'l2',
+          l2_data: {
+            provider: 'platform',
+            module: 'workflows',
+            action: 'run_workflow',
+            input_data: { workflow_name: '{{input.value}}', input: {} },
+          },
+        },
+      ],
+      wires: [],
+    });
+    const otherPool = countingPool(url!);
+    const other = await openPostgres({ pool: otherPool }, { schema });
+    try {
+      const starter = new Engine({ storage: other.storage, queue: other.queue });
+      // A workflow name of 3,000 characters of 3 bytes each: the step's failure names it, and its
+      // event is 9 KB, more than a notification takes (8,000 bytes).
+      const value = '€'.repeat(3000);
+      const events: { type: string; error?: { message: string } }[] = [];
+      const record = await starter.run('big', { value }, { onEvent: (e) => events.push(e) });
+      expect(record.status).toBe('failed');
+      expect(events.map((e) => e.type)).toEqual([
+        'run.started',
+        'step.started',
+        'step.failed',
+        'run.finished',
+      ]);
+      expect(events[2]!.error!.message).toContain(value);
+      expect(record).toEqual(await engine.getRun(record.id));
+      await starter.close();
+    } finally {
+      await other.close();
+      await otherPool.end();
+    }
+  });
+
   it('a run started while the worker is busy waits for it, and both finish', async () => {
     const [first, second] = await Promise.all([
       engine.run('three', { value: 'a' }),

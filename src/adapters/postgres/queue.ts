@@ -371,8 +371,9 @@ class TableQueue implements PostgresQueue {
   async #logAndLoad(id: string, events: unknown[]) {
     const text = JSON.stringify(events);
     // The notification as `#notice` writes it, its status filled in by the statement.
-    const { tail } = this.#noticeParts(id, null, text, [], false);
+    const { tail, sendable } = this.#noticeParts(id, 'interrupted', text, [], false);
     const before = `${this.#origin}"r":${JSON.stringify(id)},"s":`;
+    const channel = sendable ? this.#channel : null;
     const result = await sql<{
       record: string;
       durable: string | null;
@@ -392,8 +393,9 @@ class TableQueue implements PostgresQueue {
         from counted, json_array_elements(${text}::text::json) with ordinality
       )
       select record::text as record, durable::text as durable, status, xmin::text as version, base,
-        pg_notify(${this.#channel}, ${before} || coalesce(to_json(status)::text, 'null') || ',"j":0' ||
-          case when ${tail ?? null}::text is null then '}' else ',"b":' || base || ${tail ?? null}::text end)
+        case when ${channel}::text is not null then pg_notify(${channel}, ${before} ||
+          coalesce(to_json(status)::text, 'null') || ',"j":0' ||
+          case when ${tail ?? null}::text is null then '}' else ',"b":' || base || ${tail ?? null}::text end) end
       from counted`.execute(this.#db);
     const row = result.rows[0];
     // The statement sent the notification (the run's status is known there): this process hears it now.
@@ -614,9 +616,9 @@ class TableQueue implements PostgresQueue {
         h: job === hand?.job,
       }));
       // The notification, sent by the function once the run's event count is known (see `#notice`).
-      const { head, tail } = this.#noticeParts(id, status, events, change.jobs, hand !== undefined);
+      const { head, tail, sendable } = this.#noticeParts(id, status, events, change.jobs, hand !== undefined);
       const fields = [
-        `"x":${JSON.stringify(head)}`,
+        ...(sendable ? [`"x":${JSON.stringify(head)}`] : []),
         ...(tail ? [`"y":${JSON.stringify(tail)}`] : []),
         `"n":${n}`,
         `"id":${JSON.stringify(id)}`,
@@ -830,11 +832,14 @@ class TableQueue implements PostgresQueue {
     events: string,
     jobs: readonly EnqueuedJob[],
     handOff: boolean,
-  ): { head: string; tail: string | undefined } {
+  ): { head: string; tail: string | undefined; sendable: boolean } {
     const ready = Math.max(0, jobs.filter((job) => !job.delayMs).length - (handOff ? 1 : 0));
-    const carried = events !== '[]' && utf8Bytes(events) + utf8Bytes(id) <= NOTICE_BYTES;
     const head = `${this.#origin}"r":${JSON.stringify(id)},"s":${JSON.stringify(status ?? null)},"j":${ready}`;
-    return { head, tail: carried ? `,"e":${events}}` : undefined };
+    // Postgres refuses a payload of 8000 bytes or more (and the transaction sending it): the events
+    // ride along only when they fit, and a run whose id alone does not is told of by no notification
+    // (the polls of the other processes find its change).
+    const carried = events !== '[]' && fitsNotice(head, events);
+    return { head, tail: carried ? `,"e":${events}}` : undefined, sendable: fitsNotice(head) };
   }
 
   /**
@@ -855,7 +860,8 @@ class TableQueue implements PostgresQueue {
       const record = written?.status && !OPEN_STATUSES.has(written.status) ? written.record : undefined;
       queueMicrotask(() => this.#deliver(payload, record));
     }
-    if (sent) return;
+    // One too long for a notification is left to the other processes' polls.
+    if (sent || !fitsNotice(payload)) return;
     this.#pending.push(payload);
     this.#flushing ??= this.#flush();
   }
@@ -919,8 +925,8 @@ class TableQueue implements PostgresQueue {
   }
 }
 
-/** Most bytes of a notification's events and run id together (Postgres refuses payloads of 8000). */
-const NOTICE_BYTES = 7000;
+/** Most bytes of a notification's payload but its event count (Postgres refuses payloads of 8000). */
+const NOTICE_BYTES = 7900;
 
 /** A notification's text, from its parts (see `TableQueue.#noticeParts`) and the run's event count before. */
 function noticeText(head: string, tail: string | undefined, base: number): string {
@@ -931,9 +937,14 @@ const STOP_GRACE_MS = 30_000;
 
 const encoder = new TextEncoder();
 
-/** The UTF-8 length of a text (counted only when it might be long). */
-function utf8Bytes(text: string): number {
-  return text.length * 3 <= NOTICE_BYTES ? text.length : encoder.encode(text).byteLength;
+/** Whether texts fit in a notification together (their UTF-8 bytes counted only when they might not). */
+function fitsNotice(...texts: string[]): boolean {
+  let chars = 0;
+  for (const text of texts) chars += text.length;
+  if (chars * 3 <= NOTICE_BYTES) return true;
+  let bytes = 0;
+  for (const text of texts) bytes += encoder.encode(text).byteLength;
+  return bytes <= NOTICE_BYTES;
 }
 
 /**
