@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type PostgresDatabase } from '../../src/adapters/postgres/index.js';
-import { Engine, type Workflow } from '../../src/index.js';
+import { Engine, type RunEvent, type Workflow } from '../../src/index.js';
 import { reachServer, testSchemas } from './server.js';
 
 const url = await reachServer();
@@ -145,7 +145,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
       // A workflow name of 3,000 characters of 3 bytes each: the step's failure names it, and its
       // event is 9 KB, more than a notification takes (8,000 bytes).
       const value = '€'.repeat(3000);
-      const events: { type: string; error?: { message: string } }[] = [];
+      const events: RunEvent[] = [];
       const record = await starter.run('big', { value }, { onEvent: (e) => events.push(e) });
       expect(record.status).toBe('failed');
       expect(events.map((e) => e.type)).toEqual([
@@ -154,7 +154,8 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
         'step.failed',
         'run.finished',
       ]);
-      expect(events[2]!.error!.message).toContain(value);
+      const failed = events[2] as Extract<RunEvent, { type: 'step.failed' }>;
+      expect(failed.error.message).toContain(value);
       expect(record).toEqual(await engine.getRun(record.id));
       await starter.close();
     } finally {
