@@ -66,6 +66,23 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
     expect((await engine.run('three', { value: 1 })).status).toBe('succeeded');
   });
 
+  /**
+   * Calls `work` with an engine of another process on the same schema (its own pool and database
+   * handle, no worker: its runs go to the first process's worker), closed afterwards.
+   */
+  async function asAnotherProcess(work: (starter: Engine) => Promise<void>): Promise<void> {
+    const otherPool = countingPool(url!);
+    const other = await openPostgres({ pool: otherPool }, { schema });
+    const starter = new Engine({ storage: other.storage, queue: other.queue });
+    try {
+      await work(starter);
+    } finally {
+      await starter.close();
+      await other.close();
+      await otherPool.end();
+    }
+  }
+
   afterAll(async () => {
     await stop?.();
     await db?.close();
@@ -97,11 +114,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
   });
 
   it('another process following a run it started hears every event from the writes: it reads no log', async () => {
-    const otherPool = countingPool(url!);
-    const other = await openPostgres({ pool: otherPool }, { schema });
-    try {
-      // No worker here: the run goes to the first process's worker.
-      const starter = new Engine({ storage: other.storage, queue: other.queue });
+    await asAnotherProcess(async (starter) => {
       expect((await starter.run('three', { value: 0 })).status).toBe('succeeded');
       log = [];
       const events: string[] = [];
@@ -114,11 +127,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
       expect(events.at(-1)).toBe('run.finished');
       expect(sent.filter((text) => /from \S+\."run_events"/.test(text))).toEqual([]);
       expect(sent.filter((text) => /^select pg_notify\(/.test(text))).toEqual([]);
-      await starter.close();
-    } finally {
-      await other.close();
-      await otherPool.end();
-    }
+    });
   });
 
   it('events too large for a notification: the step commits, and another process reads them from the log', async () => {
@@ -138,10 +147,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
       ],
       wires: [],
     });
-    const otherPool = countingPool(url!);
-    const other = await openPostgres({ pool: otherPool }, { schema });
-    try {
-      const starter = new Engine({ storage: other.storage, queue: other.queue });
+    await asAnotherProcess(async (starter) => {
       // A workflow name of 3,000 characters of 3 bytes each: the step's failure names it, and its
       // event is 9 KB, more than a notification takes (8,000 bytes).
       const value = '€'.repeat(3000);
@@ -157,11 +163,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
       const failed = events[2] as Extract<RunEvent, { type: 'step.failed' }>;
       expect(failed.error.message).toContain(value);
       expect(record).toEqual(await engine.getRun(record.id));
-      await starter.close();
-    } finally {
-      await other.close();
-      await otherPool.end();
-    }
+    });
   });
 
   it('a run started while the worker is busy waits for it, and both finish', async () => {

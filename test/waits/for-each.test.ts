@@ -81,6 +81,45 @@ const perLine: WorkflowBody = {
   wires: [],
 };
 
+/**
+ * `purchase`, a child run waiting for a manager's approval of its item, and `order`, a for_each step
+ * running one `purchase` per item of its input's `items`.
+ */
+async function createOrderWorkflows(engine: Engine): Promise<void> {
+  await engine.workflows.create({
+    ...perLine,
+    name: 'purchase',
+    workflow_input: {
+      name: 'input',
+      input_schema: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
+    },
+    steps: [
+      {
+        name: 'approve',
+        type: 'wait',
+        wait_data: { kind: 'approval', title: 'Buy {{input.item}}', assignees: { roles: ['manager'] } },
+      },
+    ],
+  });
+  await engine.workflows.create({
+    name: 'order',
+    steps: [
+      {
+        name: 'buy',
+        type: 'l2',
+        for_each: '{{input.items}}',
+        l2_data: {
+          provider: 'platform',
+          module: 'workflows',
+          action: 'run_workflow',
+          input_data: { workflow_name: 'purchase', input: { item: '{{item}}' } },
+        },
+      },
+    ],
+    wires: [],
+  });
+}
+
 const manager = { id: 'm1', kind: 'user' as const, roles: ['manager'] };
 
 describe.each<Mode>(['memory', 'queue'])('waits inside for_each items (%s)', (mode) => {
@@ -158,38 +197,7 @@ describe.each<Mode>(['memory', 'queue'])('waits inside for_each items (%s)', (mo
 
   it('items whose child runs wait: the parent goes on once every child has ended; no child runs twice', async () => {
     const engine = await engineFor(mode);
-    await engine.workflows.create({
-      ...perLine,
-      name: 'purchase',
-      workflow_input: {
-        name: 'input',
-        input_schema: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
-      },
-      steps: [
-        {
-          name: 'approve',
-          type: 'wait',
-          wait_data: { kind: 'approval', title: 'Buy {{input.item}}', assignees: { roles: ['manager'] } },
-        },
-      ],
-    });
-    await engine.workflows.create({
-      name: 'order',
-      steps: [
-        {
-          name: 'buy',
-          type: 'l2',
-          for_each: '{{input.items}}',
-          l2_data: {
-            provider: 'platform',
-            module: 'workflows',
-            action: 'run_workflow',
-            input_data: { workflow_name: 'purchase', input: { item: '{{item}}' } },
-          },
-        },
-      ],
-      wires: [],
-    });
+    await createOrderWorkflows(engine);
     const parent = await runUntilSettled(engine, mode, 'order', { items: ['desk', 'chair'] });
     expect(parent.status).toBe('waiting');
     expect(parent.steps[0]!.wait).toMatchObject({ kind: 'run' });
@@ -212,38 +220,7 @@ describe.each<Mode>(['memory', 'queue'])('waits inside for_each items (%s)', (mo
 
   it("every item's child run decided at once: the parent goes on once all have ended, each child once", async () => {
     const engine = await engineFor(mode);
-    await engine.workflows.create({
-      ...perLine,
-      name: 'purchase',
-      workflow_input: {
-        name: 'input',
-        input_schema: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
-      },
-      steps: [
-        {
-          name: 'approve',
-          type: 'wait',
-          wait_data: { kind: 'approval', title: 'Buy {{input.item}}', assignees: { roles: ['manager'] } },
-        },
-      ],
-    });
-    await engine.workflows.create({
-      name: 'order',
-      steps: [
-        {
-          name: 'buy',
-          type: 'l2',
-          for_each: '{{input.items}}',
-          l2_data: {
-            provider: 'platform',
-            module: 'workflows',
-            action: 'run_workflow',
-            input_data: { workflow_name: 'purchase', input: { item: '{{item}}' } },
-          },
-        },
-      ],
-      wires: [],
-    });
+    await createOrderWorkflows(engine);
     const parent = await runUntilSettled(engine, mode, 'order', { items: ['desk', 'chair', 'lamp'] });
     expect(parent.status).toBe('waiting');
     const inbox = await engine.approvals.list();
