@@ -105,7 +105,7 @@ interface Written {
   status: string | null;
   /** The run's scheduling state's JSON text as written. */
   state: string;
-  /** The run's notification, which the statement sent. */
+  /** The run's notification (the statement sent it, when it fits in one). */
   notice: string;
 }
 
@@ -619,7 +619,7 @@ class TableQueue implements PostgresQueue {
       const { head, tail, sendable } = this.#noticeParts(id, status, events, change.jobs, hand !== undefined);
       const fields = [
         ...(sendable ? [`"x":${JSON.stringify(head)}`] : []),
-        ...(tail ? [`"y":${JSON.stringify(tail)}`] : []),
+        ...(sendable && tail ? [`"y":${JSON.stringify(tail)}`] : []),
         `"n":${n}`,
         `"id":${JSON.stringify(id)}`,
         ...(write.insert ? ['"i":true'] : []),
