@@ -11,7 +11,7 @@
  * they hold in one statement.
  * @module
  */
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { StepwireError } from '../../errors/index.js';
 import type {
   Delivery,
@@ -142,9 +142,7 @@ class TableQueue implements PostgresQueue {
   readonly #jobsTable: RawBuilder<unknown>;
   readonly #runsTable: RawBuilder<unknown>;
   readonly #eventsTable: RawBuilder<unknown>;
-  /** The function that writes runs, their events and jobs (see `writeRunsFunction`). */
-  readonly #writeRuns: RawBuilder<unknown>;
-  /** The statement calling it, as the pool takes it. */
+  /** The statement calling the function that writes runs, their events and jobs (see `writeRunsFunction`). */
   readonly #writeRunsSql: string;
   #listeners = new Set<(runId: string, status?: string, logged?: LoggedEvents) => void>();
   #unlisten: Promise<() => Promise<void>> | undefined;
@@ -175,7 +173,6 @@ class TableQueue implements PostgresQueue {
     this.#jobsTable = sql.table(`${schema}.step_jobs`);
     this.#runsTable = sql.table(`${schema}.runs`);
     this.#eventsTable = sql.table(`${schema}.run_events`);
-    this.#writeRuns = sql.id(schema, 'write_runs');
     this.#writeRunsSql = `select n, base, version, handed from "${schema.replaceAll('"', '""')}"."write_runs"($1, $2::int, $3::text)`;
   }
 
@@ -654,9 +651,7 @@ class TableQueue implements PostgresQueue {
               query(text: string, values: unknown[]): Promise<{ rows: WriteRow[] }>;
             }
           ).query(this.#writeRunsSql, values)
-        : await sql<WriteRow>`select n, base, version, handed from ${this.#writeRuns}(${values[0]}, ${values[1]}::int, ${values[2]}::text)`.execute(
-            executor,
-          );
+        : await executor.executeQuery<WriteRow>(CompiledQuery.raw(this.#writeRunsSql, values));
     const written: (Written | undefined)[] = writes.map(() => undefined);
     for (const row of result.rows) {
       const m = made[row.n]!;
