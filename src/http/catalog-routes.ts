@@ -11,7 +11,8 @@ import {
 } from '../schema/index.js';
 import { entityRowsOf } from '../catalog/rows.js';
 import { checkedRead } from '../query/execute.js';
-import { LOCATION, defineRoute, json, nameParam } from './route.js';
+import type { CallOptions } from '../adapters/types.js';
+import { LOCATION, defineRoute, json, nameParam, type RouteContext } from './route.js';
 
 const enc = encodeURIComponent;
 
@@ -108,11 +109,7 @@ export const CATALOG_ROUTES = [
       const output = await engine.catalog.getEntity(
         checkedRead({ entity_name: params.name, ...read, operation: read.operation ?? {} }),
         // The request's signal is made only if the read asks for it (a read from memory does not).
-        {
-          get signal() {
-            return context.signal;
-          },
-        },
+        new RequestSignal(context),
       );
       return json(200, output);
     },
@@ -145,3 +142,20 @@ export const CATALOG_ROUTES = [
     },
   }),
 ] as const;
+
+/**
+ * Call options whose `signal` is the request's, made only when read. A class, as the handler's route
+ * context is (see there): an object literal with a getter, made per request, came to be allocated in
+ * the old generation and kept the request's objects alive through young collections.
+ */
+class RequestSignal implements CallOptions {
+  readonly #context: Pick<RouteContext, 'signal'>;
+
+  constructor(context: Pick<RouteContext, 'signal'>) {
+    this.#context = context;
+  }
+
+  get signal(): AbortSignal {
+    return this.#context.signal;
+  }
+}

@@ -12,9 +12,9 @@ import {
 import { buildOpenApi } from './openapi.js';
 import { resolveHandlerOptions, type HandlerOptions, type ResolvedHandlerOptions } from './options.js';
 import { HttpProblem, problem, problemFromError, problemResponse } from './problem.js';
-import type { Route } from './route.js';
+import type { Route, RouteContext } from './route.js';
 import { ROUTE_LIST } from './routes.js';
-import { identify, refuseCrossSite, refuseHost, unauthorized } from './auth.js';
+import { identify, refuseCrossSite, refuseHost, unauthorized, type Identity } from './auth.js';
 import { renderMessagePage } from '../app/render.js';
 import { Router } from './router.js';
 import { CONSOLE_PAGES } from './console/routes.js';
@@ -107,28 +107,22 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
             problem(403, 'forbidden', `You are not allowed to ${route.name} (${method} ${path}).`),
           );
       }
-      // A HEAD runs the GET action as it is; only the answer's body is left out.
-      let asGet: Request | undefined;
-      return await route.action({
-        engine: identity.principal ? engine.as(identity.principal) : engine,
-        host: engine,
-        identity,
-        get request() {
-          if (method !== 'HEAD') return made.request();
-          const head = made.request();
-          return (asGet ??= new Request(head, { method: 'GET', signal: head.signal }));
-        },
-        // Made when a route asks for it: most answer without it.
-        get signal() {
-          return request.signal;
-        },
-        params,
-        options: resolved,
-        // Bound, not closures: a request makes no functions it does not need.
-        body: readBody.bind(undefined, route, request, resolved),
-        query: readQuery.bind(undefined, route, url),
-        openapi: document,
-      });
+      return await route.action(
+        new Context(
+          identity.principal ? engine.as(identity.principal) : engine,
+          engine,
+          identity,
+          request,
+          made,
+          method === 'HEAD',
+          params,
+          resolved,
+          // Bound, not closures: a request makes no functions it does not need.
+          readBody.bind(undefined, route, request, resolved),
+          readQuery.bind(undefined, route, url),
+          document,
+        ),
+      );
     } catch (error) {
       const details = problemFromError(error);
       if (details.status === 500) resolved.onError?.(error, made.request());
@@ -149,6 +143,42 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
     return toResponse(answered, request.method.toUpperCase() === 'HEAD');
   };
   return Object.defineProperty(handler, INCOMING_HANDLER, { value: respond satisfies IncomingHandler });
+}
+
+/**
+ * What a route's action is given for one request. A class, not an object literal with getters: V8
+ * came to allocate such a literal straight in the old generation (it had seen many survive), where
+ * each one, dead as soon as its request was answered, then kept what it pointed to alive through
+ * every young collection until the next full one, and most of a request's objects with it.
+ */
+class Context implements RouteContext<Record<string, string>> {
+  #asGet: Request | undefined;
+
+  constructor(
+    readonly engine: RouteContext['engine'],
+    readonly host: Engine,
+    readonly identity: Identity,
+    readonly incoming: IncomingRequest,
+    readonly made: RequestMaker,
+    readonly head: boolean,
+    readonly params: Record<string, string>,
+    readonly options: ResolvedHandlerOptions,
+    readonly body: () => Promise<unknown>,
+    readonly query: () => unknown,
+    readonly openapi: () => unknown,
+  ) {}
+
+  /** The request; a HEAD runs the GET action as it is (only the answer's body is left out). */
+  get request(): Request {
+    if (!this.head) return this.made.request();
+    const head = this.made.request();
+    return (this.#asGet ??= new Request(head, { method: 'GET', signal: head.signal }));
+  }
+
+  /** Made when a route asks for it: most answer without it. */
+  get signal(): AbortSignal {
+    return this.incoming.signal;
+  }
 }
 
 /**
