@@ -422,7 +422,7 @@ export class DurableRuns {
     work: (signal: AbortSignal, events: RunEvent[]) => Promise<() => Promise<unknown>>,
   ): Promise<void> {
     const controller = new AbortController();
-    const signal = AbortSignal.any([controller.signal, delivery.signal]);
+    const { signal, release } = eitherSignal(controller.signal, delivery.signal);
     let flights = this.#inFlight.get(runId);
     if (!flights) this.#inFlight.set(runId, (flights = new Set()));
     flights.add(controller);
@@ -454,6 +454,7 @@ export class DurableRuns {
       await commit!();
     } finally {
       clearTimeout(timer);
+      release();
       flights.delete(controller);
       if (flights.size === 0) this.#inFlight.delete(runId);
     }
@@ -650,4 +651,28 @@ export class DurableRuns {
   #stopFollowing(id: string): void {
     this.#unfollow.get(id)?.(new NotFoundError('run', id));
   }
+}
+
+/**
+ * A signal that aborts when `a` or `b` does, with the reason of the first, and how to stop following
+ * them. `AbortSignal.any` does the same through weak references, which young collections treat as
+ * strong: each step's signal, and what its listeners reach, then outlived them into the old generation.
+ */
+function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const either = new AbortController();
+  if (a.aborted || b.aborted) {
+    either.abort(a.aborted ? a.reason : b.reason);
+    return { signal: either.signal, release: () => {} };
+  }
+  const fromA = () => either.abort(a.reason);
+  const fromB = () => either.abort(b.reason);
+  a.addEventListener('abort', fromA, { once: true });
+  b.addEventListener('abort', fromB, { once: true });
+  return {
+    signal: either.signal,
+    release: () => {
+      a.removeEventListener('abort', fromA);
+      b.removeEventListener('abort', fromB);
+    },
+  };
 }
