@@ -82,8 +82,9 @@ export function postgresQueue(
   schema: string,
   scoped: Kysely<Tables>,
   timing: QueueTiming = {},
+  prepared = true,
 ): PostgresQueue {
-  return new TableQueue(connection, schema, scoped, timing);
+  return new TableQueue(connection, schema, scoped, timing, prepared);
 }
 
 /** One job of a change, as the statement that enqueues it reads it. */
@@ -144,6 +145,8 @@ class TableQueue implements PostgresQueue {
   readonly #eventsTable: RawBuilder<unknown>;
   /** The statement calling the function that writes runs, their events and jobs (see `writeRunsFunction`). */
   readonly #writeRunsSql: string;
+  /** Whether a step's statements go to a server as prepared statements (see `#statement`). */
+  readonly #prepared: boolean;
   #listeners = new Set<(runId: string, status?: string, logged?: LoggedEvents) => void>();
   #unlisten: Promise<() => Promise<void>> | undefined;
   /** Runs a statement on the LISTEN connection at once, when that connection is up (see `listenOnPool`). */
@@ -164,8 +167,15 @@ class TableQueue implements PostgresQueue {
     [];
   #batching = false;
 
-  constructor(connection: Connection, schema: string, db: Kysely<Tables>, timing: QueueTiming) {
+  constructor(
+    connection: Connection,
+    schema: string,
+    db: Kysely<Tables>,
+    timing: QueueTiming,
+    prepared: boolean,
+  ) {
     this.#connection = connection;
+    this.#prepared = prepared;
     this.#schema = schema;
     this.#db = db;
     this.#timing = { heartbeatSeconds: 10, monitorSeconds: 2, pollSeconds: 2, ...timing };
@@ -174,6 +184,26 @@ class TableQueue implements PostgresQueue {
     this.#runsTable = sql.table(`${schema}.runs`);
     this.#eventsTable = sql.table(`${schema}.run_events`);
     this.#writeRunsSql = `select n, base, version, handed from "${schema.replaceAll('"', '""')}"."write_runs"($1, $2::int, $3::text)`;
+  }
+
+  /**
+   * Runs one of the queue's own statements, those of every step. On a server, outside a
+   * transaction, it goes as a prepared statement named after its text: each connection parses and
+   * plans it once, where a statement sent as text is planned at every call. In a transaction, on
+   * PGlite, and with `preparedStatements: false`, it goes as it is.
+   */
+  async #statement<R>(
+    text: string,
+    values: readonly unknown[],
+    executor: Kysely<Tables> | Transaction<Tables> = this.#db,
+  ): Promise<R[]> {
+    const client = this.#connection.client;
+    if (!this.#prepared || executor !== this.#db || client.kind !== 'pool')
+      return (await executor.executeQuery<R>(CompiledQuery.raw(text, [...values]))).rows;
+    const pool = client.pool as unknown as {
+      query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: R[] }>;
+    };
+    return (await pool.query({ name: statementName(text), text, values })).rows;
   }
 
   async begin(id: string, change: RunChange): Promise<void> {
@@ -349,18 +379,21 @@ class TableQueue implements PostgresQueue {
   async load(id: string, log?: unknown[]): Promise<DurableRun | undefined> {
     this.#open();
     if (unstorableText(id)) return undefined;
-    const row = log
-      ? await this.#logAndLoad(id, log)
-      : await this.#db
-          .selectFrom('runs')
-          .select([
-            sql<string>`record::text`.as('record'),
-            sql<string | null>`durable::text`.as('durable'),
-            'status',
-            sql<string>`xmin::text`.as('version'),
-          ])
-          .where('id', '=', id)
-          .executeTakeFirst();
+    if (log) return runOf(await this.#logAndLoad(id, log));
+    const statement = this.#db
+      .selectFrom('runs')
+      .select([
+        sql<string>`record::text`.as('record'),
+        sql<string | null>`durable::text`.as('durable'),
+        'status',
+        sql<string>`xmin::text`.as('version'),
+      ])
+      .where('id', '=', id)
+      .compile();
+    const [row] = await this.#statement<NonNullable<Parameters<typeof runOf>[0]>>(
+      statement.sql,
+      statement.parameters,
+    );
     return runOf(row);
   }
 
@@ -371,13 +404,7 @@ class TableQueue implements PostgresQueue {
     const { tail, sendable } = this.#noticeParts(id, 'interrupted', text, [], false);
     const before = `${this.#origin}"r":${JSON.stringify(id)},"s":`;
     const channel = sendable ? this.#channel : null;
-    const result = await sql<{
-      record: string;
-      durable: string | null;
-      status: string | null;
-      version: string;
-      base: number;
-    }>`
+    const statement = sql`
       with counted as (
         update ${this.#runsTable} set
           event_count = event_count + json_array_length(${text}::text::json),
@@ -393,8 +420,14 @@ class TableQueue implements PostgresQueue {
         case when ${channel}::text is not null then pg_notify(${channel}, ${before} ||
           coalesce(to_json(status)::text, 'null') || ',"j":0' ||
           case when ${tail ?? null}::text is null then '}' else ',"b":' || base || ${tail ?? null}::text end) end
-      from counted`.execute(this.#db);
-    const row = result.rows[0];
+      from counted`.compile(this.#db);
+    const [row] = await this.#statement<{
+      record: string;
+      durable: string | null;
+      status: string | null;
+      version: string;
+      base: number;
+    }>(statement.sql, statement.parameters);
     // The statement sent the notification (the run's status is known there): this process hears it now.
     if (row) this.#announce(this.#notice(id, row.status, text, [], false)(Number(row.base)), { sent: true });
     return row;
@@ -642,18 +675,9 @@ class TableQueue implements PostgresQueue {
       };
     });
     const values = [`[${made.map((m) => m.text).join(',')}]`, this.#timing.heartbeatSeconds, this.#channel];
-    const client = this.#connection.client;
-    // Outside a transaction, on a server, the pool takes the statement as it is: no query builder.
-    const result =
-      executor === this.#db && client.kind === 'pool'
-        ? await (
-            client.pool as unknown as {
-              query(text: string, values: unknown[]): Promise<{ rows: WriteRow[] }>;
-            }
-          ).query(this.#writeRunsSql, values)
-        : await executor.executeQuery<WriteRow>(CompiledQuery.raw(this.#writeRunsSql, values));
+    const rows = await this.#statement<WriteRow>(this.#writeRunsSql, values, executor);
     const written: (Written | undefined)[] = writes.map(() => undefined);
-    for (const row of result.rows) {
+    for (const row of rows) {
       const m = made[row.n]!;
       written[row.n] = {
         version: row.version,
@@ -736,7 +760,7 @@ class TableQueue implements PostgresQueue {
   /** Takes up to `count` jobs ready now or whose lease lapsed, leased to the caller, in one statement. */
   async #fetch(count: number): Promise<Job[]> {
     this.#sweep();
-    const result = await sql<{ id: string; data: string; deliveries: number }>`
+    const statement = sql`
       with taken as (
         select id from ${this.#jobsTable}
         where (state = 'ready' and start_after <= now()) or (state = 'active' and lease_until < now())
@@ -745,8 +769,12 @@ class TableQueue implements PostgresQueue {
       update ${this.#jobsTable} j set state = 'active', deliveries = j.deliveries + 1,
         lease_until = now() + ${this.#timing.heartbeatSeconds}::int * interval '1 second', started_at = now()
       from taken where j.id = taken.id
-      returning j.id::text as id, j.data::text as data, j.deliveries`.execute(this.#db);
-    return result.rows
+      returning j.id::text as id, j.data::text as data, j.deliveries`.compile(this.#db);
+    const rows = await this.#statement<{ id: string; data: string; deliveries: number }>(
+      statement.sql,
+      statement.parameters,
+    );
+    return rows
       .map((row) => ({
         id: row.id,
         data: JSON.parse(row.data) as StepJob,
@@ -1199,6 +1227,21 @@ class StepWorker {
     const asked = new Set(jobs.map((job) => job.id));
     this.#handed = this.#handed.filter((taken) => !asked.has(taken.job.id) || renewed.has(taken.job.id));
   }
+}
+
+/** The name of each statement text prepared (see `TableQueue.#statement`); a name is never given to another text. */
+const statementNames = new Map<string, string>();
+let statementCount = 0;
+
+/** The prepared statement name of `text`: `stepwire_q<n>`, the same for the same text in this process. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    // Bounded: a text forgotten is prepared again under a new name, never an old one.
+    if (statementNames.size >= 1_000) statementNames.clear();
+    statementNames.set(text, (name = `stepwire_q${++statementCount}`));
+  }
+  return name;
 }
 
 /** A row `write_runs` returns: a run written (see `TableQueue.#writeAll`). */
