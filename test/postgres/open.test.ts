@@ -54,7 +54,7 @@ describe('openPostgres arguments', () => {
     await db.close();
   });
 
-  it('refuses queue timings the queue would not take, naming the option, before opening anything', async () => {
+  it('refuses queue timings the queue would not take and options of the wrong type, naming the option, before opening anything', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [
         { pollSeconds: 0.1 },
@@ -72,6 +72,9 @@ describe('openPostgres arguments', () => {
     for (const [queue, message] of cases)
       await expect(openPostgres(undefined, { queue } as never)).rejects.toThrow(message);
     // The least values are taken: the chaos tests open queues with exactly these.
+    await expect(openPostgres(undefined, { preparedStatements: 'yes' } as never)).rejects.toThrow(
+      new TypeError('openPostgres: options.preparedStatements must be a boolean'),
+    );
   });
 
   it('refuses a URL of another database and a target of the wrong shape, naming the target', async () => {

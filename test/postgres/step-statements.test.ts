@@ -15,6 +15,8 @@ const schemas = testSchemas(url);
 
 /** Every statement sent on the pool's connections, as text, while `log` is set. */
 let log: string[] | undefined;
+/** The name of each statement in `log` sent as a prepared statement (undefined: sent as text). */
+let names: (string | undefined)[] = [];
 
 function countingPool(connectionString: string): pg.Pool {
   const pool = new pg.Pool({ connectionString });
@@ -23,7 +25,10 @@ function countingPool(connectionString: string): pg.Pool {
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const first = args[0];
       const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
-      if (text !== undefined) log?.push(text.replace(/\s+/g, ' ').trim());
+      if (text !== undefined && log) {
+        log.push(text.replace(/\s+/g, ' ').trim());
+        names.push(typeof first === 'object' ? (first as { name?: string }).name : undefined);
+      }
       return query(...args);
     };
   });
@@ -92,6 +97,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
 
   it('costs one write for its insert and one a step, notifications included: no fetch, no read of its log or of its final record', async () => {
     log = [];
+    names = [];
     const events: string[] = [];
     const record = await engine.run('three', { value: 'x' }, { onEvent: (e) => events.push(e.type) });
     const sent = log;
@@ -111,6 +117,58 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
     expect(sent).toHaveLength(4);
     // And the record given is the one stored.
     expect(record).toEqual(await engine.getRun(record.id));
+  });
+
+  it('sends the writes as one prepared statement, which the server keeps on the connections that ran it', async () => {
+    log = [];
+    names = [];
+    expect((await engine.run('three', { value: 'p' })).status).toBe('succeeded');
+    const writes = names.filter((_, i) => /"write_runs"\(/.test(log![i]!));
+    log = undefined;
+    expect(writes).toHaveLength(4);
+    expect(new Set(writes).size).toBe(1);
+    expect(writes[0]).toMatch(/^stepwire_q\d+$/);
+    // Every idle connection of the pool at once: those that ran a write hold it prepared.
+    const clients = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+    try {
+      const held = await Promise.all(
+        clients.map(async (client) => {
+          const { rows } = await client.query<{ name: string; statement: string }>(
+            'select name, statement from pg_prepared_statements',
+          );
+          return rows;
+        }),
+      );
+      const prepared = held.flat().filter((row) => row.name === writes[0]);
+      expect(prepared.length).toBeGreaterThan(0);
+      expect(prepared[0]!.statement).toContain(`"${schema}"."write_runs"($1, $2::int, $3::text)`);
+    } finally {
+      for (const client of clients) client.release();
+    }
+  });
+
+  it('with preparedStatements: false, sends every statement as text, and runs go on the same', async () => {
+    const textPool = countingPool(url!);
+    const own = await openPostgres({ pool: textPool }, { schema: schemas.next(), preparedStatements: false });
+    const textEngine = new Engine({ storage: own.storage, queue: own.queue });
+    const worker = textEngine.work({ concurrency: 1, triggers: false });
+    try {
+      await textEngine.workflows.create(chain('three', 3));
+      log = [];
+      names = [];
+      const record = await textEngine.run('three', { value: 't' });
+      const sent = log;
+      log = undefined;
+      expect(record.status).toBe('succeeded');
+      expect((record.output as Record<string, unknown>)['s2']).toEqual({ value: 't' });
+      expect(sent.filter((text) => /"write_runs"\(/.test(text))).toHaveLength(4);
+      expect(names.filter((name) => name !== undefined)).toEqual([]);
+    } finally {
+      await worker.stop();
+      await textEngine.close();
+      await own.close();
+      await textPool.end();
+    }
   });
 
   it('another process following a run it started hears every event from the writes: it reads no log', async () => {

@@ -22,6 +22,14 @@ export interface PostgresOptions {
   closeClient?: boolean;
   /** Timing of the durable queue (leases, polling); see {@link QueueTiming}. */
   queue?: QueueTiming;
+  /**
+   * Whether the durable queue sends the statements of every step to a server as named prepared
+   * statements, which each connection parses and plans once. Turn it off behind a connection pooler
+   * that does not keep them from one transaction to the next (PgBouncer in transaction mode before
+   * 1.21, or without `max_prepared_statements`): each statement is then sent as text. PGlite ignores it.
+   * @default true
+   */
+  preparedStatements?: boolean;
   /** The file store `files`: the urls it hands out and its size limit; see {@link PostgresFilesOptions}. */
   files?: PostgresFilesOptions;
 }
@@ -86,7 +94,7 @@ export async function openPostgres(
   target?: PostgresTarget,
   options: PostgresOptions = {},
 ): Promise<PostgresDatabase> {
-  const { schema, closeClient, queue: timing } = normalize(options);
+  const { schema, closeClient, queue: timing, preparedStatements } = normalize(options);
   const filesOptions = resolveFilesOptions(options.files);
   const connection = await connect(target, closeClient);
   try {
@@ -103,7 +111,7 @@ export async function openPostgres(
     () => closing !== undefined,
     connection.exclusive === true,
   );
-  const queue = postgresQueue(connection, schema, scoped, timing);
+  const queue = postgresQueue(connection, schema, scoped, timing, preparedStatements);
   const files = new PostgresFileStore(scoped, connection.where, () => closing !== undefined, filesOptions);
   const close = async () => {
     try {
@@ -120,7 +128,7 @@ function normalize(
 ): Required<Omit<PostgresOptions, 'queue' | 'files'>> & PostgresOptions {
   if (typeof options !== 'object' || options === null)
     throw new TypeError('openPostgres: options must be an object');
-  const { schema = 'stepwire', closeClient = false } = options;
+  const { schema = 'stepwire', closeClient = false, preparedStatements = true } = options;
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema))
     throw new TypeError(
       `openPostgres: options.schema ${JSON.stringify(schema)} is not a schema name stepwire accepts:` +
@@ -129,10 +137,12 @@ function normalize(
     );
   if (typeof closeClient !== 'boolean')
     throw new TypeError('openPostgres: options.closeClient must be a boolean');
+  if (typeof preparedStatements !== 'boolean')
+    throw new TypeError('openPostgres: options.preparedStatements must be a boolean');
   if (options.queue !== undefined && (typeof options.queue !== 'object' || options.queue === null))
     throw new TypeError('openPostgres: options.queue must be an object');
   if (options.queue) checkTiming(options.queue);
-  return { schema, closeClient, ...(options.queue ? { queue: options.queue } : {}) };
+  return { schema, closeClient, preparedStatements, ...(options.queue ? { queue: options.queue } : {}) };
 }
 
 /**
