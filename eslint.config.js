@@ -70,6 +70,19 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ObjectExpression > Property[kind='get'], ObjectExpression > Property[kind='set']",
+          message:
+            'No accessor in an object literal: V8 may come to allocate such a literal in the old generation, where each one made per call keeps what it reaches alive through young collections. Use a class (docs/performance.md, "The route\'s context, allocated in the old generation").',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
     ignores: [
       'src/adapters/node/**',
       'src/adapters/google/**',

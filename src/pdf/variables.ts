@@ -304,6 +304,8 @@ function resolveTable(
   return {
     kind: 'table',
     table,
+    // Made once a document, not per call: its lazy getter costs nothing worth a class.
+    // eslint-disable-next-line no-restricted-syntax
     get view(): unknown[] {
       return (view ??= tableView(table));
     },
