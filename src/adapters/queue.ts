@@ -127,9 +127,9 @@ export interface LoggedEvents {
   /** The events, at positions `after + 1` onwards. */
   events: unknown[];
   /**
-   * The run's record as the commit that logged these wrote it, given to the listeners of the process
-   * that made the commit when it left the run neither queued nor running (it ended, or waits): a
-   * follower there needs no read of it. Absent otherwise, and in other processes.
+   * The run's record as the commit that logged these wrote it, when that commit left the run neither
+   * queued nor running (it ended, or waits): a follower needs no read of it. Given to the listeners of
+   * the process that made the commit, and to those of the others when it fit in the notification.
    */
   record?: unknown;
 }

@@ -171,7 +171,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
     }
   });
 
-  it('another process following a run it started hears every event from the writes: it reads no log', async () => {
+  it('another process following a run it started hears every event and the final record from the writes: it reads neither', async () => {
     await asAnotherProcess(async (starter) => {
       expect((await starter.run('three', { value: 0 })).status).toBe('succeeded');
       log = [];
@@ -185,6 +185,27 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
       expect(events.at(-1)).toBe('run.finished');
       expect(sent.filter((text) => /from \S+\."run_events"/.test(text))).toEqual([]);
       expect(sent.filter((text) => /^select pg_notify\(/.test(text))).toEqual([]);
+      // The last commit's notification carried the record: it is not read.
+      expect(sent.filter((text) => /^select record::text/.test(text))).toEqual([]);
+      expect(record).toEqual(await engine.getRun(record.id));
+    });
+  });
+
+  it('a final record too large for a notification is read by the other process, once', async () => {
+    // The first step's output, 6,000 characters of 2 bytes, is in the record: 12 KB in UTF-8.
+    const large = chain('large', 2);
+    const first = large.steps[0] as Extract<Workflow['steps'][number], { type: 'l2' }>;
+    first.l2_data.input_data = { value: 'é'.repeat(6000) };
+    await engine.workflows.create(large);
+    await asAnotherProcess(async (starter) => {
+      log = [];
+      const record = await starter.run('large', { value: 'z' });
+      const sent = log;
+      log = undefined;
+      expect(record.status).toBe('succeeded');
+      expect((record.output as Record<string, { value: string }>)['s1']!.value).toBe('é'.repeat(6000));
+      expect(record).toEqual(await engine.getRun(record.id));
+      expect(sent.filter((text) => /^select record::text/.test(text))).toHaveLength(1);
     });
   });
 

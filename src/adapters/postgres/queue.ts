@@ -646,7 +646,15 @@ class TableQueue implements PostgresQueue {
         h: job === hand?.job,
       }));
       // The notification, sent by the function once the run's event count is known (see `#notice`).
-      const { head, tail, sendable } = this.#noticeParts(id, status, events, change.jobs, hand !== undefined);
+      // A run that ended or waits: its record rides along too when it fits (a follower elsewhere needs no read).
+      const { head, tail, sendable } = this.#noticeParts(
+        id,
+        status,
+        events,
+        change.jobs,
+        hand !== undefined,
+        status !== null && !OPEN_STATUSES.has(status) ? record : undefined,
+      );
       const fields = [
         ...(sendable ? [`"x":${JSON.stringify(head)}`] : []),
         ...(sendable && tail ? [`"y":${JSON.stringify(tail)}`] : []),
@@ -847,7 +855,8 @@ class TableQueue implements PostgresQueue {
 
   /**
    * A notification's text but the run's event count before the change: the head (this process, the
-   * run, its status, the jobs ready) and, when the events fit, the tail that carries them.
+   * run, its status, the jobs ready) and, when the events fit, the tail that carries them, with the
+   * run's `record` text (given for a run that ended or waits) when that fits too.
    */
   #noticeParts(
     id: string,
@@ -855,14 +864,17 @@ class TableQueue implements PostgresQueue {
     events: string,
     jobs: readonly EnqueuedJob[],
     handOff: boolean,
+    record?: string,
   ): { head: string; tail: string | undefined; sendable: boolean } {
     const ready = Math.max(0, jobs.filter((job) => !job.delayMs).length - (handOff ? 1 : 0));
     const head = `${this.#origin}"r":${JSON.stringify(id)},"s":${JSON.stringify(status ?? null)},"j":${ready}`;
     // Postgres refuses a payload of 8000 bytes or more (and the transaction sending it): the events
     // ride along only when they fit, and a run whose id alone does not is told of by no notification
     // (the polls of the other processes find its change).
-    const carried = events !== '[]' && fitsNotice(head, events);
-    return { head, tail: carried ? `,"e":${events}}` : undefined, sendable: fitsNotice(head) };
+    if (events === '[]' || !fitsNotice(head, events))
+      return { head, tail: undefined, sendable: fitsNotice(head) };
+    const withRecord = record !== undefined && fitsNotice(head, events, record);
+    return { head, tail: `,"e":${events}${withRecord ? `,"c":${record}` : ''}}`, sendable: true };
   }
 
   /**
@@ -919,6 +931,7 @@ class TableQueue implements PostgresQueue {
   #deliver(payload: string, record?: string): void {
     if (this.#workers.size === 0 && this.#listeners.size === 0) return;
     const { runId, status, ready, logged } = readNotice(payload);
+    // Here the record is the text this process wrote (its notification may not have carried it).
     if (logged && record !== undefined && this.#listeners.size > 0) logged.record = JSON.parse(record);
     if (ready > 0) for (const worker of this.#workers) worker.wake();
     for (const listener of this.#listeners) {
@@ -988,13 +1001,15 @@ function readNotice(payload: string): {
         j: number;
         b?: number;
         e?: unknown[];
+        c?: unknown;
       };
+      const record = typeof notice.c === 'object' && notice.c !== null ? { record: notice.c } : {};
       return {
         runId: notice.r,
         status: notice.s ?? undefined,
         ready: notice.j,
         ...(Array.isArray(notice.e) && typeof notice.b === 'number'
-          ? { logged: { after: notice.b, events: notice.e } }
+          ? { logged: { after: notice.b, events: notice.e, ...record } }
           : {}),
       };
     } catch {
