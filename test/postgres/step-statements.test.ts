@@ -18,6 +18,23 @@ let log: string[] | undefined;
 /** The name of each statement in `log` sent as a prepared statement (undefined: sent as text). */
 let names: (string | undefined)[] = [];
 
+/**
+ * What `work` sent on the counting pools: each statement's text, and the name it was prepared under
+ * (undefined: sent as text).
+ */
+async function sentDuring<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; sent: string[]; names: (string | undefined)[] }> {
+  log = [];
+  names = [];
+  try {
+    const result = await work();
+    return { result, sent: log, names };
+  } finally {
+    log = undefined;
+  }
+}
+
 function countingPool(connectionString: string): pg.Pool {
   const pool = new pg.Pool({ connectionString });
   pool.on('connect', (client) => {
@@ -96,12 +113,10 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
   });
 
   it('costs one write for its insert and one a step, notifications included: no fetch, no read of its log or of its final record', async () => {
-    log = [];
-    names = [];
     const events: string[] = [];
-    const record = await engine.run('three', { value: 'x' }, { onEvent: (e) => events.push(e.type) });
-    const sent = log;
-    log = undefined;
+    const { result: record, sent } = await sentDuring(() =>
+      engine.run('three', { value: 'x' }, { onEvent: (e) => events.push(e.type) }),
+    );
     expect(record.status).toBe('succeeded');
     expect((record.output as Record<string, unknown>)['s2']).toEqual({ value: 'x' });
     expect(events.filter((type) => type === 'step.succeeded')).toHaveLength(3);
@@ -120,11 +135,9 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
   });
 
   it('sends the writes as one prepared statement, which the server keeps on the connections that ran it', async () => {
-    log = [];
-    names = [];
-    expect((await engine.run('three', { value: 'p' })).status).toBe('succeeded');
-    const writes = names.filter((_, i) => /"write_runs"\(/.test(log![i]!));
-    log = undefined;
+    const { result, sent, names } = await sentDuring(() => engine.run('three', { value: 'p' }));
+    expect(result.status).toBe('succeeded');
+    const writes = names.filter((_, i) => /"write_runs"\(/.test(sent[i]!));
     expect(writes).toHaveLength(4);
     expect(new Set(writes).size).toBe(1);
     expect(writes[0]).toMatch(/^stepwire_q\d+$/);
@@ -154,11 +167,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
     const worker = textEngine.work({ concurrency: 1, triggers: false });
     try {
       await textEngine.workflows.create(chain('three', 3));
-      log = [];
-      names = [];
-      const record = await textEngine.run('three', { value: 't' });
-      const sent = log;
-      log = undefined;
+      const { result: record, sent, names } = await sentDuring(() => textEngine.run('three', { value: 't' }));
       expect(record.status).toBe('succeeded');
       expect((record.output as Record<string, unknown>)['s2']).toEqual({ value: 't' });
       expect(sent.filter((text) => /"write_runs"\(/.test(text))).toHaveLength(4);
@@ -174,11 +183,10 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
   it('another process following a run it started hears every event and the final record from the writes: it reads neither', async () => {
     await asAnotherProcess(async (starter) => {
       expect((await starter.run('three', { value: 0 })).status).toBe('succeeded');
-      log = [];
       const events: string[] = [];
-      const record = await starter.run('three', { value: 'y' }, { onEvent: (e) => events.push(e.type) });
-      const sent = log;
-      log = undefined;
+      const { result: record, sent } = await sentDuring(() =>
+        starter.run('three', { value: 'y' }, { onEvent: (e) => events.push(e.type) }),
+      );
       expect(record.status).toBe('succeeded');
       expect((record.output as Record<string, unknown>)['s2']).toEqual({ value: 'y' });
       expect(events.filter((type) => type === 'step.succeeded')).toHaveLength(3);
@@ -198,10 +206,7 @@ describe.skipIf(!url)('a durable run started where a worker is idle (PostgreSQL 
     first.l2_data.input_data = { value: 'é'.repeat(6000) };
     await engine.workflows.create(large);
     await asAnotherProcess(async (starter) => {
-      log = [];
-      const record = await starter.run('large', { value: 'z' });
-      const sent = log;
-      log = undefined;
+      const { result: record, sent } = await sentDuring(() => starter.run('large', { value: 'z' }));
       expect(record.status).toBe('succeeded');
       expect((record.output as Record<string, { value: string }>)['s1']!.value).toBe('é'.repeat(6000));
       expect(record).toEqual(await engine.getRun(record.id));
