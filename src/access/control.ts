@@ -115,14 +115,17 @@ export class AccessControl {
   /**
    * Whether access control is on now: once on, it stays on; while off, the storage is asked again
    * at most once every {@link RECHECK_MS} (a policy another process stored turns it on here too).
+   * A promise only when it asks the storage.
    */
-  async enabledNow(): Promise<boolean> {
+  enabledNow(): boolean | Promise<boolean> {
     if (this.#enabled) return true;
     const now = Date.now();
     if (now - this.#checkedAt < RECHECK_MS) return false;
     this.#checkedAt = now;
-    if ((await this.#read()) !== undefined) this.#enabled = true;
-    return this.#enabled;
+    return this.#read().then((current) => {
+      if (current !== undefined) this.#enabled = true;
+      return this.#enabled;
+    });
   }
 
   /** The grants of the host's own service principal. */

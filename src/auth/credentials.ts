@@ -15,8 +15,11 @@ export interface SessionInfo {
 
 /** Where the handler checks credentials: the engine's key and session stores. @internal */
 export interface CredentialStores {
-  /** The principal of an API key secret, or undefined when it is no live key. */
-  verifyKey(secret: string): Promise<Principal | undefined>;
+  /**
+   * The principal of an API key secret, or undefined when it is no live key; at once (no promise)
+   * for a key checked a moment ago.
+   */
+  verifyKey(secret: string): Principal | undefined | Promise<Principal | undefined>;
   /** The session of a cookie value, or undefined when it is none or has expired. */
   session(token: string): Promise<SessionInfo | undefined>;
 }

@@ -160,13 +160,24 @@ export class ApiKeys {
    * @internal
    */
   async verify(secret: string): Promise<Principal | undefined> {
+    return this.remembered(secret) ?? this.#verify(secret);
+  }
+
+  /**
+   * The principal of a key checked a moment ago, taken as it was, or undefined: a request does not
+   * pay a hash and a storage read each time (nor, through the HTTP handler, a turn of the event
+   * loop). A revoke here ends it at once; one in another process within RECENT_MS.
+   * @internal
+   */
+  remembered(secret: string): Principal | undefined {
+    const recent = typeof secret === 'string' ? this.#recent.get(secret) : undefined;
+    return recent !== undefined && this.#now() < recent.until ? recent.principal : undefined;
+  }
+
+  async #verify(secret: string): Promise<Principal | undefined> {
     if (typeof secret !== 'string' || !secret.startsWith(PREFIX)) return undefined;
     if (!TOKEN_PATTERN.test(secret.slice(PREFIX.length))) return undefined;
     const now = this.#now();
-    // A key checked a moment ago is taken as it was: a request does not pay a hash and a storage
-    // read each time. A revoke here ends it at once; one in another process within RECENT_MS.
-    const recent = this.#recent.get(secret);
-    if (recent !== undefined && now < recent.until) return recent.principal;
     await this.#ready();
     const digest = await tokenDigest(secret);
     const key = await this.#storage.get<ApiKey>('api_keys', digest);

@@ -358,9 +358,10 @@ export class Engine {
   }
 
   /** Whether the engine enforces an access policy (once its storage is open). @internal */
-  async accessControlled(): Promise<boolean> {
-    if (!this.#opened) await this.#openThen(() => Promise.resolve());
-    return this.#control.enabledNow();
+  accessControlled(): boolean | Promise<boolean> {
+    // Once the storage is open, the answer comes at once unless the storage is asked.
+    if (this.#opened) return this.#control.enabledNow();
+    return this.#openThen(async () => this.#control.enabledNow());
   }
 
   /**
@@ -369,7 +370,7 @@ export class Engine {
    */
   credentialStores(): CredentialStores {
     return (this.#credentials ??= {
-      verifyKey: (secret) => this.keys.verify(secret),
+      verifyKey: (secret) => this.keys.remembered(secret) ?? this.keys.verify(secret),
       session: async (token) => {
         const session = await this.sessions.get(token);
         if (!session) return undefined;

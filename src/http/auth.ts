@@ -202,23 +202,48 @@ export interface IdentifyOptions {
  * A bearer token that is no live key answers 401 (it is never taken for "no credentials").
  * @internal
  */
-export async function identify(
+export function identify(
+  request: RequestHead,
+  auth: IdentifyOptions,
+  stores: CredentialStores,
+  secure: boolean,
+): Identity | Response | Promise<Identity | Response> {
+  if (auth.principal) return hooked(request, auth, stores, secure);
+  const bearer = auth.keys ? bearerOf(request) : undefined;
+  if (bearer !== undefined) {
+    // A key checked a moment ago comes back at once: the request waits no turn for it.
+    const principal = bearer === '' ? undefined : stores.verifyKey(bearer);
+    return principal instanceof Promise ? principal.then(keyIdentity) : keyIdentity(principal);
+  }
+  return bySession(request, auth, stores, secure);
+}
+
+/** The identity of a bearer key's principal; 401 for no live key. */
+function keyIdentity(principal: Principal | undefined): Identity | Response {
+  if (!principal)
+    return unauthorized('The API key is not valid (unknown, revoked or expired).', 'invalid_token');
+  return { principal, session: undefined };
+}
+
+/** {@link identify} with the host's hook, asked first. */
+async function hooked(
   request: RequestHead,
   auth: IdentifyOptions,
   stores: CredentialStores,
   secure: boolean,
 ): Promise<Identity | Response> {
-  if (auth.principal) {
-    const principal = await auth.principal();
-    if (principal !== undefined) return { principal, session: undefined };
-  }
-  const bearer = auth.keys ? bearerOf(request) : undefined;
-  if (bearer !== undefined) {
-    const principal = bearer === '' ? undefined : await stores.verifyKey(bearer);
-    if (!principal)
-      return unauthorized('The API key is not valid (unknown, revoked or expired).', 'invalid_token');
-    return { principal, session: undefined };
-  }
+  const principal = await auth.principal!();
+  if (principal !== undefined) return { principal, session: undefined };
+  return identify(request, { ...auth, principal: undefined }, stores, secure);
+}
+
+/** {@link identify} past the key: the session cookie, or no one. */
+async function bySession(
+  request: RequestHead,
+  auth: IdentifyOptions,
+  stores: CredentialStores,
+  secure: boolean,
+): Promise<Identity | Response> {
   if (auth.sessions) {
     const token = cookieOf(request, sessionCookieName(secure));
     const session = token ? await stores.session(token) : undefined;

@@ -80,9 +80,10 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
             )
           : refused;
       const secure = isSecure(url, resolved);
-      const controlled = await engine.accessControlled();
+      let controlled = engine.accessControlled();
+      if (controlled instanceof Promise) controlled = await controlled;
       const hook = resolved.auth.principal;
-      const identity = await identify(
+      let identity = identify(
         request,
         {
           keys: resolved.auth.keys ?? controlled,
@@ -93,6 +94,8 @@ export function createHandler(engine: Engine, options: HandlerOptions = {}): Fet
         engine.credentialStores(),
         secure,
       );
+      // Awaited only when it is a promise: a key checked a moment ago costs the request no turn.
+      if (identity instanceof Promise) identity = await identity;
       if (identity instanceof Response) return identity;
       if (controlled && identity.principal === undefined && !route.public)
         return (SCREEN_ROUTES.has(route.name) || (PAGE_ROUTES.has(route.name) && asksForPage(request))) &&
