@@ -995,15 +995,17 @@ function fitsNotice(...texts: string[]): boolean {
 
 /**
  * A notification's payload read: JSON from this version, or `<run id> <status>` from an earlier
- * one (still running beside it while a deployment rolls out).
+ * one (still running beside it while a deployment rolls out). @internal
  */
-function readNotice(payload: string): {
+export function readNotice(payload: string): {
   runId: string;
   status: string | undefined;
   ready: number;
   logged?: LoggedEvents;
 } {
   if (payload.startsWith('{')) {
+    const head = readHead(payload);
+    if (head) return head;
     try {
       const notice = JSON.parse(payload) as {
         r: string;
@@ -1031,6 +1033,88 @@ function readNotice(payload: string): {
   const status = space < 0 ? undefined : payload.slice(space + 1) || undefined;
   // An earlier version's notification does not say whether jobs became ready: they may have.
   return { runId, status, ready: 1 };
+}
+
+/**
+ * The head of a notification as `#noticeParts` writes it (`{"o":…,"r":…,"s":…,"j":…` then `}` or
+ * `,"b":…`), read without parsing the rest: a process reads every notification, but the events
+ * and record it carries only for the runs it follows (see {@link CarriedEvents}). Undefined for
+ * any other form, which is then parsed whole.
+ */
+function readHead(
+  payload: string,
+): { runId: string; status: string | undefined; ready: number; logged?: LoggedEvents } | undefined {
+  const origin = payload.indexOf('","r":');
+  if (!payload.startsWith('{"o":"') || origin < 0) return undefined;
+  const idEnd = stringEnd(payload, origin + 6);
+  if (idEnd < 0 || !payload.startsWith(',"s":', idEnd)) return undefined;
+  const statusAt = idEnd + 5;
+  const statusEnd = payload.startsWith('null', statusAt) ? statusAt + 4 : stringEnd(payload, statusAt);
+  if (statusEnd < 0 || !payload.startsWith(',"j":', statusEnd)) return undefined;
+  let end = statusEnd + 5;
+  while (end < payload.length && payload.charCodeAt(end) >= 48 && payload.charCodeAt(end) <= 57) end++;
+  const carries = payload.startsWith(',"b":', end);
+  if (end === statusEnd + 5 || (!carries && (end !== payload.length - 1 || payload[end] !== '}')))
+    return undefined;
+  const runId = JSON.parse(payload.slice(origin + 6, idEnd)) as unknown;
+  const status = JSON.parse(payload.slice(statusAt, statusEnd)) as unknown;
+  if (typeof runId !== 'string' || (status !== null && typeof status !== 'string')) return undefined;
+  return {
+    runId,
+    status: status ?? undefined,
+    ready: Number(payload.slice(statusEnd + 5, end)),
+    ...(carries ? { logged: new CarriedEvents(payload) } : {}),
+  };
+}
+
+/** Where the JSON string that begins at `at` ends (just past its closing quote), or -1. */
+function stringEnd(text: string, at: number): number {
+  if (text.charCodeAt(at) !== 34) return -1;
+  for (let i = at + 1; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 92) i++;
+    else if (code === 34) return i + 1;
+  }
+  return -1;
+}
+
+/**
+ * The events (and record) a notification carried, parsed from its text when first read: most
+ * notifications a process hears are of runs it does not follow, and it reads only their heads.
+ */
+class CarriedEvents implements LoggedEvents {
+  #payload: string;
+  #read: { b: number; e: unknown[]; c?: unknown } | undefined;
+  #record: unknown;
+  #recordSet = false;
+
+  constructor(payload: string) {
+    this.#payload = payload;
+  }
+
+  #notice(): { b: number; e: unknown[]; c?: unknown } {
+    return (this.#read ??= JSON.parse(this.#payload) as { b: number; e: unknown[]; c?: unknown });
+  }
+
+  get after(): number {
+    return this.#notice().b;
+  }
+
+  get events(): unknown[] {
+    return this.#notice().e;
+  }
+
+  /** The record it carried (or the one this process wrote, when set), or undefined. */
+  get record(): unknown {
+    if (this.#recordSet) return this.#record;
+    const carried = this.#notice().c;
+    return typeof carried === 'object' && carried !== null ? carried : undefined;
+  }
+
+  set record(record: unknown) {
+    this.#record = record;
+    this.#recordSet = true;
+  }
 }
 
 /** A run's row as read: the run, or undefined when there is none or it is no durable run. */
