@@ -7,7 +7,7 @@ function noticeOf(
   id: string,
   status: string | null,
   ready: number,
-  carried?: { after: number; events: unknown[]; record?: object },
+  carried?: { after: number; events: unknown[]; record?: object | undefined },
 ): string {
   const head = `{"o":"1a2b3c4d","r":${JSON.stringify(id)},"s":${JSON.stringify(status)},"j":${ready}`;
   if (!carried) return `${head}}`;
