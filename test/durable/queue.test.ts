@@ -68,3 +68,34 @@ describe('the queue commits a change decided on a loaded run only while the run 
     expect(await db.queue.events('log', 0)).toHaveLength(2);
   });
 });
+
+describe('a worker takes the jobs that are due in the order they came due', () => {
+  it('takes a job made ready at once before one enqueued earlier whose delay ended after it', async () => {
+    const own = await openPostgres();
+    try {
+      const job = (run: string, delayMs?: number) => ({
+        record: record(run),
+        state: { n: 0 },
+        events: [],
+        jobs: [{ job: { run, step: 's', attempt: 1 }, ...(delayMs ? { delayMs } : {}) }],
+      });
+      await own.queue.begin('delayed', job('delayed', 300));
+      await own.queue.begin('at-once', job('at-once'));
+      // Both are due now; the delayed one, enqueued first, came due last.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const taken: string[] = [];
+      const worker = await own.queue.work(
+        async (delivery) => {
+          taken.push(delivery.job.run);
+        },
+        { concurrency: 1 },
+      );
+      const until = Date.now() + 10_000;
+      while (taken.length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      await worker.stop();
+      expect(taken).toEqual(['at-once', 'delayed']);
+    } finally {
+      await own.close();
+    }
+  });
+});
