@@ -3,6 +3,8 @@ import {
   PDFDict,
   PDFHexString,
   PDFName,
+  type PDFContext,
+  type PDFRawStream,
   type PDFDocument,
   type PDFPage,
   type PDFRef,
@@ -169,7 +171,7 @@ export class PageWriter {
       this.#endPath();
       const page = index === undefined ? undefined : this.#pages[index];
       if (page && (this.#graphics.length > 0 || this.#text.length > 0)) {
-        const stream = this.#doc.context.flateStream(new TextEncoder().encode(this.#content()));
+        const stream = contentStream(this.#doc.context, this.#content());
         this.#bytes += stream.getContentsSize();
         const contents = page.node.get(PDFName.of('Contents'));
         const array =
@@ -334,8 +336,7 @@ export class PageWriter {
     const { context } = this.#doc;
     const page = this.#doc.addPage([this.#options.width, this.#options.height]);
     page.node.set(PDFName.of('Resources'), this.#resources);
-    // pdf-lib's deflate (pako) measured as fast as CompressionStream on Node, and stays synchronous.
-    const stream = context.flateStream(new TextEncoder().encode(content));
+    const stream = contentStream(context, content);
     this.#bytes += stream.getContentsSize();
     page.node.set(PDFName.of('Contents'), context.register(stream));
     this.#addLinks(page);
@@ -346,4 +347,19 @@ export class PageWriter {
     this.#links = [];
     this.#resetText();
   }
+}
+
+/** Content streams shorter than this are stored as they are (see {@link contentStream}). */
+const DEFLATE_FROM = 1024;
+
+/**
+ * A page's content stream, deflated; one shorter than {@link DEFLATE_FROM} bytes (a page's header and
+ * footer, a short last page) as it is: deflate would save a hundred bytes of it, and each deflate
+ * starts by allocating and clearing a quarter of a megabyte of tables, which cost a document with a
+ * footer more than drawing the footer did. pdf-lib's deflate (pako) measured as fast as
+ * CompressionStream on Node, and stays synchronous.
+ */
+function contentStream(context: PDFContext, content: string): PDFRawStream {
+  const bytes = new TextEncoder().encode(content);
+  return bytes.length < DEFLATE_FROM ? context.stream(bytes) : context.flateStream(bytes);
 }
