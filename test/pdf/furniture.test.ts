@@ -111,15 +111,20 @@ function pageBitmap(
   );
 }
 
+/** An invoice of 150 lines with a header and a `Page X of Y` footer: three pages or more. */
+function furnishedInvoice(): Promise<Uint8Array> {
+  return renderPdf({
+    template:
+      '<header><p>ACME Ltd</p></header><footer><p>Page [[page]] of [[pages]]</p></footer><h1>Invoice</h1>[[.lines]]',
+    variables: [rows(150)],
+  });
+}
+
 describe('create_pdf page furniture', () => {
   itWithPoppler(
     'repeats <header> and <footer> on every page with page X of Y, and the table header row',
     async () => {
-      const bytes = await renderPdf({
-        template:
-          '<header><p>ACME Ltd</p></header><footer><p>Page [[page]] of [[pages]]</p></footer><h1>Invoice</h1>[[.lines]]',
-        variables: [rows(150)],
-      });
+      const bytes = await furnishedInvoice();
       const pages = Number(pdfInfo(bytes)['Pages']);
       expect(pages).toBeGreaterThanOrEqual(3);
       for (let page = 1; page <= pages; page++) {
@@ -134,32 +139,22 @@ describe('create_pdf page furniture', () => {
     },
   );
 
-  itWithPoppler(
-    "stores a page's short header and footer stream as it is and deflates the body, both read back",
-    async () => {
-      const bytes = await renderPdf({
-        template:
-          '<header><p>ACME Ltd</p></header><footer><p>Page [[page]] of [[pages]]</p></footer>[[.lines]]',
-        variables: [rows(150)],
-      });
-      const doc = await PDFDocument.load(bytes);
-      const streams = doc.getPages().map((page) => {
-        const contents = page.node.Contents()!;
-        const refs = 'asArray' in contents ? contents.asArray() : [contents];
-        return refs.map((ref) => doc.context.lookup(ref) as PDFRawStream);
-      });
-      expect(streams.length).toBeGreaterThanOrEqual(3);
-      // A full page's body is deflated; a stream left as it is (every page's furniture, and the last
-      // page's body when it is short) is under 1 KiB.
-      expect(streams[0]![0]!.dict.get(PDFName.of('Filter'))).toBe(PDFName.of('FlateDecode'));
-      for (const [, furniture] of streams) expect(furniture!.dict.get(PDFName.of('Filter'))).toBeUndefined();
-      for (const stream of streams.flat())
-        if (stream.dict.get(PDFName.of('Filter')) === undefined)
-          expect(stream.getContentsSize()).toBeLessThan(1024);
-      const last = textLines(pdfText(bytes, { first: streams.length, last: streams.length }));
-      expect([last[0], last.at(-1)]).toEqual(['ACME Ltd', `Page ${streams.length} of ${streams.length}`]);
-    },
-  );
+  it("stores a page's short header and footer stream as it is, and deflates the body", async () => {
+    const doc = await PDFDocument.load(await furnishedInvoice());
+    const streams = doc.getPages().map((page) => {
+      const contents = page.node.Contents()!;
+      const refs = 'asArray' in contents ? contents.asArray() : [contents];
+      return refs.map((ref) => doc.context.lookup(ref) as PDFRawStream);
+    });
+    expect(streams.length).toBeGreaterThanOrEqual(3);
+    // A full page's body is deflated; a stream left as it is (every page's furniture, and the last
+    // page's body when it is short) is under 1 KiB. The test above reads both back with poppler.
+    expect(streams[0]![0]!.dict.get(PDFName.of('Filter'))).toBe(PDFName.of('FlateDecode'));
+    for (const [, furniture] of streams) expect(furniture!.dict.get(PDFName.of('Filter'))).toBeUndefined();
+    for (const stream of streams.flat())
+      if (stream.dict.get(PDFName.of('Filter')) === undefined)
+        expect(stream.getContentsSize()).toBeLessThan(1024);
+  });
 
   itWithPoppler('takes the page size and margins from @page, and breaks pages where asked', async () => {
     const letter = await renderPdf({
