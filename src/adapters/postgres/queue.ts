@@ -781,24 +781,26 @@ class TableQueue implements PostgresQueue {
         where state = 'active' and lease_until < now()
         order by lease_until limit ${count} for update skip locked
       ), taken as (
-        select id from (select * from due union all select * from lapsed) waiting
+        select id, row_number() over (order by at, id) as place
+        from (select * from due union all select * from lapsed) waiting
         order by at, id limit ${count}
       )
       update ${this.#jobsTable} j set state = 'active', deliveries = j.deliveries + 1,
         lease_until = now() + ${this.#timing.heartbeatSeconds}::int * interval '1 second', started_at = now()
       from taken where j.id = taken.id
-      returning j.id::text as id, j.data::text as data, j.deliveries`.compile(this.#db);
-    const rows = await this.#statement<{ id: string; data: string; deliveries: number }>(
+      returning j.id::text as id, j.data::text as data, j.deliveries, taken.place`.compile(this.#db);
+    const rows = await this.#statement<{ id: string; data: string; deliveries: number; place: string }>(
       statement.sql,
       statement.parameters,
     );
+    // In the order they came due (an update returns its rows in no order of its own).
     return rows
+      .sort((a, b) => Number(a.place) - Number(b.place))
       .map((row) => ({
         id: row.id,
         data: JSON.parse(row.data) as StepJob,
         retryCount: Number(row.deliveries) - 1,
-      }))
-      .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+      }));
   }
 
   /** Renews the leases of the jobs still held by the deliveries given; lists those. */
